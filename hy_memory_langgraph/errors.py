@@ -1,0 +1,46 @@
+"""Exception hierarchy of hy_memory_langgraph.
+
+Every error raised on purpose by the package derives from :class:`HyMemoryError`.
+Errors about bad caller input also derive from :class:`ValueError`, so code that
+already catches ``ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "HyMemoryError",
+    "ConfigError",
+    "InvalidInputError",
+    "InvalidSceneError",
+    "ModelUnavailableError",
+    "StoreError",
+    "StoreCorruptionError",
+]
+
+
+class HyMemoryError(Exception):
+    """Base class of every error raised on purpose by hy_memory_langgraph."""
+
+
+class ConfigError(HyMemoryError, ValueError):
+    """A configuration value (argument or environment variable) is invalid."""
+
+
+class InvalidInputError(HyMemoryError, ValueError):
+    """A caller passed an argument that cannot be used; the message names the fix."""
+
+
+class InvalidSceneError(InvalidInputError):
+    """``scene`` is not one of the allowed values."""
+
+
+class ModelUnavailableError(HyMemoryError, RuntimeError):
+    """No embedding or chat model could be loaded; the message names the fix."""
+
+
+class StoreError(HyMemoryError):
+    """The store could not complete an operation."""
+
+
+class StoreCorruptionError(StoreError):
+    """A derived file (e.g. a FAISS index) is unreadable; it is rebuilt from SQLite."""
