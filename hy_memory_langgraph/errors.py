@@ -15,6 +15,7 @@ __all__ = [
     "ModelUnavailableError",
     "StoreError",
     "StoreCorruptionError",
+    "LLMCallError",
 ]
 
 
@@ -44,3 +45,15 @@ class StoreError(HyMemoryError):
 
 class StoreCorruptionError(StoreError):
     """A derived file (e.g. a FAISS index) is unreadable; it is rebuilt from SQLite."""
+
+
+class LLMCallError(HyMemoryError):
+    """A chat-model call failed; the original exception is chained as ``__cause__``.
+
+    Attributes:
+        stage: The pipeline stage whose call failed (e.g. ``"judge"``), if known.
+    """
+
+    def __init__(self, message: str, *, stage: str | None = None) -> None:
+        super().__init__(message)
+        self.stage = stage

@@ -1,0 +1,166 @@
+"""Head+tail truncation of message text (bytes for tool results, chars for assistant text).
+
+Private: use the re-exports in :mod:`hy_memory_langgraph.messages`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from hy_memory_langgraph._msg_types import Msg, ToolCall
+from hy_memory_langgraph.errors import InvalidInputError
+
+__all__ = ["truncate_bytes_head_tail", "truncate_chars_head_tail", "compress_for_prompt"]
+
+# "surrogatepass" keeps lone surrogates (which str allows) round-tripping instead of raising.
+_ERRORS = "surrogatepass"
+
+
+def _bytes_marker(omitted: int) -> bytes:
+    return f"\n…[truncated {omitted} bytes]…\n".encode()
+
+
+def _is_continuation(byte: int) -> bool:
+    return byte & 0xC0 == 0x80
+
+
+def truncate_bytes_head_tail(text: str, max_bytes: int) -> str:
+    """Cut ``text`` to at most ``max_bytes`` UTF-8 bytes, keeping its head and tail.
+
+    Text whose UTF-8 encoding fits is returned unchanged. Otherwise the result is
+    ``head + "\\n…[truncated N bytes]…\\n" + tail`` where head and tail take about half
+    of the remaining budget each, both cut on character boundaries (never a broken
+    character), and N is the number of original bytes left out. The whole result,
+    marker included, never exceeds ``max_bytes``.
+
+    Tiny limits: when ``max_bytes`` leaves no room for the marker plus one byte on each
+    side (below about 30 bytes), the result is the longest head prefix that fits, without
+    a marker; ``max_bytes=0`` gives ``""``.
+
+    Args:
+        text: Text to shorten.
+        max_bytes: Byte budget of the result (``>= 0``).
+
+    Returns:
+        The text, unchanged or shortened.
+
+    Raises:
+        InvalidInputError: ``max_bytes`` is negative.
+    """
+    if max_bytes < 0:
+        raise InvalidInputError(f"max_bytes={max_bytes} must be >= 0")
+    data = text.encode("utf-8", _ERRORS)
+    total = len(data)
+    if total <= max_bytes:
+        return text
+    budget = max_bytes - len(_bytes_marker(total))  # N <= total: widest marker
+    if budget < 2:
+        return _decode(data[: _head_cut(data, max_bytes)])
+    head_end = _head_cut(data, budget - budget // 2)
+    tail_start = _tail_cut(data, total - budget // 2)
+    omitted = tail_start - head_end
+    return _decode(data[:head_end] + _bytes_marker(omitted) + data[tail_start:])
+
+
+def _head_cut(data: bytes, end: int) -> int:
+    """Largest index ``<= end`` that starts a character (so ``data[:index]`` is whole)."""
+    while 0 < end < len(data) and _is_continuation(data[end]):
+        end -= 1
+    return end
+
+
+def _tail_cut(data: bytes, start: int) -> int:
+    """Smallest index ``>= start`` that starts a character (or ``len(data)``)."""
+    while start < len(data) and _is_continuation(data[start]):
+        start += 1
+    return start
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", _ERRORS)
+
+
+def truncate_chars_head_tail(text: str, max_chars: int = 6000, keep: int = 3000) -> str:
+    """Keep the first and last ``keep`` characters of text longer than ``max_chars``.
+
+    The result is ``text[:keep] + "\\n…[truncated N chars]…\\n" + text[-keep:]``.
+    Text of at most ``max_chars`` characters, or text where the two kept parts would
+    overlap (``2 * keep >= len(text)``), is returned unchanged.
+
+    Args:
+        text: Text to shorten.
+        max_chars: Length above which the text is cut.
+        keep: Characters kept at each end.
+
+    Returns:
+        The text, unchanged or shortened.
+
+    Raises:
+        InvalidInputError: ``max_chars`` or ``keep`` is negative.
+    """
+    if max_chars < 0 or keep < 0:
+        raise InvalidInputError(f"max_chars={max_chars} and keep={keep} must be >= 0")
+    length = len(text)
+    if length <= max_chars or 2 * keep >= length:
+        return text
+    omitted = length - 2 * keep
+    return f"{text[:keep]}\n…[truncated {omitted} chars]…\n{text[length - keep:]}"
+
+
+def compress_for_prompt(
+    msgs: Iterable[Msg],
+    *,
+    tool_result_max_bytes: int = 2048,
+    assistant_max_chars: int = 6000,
+    assistant_keep_chars: int = 3000,
+) -> list[Msg]:
+    """Shorten tool results, tool-call arguments and long assistant text for a prompt.
+
+    Tool results are cut to ``tool_result_max_bytes`` UTF-8 bytes (head + tail), assistant
+    text longer than ``assistant_max_chars`` keeps ``assistant_keep_chars`` at each end,
+    and tool-call ``raw_arguments`` longer than ``tool_result_max_bytes`` bytes are cut the
+    same way as tool results; in the parsed ``arguments`` each long string value is cut,
+    so short keys such as paths stay intact. User and system messages are unchanged.
+
+    Args:
+        msgs: Normalised messages.
+        tool_result_max_bytes: Byte budget per tool result / argument text.
+        assistant_max_chars: Assistant text length above which it is cut.
+        assistant_keep_chars: Characters kept at each end of cut assistant text.
+
+    Returns:
+        New messages; the input is not modified.
+    """
+    out: list[Msg] = []
+    for m in msgs:
+        if m.role == "tool":
+            m = replace(m, content=truncate_bytes_head_tail(m.content, tool_result_max_bytes))
+        elif m.role == "assistant":
+            content = truncate_chars_head_tail(m.content, assistant_max_chars, assistant_keep_chars)
+            calls = tuple(_shrink_call(c, tool_result_max_bytes) for c in m.tool_calls)
+            m = replace(m, content=content, tool_calls=calls)
+        out.append(m)
+    return out
+
+
+def _shrink_call(call: ToolCall, max_bytes: int) -> ToolCall:
+    raw = call.raw_arguments
+    if len(raw.encode("utf-8", _ERRORS)) <= max_bytes:
+        return call
+    return replace(
+        call,
+        raw_arguments=truncate_bytes_head_tail(raw, max_bytes),
+        arguments=_shrink_value(call.arguments, max_bytes),
+    )
+
+
+def _shrink_value(value: Any, max_bytes: int) -> Any:
+    if isinstance(value, str):
+        return truncate_bytes_head_tail(value, max_bytes)
+    if isinstance(value, dict):
+        return {k: _shrink_value(v, max_bytes) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shrink_value(v, max_bytes) for v in value]
+    return value

@@ -1,0 +1,99 @@
+"""Prompt-language detection (zh / en) from the first effective language characters.
+
+Private: use :func:`hy_memory_langgraph.messages.detect_language`.
+
+Rule (documented contract):
+
+1. Only the NEW user text is looked at (for a message list: ``role="user"`` content).
+2. Removed before counting: fenced code blocks (```` ``` ```` / ``~~~``, an unterminated
+   fence runs to the end), inline ``code``, URLs, file paths (runs without whitespace or
+   CJK that contain ``/`` or ``\\`` or a dot-extension such as ``foo.py``) and code
+   identifiers (``snake_case``, ``camelCase``/``TypeError``, ``call()``).
+3. The first 10 remaining "effective" characters are taken: CJK ideographs, or letters
+   (``str.isalpha``: Latin, Cyrillic, kana, …), one per character. Digits, punctuation,
+   symbols and whitespace are skipped.
+4. ``"zh"`` when CJK ideographs make at least half of those characters, or when the first
+   effective character is a CJK ideograph and at least 2 of them are CJK (a Chinese
+   opening followed by an English error message or identifier stays Chinese).
+   Otherwise (including no effective character at all) ``"en"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+__all__ = ["detect_text_language", "is_cjk", "WINDOW"]
+
+WINDOW = 10
+_MIN_CJK_AFTER_CJK_START = 2
+
+_FENCE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_URL = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)\S+")
+_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+# a run of characters that are neither whitespace nor CJK (the unit paths/identifiers live in)
+_NON_CJK_RUN = re.compile(rf"[^\s{_CJK_CLASS}]+")
+_DOT_EXT = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}\b")
+_WORD = re.compile(r"\w+(\()?")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a CJK unified ideograph (incl. extensions and compatibility)."""
+    o = ord(ch)
+    return (
+        0x3400 <= o <= 0x4DBF
+        or 0x4E00 <= o <= 0x9FFF
+        or 0xF900 <= o <= 0xFAFF
+        or 0x20000 <= o <= 0x3134F
+    )
+
+
+def _strip_non_language(text: str) -> str:
+    text = _FENCE.sub(" ", text)
+    text = _INLINE_CODE.sub(" ", text)
+    text = _URL.sub(" ", text)
+    return _NON_CJK_RUN.sub(_clean_run, text)
+
+
+def _clean_run(match: re.Match[str]) -> str:
+    run = match.group(0)
+    if "/" in run or "\\" in run or _DOT_EXT.search(run):
+        return " "
+    return _WORD.sub(_clean_word, run)
+
+
+def _clean_word(match: re.Match[str]) -> str:
+    """Blank out code identifiers: ``snake_case``, ``camelCase``/``TypeError``, ``call(``."""
+    word = match.group(0)
+    if match.group(1) or "_" in word or _CAMEL.search(word):
+        return " "
+    return word
+
+
+def _effective_chars(text: str) -> Iterable[bool]:
+    """Yield ``True`` for each CJK ideograph and ``False`` for each other letter."""
+    for ch in _strip_non_language(text):
+        if is_cjk(ch):
+            yield True
+        elif ch.isalpha():
+            yield False
+
+
+def detect_text_language(text: str) -> Literal["zh", "en"]:
+    """Apply the module rule to one text."""
+    window: list[bool] = []
+    for flag in _effective_chars(text):
+        window.append(flag)
+        if len(window) == WINDOW:
+            break
+    if not window:
+        return "en"
+    cjk = sum(window)
+    if 2 * cjk >= len(window):
+        return "zh"
+    if window[0] and cjk >= _MIN_CJK_AFTER_CJK_START:
+        return "zh"
+    return "en"

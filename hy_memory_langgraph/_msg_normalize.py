@@ -1,0 +1,345 @@
+"""Conversion of OpenAI / Anthropic / LangChain messages into :class:`Msg` lists.
+
+Private: use :func:`hy_memory_langgraph.messages.normalize_messages`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from hy_memory_langgraph._msg_types import Msg, ToolCall
+from hy_memory_langgraph.errors import InvalidInputError
+
+__all__ = ["normalize_messages", "make_tool_call"]
+
+_FIX = "pass OpenAI, Anthropic or LangChain messages"
+_ROLE_ALIASES: dict[str, str] = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+    "function": "tool",
+}
+_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
+_CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
+
+
+def normalize_messages(messages: Any) -> list[Msg]:
+    """Normalise a list of mixed-format messages (see ``messages.normalize_messages``)."""
+    if messages is None:
+        raise InvalidInputError(
+            "messages is None; pass a list of messages, e.g. [{'role': 'user', 'content': 'hi'}]"
+        )
+    if not isinstance(messages, (list, tuple)):
+        raise InvalidInputError(
+            f"messages must be a list, got {type(messages).__name__}; wrap a single message "
+            f"or string in a list and {_FIX}"
+        )
+    out: list[Msg] = []
+    for i, item in enumerate(messages):
+        out.extend(_one(item, i))
+    return _resolve_tool_names(out)
+
+
+def make_tool_call(call_id: str, name: str, args: Any, where: str) -> ToolCall:
+    """Build a :class:`ToolCall` from arguments given as a JSON string, a dict or None."""
+    if args is None or (isinstance(args, str) and not args.strip()):
+        return ToolCall(id=call_id, name=name, arguments={}, raw_arguments=args or "")
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args)
+        except ValueError:
+            parsed = None
+        arguments = parsed if isinstance(parsed, dict) else {"_raw": args}
+        return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=args)
+    if isinstance(args, Mapping):
+        arguments = dict(args)
+        raw = json.dumps(arguments, ensure_ascii=False, default=str)
+        return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw)
+    raise InvalidInputError(
+        f"{where} has type {type(args).__name__}; tool-call arguments must be a JSON string "
+        f"or an object; {_FIX}"
+    )
+
+
+# ---------------------------------------------------------------------------- dispatch
+
+
+def _one(item: Any, i: int) -> list[Msg]:
+    where = f"messages[{i}]"
+    if isinstance(item, Msg):
+        return [item]
+    if isinstance(item, str):
+        return [Msg(role="user", content=item)]
+    if isinstance(item, BaseMessage):
+        return _from_langchain(item, where)
+    if isinstance(item, Mapping):
+        return _from_dict(item, where)
+    raise InvalidInputError(
+        f"{where} has type {type(item).__name__}; {_FIX} (dicts, BaseMessage) or plain strings"
+    )
+
+
+def _role(value: Any, where: str, field: str = "role") -> str:
+    if value is None:
+        raise InvalidInputError(f"{where}.{field} is missing; {_FIX}")
+    if not isinstance(value, str) or value.lower() not in _ROLE_ALIASES:
+        raise InvalidInputError(
+            f"{where}.{field}={value!r} is not one of user/assistant/tool/system; {_FIX}"
+        )
+    return value.lower()
+
+
+def _auto_id(prefix: str, where: str, *more: int) -> str:
+    """Deterministic id for a call that came without one, e.g. ``call_3_0``."""
+    digits = re.findall(r"\d+", where) + [str(n) for n in more]
+    return "_".join([prefix, *digits])
+
+
+def _opt_str(value: Any, where: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise InvalidInputError(f"{where} must be a string, got {type(value).__name__}; {_FIX}")
+
+
+# ---------------------------------------------------------------------------- dicts
+
+
+def _from_dict(d: Mapping[str, Any], where: str) -> list[Msg]:
+    raw_role = d.get("role")
+    field = "role"
+    if raw_role is None and isinstance(d.get("type"), str):
+        raw_role, field = d["type"], "type"  # serialised LangChain dict: {"type": "human", ...}
+    source_role = _role(raw_role, where, field)
+    role = _ROLE_ALIASES[source_role]
+    content = d.get("content")
+    texts, calls, results = _blocks(content, f"{where}.content", role)
+    text = "\n".join(texts)
+    if role == "system":
+        return [Msg(role="system", content=text)]
+    if role == "user":
+        return results + ([Msg(role="user", content=text)] if text or not results else [])
+    if role == "assistant":
+        calls = _merge_calls(calls, _dict_tool_calls(d, where))
+        return [Msg(role="assistant", content=text, tool_calls=tuple(calls))]
+    return [
+        Msg(
+            role="tool",
+            content=text,
+            tool_call_id=_opt_str(d.get("tool_call_id"), f"{where}.tool_call_id"),
+            name=_opt_str(d.get("name"), f"{where}.name"),
+            is_error=bool(d.get("is_error")) or d.get("status") == "error",
+        )
+    ]
+
+
+def _dict_tool_calls(d: Mapping[str, Any], where: str) -> list[ToolCall]:
+    calls: list[ToolCall] = []
+    raw_calls = d.get("tool_calls")
+    if raw_calls is not None:
+        if not isinstance(raw_calls, (list, tuple)):
+            raise InvalidInputError(f"{where}.tool_calls must be a list; {_FIX}")
+        for j, tc in enumerate(raw_calls):
+            calls.append(_dict_call(tc, f"{where}.tool_calls[{j}]", _auto_id("call", where, j)))
+    legacy = d.get("function_call")
+    if legacy is not None:
+        if not isinstance(legacy, Mapping):
+            raise InvalidInputError(f"{where}.function_call must be an object; {_FIX}")
+        name = _required_name(legacy.get("name"), f"{where}.function_call.name")
+        args = legacy.get("arguments")
+        call_id = _auto_id("fc", where)
+        calls.append(make_tool_call(call_id, name, args, f"{where}.function_call.arguments"))
+    return calls
+
+
+def _dict_call(tc: Any, where: str, default_id: str) -> ToolCall:
+    if not isinstance(tc, Mapping):
+        raise InvalidInputError(f"{where} must be an object with 'function' or 'name'; {_FIX}")
+    call_id = _opt_str(tc.get("id"), f"{where}.id") or default_id
+    fn = tc.get("function")
+    if fn is not None:  # OpenAI: {"id", "type": "function", "function": {"name", "arguments"}}
+        if not isinstance(fn, Mapping):
+            raise InvalidInputError(f"{where}.function must be an object; {_FIX}")
+        name = _required_name(fn.get("name"), f"{where}.function.name")
+        return make_tool_call(call_id, name, fn.get("arguments"), f"{where}.function.arguments")
+    # LangChain dict form {"name", "args", "id"} or Anthropic-like {"name", "input"}
+    name = _required_name(tc.get("name"), f"{where}.function.name")
+    args = tc.get("args", tc.get("input", tc.get("arguments")))
+    return make_tool_call(call_id, name, args, f"{where}.args")
+
+
+def _required_name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidInputError(f"{where} is missing or not a string; every tool call needs a name")
+    return value
+
+
+# ---------------------------------------------------------------------------- content blocks
+
+
+def _blocks(content: Any, where: str, role: str) -> tuple[list[str], list[ToolCall], list[Msg]]:
+    """Split message content into text parts, tool calls and tool results."""
+    if content is None:
+        return [], [], []
+    if isinstance(content, str):
+        return ([content] if content else []), [], []
+    if not isinstance(content, (list, tuple)):
+        raise InvalidInputError(
+            f"{where} has type {type(content).__name__}; content must be a string or a list of "
+            f"content blocks; {_FIX}"
+        )
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    results: list[Msg] = []
+    for j, block in enumerate(content):
+        bw = f"{where}[{j}]"
+        if isinstance(block, str):
+            texts.append(block)
+            continue
+        if not isinstance(block, Mapping):
+            raise InvalidInputError(f"{bw} must be a string or a content block object; {_FIX}")
+        btype = block.get("type")
+        if btype in _TEXT_BLOCKS or (btype is None and "text" in block):
+            text = block.get("text")
+            if not isinstance(text, str):
+                raise InvalidInputError(f"{bw}.text must be a string; {_FIX}")
+            texts.append(text)
+        elif btype in _CALL_BLOCKS:
+            if role != "assistant":
+                raise InvalidInputError(
+                    f"{bw}.type={btype!r} is only allowed in assistant messages; {_FIX}"
+                )
+            call_id = _opt_str(block.get("id"), f"{bw}.id") or _auto_id("call", bw)
+            name = _required_name(block.get("name"), f"{bw}.name")
+            args = block.get("input", block.get("args"))
+            calls.append(make_tool_call(call_id, name, args, f"{bw}.input"))
+        elif btype == "tool_result":
+            results.append(_tool_result(block, bw))
+        elif btype is None:
+            raise InvalidInputError(f"{bw}.type is missing; content blocks need a 'type'; {_FIX}")
+        # other block types (image, thinking, document, ...) carry no text: ignored
+    return texts, calls, results
+
+
+def _tool_result(block: Mapping[str, Any], where: str) -> Msg:
+    call_id = _opt_str(block.get("tool_use_id"), f"{where}.tool_use_id")
+    if not call_id:
+        raise InvalidInputError(f"{where}.tool_use_id is missing; tool_result blocks need it")
+    texts, _, _ = _blocks(block.get("content"), f"{where}.content", "tool")
+    return Msg(
+        role="tool",
+        content="\n".join(texts),
+        tool_call_id=call_id,
+        is_error=bool(block.get("is_error")),
+    )
+
+
+# ---------------------------------------------------------------------------- LangChain
+
+
+def _from_langchain(m: BaseMessage, where: str) -> list[Msg]:
+    if isinstance(m, ToolMessage):
+        return [_lc_tool(m, where, m.tool_call_id, getattr(m, "status", None) == "error")]
+    if isinstance(m, FunctionMessage):
+        return [_lc_tool(m, where, None, False)]
+    if isinstance(m, AIMessage):
+        role = "assistant"
+    elif isinstance(m, HumanMessage):
+        role = "user"
+    elif isinstance(m, SystemMessage):
+        role = "system"
+    elif isinstance(m, ChatMessage):
+        role = _ROLE_ALIASES[_role(m.role, where)]
+    else:
+        role = _ROLE_ALIASES[_role(m.type, where, "type")]
+    texts, calls, results = _blocks(m.content, f"{where}.content", role)
+    text = "\n".join(texts)
+    if role == "assistant":
+        lc_calls = [
+            make_tool_call(
+                tc.get("id") or _auto_id("call", where, j),
+                _required_name(tc.get("name"), f"{where}.tool_calls[{j}].name"),
+                tc.get("args"),
+                f"{where}.tool_calls[{j}].args",
+            )
+            for j, tc in enumerate(getattr(m, "tool_calls", None) or [])
+        ]
+        for j, bad in enumerate(getattr(m, "invalid_tool_calls", None) or []):
+            lc_calls.append(
+                make_tool_call(
+                    bad.get("id") or _auto_id("invalid", where, j),
+                    bad.get("name") or "unknown",
+                    bad.get("args"),
+                    f"{where}.invalid_tool_calls[{j}].args",
+                )
+            )
+        merged = tuple(_merge_calls(lc_calls, calls))
+        return [Msg(role="assistant", content=text, tool_calls=merged)]
+    if role == "user":
+        return results + ([Msg(role="user", content=text)] if text or not results else [])
+    if role == "tool":
+        return [_lc_tool(m, where, getattr(m, "tool_call_id", None), False)]
+    return [Msg(role="system", content=text)]
+
+
+def _lc_tool(m: BaseMessage, where: str, call_id: Any, is_error: bool) -> Msg:
+    texts, _, _ = _blocks(m.content, f"{where}.content", "tool")
+    return Msg(
+        role="tool",
+        content="\n".join(texts),
+        tool_call_id=_opt_str(call_id, f"{where}.tool_call_id"),
+        name=_opt_str(m.name, f"{where}.name"),
+        is_error=is_error,
+    )
+
+
+# ---------------------------------------------------------------------------- post-processing
+
+
+def _merge_calls(first: list[ToolCall], second: list[ToolCall]) -> list[ToolCall]:
+    """Concatenate two call lists, dropping calls of ``second`` whose id is already present."""
+    seen = {c.id for c in first}
+    return first + [c for c in second if c.id not in seen]
+
+
+def _resolve_tool_names(msgs: list[Msg]) -> list[Msg]:
+    """Fill missing tool names from call ids, and link legacy function results to calls."""
+    by_id: dict[str, str] = {}
+    last_by_name: dict[str, str] = {}
+    out: list[Msg] = []
+    for m in msgs:
+        for c in m.tool_calls:
+            by_id.setdefault(c.id, c.name)
+            last_by_name[c.name] = c.id
+        if m.role == "tool":
+            name = m.name if m.name is not None else by_id.get(m.tool_call_id or "")
+            call_id = m.tool_call_id
+            if call_id is None and name is not None:
+                call_id = last_by_name.get(name)
+            if name != m.name or call_id != m.tool_call_id:
+                m = replace(m, tool_call_id=call_id, name=name)
+        out.append(m)
+    # a result may precede its call only in malformed traces; resolve those too
+    return [
+        replace(m, name=by_id[m.tool_call_id])
+        if m.role == "tool" and m.name is None and m.tool_call_id in by_id
+        else m
+        for m in out
+    ]

@@ -1,0 +1,189 @@
+"""HyMemoryClient: the public entry point.
+
+The client resolves models and configuration, opens the stores, and invokes the
+write and search graphs. It holds no pipeline logic of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.models import (
+    LLMGateway,
+    LLMUsage,
+    embedding_dims,
+    resolve_chat_model,
+    resolve_embeddings,
+    resolve_mode,
+)
+from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, StoreRegistry
+from hy_memory_langgraph.pipelines.search import build_search_graph
+from hy_memory_langgraph.pipelines.write import build_write_graph
+from hy_memory_langgraph.repos._time import utcnow
+from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.namespaces import require_id
+
+__all__ = ["HyMemoryClient"]
+
+T = TypeVar("T")
+
+
+def _in_thread(method: Callable[..., T]) -> Callable[..., Any]:
+    """Build the ``a*`` twin of a blocking method (run in a worker thread)."""
+
+    @functools.wraps(method)
+    async def twin(self: HyMemoryClient, *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    twin.__doc__ = f"Async twin of :meth:`{method.__name__}`."
+    return twin
+
+
+class HyMemoryClient:
+    """Long-term memory for agents: ``add`` conversations, ``search`` them later.
+
+    Args:
+        mode: ``"lite"`` (zero LLM calls), ``"pro"`` (LLM extraction) or ``None``:
+            pro when a chat model resolves, else lite.
+        llm: A LangChain chat model; default ``ChatOpenAI`` from ``OPENAI_API_KEY``.
+        embeddings: A LangChain ``Embeddings``; default OpenAI when configured,
+            else the embedded multilingual e5-small (offline).
+        config: A :class:`MemoryConfig`; default read from the environment.
+        data_dir: Where every file lives (overrides ``config.data_dir``).
+        store_factory: Opens a LangGraph ``BaseStore`` for a path and an index
+            config; default :class:`HyMemoryStore`.
+
+    Example:
+        >>> client = HyMemoryClient(mode="lite", data_dir="/tmp/hy-doc")  # doctest: +SKIP
+        >>> client.add([{"role": "user", "content": "I love green tea"}], user_id="u1")  # doctest: +SKIP
+        >>> client.search("what drink do I like", user_ids=["u1"])["memories"][0]["content"]  # doctest: +SKIP
+        'I love green tea'
+    """
+
+    def __init__(self, mode: str | None = None, *, llm: BaseChatModel | None = None,
+                 embeddings: Embeddings | Callable[..., Any] | None = None,
+                 config: MemoryConfig | None = None, data_dir: str | Path | None = None,
+                 store_factory: StoreFactory | None = None) -> None:
+        config = config or MemoryConfig.from_env()
+        if data_dir is not None:
+            config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
+        chat_model = None if mode == "lite" else resolve_chat_model(llm)
+        self.mode = resolve_mode(mode, chat_model)
+        self.config = config
+        self.llm_usage = LLMUsage()
+        gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
+        self.embeddings = resolve_embeddings(embeddings)
+        stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory)
+        self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores)
+        self.write_graph = build_write_graph()
+        self.search_graph = build_search_graph()
+
+    # -- write / search ---------------------------------------------------------------
+    def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
+            agent_id: str | None = None, session_id: str | None = None,
+            workspace_id: str | None = None, branch: str | None = None,
+            metadata: dict[str, Any] | None = None, memory_at: Any = None) -> dict[str, Any]:
+        """Remember a conversation; returns the scene's write result (seed 1 §4)."""
+        state = self.write_graph.invoke(self._write_input(locals()), context=self.context)
+        return state["result"]
+
+    async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
+                   agent_id: str | None = None, session_id: str | None = None,
+                   workspace_id: str | None = None, branch: str | None = None,
+                   metadata: dict[str, Any] | None = None, memory_at: Any = None) -> dict[str, Any]:
+        """Async twin of :meth:`add`."""
+        state = await self.write_graph.ainvoke(self._write_input(locals()), context=self.context)
+        return state["result"]
+
+    def search(self, query: str | None = None, *, queries: list[str] | None = None,
+               scene: str | None = None, search_mode: str = "default",
+               user_ids: list[str] | None = None, workspace_id: str | None = None,
+               branch: str | None = None, limit: int = 10, min_score: float | None = None,
+               created_after: Any = None, created_before: Any = None) -> dict[str, Any]:
+        """Recall memories; the route follows seed 1 §2 (see :mod:`nodes.search_routing`)."""
+        state = self.search_graph.invoke(self._search_input(locals()), context=self.context)
+        return state["result"]
+
+    async def asearch(self, query: str | None = None, *, queries: list[str] | None = None,
+                      scene: str | None = None, search_mode: str = "default",
+                      user_ids: list[str] | None = None, workspace_id: str | None = None,
+                      branch: str | None = None, limit: int = 10, min_score: float | None = None,
+                      created_after: Any = None, created_before: Any = None) -> dict[str, Any]:
+        """Async twin of :meth:`search`."""
+        state = await self.search_graph.ainvoke(self._search_input(locals()), context=self.context)
+        return state["result"]
+
+    # -- single memories ------------------------------------------------------------------
+    @property
+    def _chat(self) -> ChatRepository:
+        return self.context.chat_repo
+
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        """One memory by id, or ``None``."""
+        memory = self._chat.get(require_id(memory_id, "memory_id"))
+        return None if memory is None else memory.to_dict()
+
+    def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Replace a memory's content (recorded in its history as ``UPDATE``)."""
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInputError("content must be a non-empty string")
+        updated = self._chat.update(require_id(memory_id, "memory_id"), content.strip(),
+                                    request_id="manual", memory_at=utcnow(), metadata=metadata)
+        if updated is None:
+            raise InvalidInputError(f"memory_id={memory_id!r} does not exist; use an id returned by add/search")
+        return updated.to_dict()
+
+    def delete(self, memory_id: str) -> bool:
+        """Delete one memory; ``False`` when it did not exist."""
+        return self._chat.delete(require_id(memory_id, "memory_id"), request_id="manual")
+
+    def delete_all(self, user_id: str) -> int:
+        """Delete every memory, history event and trace of ``user_id``; returns the count."""
+        user_id = require_id(user_id, "user_id")
+        removed = self._chat.delete_all(user_id)
+        self.context.chat_traces.delete_user(user_id)
+        return removed
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """Every version of a memory (and of those it superseded), oldest first."""
+        return self._chat.history(require_id(memory_id, "memory_id"))
+
+    aget = _in_thread(get)
+    aupdate = _in_thread(update)
+    adelete = _in_thread(delete)
+    adelete_all = _in_thread(delete_all)
+    ahistory = _in_thread(history)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close every store (flushes derived indexes)."""
+        self.context.stores.close()
+
+    def __enter__(self) -> HyMemoryClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers ------------------------------------------------------------------------------
+    @staticmethod
+    def _write_input(args: dict[str, Any]) -> dict[str, Any]:
+        keys = ("messages", "scene", "user_id", "agent_id", "session_id", "workspace_id",
+                "branch", "metadata", "memory_at")
+        return {k: args[k] for k in keys}
+
+    @staticmethod
+    def _search_input(args: dict[str, Any]) -> dict[str, Any]:
+        keys = ("query", "queries", "scene", "search_mode", "user_ids", "workspace_id", "branch",
+                "limit", "min_score", "created_after", "created_before")
+        return {k: args[k] for k in keys}

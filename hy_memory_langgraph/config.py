@@ -1,0 +1,391 @@
+"""Configuration: :class:`MemoryConfig` and :class:`CodingConfig`.
+
+Every setting comes from, in order of precedence: a keyword override passed in code,
+then the environment variable, then the default. An empty (or blank) variable counts
+as unset. Invalid values raise :class:`~hy_memory_langgraph.errors.ConfigError`
+naming the variable (or field), the bad value and what is accepted.
+
+| Variable | Default | Meaning |
+|---|---|---|
+| `MEMORY_DATA_DIR` | `~/.hy_memory` | Where every file lives (`data/`, `workflow/`). |
+| `MEMORY_CODING_ENABLED` | `true` | Enable the working/coding pipelines; `false` sends every write and search to chat. |
+| `MEMORY_CODING_DB_PATH` | `{DATA_DIR}/data/coding_memory.db` | Working-scene SQLite file. The coding (`X_cv.db`), trace (`X_trace.db`) and chain (`hy_code_chain/hy_code.db`) files and the vector collection names derive from it. |
+| `MEMORY_CODING_TOOL_RESULT_MAX_BYTES` | `2048` | Byte cap of one tool result in the extractor input (head + tail kept, UTF-8 safe); >= 64. |
+| `MEMORY_CODING_VERBATIM_FALLBACK_ENABLED` | `false` | When the model yields no fact, store the raw user text as the statement and the trace as details. |
+| `MEMORY_CODING_CHAIN_BLOCK_ENABLED` | `false` | Coding search renders the version-evolution `chain_block` (opt-in). |
+| `MEMORY_EXTRACT_HISTORY_TURNS` | `5` | History user-turns read back for the extractor (>= 0); the prompt never holds more than 5. |
+| `MEMORY_CODING_CHAIN_REPO_ROOT` | unset | Local git work tree the coding chain reads diffs from. |
+| `HCM_BLOCK_OFF` | `false` | Ablation switch: no `chain_block` even when it is enabled. |
+| `MEMORY_ENABLE_QUERY_REWRITE` | `false` | Allow the bounded query-rewrite call on multi-query default search. |
+| `MEMORY_QUERY_REWRITE_MAX_CHARS` | `1000` | Queries longer than this are never rewritten (>= 0). |
+
+Booleans accept ``true/false/1/0/yes/no/on/off`` (any case). ``~`` is expanded in
+paths, and relative paths are made absolute against the current directory when the
+configuration is built.
+
+The model variables (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``HY_MEMORY_LLM_MODEL``,
+``HY_MEMORY_EMBEDDING_MODEL``) are read by :mod:`hy_memory_langgraph.models`, not here.
+
+Example:
+    >>> cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": "/x/y/mem.db"})
+    >>> str(cfg.coding_db_path), cfg.experience_collection("coding")
+    ('/x/y/mem_cv.db', 'mem_coding_keys_cv')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from hy_memory_langgraph.errors import ConfigError, InvalidInputError
+
+__all__ = ["CodingConfig", "MemoryConfig", "Variant", "ENV_VARS"]
+
+Variant = Literal["working", "coding"]
+
+_TRUE: Final = frozenset({"true", "1", "yes", "on"})
+_FALSE: Final = frozenset({"false", "0", "no", "off"})
+_BOOL_ACCEPTED: Final = "one of true/false/1/0/yes/no/on/off"
+_MAX_PROMPT_HISTORY_TURNS: Final = 5
+_VARIANTS: Final = ("working", "coding")
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _bad(source: str, value: object, accepted: str) -> ConfigError:
+    return ConfigError(f"{source}={value!r} is invalid: expected {accepted}.")
+
+
+def _parse_bool(source: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise _bad(source, value, _BOOL_ACCEPTED)
+
+
+def _int_parser(minimum: int) -> Callable[[str, object], int]:
+    accepted = f"an integer >= {minimum}"
+
+    def parse(source: str, value: object) -> int:
+        number: int
+        if isinstance(value, bool):
+            raise _bad(source, value, accepted)
+        if isinstance(value, int):
+            number = value
+        elif isinstance(value, str):
+            try:
+                number = int(value.strip())
+            except ValueError:
+                raise _bad(source, value, accepted) from None
+        else:
+            raise _bad(source, value, accepted)
+        if number < minimum:
+            raise _bad(source, value, accepted)
+        return number
+
+    return parse
+
+
+def _parse_path(source: str, value: object) -> Path:
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if isinstance(text, str) and text.strip():
+            return Path(os.path.abspath(os.path.expanduser(text.strip())))
+    raise _bad(source, value, "a non-empty filesystem path")
+
+
+def _parse_dir(source: str, value: object) -> Path:
+    path = _parse_path(source, value)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: it is an existing file; expected a directory."
+        )
+    return path
+
+
+def _parse_optional_dir(source: str, value: object) -> Path | None:
+    return None if value is None else _parse_dir(source, value)
+
+
+def _parse_db_path(source: str, value: object) -> Path | None:
+    if value is None:
+        return None
+    path = _parse_path(source, value)
+    if path.is_dir():
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: it is an existing directory; "
+            "expected a SQLite file path such as /path/to/coding_memory.db."
+        )
+    return path
+
+
+@dataclass(frozen=True)
+class _Var:
+    env: str
+    owner: Literal["memory", "coding"]
+    field: str
+    parse: Callable[[str, object], Any]
+
+
+#: Every environment variable read by this module, in documentation order.
+_VARS: Final[tuple[_Var, ...]] = (
+    _Var("MEMORY_DATA_DIR", "memory", "data_dir", _parse_dir),
+    _Var("MEMORY_CODING_ENABLED", "coding", "enabled", _parse_bool),
+    _Var("MEMORY_CODING_DB_PATH", "coding", "db_path", _parse_db_path),
+    _Var("MEMORY_CODING_TOOL_RESULT_MAX_BYTES", "coding", "tool_result_max_bytes", _int_parser(64)),
+    _Var("MEMORY_CODING_VERBATIM_FALLBACK_ENABLED", "coding", "verbatim_fallback_enabled",
+         _parse_bool),
+    _Var("MEMORY_CODING_CHAIN_BLOCK_ENABLED", "coding", "chain_block_enabled", _parse_bool),
+    _Var("MEMORY_EXTRACT_HISTORY_TURNS", "coding", "extract_history_turns", _int_parser(0)),
+    _Var("MEMORY_CODING_CHAIN_REPO_ROOT", "coding", "chain_repo_root", _parse_optional_dir),
+    _Var("HCM_BLOCK_OFF", "coding", "block_off", _parse_bool),
+    _Var("MEMORY_ENABLE_QUERY_REWRITE", "memory", "enable_query_rewrite", _parse_bool),
+    _Var("MEMORY_QUERY_REWRITE_MAX_CHARS", "memory", "query_rewrite_max_chars", _int_parser(0)),
+)
+
+#: Names of every environment variable :meth:`MemoryConfig.from_env` reads.
+ENV_VARS: Final[tuple[str, ...]] = tuple(v.env for v in _VARS)
+
+_BY_FIELD: Final[dict[tuple[str, str], _Var]] = {(v.owner, v.field): v for v in _VARS}
+
+
+def _validate_fields(obj: object, owner: Literal["memory", "coding"]) -> None:
+    """Parse/normalise every field of a frozen dataclass in place (naming the field)."""
+    cls_name = type(obj).__name__
+    for (var_owner, name), var in _BY_FIELD.items():
+        if var_owner != owner:
+            continue
+        value = getattr(obj, name)
+        object.__setattr__(obj, name, var.parse(f"{cls_name}.{name}", value))
+
+
+def _env_value(env: Mapping[str, str], name: str) -> str | None:
+    raw = env.get(name)
+    if raw is None or not str(raw).strip():
+        return None
+    return str(raw)
+
+
+# --------------------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class CodingConfig:
+    """Settings of the working/coding pipelines and the version-evolution chain.
+
+    Values are validated on construction (strings such as ``"true"`` or ``"4096"``
+    are accepted and converted); an invalid one raises :class:`ConfigError`.
+
+    Attributes:
+        enabled: ``MEMORY_CODING_ENABLED``.
+        db_path: ``MEMORY_CODING_DB_PATH``; ``None`` means
+            ``{data_dir}/data/coding_memory.db``.
+        tool_result_max_bytes: ``MEMORY_CODING_TOOL_RESULT_MAX_BYTES`` (>= 64).
+        verbatim_fallback_enabled: ``MEMORY_CODING_VERBATIM_FALLBACK_ENABLED``.
+        chain_block_enabled: ``MEMORY_CODING_CHAIN_BLOCK_ENABLED``.
+        extract_history_turns: ``MEMORY_EXTRACT_HISTORY_TURNS`` (>= 0).
+        chain_repo_root: ``MEMORY_CODING_CHAIN_REPO_ROOT``.
+        block_off: ``HCM_BLOCK_OFF``.
+
+    Example:
+        >>> CodingConfig(tool_result_max_bytes="4096").tool_result_max_bytes
+        4096
+    """
+
+    enabled: bool = True
+    db_path: Path | None = None
+    tool_result_max_bytes: int = 2048
+    verbatim_fallback_enabled: bool = False
+    chain_block_enabled: bool = False
+    extract_history_turns: int = 5
+    chain_repo_root: Path | None = None
+    block_off: bool = False
+
+    def __post_init__(self) -> None:
+        _validate_fields(self, "coding")
+
+    @property
+    def prompt_history_turns(self) -> int:
+        """History user-turns the extractor prompt actually holds: ``min(value, 5)``."""
+        return min(self.extract_history_turns, _MAX_PROMPT_HISTORY_TURNS)
+
+    @property
+    def chain_block_active(self) -> bool:
+        """``True`` when coding search should render ``chain_block``."""
+        return self.chain_block_enabled and not self.block_off
+
+
+_MEMORY_OVERRIDES: Final = frozenset(
+    {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars"}
+)
+_CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
+
+
+def _default_data_dir() -> Path:
+    return Path(os.path.expanduser("~/.hy_memory"))
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Effective configuration of a client: where files live and feature switches.
+
+    Build it with :meth:`from_env` (or :meth:`default`); construct it directly only
+    when every value is known. Derived paths and collection names are properties.
+
+    Attributes:
+        data_dir: ``MEMORY_DATA_DIR`` (default ``~/.hy_memory``).
+        coding: The working/coding settings.
+        enable_query_rewrite: ``MEMORY_ENABLE_QUERY_REWRITE``.
+        query_rewrite_max_chars: ``MEMORY_QUERY_REWRITE_MAX_CHARS``.
+
+    Example:
+        >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
+        >>> cfg.coding.chain_block_enabled, str(cfg.chat_db_path)
+        (True, '/tmp/mem/data/chat_memory.db')
+    """
+
+    data_dir: Path
+    coding: CodingConfig = field(default_factory=CodingConfig)
+    enable_query_rewrite: bool = False
+    query_rewrite_max_chars: int = 1000
+
+    def __post_init__(self) -> None:
+        _validate_fields(self, "memory")
+        if not isinstance(self.coding, CodingConfig):
+            raise ConfigError(
+                f"MemoryConfig.coding={self.coding!r} is invalid: expected a CodingConfig."
+            )
+
+    # ------------------------------------------------------------------ builders
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> MemoryConfig:
+        """Build a configuration from environment variables plus code overrides.
+
+        Args:
+            env: The variables to read; ``None`` reads ``os.environ``.
+            **overrides: Field values that beat the environment: ``data_dir``,
+                ``enable_query_rewrite``, ``query_rewrite_max_chars``, ``coding``
+                (a whole :class:`CodingConfig`, replacing the environment's) and any
+                :class:`CodingConfig` field (applied last, on top of ``coding``).
+                A value of ``None`` means "not overridden".
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            ConfigError: A variable or override is invalid or unknown.
+
+        Example:
+            >>> MemoryConfig.from_env({"MEMORY_CODING_ENABLED": "no"}).coding.enabled
+            False
+        """
+        source = os.environ if env is None else env
+        given = {k: v for k, v in overrides.items() if v is not None}
+        unknown = sorted(set(given) - _MEMORY_OVERRIDES - _CODING_OVERRIDES)
+        if unknown:
+            allowed = ", ".join(sorted(_MEMORY_OVERRIDES | _CODING_OVERRIDES))
+            raise ConfigError(
+                f"Unknown configuration override(s) {', '.join(unknown)}; accepted: {allowed}."
+            )
+
+        memory_values: dict[str, Any] = {}
+        coding_values: dict[str, Any] = {}
+        for var in _VARS:
+            raw = _env_value(source, var.env)
+            if raw is None:
+                continue
+            parsed = var.parse(var.env, raw)
+            (memory_values if var.owner == "memory" else coding_values)[var.field] = parsed
+
+        coding = given.pop("coding", None)
+        if coding is not None and not isinstance(coding, CodingConfig):
+            raise ConfigError(f"coding={coding!r} is invalid: expected a CodingConfig.")
+        if coding is None:
+            coding = CodingConfig(**coding_values)
+        coding_fields = {k: given.pop(k) for k in list(given) if k in _CODING_OVERRIDES}
+        if coding_fields:
+            coding = replace(coding, **coding_fields)
+
+        memory_values.update(given)
+        memory_values.setdefault("data_dir", _default_data_dir())
+        return cls(coding=coding, **memory_values)
+
+    @classmethod
+    def default(cls) -> MemoryConfig:
+        """The configuration described by ``os.environ`` alone."""
+        return cls.from_env(os.environ)
+
+    # ------------------------------------------------------------------ derived paths
+
+    @property
+    def chat_db_path(self) -> Path:
+        """``{data_dir}/data/chat_memory.db``."""
+        return self.data_dir / "data" / "chat_memory.db"
+
+    @property
+    def working_db_path(self) -> Path:
+        """``MEMORY_CODING_DB_PATH`` or ``{data_dir}/data/coding_memory.db``."""
+        if self.coding.db_path is not None:
+            return self.coding.db_path
+        return self.data_dir / "data" / "coding_memory.db"
+
+    def _sibling(self, tag: str) -> Path:
+        working = self.working_db_path
+        return working.with_name(f"{working.stem}_{tag}{working.suffix}")
+
+    @property
+    def coding_db_path(self) -> Path:
+        """The coding-scene file: ``X.db`` → ``X_cv.db`` beside the working file."""
+        return self._sibling("cv")
+
+    @property
+    def trace_db_path(self) -> Path:
+        """The history shared by working and coding: ``X.db`` → ``X_trace.db``."""
+        return self._sibling("trace")
+
+    @property
+    def chain_db_path(self) -> Path:
+        """The version-evolution chain: ``<dir>/hy_code_chain/hy_code.db``."""
+        return self.working_db_path.parent / "hy_code_chain" / "hy_code.db"
+
+    @property
+    def collection_base(self) -> str:
+        """Stem of the working file (``coding_memory`` by default)."""
+        return self.working_db_path.stem
+
+    @property
+    def workflow_dir(self) -> Path:
+        """``{data_dir}/workflow``."""
+        return self.data_dir / "workflow"
+
+    def variant_db_path(self, variant: Variant) -> Path:
+        """The SQLite file of ``variant``: working file or its ``_cv`` sibling."""
+        return self.working_db_path if _check_variant(variant) == "working" else self.coding_db_path
+
+    def experience_collection(self, variant: Variant) -> str:
+        """Vector collection of experiences: ``{base}_coding_keys`` (+ ``_cv`` for coding)."""
+        suffix = "" if _check_variant(variant) == "working" else "_cv"
+        return f"{self.collection_base}_coding_keys{suffix}"
+
+    def fact_collection(self, variant: Variant) -> str:
+        """Vector collection of facts: ``{base}_working_facts`` (+ ``_cv`` for coding)."""
+        suffix = "" if _check_variant(variant) == "working" else "_cv"
+        return f"{self.collection_base}_working_facts{suffix}"
+
+
+def _check_variant(variant: str) -> str:
+    if variant not in _VARIANTS:
+        raise InvalidInputError(
+            f"variant={variant!r} is invalid: expected one of {', '.join(_VARIANTS)}."
+        )
+    return variant

@@ -1,0 +1,91 @@
+"""Hybrid chat search: vector similarity fused with CJK-aware BM25.
+
+Both retrievers see the same scope: one user's active memories, restricted to the
+time range when one is given (the store applies the filter before its top-k).
+Fused score = ``VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * saturated BM25``,
+so ``min_score`` keeps an absolute meaning across queries.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.results import elapsed_ms
+from hy_memory_langgraph.nodes.state import SearchState
+from hy_memory_langgraph.repos.chat import ChatMemory
+
+__all__ = ["hybrid_search", "hybrid_candidates", "time_filter", "chat_search", "VECTOR_WEIGHT"]
+
+VECTOR_WEIGHT = 0.5
+BM25_SATURATION = 6.0
+_POOL_FACTOR = 5
+_MIN_POOL = 50
+
+
+def time_filter(after: datetime | None, before: datetime | None) -> dict[str, Any]:
+    """A store filter on ``memory_ts`` for ``after <= memory_at <= before``."""
+    bounds: dict[str, float] = {}
+    if after is not None:
+        bounds["$gte"] = after.timestamp()
+    if before is not None:
+        bounds["$lte"] = before.timestamp()
+    return {"memory_ts": bounds} if bounds else {}
+
+
+def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
+    bounds = where.get("memory_ts", {})
+    return memory.memory_ts >= bounds.get("$gte", float("-inf")) and memory.memory_ts <= bounds.get("$lte", float("inf"))
+
+
+def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
+                  after: datetime | None = None, before: datetime | None = None) -> list[ChatMemory]:
+    """Best ``limit`` active memories of ``user_id`` for ``query``, best first."""
+    repo = ctx.chat_repo
+    where = time_filter(after, before)
+    pool = max(limit * _POOL_FACTOR, _MIN_POOL)
+    vector_hits = repo.vector_search(user_id, query, limit=pool, filter=where)
+    active = [m for m in repo.active(user_id) if _in_range(m, where)]
+    by_id = {m.memory_id: m for m in active}
+    index = ctx.lexical.sync(("chat", user_id), [(m.memory_id, m.updated_at, m.content) for m in active])
+    lexical = dict(index.top(query, pool, allowed=by_id.keys()))
+    vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
+    by_id.update({m.memory_id: m for m in vector_hits})
+    fused = {
+        mid: VECTOR_WEIGHT * vector.get(mid, 0.0)
+        + (1.0 - VECTOR_WEIGHT) * (lexical.get(mid, 0.0) / (lexical.get(mid, 0.0) + BM25_SATURATION))
+        for mid in set(vector) | set(lexical)
+    }
+    ranked = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    out = []
+    for mid, score in ranked:
+        memory = by_id[mid]
+        memory.score = round(score, 6)
+        out.append(memory)
+    return out
+
+
+def hybrid_candidates(ctx: MemoryContext, user_id: str, text: str, k: int) -> list[ChatMemory]:
+    """Reconcile candidates for one new fact (same user, any time)."""
+    return hybrid_search(ctx, user_id, text, k)
+
+
+def chat_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """The chat retrieval node: hybrid search over every requested user."""
+    ctx = runtime.context
+    limit, min_score = state["limit"], state.get("min_score")
+    hits: list[ChatMemory] = []
+    for user_id in state["user_ids"]:
+        hits.extend(hybrid_search(ctx, user_id, state["effective_query"], limit,
+                                  after=state.get("created_after"), before=state.get("created_before")))
+    if min_score is not None:
+        hits = [h for h in hits if (h.score or 0.0) >= min_score]
+    hits.sort(key=lambda m: (-(m.score or 0.0), m.memory_id))
+    return {"result": {
+        "request_id": state["request_id"], "scene": "chat",
+        "memories": [m.to_dict() for m in hits[:limit]],
+        "rewrite": state.get("rewrite"), "elapsed_ms": elapsed_ms(state["started"]),
+    }}

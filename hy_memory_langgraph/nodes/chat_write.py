@@ -1,0 +1,199 @@
+"""Nodes of the chat write pipeline (seed 1 §1, SPEC §3).
+
+pro:  extract_facts → gather_candidates → reconcile → apply_decisions → finish_chat
+lite: store_turns → finish_chat            (zero LLM calls)
+
+Any unusable model output degrades: no extraction → the raw turns are stored as in
+lite mode; no reconcile → every new fact is added. A write is never lost.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.messages import compress_for_prompt, detect_language, render_transcript
+from hy_memory_langgraph.nodes.chat_search import hybrid_candidates
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.llm import ask_json
+from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
+from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.repos._time import iso
+from hy_memory_langgraph.repos.chat import ChatMemory
+
+__all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
+           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates",
+           "CHAT_OPS"]
+
+CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
+_OWNERS = ("user", "assistant")
+_CANDIDATES_PER_FACT = 5
+_MAX_CANDIDATES = 12
+
+
+def _fields(state: WriteState) -> dict[str, Any]:
+    return {"agent_id": state.get("agent_id"), "session_id": state.get("session_id"),
+            "metadata": dict(state.get("metadata") or {})}
+
+
+def store_turns(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Lite mode (and the extraction fallback): each user/assistant turn is a memory."""
+    repo = runtime.context.chat_repo
+    ops = []
+    for msg in state["msgs"]:
+        if msg.role not in _OWNERS or not msg.content.strip():
+            continue
+        memory = repo.create(state["user_id"], msg.content.strip(), request_id=state["request_id"],
+                             memory_at=state["at"], owner=msg.role, role=msg.role, source="turn",
+                             **_fields(state))
+        ops.append({"op": "ADD", "memory_id": memory.memory_id, "content": memory.content})
+    return {"decisions": ops}
+
+
+def extract_facts(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One extraction call: self-contained facts with subject and owner."""
+    ctx = runtime.context
+    history = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"),
+                                              turns=ctx.config.coding.extract_history_turns)
+    limits = {"tool_result_max_bytes": ctx.config.coding.tool_result_max_bytes}
+    reply = ask_json(
+        ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
+        memory_at=iso(state["at"]), user_id=state["user_id"],
+        history=render_transcript(compress_for_prompt(history, **limits)) or "(none)",
+        new_messages=render_transcript(compress_for_prompt(state["msgs"], **limits)),
+    )
+    if reply is None or not isinstance(reply.get("facts"), list):
+        return {"facts": [], "fallback": "extract_failed"}
+    facts = []
+    for raw in as_list(reply.get("facts")):
+        content = as_str(raw.get("content") if isinstance(raw, dict) else raw).strip()
+        if content:
+            subject = as_str(raw.get("subject")) if isinstance(raw, dict) else ""
+            owner = as_choice(raw.get("owner") if isinstance(raw, dict) else None, _OWNERS, "user")
+            facts.append({"content": content, "subject": subject.strip(), "owner": owner})
+    return {"facts": facts, "fallback": None}
+
+
+def route_after_extract(state: WriteState) -> str:
+    if state.get("fallback") == "extract_failed":
+        return "store_turns"
+    return "gather_candidates" if state.get("facts") else "finish_chat"
+
+
+def gather_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Existing memories of the same user that each new fact might touch."""
+    ctx = runtime.context
+    seen: dict[str, ChatMemory] = {}
+    for fact in state["facts"]:
+        for memory in hybrid_candidates(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT):
+            seen.setdefault(memory.memory_id, memory)
+    return {"candidates": list(seen.values())[:_MAX_CANDIDATES]}
+
+
+def route_after_candidates(state: WriteState) -> str:
+    return "reconcile" if state.get("candidates") else "apply_decisions"
+
+
+def _fact_line(i: int, fact: dict[str, Any], at: str) -> str:
+    return f"n{i}: [subject={fact['subject'] or '-'} owner={fact['owner']} at={at}] {fact['content']}"
+
+
+def _candidate_line(i: int, m: ChatMemory) -> str:
+    return f"c{i}: [subject={m.subject or '-'} owner={m.owner} at={m.memory_at}] {m.content}"
+
+
+def reconcile(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One reconcile call; decisions are checked against the hard rules."""
+    facts, candidates = state["facts"], state["candidates"]
+    at = iso(state["at"])
+    reply = ask_json(
+        runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]),
+        new_facts="\n".join(_fact_line(i, f, at) for i, f in enumerate(facts)),
+        candidates="\n".join(_candidate_line(i, m) for i, m in enumerate(candidates)),
+    )
+    decided: dict[int, dict[str, Any]] = {}
+    for raw in as_list((reply or {}).get("operations")):
+        if not isinstance(raw, dict):
+            continue
+        index = _index(raw.get("fact"), "n", len(facts))
+        if index is None or index in decided:
+            continue
+        target = _index(raw.get("target"), "c", len(candidates))
+        decided[index] = _checked(
+            as_choice(raw.get("op"), CHAT_OPS, "ADD"), facts[index],
+            candidates[target] if target is not None else None, state["at"], as_str(raw.get("content")),
+        )
+    return {"decisions": [decided.get(i) or {"op": "ADD"} for i in range(len(facts))]}
+
+
+def _index(value: Any, prefix: str, size: int) -> int | None:
+    text = as_str(value).strip().lower().removeprefix(prefix)
+    return int(text) if text.isdigit() and int(text) < size else None
+
+
+def _same_owner_and_subject(fact: dict[str, Any], target: ChatMemory) -> bool:
+    if fact["owner"] != target.owner:
+        return False
+    a, b = fact["subject"].casefold(), (target.subject or "").casefold()
+    return not a or not b or a == b
+
+
+def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datetime,
+             content: str) -> dict[str, Any]:
+    """Enforce the rules the model may break: targets, subjects/owners, time order."""
+    if op == "ADD":
+        return {"op": "ADD"}
+    if target is None or not _same_owner_and_subject(fact, target):
+        return {"op": "ADD"}
+    if op == "SKIP":
+        return {"op": "SKIP", "target": target.memory_id}
+    if at.timestamp() < target.memory_ts:
+        return {"op": "ADD"}
+    if op == "UPDATE":
+        merged = content.strip() or f"{target.content} {fact['content']}"
+        return {"op": "UPDATE", "target": target.memory_id, "content": merged}
+    return {"op": "SUPERSEDE", "target": target.memory_id}
+
+
+def apply_decisions(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Write the decided operations; each fact becomes one op in the result."""
+    repo, rid = runtime.context.chat_repo, state["request_id"]
+    decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
+    ops = []
+    for fact, decision in zip(state["facts"], decisions):
+        op, target = decision["op"], decision.get("target")
+        current = repo.get(target) if target else None
+        if op in ("UPDATE", "SUPERSEDE") and (current is None or current.status != "active"):
+            op = "ADD"
+        if op == "SKIP":
+            ops.append({"op": "SKIP", "memory_id": target, "content": fact["content"]})
+        elif op == "UPDATE":
+            updated = repo.update(target, decision["content"], request_id=rid, memory_at=state["at"])
+            ops.append({"op": "UPDATE", "memory_id": target, "content": updated.content if updated else ""})
+        else:
+            created = repo.create(
+                state["user_id"], fact["content"], request_id=rid, memory_at=state["at"],
+                subject=fact["subject"], owner=fact["owner"],
+                supersedes=[target] if op == "SUPERSEDE" else None, **_fields(state),
+            )
+            if op == "SUPERSEDE":
+                repo.supersede(target, created.memory_id, request_id=rid)
+            ops.append({"op": op, "memory_id": created.memory_id, "content": created.content,
+                        **({"superseded": target} if op == "SUPERSEDE" else {})})
+    return {"decisions": ops}
+
+
+def finish_chat(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Record the trace and build the chat write result."""
+    ctx = runtime.context
+    ctx.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"], scene="chat")
+    ops = state.get("decisions") or []
+    ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]
+    return {"result": {
+        "success": True, "scene": "chat", "request_id": state["request_id"],
+        "memory_ids": ids, "ops": ops, "ops_summary": ops_summary(ops, CHAT_OPS),
+        "elapsed_ms": elapsed_ms(state["started"]),
+    }}

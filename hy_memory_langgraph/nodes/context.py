@@ -1,0 +1,105 @@
+"""The run-time context every node receives as ``runtime.context``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import BaseStore, IndexConfig
+
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.lexical import LexicalCache
+from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.trace import TraceRepository
+
+__all__ = ["MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
+
+StoreFactory = Callable[[Path, IndexConfig | None], BaseStore]
+
+
+def default_store_factory(path: Path, index: IndexConfig | None) -> BaseStore:
+    """Open a :class:`HyMemoryStore` on ``path``."""
+    from hy_memory_langgraph.store import HyMemoryStore
+
+    return HyMemoryStore(path, index=index)
+
+
+class StoreRegistry:
+    """Opens each store file once, lazily, and closes them together.
+
+    Args:
+        config: Where the files live.
+        embeddings: The embedding model every vector index uses.
+        factory: Opens a store for a path; defaults to :class:`HyMemoryStore`.
+    """
+
+    def __init__(self, config: MemoryConfig, embeddings: Embeddings, dims: int,
+                 factory: StoreFactory | None = None) -> None:
+        self.config = config
+        self.embeddings = embeddings
+        self.dims = dims
+        self._factory = factory or default_store_factory
+        self._stores: dict[str, BaseStore] = {}
+        self._lock = threading.Lock()
+
+    def index(self, fields: list[str]) -> IndexConfig:
+        return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
+
+    def open(self, name: str, path: Path, fields: list[str] | None) -> BaseStore:
+        """The store called ``name`` at ``path`` (opened on first use)."""
+        with self._lock:
+            if name not in self._stores:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                index = self.index(fields) if fields else None
+                self._stores[name] = self._factory(path, index)
+            return self._stores[name]
+
+    def chat(self) -> BaseStore:
+        return self.open("chat", self.config.chat_db_path, ["content"])
+
+    def trace(self) -> BaseStore:
+        return self.open("trace", self.config.trace_db_path, None)
+
+    def close(self) -> None:
+        with self._lock:
+            for store in self._stores.values():
+                close = getattr(store, "close", None)
+                if callable(close):
+                    close()
+            self._stores.clear()
+
+
+@dataclass
+class MemoryContext:
+    """Everything a node needs besides its state.
+
+    Attributes:
+        config: The effective configuration.
+        mode: ``"lite"`` (zero LLM calls) or ``"pro"``.
+        llm: The LLM gateway (``None`` in lite mode).
+        stores: The opened stores.
+        lexical: BM25 indexes kept warm between searches.
+    """
+
+    config: MemoryConfig
+    mode: Literal["lite", "pro"]
+    llm: LLMGateway | None
+    stores: StoreRegistry
+    lexical: LexicalCache = field(default_factory=LexicalCache)
+
+    @property
+    def chat_repo(self) -> ChatRepository:
+        return ChatRepository(self.stores.chat())
+
+    @property
+    def chat_traces(self) -> TraceRepository:
+        return TraceRepository(self.stores.chat())
+
+    @property
+    def productivity_traces(self) -> TraceRepository:
+        return TraceRepository(self.stores.trace())

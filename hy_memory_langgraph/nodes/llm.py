@@ -1,0 +1,36 @@
+"""One way for nodes to ask the model for JSON, with a graceful failure path."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from hy_memory_langgraph.errors import HyMemoryError
+from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.nodes.parsing import parse_json_object
+from hy_memory_langgraph.prompts import load_prompt
+
+__all__ = ["ask_json"]
+
+logger = logging.getLogger("hy_memory_langgraph")
+
+
+def ask_json(llm: LLMGateway | None, stage: str, prompt: str, lang: str,
+             **values: Any) -> dict[str, Any] | None:
+    """Render ``prompt`` in ``lang``, call the model once, parse a JSON object.
+
+    Returns ``None`` (and logs why) when there is no model, the call fails or the
+    reply holds no usable JSON object: callers then take their documented fallback.
+    """
+    if llm is None:
+        return None
+    system, user = load_prompt(prompt, "zh" if lang == "zh" else "en").render(**values)
+    try:
+        reply = llm.invoke(stage, user, system=system)
+    except HyMemoryError as exc:
+        logger.warning("LLM stage %s failed (%s); using the fallback", stage, exc)
+        return None
+    parsed = parse_json_object(reply)
+    if parsed is None:
+        logger.warning("LLM stage %s returned no usable JSON; using the fallback", stage)
+    return parsed

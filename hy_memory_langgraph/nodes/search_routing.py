@@ -1,0 +1,167 @@
+"""Nodes and edges of the search graph (seed 1 §2).
+
+| call                                   | route                                        |
+|----------------------------------------|----------------------------------------------|
+| explicit ``scene``                      | that scene, zero judge/rewrite LLM           |
+| default, one ``query``                  | chat light search, zero LLM                  |
+| default, ``queries``, coding on         | one bounded classify (+rewrite if short)     |
+| default, ``queries``, only rewrite on   | rewrite + time range (if short)              |
+| default, ``queries``, both off          | chat, last query, zero LLM                   |
+| agentic                                 | one call: classify + rewrite + time range    |
+
+Analysis failure (or lite mode) → default behaviour with the original last query.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import date, datetime, time as dtime, timezone
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.llm import ask_json
+from hy_memory_langgraph.nodes.parsing import as_choice, as_str
+from hy_memory_langgraph.nodes.state import SEARCH_MODES, SearchState
+from hy_memory_langgraph.nodes.write_routing import validate_scene
+from hy_memory_langgraph.repos._time import coerce_datetime
+from hy_memory_langgraph.repos.namespaces import require_id
+
+__all__ = ["prepare_search", "route_after_prepare_search", "analyze_query", "route_after_analysis"]
+
+_PROMPT_BY_ANALYSIS = {"full": "query_analysis", "classify": "query_classify", "rewrite": "query_rewrite"}
+
+
+def _queries(state: SearchState) -> list[str]:
+    query, queries = state.get("query"), state.get("queries")
+    if queries is not None and (not isinstance(queries, list) or not all(isinstance(q, str) for q in queries)):
+        raise InvalidInputError("queries must be a list of strings, e.g. queries=['earlier', 'latest']")
+    items = [q for q in (queries or []) if q.strip()]
+    if query is not None:
+        if not isinstance(query, str):
+            raise InvalidInputError("query must be a string")
+        if query.strip():
+            items.append(query)
+    if not items:
+        raise InvalidInputError("search needs a non-empty query=... or queries=[...]")
+    return items
+
+
+def _user_ids(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not value:
+        raise InvalidInputError(
+            "user_ids must be a non-empty list of user ids, e.g. user_ids=['user_123']"
+        )
+    return list(dict.fromkeys(require_id(v, "user_ids[]") for v in value))
+
+
+def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Validate the arguments; the last query is the one answered."""
+    validate_scene(state.get("scene"))
+    mode = state.get("search_mode") or "default"
+    if mode not in SEARCH_MODES:
+        raise InvalidInputError(f"search_mode={mode!r} is not allowed; use 'default' or 'agentic'")
+    limit = state.get("limit", 10)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise InvalidInputError(f"limit must be a positive integer (got {limit!r})")
+    min_score = state.get("min_score")
+    if min_score is not None and not isinstance(min_score, (int, float)):
+        raise InvalidInputError(f"min_score must be a number or None (got {min_score!r})")
+    queries = _queries(state)
+    return {
+        "request_id": uuid.uuid4().hex, "started": time.perf_counter(),
+        "search_mode": mode, "queries": queries, "effective_query": queries[-1],
+        "user_ids": _user_ids(state.get("user_ids")), "limit": limit,
+        "created_after": coerce_datetime(state.get("created_after"), "created_after"),
+        "created_before": coerce_datetime(state.get("created_before"), "created_before"),
+        "rewrite": None, "time_range": {}, "analysis": None,
+        "multi": state.get("queries") is not None,
+    }
+
+
+def _scene_route(scene: str, ctx: MemoryContext) -> str:
+    if scene in ("working", "coding") and ctx.config.coding.enabled:
+        return "productivity_search"
+    return "chat_search"
+
+
+def _short(state: SearchState, ctx: MemoryContext) -> bool:
+    return sum(len(q) for q in state["queries"]) <= ctx.config.query_rewrite_max_chars
+
+
+def route_after_prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> str:
+    """Choose the analysis (if any) or the retrieval path directly."""
+    ctx = runtime.context
+    if state.get("scene"):
+        return _scene_route(state["scene"], ctx)
+    if ctx.llm is None:
+        return "chat_search"
+    if state["search_mode"] == "agentic":
+        return "analyze_query"
+    if not state.get("multi"):
+        return "chat_search"
+    if ctx.config.coding.enabled or (ctx.config.enable_query_rewrite and _short(state, ctx)):
+        return "analyze_query"
+    return "chat_search"
+
+
+def _analysis_kind(state: SearchState, ctx: MemoryContext) -> str:
+    if not ctx.config.coding.enabled:
+        return "rewrite"
+    if state["search_mode"] == "agentic" or _short(state, ctx):
+        return "full"
+    return "classify"
+
+
+def _bounded(queries: list[str], max_chars: int) -> str:
+    budget = max(200, max_chars // max(1, len(queries)))
+    lines = [f"{i + 1}. {truncate_chars_head_tail(q, budget, budget // 2)}" for i, q in enumerate(queries[-8:])]
+    return "\n".join(lines)
+
+
+def _day(value: Any, *, end: bool) -> datetime | None:
+    text = as_str(value).strip()
+    try:
+        day = date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+    return datetime.combine(day, dtime.max if end else dtime.min, tzinfo=timezone.utc)
+
+
+def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One bounded call: scene and/or standalone rewrite and time range."""
+    ctx = runtime.context
+    kind = _analysis_kind(state, ctx)
+    scenes = "chat, working, coding" if ctx.config.coding.enabled else "chat"
+    values: dict[str, Any] = {"queries": _bounded(state["queries"], ctx.config.query_rewrite_max_chars)}
+    if kind != "classify":
+        values["today"] = datetime.now(timezone.utc).date().isoformat()
+    if kind != "rewrite":
+        values["scenes"] = scenes
+    reply = ask_json(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind],
+                     detect_language(state["queries"][-1]), **values)
+    if reply is None:
+        return {"analysis": f"{kind}_failed", "route": "chat"}
+    scene = as_choice(reply.get("scene"), ("chat", "working", "coding"), "chat")
+    rewrite = as_str(reply.get("rewrite")).strip() or None
+    window = reply.get("time_range") if isinstance(reply.get("time_range"), dict) else {}
+    after, before = _day(window.get("start"), end=False), _day(window.get("end"), end=True)
+    update: dict[str, Any] = {"analysis": kind, "route": scene}
+    if rewrite and kind != "classify":
+        update.update(rewrite=rewrite, effective_query=rewrite)
+    if after or before:
+        update["time_range"] = {"start": after.isoformat() if after else None,
+                                "end": before.isoformat() if before else None}
+        update["created_after"] = state.get("created_after") or after
+        update["created_before"] = state.get("created_before") or before
+    return update
+
+
+def route_after_analysis(state: SearchState, runtime: Runtime[MemoryContext]) -> str:
+    return _scene_route(state.get("route") or "chat", runtime.context)

@@ -1,0 +1,119 @@
+"""Nodes and edges that normalise a write and choose its scene.
+
+Routing (seed 1 §1):
+
+* ``scene="chat"`` → tool traces stripped → chat pipeline, no judge.
+* ``scene="working"|"coding"`` with a tool trace → that pipeline, no judge; without
+  one → chat pipeline (fallback, logged).
+* ``scene=None`` without tools → chat, zero LLM calls; with tools → one judge call
+  on a bounded summary; failure or garbage → chat; judged chat → tools stripped.
+* ``MEMORY_CODING_ENABLED=false`` → everything goes to chat.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.errors import InvalidInputError, InvalidSceneError
+from hy_memory_langgraph.messages import (
+    detect_language,
+    has_tool_trace,
+    judge_summary,
+    normalize_messages,
+    strip_tool_trace,
+)
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.llm import ask_json
+from hy_memory_langgraph.nodes.parsing import as_choice
+from hy_memory_langgraph.nodes.state import SCENES, WriteState
+from hy_memory_langgraph.repos._time import coerce_datetime, utcnow
+from hy_memory_langgraph.repos.namespaces import require_id
+
+__all__ = ["validate_scene", "prepare_write", "judge_scene", "strip_tools",
+           "route_after_prepare", "route_after_judge"]
+
+logger = logging.getLogger("hy_memory_langgraph")
+
+
+def validate_scene(scene: object) -> str | None:
+    """Return ``scene`` if allowed, else raise naming the allowed values."""
+    if scene is None or scene in SCENES:
+        return scene  # type: ignore[return-value]
+    raise InvalidSceneError(
+        f"scene={scene!r} is not allowed; use one of {', '.join(map(repr, SCENES))} or None "
+        f"(None lets the library decide)"
+    )
+
+
+def _optional_id(value: Any, field: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string or None (got {type(value).__name__})")
+    return value.strip() or None
+
+
+def _as_list(messages: Any) -> Any:
+    """A bare string is one user message."""
+    return [messages] if isinstance(messages, str) else messages
+
+
+def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Validate the arguments and normalise the messages."""
+    validate_scene(state.get("scene"))
+    metadata = state.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise InvalidInputError("metadata must be a dict of JSON-serialisable values or None")
+    return {
+        "request_id": state.get("request_id") or uuid.uuid4().hex,
+        "started": state.get("started") or time.perf_counter(),
+        "user_id": require_id(state.get("user_id"), "user_id"),
+        "agent_id": _optional_id(state.get("agent_id"), "agent_id"),
+        "session_id": _optional_id(state.get("session_id"), "session_id"),
+        "workspace_id": _optional_id(state.get("workspace_id"), "workspace_id"),
+        "branch": _optional_id(state.get("branch"), "branch"),
+        "metadata": metadata,
+        "at": coerce_datetime(state.get("memory_at"), "memory_at") or utcnow(),
+        "msgs": normalize_messages(_as_list(state.get("messages"))),
+    }
+
+
+def route_after_prepare(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
+    """Pick the next node from the requested scene and the presence of tools."""
+    scene, msgs = state.get("scene"), state["msgs"]
+    tools = has_tool_trace(msgs)
+    if not runtime.context.config.coding.enabled:
+        return "strip_tools" if tools else "chat"
+    if scene == "chat":
+        return "strip_tools" if tools else "chat"
+    if scene in ("working", "coding"):
+        if tools:
+            return "productivity"
+        logger.info("scene=%s without a tool trace: falling back to the chat pipeline", scene)
+        return "chat"
+    return "judge_scene" if tools else "chat"
+
+
+def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One classification call on a bounded summary; any failure means chat."""
+    ctx = runtime.context
+    msgs = state["msgs"]
+    reply = ask_json(ctx.llm, "scene_judge", "scene_judge", detect_language(msgs),
+                     summary=judge_summary(msgs))
+    scene = as_choice((reply or {}).get("scene"), SCENES, "chat")
+    reason = "judge" if reply else "judge_failed"
+    return {"route": scene, "route_reason": reason}
+
+
+def route_after_judge(state: WriteState) -> str:
+    return "productivity" if state.get("route") in ("working", "coding") else "strip_tools"
+
+
+def strip_tools(state: WriteState) -> dict[str, Any]:
+    """Drop tool messages and tool calls; assistant text is kept."""
+    return {"msgs": strip_tool_trace(state["msgs"]), "route": "chat"}

@@ -1,0 +1,53 @@
+"""The chat write subgraph (lite and pro)."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.nodes.chat_write import (
+    apply_decisions,
+    extract_facts,
+    finish_chat,
+    gather_candidates,
+    reconcile,
+    route_after_candidates,
+    route_after_extract,
+    store_turns,
+)
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.state import WriteState
+
+__all__ = ["build_chat_graph"]
+
+
+def _route_by_mode(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
+    return "extract_facts" if runtime.context.mode == "pro" else "store_turns"
+
+
+def build_chat_graph() -> CompiledStateGraph:
+    """pro: extract → candidates → reconcile → apply; lite: store the turns.
+
+    Example:
+        >>> graph = build_chat_graph()
+        >>> sorted(graph.get_graph().nodes)[:3]
+        ['__end__', '__start__', 'apply_decisions']
+    """
+    builder = StateGraph(WriteState, context_schema=MemoryContext)
+    builder.add_node("store_turns", store_turns)
+    builder.add_node("extract_facts", extract_facts)
+    builder.add_node("gather_candidates", gather_candidates)
+    builder.add_node("reconcile", reconcile)
+    builder.add_node("apply_decisions", apply_decisions)
+    builder.add_node("finish_chat", finish_chat)
+    builder.add_conditional_edges(START, _route_by_mode, ["extract_facts", "store_turns"])
+    builder.add_conditional_edges("extract_facts", route_after_extract,
+                                  ["store_turns", "gather_candidates", "finish_chat"])
+    builder.add_conditional_edges("gather_candidates", route_after_candidates,
+                                  ["reconcile", "apply_decisions"])
+    builder.add_edge("reconcile", "apply_decisions")
+    builder.add_edge("apply_decisions", "finish_chat")
+    builder.add_edge("store_turns", "finish_chat")
+    builder.add_edge("finish_chat", END)
+    return builder.compile(name="chat_write")

@@ -1,0 +1,43 @@
+"""The write graph behind ``client.add``: normalise, route, then a scene subgraph."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.nodes.write_routing import (
+    judge_scene,
+    prepare_write,
+    route_after_judge,
+    route_after_prepare,
+    strip_tools,
+)
+from hy_memory_langgraph.pipelines.chat import build_chat_graph
+from hy_memory_langgraph.pipelines.productivity import build_productivity_graph
+
+__all__ = ["build_write_graph"]
+
+
+def build_write_graph() -> CompiledStateGraph:
+    """prepare → (judge_scene) → (strip_tools) → chat | productivity.
+
+    Example:
+        >>> "judge_scene" in build_write_graph().get_graph().nodes
+        True
+    """
+    builder = StateGraph(WriteState, context_schema=MemoryContext)
+    builder.add_node("prepare", prepare_write)
+    builder.add_node("judge_scene", judge_scene)
+    builder.add_node("strip_tools", strip_tools)
+    builder.add_node("chat", build_chat_graph())
+    builder.add_node("productivity", build_productivity_graph())
+    builder.add_edge(START, "prepare")
+    builder.add_conditional_edges("prepare", route_after_prepare,
+                                  ["chat", "judge_scene", "strip_tools", "productivity"])
+    builder.add_conditional_edges("judge_scene", route_after_judge, ["strip_tools", "productivity"])
+    builder.add_edge("strip_tools", "chat")
+    builder.add_edge("chat", END)
+    builder.add_edge("productivity", END)
+    return builder.compile(name="memory_write")

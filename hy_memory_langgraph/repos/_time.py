@@ -1,0 +1,44 @@
+"""Time helpers shared by the record layouts."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+from hy_memory_langgraph.errors import InvalidInputError
+
+__all__ = ["utcnow", "coerce_datetime", "iso"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def coerce_datetime(value: object, field: str) -> datetime | None:
+    """Parse ``value`` (datetime, date, ISO string, epoch seconds) into aware UTC.
+
+    Naive datetimes are taken as UTC. ``None`` stays ``None``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+    if isinstance(value, str) and value.strip():
+        text = value.strip().replace("Z", "+00:00")
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    raise InvalidInputError(
+        f"{field}={value!r} is not a date/time; pass a datetime, a date, epoch seconds "
+        f"or an ISO-8601 string such as '2024-05-08T13:56:00Z'"
+    )
+
+
+def iso(value: datetime) -> str:
+    return value.astimezone(timezone.utc).isoformat()

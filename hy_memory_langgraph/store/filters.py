@@ -1,0 +1,219 @@
+"""Compile search filters to SQLAlchemy expressions (bind parameters only).
+
+Filter language (a superset of langgraph's ``InMemoryStore`` filters):
+
+* ``{"field": value}``: a bare scalar is equality; a bare dict is a structural
+  *containment* match (the field is an object and every given sub-key matches,
+  recursively; extra keys in the item are allowed, like ``InMemoryStore`` and
+  JSONB ``@>``); a bare list matches an array of the same length element-wise.
+* Operators: ``$eq $ne $gt $gte $lt $lte $in $nin $exists``, e.g.
+  ``{"score": {"$gte": 3, "$lt": 5}}``. Top-level ``$and`` / ``$or`` take a
+  non-empty list of sub-filters and nest.
+* Dotted keys reach nested fields: ``{"a.b.c": 1}``. Every dotted segment must
+  match :data:`SEGMENT_RE`; anything else (quotes, spaces, ``;``...) raises
+  :class:`FilterError`, as do unknown operators.
+
+Missing fields and ``null`` (documented decision, same as ``InMemoryStore``,
+which reads a missing field as ``None``):
+
+========================  ===============  ===============
+condition                 field missing    field is null
+========================  ===============  ===============
+``x`` / ``$eq: x``        no               no
+``None`` / ``$eq: None``  **yes**          yes
+``$ne: x``                **yes**          yes
+``$ne: None``             no               no
+``$gt/$gte/$lt/$lte``     no               no
+``$in: [..]``             iff None listed  iff None listed
+``$nin: [..]``            **yes** unless   yes unless
+                          None listed      None listed
+``$exists: true``         no               yes
+``$exists: false``        yes              no
+========================  ===============  ===============
+
+So ``{"$or": [{"branch": "x"}, {"branch": None}]}`` selects "branch is x, null
+or absent". Types are strict: ``True`` never equals ``1``; ranges compare
+numbers with numbers and strings with strings (byte order), nothing else.
+
+Example:
+    >>> from hy_memory_langgraph.store.jsonsql import SqliteJson
+    >>> from hy_memory_langgraph.store.schema import items
+    >>> expr = compile_filter({"kind": "note", "score": {"$gt": 2}}, SqliteJson(items.c.value))
+    >>> compile_filter({"a'; DROP TABLE x;--": 1}, SqliteJson(items.c.value))
+    Traceback (most recent call last):
+    ...
+    hy_memory_langgraph.store.filters.FilterError: unsafe filter key "a'; DROP TABLE x;--": ...
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.store.jsonsql import JsonAccess, Segment
+
+__all__ = ["FilterError", "SEGMENT_RE", "OPERATORS", "compile_filter", "parse_key"]
+
+SEGMENT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}")
+OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"})
+_LOGICAL = ("$and", "$or")
+_RANGE = {"$gt": "__gt__", "$gte": "__ge__", "$lt": "__lt__", "$lte": "__le__"}
+_MAX_DEPTH = 32
+
+Scalar = str | int | float | bool | None
+
+
+class FilterError(InvalidInputError):
+    """A search filter is malformed: unsafe key, unknown operator or bad operand."""
+
+
+def parse_key(key: object) -> tuple[str, ...]:
+    """Split a dotted filter key into validated segments."""
+    if not isinstance(key, str):
+        raise FilterError(f"filter keys must be strings, got {key!r}")
+    segments = tuple(key.split("."))
+    for segment in segments:
+        if not SEGMENT_RE.fullmatch(segment):
+            raise FilterError(
+                f"unsafe filter key {key!r}: each dotted segment must match "
+                f"{SEGMENT_RE.pattern} (letters, digits, '_' and '-')"
+            )
+    return segments
+
+
+def compile_filter(filter: Mapping[str, Any], json: JsonAccess) -> sa.ColumnElement[bool]:
+    """Compile ``filter`` to a boolean SQL expression over ``json``'s column.
+
+    Raises:
+        FilterError: On an unsafe key, unknown operator or unusable operand.
+    """
+    return _document(filter, json, 0)
+
+
+def _check_depth(depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise FilterError(f"filter nested deeper than {_MAX_DEPTH} levels")
+
+
+def _document(doc: object, json: JsonAccess, depth: int) -> sa.ColumnElement[bool]:
+    _check_depth(depth)
+    if not isinstance(doc, Mapping):
+        raise FilterError(f"a filter must be a mapping, got {type(doc).__name__}")
+    clauses: list[sa.ColumnElement[bool]] = []
+    for key, condition in doc.items():
+        if key in _LOGICAL:
+            clauses.append(_logical(key, condition, json, depth + 1))
+        elif isinstance(key, str) and key.startswith("$"):
+            raise FilterError(f"unsupported filter operator {key!r} (top level allows $and, $or)")
+        else:
+            clauses.append(_condition(parse_key(key), condition, json, depth + 1))
+    return sa.and_(sa.true(), *clauses)
+
+
+def _logical(op: str, operand: object, json: JsonAccess, depth: int) -> sa.ColumnElement[bool]:
+    if not isinstance(operand, (list, tuple)) or not operand:
+        raise FilterError(f"{op} takes a non-empty list of filters, got {operand!r}")
+    parts = [_document(sub, json, depth) for sub in operand]
+    return sa.and_(*parts) if op == "$and" else sa.or_(*parts)
+
+
+def _condition(
+    path: tuple[Segment, ...], condition: object, json: JsonAccess, depth: int
+) -> sa.ColumnElement[bool]:
+    _check_depth(depth)
+    if isinstance(condition, Mapping):
+        keys = list(condition)
+        dollar = [k for k in keys if isinstance(k, str) and k.startswith("$")]
+        if dollar and len(dollar) == len(keys):
+            return sa.and_(*(_operator(path, k, condition[k], json) for k in keys))
+        if dollar:
+            raise FilterError(
+                f"filter on {'.'.join(map(str, path))!r} mixes operators {dollar} with "
+                "field names; use one or the other"
+            )
+        subs = [_condition(path + parse_key(k), v, json, depth + 1) for k, v in condition.items()]
+        return sa.and_(json.kind_is(path, "object"), *subs)
+    if isinstance(condition, (list, tuple)):
+        subs = [_condition(path + (i,), v, json, depth + 1) for i, v in enumerate(condition)]
+        return sa.and_(
+            json.kind_is(path, "array"), json.array_length(path) == len(condition), *subs
+        )
+    return _equals(path, _scalar(condition, "equality"), json)
+
+
+def _scalar(value: object, what: str) -> Scalar:
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise FilterError(f"{what} operand must be a finite number, got {value!r}")
+        return value
+    raise FilterError(
+        f"{what} operand must be a string, number, boolean or None, got {type(value).__name__}"
+    )
+
+
+def _equals(path: tuple[Segment, ...], value: Scalar, json: JsonAccess) -> sa.ColumnElement[bool]:
+    if value is None:
+        return json.kind_is(path, "missing", "null")
+    if isinstance(value, bool):
+        return json.is_bool(path, value)
+    if isinstance(value, (int, float)):
+        return sa.and_(json.kind_is(path, "number"), json.number(path) == value)
+    return sa.and_(json.kind_is(path, "string"), json.string(path) == value)
+
+
+def _operator(
+    path: tuple[Segment, ...], op: str, operand: object, json: JsonAccess
+) -> sa.ColumnElement[bool]:
+    if op == "$eq":
+        return _equals(path, _scalar(operand, op), json)
+    if op == "$ne":
+        return sa.not_(_equals(path, _scalar(operand, op), json))
+    if op in _RANGE:
+        return _range(path, op, operand, json)
+    if op in ("$in", "$nin"):
+        hit = _member(path, op, operand, json)
+        return hit if op == "$in" else sa.not_(hit)
+    if op == "$exists":
+        if not isinstance(operand, bool):
+            raise FilterError(f"$exists takes true or false, got {operand!r}")
+        missing = json.kind_is(path, "missing")
+        return sa.not_(missing) if operand else missing
+    raise FilterError(f"unsupported filter operator {op!r}; supported: {sorted(OPERATORS)}")
+
+
+def _range(
+    path: tuple[Segment, ...], op: str, operand: object, json: JsonAccess
+) -> sa.ColumnElement[bool]:
+    value = _scalar(operand, op)
+    compare = _RANGE[op]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return sa.and_(json.kind_is(path, "number"), getattr(json.number(path), compare)(value))
+    if isinstance(value, str):
+        return sa.and_(json.kind_is(path, "string"), getattr(json.string(path), compare)(value))
+    raise FilterError(f"{op} takes a number or a string, got {operand!r}")
+
+
+def _member(
+    path: tuple[Segment, ...], op: str, operand: object, json: JsonAccess
+) -> sa.ColumnElement[bool]:
+    if not isinstance(operand, (list, tuple, set, frozenset)):
+        raise FilterError(f"{op} takes a list of values, got {operand!r}")
+    values = [_scalar(v, op) for v in operand]
+    strings = [v for v in values if isinstance(v, str)]
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    parts: list[sa.ColumnElement[bool]] = []
+    if strings:
+        parts.append(sa.and_(json.kind_is(path, "string"), json.string(path).in_(strings)))
+    if numbers:
+        parts.append(sa.and_(json.kind_is(path, "number"), json.number(path).in_(numbers)))
+    parts.extend(json.is_bool(path, v) for v in {v for v in values if isinstance(v, bool)})
+    if any(v is None for v in values):
+        parts.append(json.kind_is(path, "missing", "null"))
+    return sa.or_(sa.false(), *parts)

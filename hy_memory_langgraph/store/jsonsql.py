@@ -1,0 +1,166 @@
+"""Dialect-specific access to fields inside the JSON ``value`` column.
+
+:mod:`.filters` compiles filters against the small :class:`JsonAccess` interface;
+only this module knows SQL function names. JSON paths travel as bind
+parameters, never as SQL text.
+
+Every predicate returned here is two-valued (``TRUE``/``FALSE``, never
+``NULL``): a missing field has the kind ``"missing"``, and typed values are only
+compared under a guard on their kind. So ``NOT`` of any predicate is safe.
+
+Example:
+    >>> from hy_memory_langgraph.store.schema import items
+    >>> acc = json_access("sqlite", items.c.value)
+    >>> print(acc.kind_is(("a", 0), "number"))  # doctest: +ELLIPSIS
+    coalesce(json_type(hy_store_items.value, :json_type_1), :coalesce_1) IN (...)
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Literal
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from hy_memory_langgraph.errors import ConfigError
+
+__all__ = ["Kind", "Segment", "JsonAccess", "SqliteJson", "PostgresJson", "json_access"]
+
+Kind = Literal["missing", "null", "bool", "number", "string", "array", "object"]
+Segment = str | int
+
+
+class JsonAccess(ABC):
+    """Typed access to JSON fields of one column, per SQL dialect."""
+
+    def __init__(self, column: sa.ColumnElement[str]) -> None:
+        self.column = column
+
+    @abstractmethod
+    def kind_is(self, path: Sequence[Segment], *kinds: Kind) -> sa.ColumnElement[bool]:
+        """True when the JSON kind at ``path`` is one of ``kinds``."""
+
+    @abstractmethod
+    def is_bool(self, path: Sequence[Segment], value: bool) -> sa.ColumnElement[bool]:
+        """True when the field is the JSON boolean ``value``."""
+
+    @abstractmethod
+    def number(self, path: Sequence[Segment]) -> sa.ColumnElement[float]:
+        """The field as a number, or SQL ``NULL`` when it is not a JSON number."""
+
+    @abstractmethod
+    def string(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
+        """The field as text, or SQL ``NULL`` when it is not a JSON string."""
+
+    @abstractmethod
+    def array_length(self, path: Sequence[Segment]) -> sa.ColumnElement[int]:
+        """Length of the JSON array at ``path`` (``NULL`` when not an array)."""
+
+
+class SqliteJson(JsonAccess):
+    """SQLite JSON1 functions (``json_type``, ``json_extract``, ...)."""
+
+    _KINDS: dict[str, tuple[str, ...]] = {
+        "missing": ("missing",),
+        "null": ("null",),
+        "bool": ("true", "false"),
+        "number": ("integer", "real"),
+        "string": ("text",),
+        "array": ("array",),
+        "object": ("object",),
+    }
+
+    @staticmethod
+    def _path(path: Sequence[Segment]) -> str:
+        # Keys are validated (see filters.SEGMENT_RE) and quoted; ints are array indexes.
+        parts = [f"[{seg}]" if isinstance(seg, int) else f'."{seg}"' for seg in path]
+        return "$" + "".join(parts)
+
+    def _type(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
+        return sa.func.coalesce(sa.func.json_type(self.column, self._path(path)), "missing")
+
+    def kind_is(self, path: Sequence[Segment], *kinds: Kind) -> sa.ColumnElement[bool]:
+        names = [name for kind in kinds for name in self._KINDS[kind]]
+        return self._type(path).in_(names)
+
+    def is_bool(self, path: Sequence[Segment], value: bool) -> sa.ColumnElement[bool]:
+        return self._type(path) == ("true" if value else "false")
+
+    def _extract(self, path: Sequence[Segment]) -> sa.ColumnElement[object]:
+        return sa.func.json_extract(self.column, self._path(path))
+
+    def number(self, path: Sequence[Segment]) -> sa.ColumnElement[float]:
+        return sa.case((self.kind_is(path, "number"), self._extract(path)), else_=sa.null())
+
+    def string(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
+        return sa.case((self.kind_is(path, "string"), self._extract(path)), else_=sa.null())
+
+    def array_length(self, path: Sequence[Segment]) -> sa.ColumnElement[int]:
+        return sa.func.json_array_length(self.column, self._path(path))
+
+
+class PostgresJson(JsonAccess):
+    """PostgreSQL ``jsonb`` operators (``#>``, ``#>>``, ``jsonb_typeof``).
+
+    Written for the PostgreSQL follow-up; the test-suite only checks that the
+    compiled SQL is parameterised (no PostgreSQL server in CI).
+    """
+
+    _KINDS: dict[str, tuple[str, ...]] = {
+        "missing": ("missing",),
+        "null": ("null",),
+        "bool": ("boolean",),
+        "number": ("number",),
+        "string": ("string",),
+        "array": ("array",),
+        "object": ("object",),
+    }
+
+    def _doc(self) -> sa.ColumnElement[object]:
+        return sa.cast(self.column, postgresql.JSONB)
+
+    @staticmethod
+    def _path(path: Sequence[Segment]) -> sa.BindParameter[list[str]]:
+        return sa.bindparam(
+            None, [str(seg) for seg in path], type_=postgresql.ARRAY(sa.Text), unique=True
+        )
+
+    def _node(self, path: Sequence[Segment]) -> sa.ColumnElement[object]:
+        return self._doc().op("#>")(self._path(path))
+
+    def _text(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
+        return self._doc().op("#>>")(self._path(path))
+
+    def _type(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
+        return sa.func.coalesce(sa.func.jsonb_typeof(self._node(path)), "missing")
+
+    def kind_is(self, path: Sequence[Segment], *kinds: Kind) -> sa.ColumnElement[bool]:
+        names = [name for kind in kinds for name in self._KINDS[kind]]
+        return self._type(path).in_(names)
+
+    def is_bool(self, path: Sequence[Segment], value: bool) -> sa.ColumnElement[bool]:
+        return sa.and_(
+            self.kind_is(path, "bool"), self._text(path) == ("true" if value else "false")
+        )
+
+    def number(self, path: Sequence[Segment]) -> sa.ColumnElement[float]:
+        as_float = sa.cast(self._text(path), sa.Float)
+        return sa.case((self.kind_is(path, "number"), as_float), else_=sa.null())
+
+    def string(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
+        return sa.case((self.kind_is(path, "string"), self._text(path)), else_=sa.null())
+
+    def array_length(self, path: Sequence[Segment]) -> sa.ColumnElement[int]:
+        length = sa.func.jsonb_array_length(self._node(path))
+        return sa.case((self.kind_is(path, "array"), length), else_=sa.null())
+
+
+def json_access(dialect_name: str, column: sa.ColumnElement[str]) -> JsonAccess:
+    """The :class:`JsonAccess` for a SQLAlchemy dialect name."""
+    if dialect_name == "sqlite":
+        return SqliteJson(column)
+    if dialect_name == "postgresql":
+        return PostgresJson(column)
+    raise ConfigError(f"HyMemoryStore has no JSON filter support for the {dialect_name!r} dialect")

@@ -1,0 +1,153 @@
+"""In-memory mirror of the indexed part of the store: FAISS + namespace map.
+
+The mirror knows, for every live item that has vectors, its encoded namespace
+and vector count, plus a sorted list of namespaces. That is enough to turn a
+namespace prefix into the exact set of allowed vector ids in
+``O(candidates + log namespaces)`` without touching SQL, and to detect when a
+prefix covers everything (then FAISS scans unrestricted).
+
+Example:
+    >>> import numpy as np
+    >>> m = Mirror(2)
+    >>> m.apply({1: ("a.b", np.ones((2, 2), "float32")), 2: ("c", np.ones((1, 2), "float32"))})
+    >>> m.allowed_for_prefix("a").tolist() == [1 << 20, (1 << 20) + 1]
+    True
+    >>> m.allowed_for_prefix("") is None
+    True
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from hy_memory_langgraph.store.namespaces import prefix_range
+from hy_memory_langgraph.store.vectors import POS_BITS, IdArray, VectorIndex
+
+__all__ = ["Mirror", "ItemVectors"]
+
+# (encoded namespace, raw vectors [n, dims]) or None when the item is gone.
+ItemVectors = tuple[str, npt.NDArray[np.float32]] | None
+
+
+class Mirror:
+    """FAISS index plus item/namespace bookkeeping, at change-log position ``seq``.
+
+    Args:
+        dims: Vector size.
+        search_threads: OpenMP threads per FAISS search.
+    """
+
+    def __init__(self, dims: int, *, search_threads: int | None = 1) -> None:
+        self.dims = dims
+        self.search_threads = search_threads
+        self.seq = 0
+        self.pending = 0  # changes applied since the index was last persisted
+        self.index = VectorIndex(dims, search_threads=search_threads)
+        self._item_ns: dict[int, str] = {}
+        self._item_nvec: dict[int, int] = {}
+        self._ns_items: dict[str, set[int]] = {}
+        self._ns_sorted: list[str] = []
+
+    # ------------------------------------------------------------ bookkeeping
+
+    def reset(self, index: VectorIndex, layout: Iterable[tuple[int, str, int]]) -> None:
+        """Replace the index and the item layout ``(item_id, namespace, n_vectors)``."""
+        self.index = index
+        self._item_ns.clear()
+        self._item_nvec.clear()
+        self._ns_items.clear()
+        for item_id, namespace, count in layout:
+            self._remember(item_id, namespace, count, keep_sorted=False)
+        self._ns_sorted = sorted(self._ns_items)
+
+    def _remember(self, item_id: int, namespace: str, count: int, keep_sorted: bool = True) -> None:
+        self._item_ns[item_id] = namespace
+        self._item_nvec[item_id] = count
+        members = self._ns_items.get(namespace)
+        if members is None:
+            self._ns_items[namespace] = members = set()
+            if keep_sorted:
+                bisect.insort(self._ns_sorted, namespace)
+        members.add(item_id)
+
+    def _forget(self, item_id: int) -> int:
+        namespace = self._item_ns.pop(item_id, None)
+        count = self._item_nvec.pop(item_id, 0)
+        if namespace is not None:
+            members = self._ns_items[namespace]
+            members.discard(item_id)
+            if not members:
+                del self._ns_items[namespace]
+                at = bisect.bisect_left(self._ns_sorted, namespace)
+                del self._ns_sorted[at]
+        return count
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._item_ns
+
+    def __len__(self) -> int:
+        return len(self._item_ns)
+
+    def apply(self, updates: Mapping[int, ItemVectors]) -> None:
+        """Replace the vectors of the given items (``None`` or no rows = remove)."""
+        old_ids, old_counts = [], []
+        for item_id in updates:
+            count = self._forget(item_id)
+            if count:
+                old_ids.append(item_id)
+                old_counts.append(count)
+        self.index.remove(self._expand(old_ids, old_counts))
+        new_ids, new_counts, blocks = [], [], []
+        for item_id, state in updates.items():
+            if state is None or len(state[1]) == 0:
+                continue
+            namespace, vectors = state
+            self._remember(item_id, namespace, len(vectors))
+            new_ids.append(item_id)
+            new_counts.append(len(vectors))
+            blocks.append(vectors)
+        if blocks:
+            self.index.add(self._expand(new_ids, new_counts), np.concatenate(blocks))
+        self.pending += len(updates)
+
+    # ------------------------------------------------------------ candidates
+
+    @staticmethod
+    def _expand(item_ids: list[int], counts: list[int]) -> IdArray:
+        """Packed vector ids of items with ``counts`` vectors each."""
+        if not item_ids:
+            return np.empty(0, dtype=np.int64)
+        ids = np.asarray(item_ids, dtype=np.int64)
+        n = np.asarray(counts, dtype=np.int64)
+        starts = np.cumsum(n) - n
+        pos = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n)
+        return np.repeat(ids << POS_BITS, n) + pos
+
+    def allowed_for_items(self, item_ids: Iterable[int]) -> IdArray:
+        """Vector ids of those ``item_ids`` that have vectors."""
+        known = [i for i in item_ids if i in self._item_nvec]
+        return self._expand(known, [self._item_nvec[i] for i in known])
+
+    def allowed_for_prefix(self, prefix: str) -> IdArray | None:
+        """Vector ids under an encoded namespace prefix; ``None`` when that is all of them."""
+        if not prefix:
+            return None
+        low, high = prefix_range(prefix)
+        start = bisect.bisect_left(self._ns_sorted, low)
+        stop = bisect.bisect_left(self._ns_sorted, high)
+        spaces = self._ns_sorted[start:stop]
+        if prefix in self._ns_items:
+            spaces.append(prefix)
+        members = [i for ns in spaces for i in self._ns_items[ns]]
+        if len(members) == len(self._item_ns):
+            return None
+        return self._expand(members, [self._item_nvec[i] for i in members])
+
+    def layout_ids(self) -> IdArray:
+        """Vector ids implied by the bookkeeping (for consistency checks)."""
+        item_ids = list(self._item_nvec)
+        return self._expand(item_ids, [self._item_nvec[i] for i in item_ids])

@@ -1,0 +1,318 @@
+"""SQL statements of :class:`HyMemoryStore` (SQLAlchemy Core, bind parameters only).
+
+Everything here is portable between SQLite and PostgreSQL; the only dialect
+switch is the ``INSERT ... ON CONFLICT`` construct (both dialects offer the same
+API). Times are integer microseconds since the epoch; rows become langgraph
+:class:`~langgraph.store.base.Item` objects with UTC-aware datetimes.
+
+Example:
+    >>> to_datetime(0).isoformat()
+    '1970-01-01T00:00:00+00:00'
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Row
+
+from hy_memory_langgraph.errors import ConfigError
+from hy_memory_langgraph.store.namespaces import decode, prefix_clause
+from hy_memory_langgraph.store.schema import changes, items, meta, vectors
+from langgraph.store.base import Item, SearchItem
+
+__all__ = [
+    "ITEM_COLUMNS",
+    "now_us",
+    "to_datetime",
+    "live",
+    "row_to_item",
+    "row_to_search_item",
+]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_CHUNK = 900  # rows per multi-row statement / ids per IN list
+T = TypeVar("T")
+
+ITEM_COLUMNS = (
+    items.c.id,
+    items.c.namespace,
+    items.c.key,
+    items.c.value,
+    items.c.created_at,
+    items.c.updated_at,
+    items.c.ttl_minutes,
+)
+
+
+def now_us() -> int:
+    """Current UTC time in integer microseconds."""
+    return time.time_ns() // 1000
+
+
+def to_datetime(us: int) -> datetime:
+    """Exact conversion of epoch microseconds to an aware UTC datetime."""
+    return _EPOCH + timedelta(microseconds=us)
+
+
+def chunks(values: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def live(now: int) -> sa.ColumnElement[bool]:
+    """Items not expired at ``now``."""
+    return sa.or_(items.c.expires_at.is_(None), items.c.expires_at > now)
+
+
+def item_where(
+    prefix: str, now: int, extra: sa.ColumnElement[bool] | None = None
+) -> sa.ColumnElement[bool]:
+    """``live AND namespace under prefix AND extra``."""
+    clauses = [live(now)]
+    ns = prefix_clause(items.c.namespace, prefix)
+    if ns is not None:
+        clauses.append(ns)
+    if extra is not None:
+        clauses.append(extra)
+    return sa.and_(*clauses)
+
+
+def row_to_item(row: Row[Any]) -> Item:
+    return Item(
+        value=json.loads(row.value),
+        key=row.key,
+        namespace=decode(row.namespace),
+        created_at=to_datetime(row.created_at),
+        updated_at=to_datetime(row.updated_at),
+    )
+
+
+def row_to_search_item(row: Row[Any], score: float | None) -> SearchItem:
+    return SearchItem(
+        namespace=decode(row.namespace),
+        key=row.key,
+        value=json.loads(row.value),
+        created_at=to_datetime(row.created_at),
+        updated_at=to_datetime(row.updated_at),
+        score=score,
+    )
+
+
+# ---------------------------------------------------------------- reads
+
+
+def fetch_by_keys(
+    conn: Connection, pairs: Sequence[tuple[str, str]], now: int
+) -> dict[tuple[str, str], Row[Any]]:
+    """Live rows for ``(encoded namespace, key)`` pairs."""
+    found: dict[tuple[str, str], Row[Any]] = {}
+    for part in chunks(list(dict.fromkeys(pairs))):
+        stmt = sa.select(*ITEM_COLUMNS).where(
+            sa.tuple_(items.c.namespace, items.c.key).in_(part), live(now)
+        )
+        found.update({(r.namespace, r.key): r for r in conn.execute(stmt)})
+    return found
+
+
+def fetch_by_ids(conn: Connection, ids: Iterable[int], now: int) -> dict[int, Row[Any]]:
+    """Live rows by item id."""
+    found: dict[int, Row[Any]] = {}
+    for part in chunks(list(ids)):
+        stmt = sa.select(*ITEM_COLUMNS).where(items.c.id.in_(part), live(now))
+        found.update({r.id: r for r in conn.execute(stmt)})
+    return found
+
+
+def newest_first(
+    conn: Connection, where: sa.ColumnElement[bool], limit: int, offset: int
+) -> list[Row[Any]]:
+    """Matching rows ordered by ``updated_at`` (then id) descending."""
+    stmt = (
+        sa.select(*ITEM_COLUMNS)
+        .where(where)
+        .order_by(items.c.updated_at.desc(), items.c.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(conn.execute(stmt))
+
+
+def without_vectors(where: sa.ColumnElement[bool]) -> sa.ColumnElement[bool]:
+    """``where`` restricted to items that have no vector."""
+    has_vector = sa.exists().where(vectors.c.item_id == items.c.id)
+    return sa.and_(where, sa.not_(has_vector))
+
+
+def matching_ids(conn: Connection, where: sa.ColumnElement[bool]) -> list[int]:
+    return list(conn.execute(sa.select(items.c.id).where(where)).scalars())
+
+
+def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
+    """Distinct encoded namespaces holding at least one live item under ``prefix``."""
+    stmt = sa.select(items.c.namespace).where(item_where(prefix, now)).distinct()
+    return list(conn.execute(stmt).scalars())
+
+
+# ---------------------------------------------------------------- writes
+
+
+def _insert_for(conn: Connection) -> Any:
+    name = conn.dialect.name
+    if name == "sqlite":
+        return sqlite.insert
+    if name == "postgresql":
+        return postgresql.insert
+    raise ConfigError(f"HyMemoryStore does not support the {name!r} dialect")
+
+
+def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    """Insert or update items; ``created_at`` survives unless the old row had expired.
+
+    Returns:
+        ``{(encoded namespace, key): item id}``.
+    """
+    insert = _insert_for(conn)
+    ids: dict[tuple[str, str], int] = {}
+    for part in chunks(rows):
+        stmt = insert(items).values(list(part))
+        expired = sa.and_(
+            items.c.expires_at.is_not(None), items.c.expires_at <= stmt.excluded.updated_at
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[items.c.namespace, items.c.key],
+            set_={
+                "value": stmt.excluded.value,
+                "updated_at": stmt.excluded.updated_at,
+                "ttl_minutes": stmt.excluded.ttl_minutes,
+                "expires_at": stmt.excluded.expires_at,
+                "created_at": sa.case(
+                    (expired, stmt.excluded.created_at), else_=items.c.created_at
+                ),
+            },
+        ).returning(items.c.id, items.c.namespace, items.c.key)
+        ids.update({(r.namespace, r.key): r.id for r in conn.execute(stmt)})
+    return ids
+
+
+def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
+    """Delete items (and their vectors) by key; returns the deleted ``(id, namespace, key)``."""
+    gone: list[Row[Any]] = []
+    for part in chunks(list(pairs)):
+        cond = sa.tuple_(items.c.namespace, items.c.key).in_(part)
+        gone.extend(conn.execute(sa.select(items.c.id, items.c.namespace, items.c.key).where(cond)))
+    delete_ids(conn, [r.id for r in gone])
+    return gone
+
+
+def delete_ids(conn: Connection, ids: Sequence[int]) -> None:
+    for part in chunks(ids):
+        conn.execute(sa.delete(vectors).where(vectors.c.item_id.in_(part)))
+        conn.execute(sa.delete(items).where(items.c.id.in_(part)))
+
+
+def replace_vectors(
+    conn: Connection, item_ids: Sequence[int], rows: Sequence[dict[str, Any]]
+) -> None:
+    """Drop the vectors of ``item_ids`` and insert ``rows`` (item_id, pos, field, text, embedding)."""
+    for part in chunks(item_ids):
+        conn.execute(sa.delete(vectors).where(vectors.c.item_id.in_(part)))
+    if rows:
+        conn.execute(sa.insert(vectors), list(rows))
+
+
+def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
+    """Push back ``expires_at`` of live items that carry a TTL."""
+    new_expiry = sa.cast(now + items.c.ttl_minutes * 60_000_000, sa.BigInteger)
+    for part in chunks(ids):
+        stmt = (
+            sa.update(items)
+            .where(items.c.id.in_(part), items.c.ttl_minutes.is_not(None), live(now))
+            .values(expires_at=new_expiry)
+        )
+        conn.execute(stmt)
+
+
+def expired_rows(conn: Connection, now: int) -> list[Row[Any]]:
+    stmt = sa.select(items.c.id, items.c.namespace, items.c.key).where(
+        items.c.expires_at.is_not(None), items.c.expires_at <= now
+    )
+    return list(conn.execute(stmt))
+
+
+# ---------------------------------------------------------------- change log
+
+
+def append_changes(conn: Connection, entries: Sequence[dict[str, Any]]) -> list[int]:
+    """Append ``{item_id, op, namespace, key}`` entries; returns their sequence numbers."""
+    seqs: list[int] = []
+    for part in chunks(entries):
+        stmt = sa.insert(changes).values(list(part)).returning(changes.c.seq)
+        seqs.extend(conn.execute(stmt).scalars())
+    return seqs
+
+
+def change_bounds(conn: Connection) -> tuple[int, int]:
+    """``(min seq, max seq)`` of the log, ``(0, 0)`` when empty."""
+    low, high = conn.execute(sa.select(sa.func.min(changes.c.seq), sa.func.max(changes.c.seq))).one()
+    return int(low or 0), int(high or 0)
+
+
+def last_seq(conn: Connection) -> int:
+    return int(conn.execute(sa.select(sa.func.max(changes.c.seq))).scalar() or 0)
+
+
+def changes_since(conn: Connection, seq: int) -> list[Row[Any]]:
+    stmt = sa.select(changes.c.seq, changes.c.item_id).where(changes.c.seq > seq)
+    return list(conn.execute(stmt.order_by(changes.c.seq)))
+
+
+def prune_changes(conn: Connection, upto: int) -> None:
+    """Forget log entries with ``seq <= upto`` (readers further behind rebuild)."""
+    conn.execute(sa.delete(changes).where(changes.c.seq <= upto))
+
+
+# ---------------------------------------------------------------- vectors & meta
+
+
+def vector_inventory(conn: Connection, now: int) -> list[Row[Any]]:
+    """``(item_id, pos, namespace, is_live)`` for every stored vector."""
+    stmt = sa.select(
+        vectors.c.item_id, vectors.c.pos, items.c.namespace, live(now).label("is_live")
+    ).join(items, items.c.id == vectors.c.item_id)
+    return list(conn.execute(stmt))
+
+
+def vectors_of(
+    conn: Connection, now: int, item_ids: Sequence[int] | None = None
+) -> Iterator[Row[Any]]:
+    """``(item_id, pos, namespace, embedding)`` of live items (all, or ``item_ids``)."""
+    base = (
+        sa.select(vectors.c.item_id, vectors.c.pos, items.c.namespace, vectors.c.embedding)
+        .join(items, items.c.id == vectors.c.item_id)
+        .where(live(now))
+    )
+    if item_ids is None:
+        yield from conn.execute(base.execution_options(yield_per=4096))
+        return
+    for part in chunks(item_ids):
+        yield from conn.execute(base.where(vectors.c.item_id.in_(part)))
+
+
+def get_meta(conn: Connection, key: str) -> str | None:
+    return conn.execute(sa.select(meta.c.value).where(meta.c.key == key)).scalar()
+
+
+def set_meta_default(conn: Connection, key: str, value: str) -> str:
+    """Store ``value`` under ``key`` unless present; return the stored value."""
+    current = get_meta(conn, key)
+    if current is None:
+        conn.execute(sa.insert(meta).values(key=key, value=value))
+        return value
+    return current
