@@ -26,7 +26,7 @@ from locomo_data import Conversation, Turn, iter_questions, load_locomo  # noqa:
 
 from hy_memory_langgraph.lexical import BM25Index, tokenize  # noqa: E402
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev5.json"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev5.json"
 KS = (5, 10, 20)
 
 

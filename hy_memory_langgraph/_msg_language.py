@@ -21,7 +21,7 @@ Rule (documented contract):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Literal
 
 __all__ = ["detect_text_language", "is_cjk", "WINDOW"]
@@ -31,10 +31,10 @@ _MIN_CJK_AFTER_CJK_START = 2
 
 _FENCE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_URL = re.compile(r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)\S+")
+_URL = re.compile(r"\b(?:[a-zA-Z][a-zA-Z0-9+.-]{0,15}://|www\.)\S+")
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-# a run of characters that are neither whitespace nor CJK (the unit paths/identifiers live in)
-_NON_CJK_RUN = re.compile(rf"[^\s{_CJK_CLASS}]+")
+# one CJK ideograph, or a run of non-space non-CJK characters (where paths/identifiers live)
+_TOKEN = re.compile(rf"[{_CJK_CLASS}]|([^\s{_CJK_CLASS}]+)")
 _DOT_EXT = re.compile(r"\w\.[A-Za-z][A-Za-z0-9]{0,7}\b")
 _WORD = re.compile(r"\w+(\()?")
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -51,35 +51,34 @@ def is_cjk(ch: str) -> bool:
     )
 
 
-def _strip_non_language(text: str) -> str:
+def _strip_code_and_urls(text: str) -> str:
     text = _FENCE.sub(" ", text)
     text = _INLINE_CODE.sub(" ", text)
-    text = _URL.sub(" ", text)
-    return _NON_CJK_RUN.sub(_clean_run, text)
+    return _URL.sub(" ", text)
 
 
-def _clean_run(match: re.Match[str]) -> str:
-    run = match.group(0)
-    if "/" in run or "\\" in run or _DOT_EXT.search(run):
-        return " "
-    return _WORD.sub(_clean_word, run)
+def _run_is_path(run: str) -> bool:
+    return "/" in run or "\\" in run or _DOT_EXT.search(run) is not None
 
 
-def _clean_word(match: re.Match[str]) -> str:
-    """Blank out code identifiers: ``snake_case``, ``camelCase``/``TypeError``, ``call(``."""
+def _is_identifier(match: re.Match[str]) -> bool:
+    """``snake_case``, ``camelCase``/``TypeError`` or a call such as ``run(``."""
     word = match.group(0)
-    if match.group(1) or "_" in word or _CAMEL.search(word):
-        return " "
-    return word
+    return bool(match.group(1)) or "_" in word or _CAMEL.search(word) is not None
 
 
-def _effective_chars(text: str) -> Iterable[bool]:
-    """Yield ``True`` for each CJK ideograph and ``False`` for each other letter."""
-    for ch in _strip_non_language(text):
-        if is_cjk(ch):
+def _effective_chars(text: str) -> Iterator[bool]:
+    """Yield ``True`` for each CJK ideograph and ``False`` for each other letter, lazily."""
+    for token in _TOKEN.finditer(_strip_code_and_urls(text)):
+        run = token.group(0)
+        if token.group(1) is None:  # one CJK ideograph
             yield True
-        elif ch.isalpha():
-            yield False
+            continue
+        if _run_is_path(run):
+            continue
+        for word in _WORD.finditer(run):
+            if not _is_identifier(word):
+                yield from (False for ch in word.group(0) if ch.isalpha())
 
 
 def detect_text_language(text: str) -> Literal["zh", "en"]:

@@ -42,7 +42,35 @@ _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
 
 
 def normalize_messages(messages: Any) -> list[Msg]:
-    """Normalise a list of mixed-format messages (see ``messages.normalize_messages``)."""
+    """Turn a list of OpenAI / Anthropic / LangChain messages (or strings) into ``Msg``s.
+
+    Accepted items, freely mixed: OpenAI dicts (``content`` str or text parts; assistant
+    ``tool_calls`` with JSON-string arguments, legacy ``function_call``; ``role="tool"``),
+    Anthropic dicts (``text`` / ``tool_use`` / ``tool_result`` blocks; a user message
+    carrying ``tool_result`` blocks becomes tool messages followed by a user message for
+    any remaining text), LangChain ``BaseMessage``s, bare strings (one user message) and
+    ``Msg`` (kept). Roles ``human``→user, ``ai``→assistant, ``developer``→system,
+    ``function``→tool. Tool-call arguments that are not a JSON object are kept as
+    ``raw_arguments`` with ``arguments={"_raw": ...}``; calls without an id get a
+    deterministic one (``call_<msg>_<n>``). Tool results without a name get the name of
+    the call they answer. Image, thinking and other non-text blocks are ignored.
+
+    Args:
+        messages: A list (or tuple) of messages; ``[]`` gives ``[]``.
+
+    Returns:
+        The normalised messages, in order.
+
+    Raises:
+        InvalidInputError: ``messages`` is not a list, or an item is malformed; the
+            message names the index and field, e.g. ``messages[2].role='robot' is not
+            one of user/assistant/tool/system; pass OpenAI, Anthropic or LangChain
+            messages``.
+
+    Example:
+        >>> normalize_messages([{"role": "human", "content": "hi"}])[0].role
+        'user'
+    """
     if messages is None:
         raise InvalidInputError(
             "messages is None; pass a list of messages, e.g. [{'role': 'user', 'content': 'hi'}]"

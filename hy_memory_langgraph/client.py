@@ -32,6 +32,7 @@ from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.repos._time import utcnow
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.namespaces import require_id
+from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 
 __all__ = ["HyMemoryClient"]
 
@@ -128,9 +129,17 @@ class HyMemoryClient:
     def _chat(self) -> ChatRepository:
         return self.context.chat_repo
 
+    def _productivity(self, memory_id: str) -> ProductivityRepository | None:
+        """The working/coding repository owning ``memory_id`` (``None``: a chat id)."""
+        parsed = parse_id(memory_id)
+        return None if parsed is None else self.context.productivity_repo(parsed[1])
+
     def get(self, memory_id: str) -> dict[str, Any] | None:
-        """One memory by id, or ``None``."""
-        memory = self._chat.get(require_id(memory_id, "memory_id"))
+        """One memory (chat memory, working/coding experience or fact) by id, or ``None``."""
+        memory_id = require_id(memory_id, "memory_id")
+        if (repo := self._productivity(memory_id)) is not None:
+            return repo.get_public(memory_id)
+        memory = self._chat.get(memory_id)
         return None if memory is None else memory.to_dict()
 
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -145,18 +154,27 @@ class HyMemoryClient:
 
     def delete(self, memory_id: str) -> bool:
         """Delete one memory; ``False`` when it did not exist."""
-        return self._chat.delete(require_id(memory_id, "memory_id"), request_id="manual")
+        memory_id = require_id(memory_id, "memory_id")
+        if (repo := self._productivity(memory_id)) is not None:
+            return repo.delete(memory_id)
+        return self._chat.delete(memory_id, request_id="manual")
 
     def delete_all(self, user_id: str) -> int:
         """Delete every memory, history event and trace of ``user_id``; returns the count."""
         user_id = require_id(user_id, "user_id")
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
+        for variant in ("working", "coding"):
+            removed += self.context.productivity_repo(variant).delete_all(user_id)
+        self.context.productivity_traces.delete_user(user_id)
         return removed
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every version of a memory (and of those it superseded), oldest first."""
-        return self._chat.history(require_id(memory_id, "memory_id"))
+        memory_id = require_id(memory_id, "memory_id")
+        if (repo := self._productivity(memory_id)) is not None:
+            return repo.history(memory_id)
+        return self._chat.history(memory_id)
 
     aget = _in_thread(get)
     aupdate = _in_thread(update)

@@ -5,19 +5,31 @@ then the environment variable, then the default. An empty (or blank) variable co
 as unset. Invalid values raise :class:`~hy_memory_langgraph.errors.ConfigError`
 naming the variable (or field), the bad value and what is accepted.
 
-| Variable | Default | Meaning |
-|---|---|---|
-| `MEMORY_DATA_DIR` | `~/.hy_memory` | Where every file lives (`data/`, `workflow/`). |
-| `MEMORY_CODING_ENABLED` | `true` | Enable the working/coding pipelines; `false` sends every write and search to chat. |
-| `MEMORY_CODING_DB_PATH` | `{DATA_DIR}/data/coding_memory.db` | Working-scene SQLite file. The coding (`X_cv.db`), trace (`X_trace.db`) and chain (`hy_code_chain/hy_code.db`) files and the vector collection names derive from it. |
-| `MEMORY_CODING_TOOL_RESULT_MAX_BYTES` | `2048` | Byte cap of one tool result in the extractor input (head + tail kept, UTF-8 safe); >= 64. |
-| `MEMORY_CODING_VERBATIM_FALLBACK_ENABLED` | `false` | When the model yields no fact, store the raw user text as the statement and the trace as details. |
-| `MEMORY_CODING_CHAIN_BLOCK_ENABLED` | `false` | Coding search renders the version-evolution `chain_block` (opt-in). |
-| `MEMORY_EXTRACT_HISTORY_TURNS` | `5` | History user-turns read back for the extractor (>= 0); the prompt never holds more than 5. |
-| `MEMORY_CODING_CHAIN_REPO_ROOT` | unset | Local git work tree the coding chain reads diffs from. |
-| `HCM_BLOCK_OFF` | `false` | Ablation switch: no `chain_block` even when it is enabled. |
-| `MEMORY_ENABLE_QUERY_REWRITE` | `false` | Allow the bounded query-rewrite call on multi-query default search. |
-| `MEMORY_QUERY_REWRITE_MAX_CHARS` | `1000` | Queries longer than this are never rewritten (>= 0). |
+Variables (default in brackets):
+
+* ``MEMORY_DATA_DIR`` [``~/.hy_memory``]: where every file lives (``data/``,
+  ``workflow/``).
+* ``MEMORY_CODING_ENABLED`` [``true``]: enable the working/coding pipelines; ``false``
+  sends every write and search to the chat scene.
+* ``MEMORY_CODING_DB_PATH`` [``{DATA_DIR}/data/coding_memory.db``]: the working-scene
+  SQLite file ``X.db``. Derived beside it: ``X_cv.db`` (coding), ``X_trace.db``
+  (history shared by working and coding), ``hy_code_chain/hy_code.db`` (version
+  chain), and the vector collections ``X_coding_keys``, ``X_working_facts`` (+ ``_cv``).
+* ``MEMORY_CODING_TOOL_RESULT_MAX_BYTES`` [``2048``]: byte cap of one tool result in
+  the extractor input (head and tail kept, UTF-8 safe); at least 64.
+* ``MEMORY_CODING_VERBATIM_FALLBACK_ENABLED`` [``false``]: when the model yields no
+  fact, store the raw user text as the statement and the trace as details.
+* ``MEMORY_CODING_CHAIN_BLOCK_ENABLED`` [``false``]: coding search renders the
+  version-evolution ``chain_block`` (opt-in).
+* ``MEMORY_EXTRACT_HISTORY_TURNS`` [``5``]: history user-turns read back for the
+  extractor (>= 0); the prompt never holds more than 5.
+* ``MEMORY_CODING_CHAIN_REPO_ROOT`` [unset]: local git work tree the coding chain reads
+  diffs from (a directory).
+* ``HCM_BLOCK_OFF`` [``false``]: ablation switch, no ``chain_block`` even when enabled.
+* ``MEMORY_ENABLE_QUERY_REWRITE`` [``false``]: allow the bounded query-rewrite call on
+  multi-query default search.
+* ``MEMORY_QUERY_REWRITE_MAX_CHARS`` [``1000``]: queries longer than this are never
+  rewritten (>= 0).
 
 Booleans accept ``true/false/1/0/yes/no/on/off`` (any case). ``~`` is expanded in
 paths, and relative paths are made absolute against the current directory when the
@@ -42,7 +54,7 @@ from typing import Any, Final, Literal
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 
-__all__ = ["CodingConfig", "MemoryConfig", "Variant", "ENV_VARS"]
+__all__ = ["ENV_VARS", "CodingConfig", "MemoryConfig", "Variant"]
 
 Variant = Literal["working", "coding"]
 

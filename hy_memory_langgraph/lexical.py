@@ -135,7 +135,9 @@ def _latin_tokens(segment: str, out: list[str], stem: bool, stop: bool) -> None:
         if len(parts) > 1:
             out.append(word)
             if "/" in word or "\\" in word:
-                out.extend(s for s in re.split(r"[/\\]", word) if _PART.fullmatch(s) is None)
+                out.extend(
+                    s for s in re.split(r"[/\\]", word) if _WORD.fullmatch(s) and not _PART.fullmatch(s)
+                )
         for part in parts:
             if stop and part in _EN_STOP:
                 continue
@@ -193,7 +195,9 @@ class BM25Index:
         ['a']
     """
 
-    def __init__(self, *, k1: float = 1.2, b: float = 0.75, tokenizer: Tokenizer | None = None) -> None:
+    def __init__(
+        self, *, k1: float = 1.2, b: float = 0.75, tokenizer: Tokenizer | None = None
+    ) -> None:
         self.k1 = k1
         self.b = b
         self._tokenize: Tokenizer = tokenizer or tokenize
@@ -304,7 +308,8 @@ class LexicalCache:
 
     Example:
         >>> cache = LexicalCache(max_keys=8)
-        >>> idx = cache.sync(("u1", "facts"), [("f1", 1, "deploy script fails"), ("f2", 1, "lunch")])
+        >>> docs = [("f1", 1, "deploy script fails"), ("f2", 1, "lunch")]
+        >>> idx = cache.sync(("u1", "facts"), docs)
         >>> idx.top("deploy", 1)[0][0]
         'f1'
         >>> idx = cache.sync(("u1", "facts"), [("f2", 2, "deploy again")])
@@ -416,8 +421,8 @@ def normalize_scores(scores: dict[str, float], method: str = "minmax") -> dict[s
         return {d: (max(s, 0.0) / hi if hi > 0 else 0.0) for d, s in clean.items()}
     if hi == lo:
         return {d: (1.0 if hi > 0 else 0.0) for d in clean}
-    span = hi - lo
-    return {d: (s - lo) / span for d, s in clean.items()}
+    span = hi / 2 - lo / 2  # halves: no overflow for extreme finite scores
+    return {d: min(1.0, max(0.0, (s / 2 - lo / 2) / span)) for d, s in clean.items()}
 
 
 def hybrid_scores(

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -84,14 +85,37 @@ class ScriptedChatModel(GenericFakeChatModel):
     """
 
     responder: Callable[[list[BaseMessage]], str | AIMessage] | None = None
+    stage_replies: dict[str, Any] | None = None
     prompts: list[list[BaseMessage]] = []
+    stages: list[str] = []
     usage: tuple[int, int] | None = None
 
     @classmethod
     def from_script(cls, script: Script, **kwargs: Any) -> ScriptedChatModel:
         if callable(script):
-            return cls(messages=iter(()), responder=script, prompts=[], **kwargs)
-        return cls(messages=iter(list(script)), prompts=[], **kwargs)
+            return cls(messages=iter(()), responder=script, prompts=[], stages=[], **kwargs)
+        return cls(messages=iter(list(script)), prompts=[], stages=[], **kwargs)
+
+    @classmethod
+    def from_stages(cls, replies: dict[str, Any], **kwargs: Any) -> ScriptedChatModel:
+        """Answer by pipeline stage (the ``hy_memory_stage`` run metadata).
+
+        Each value is a reply (a str, or a dict dumped as JSON), a function of the
+        prompt messages, or a list of such replies consumed in order (the last one
+        repeats). A stage without an entry gets ``"{}"``.
+        """
+        return cls(messages=iter(()), stage_replies=dict(replies), prompts=[], stages=[], **kwargs)
+
+    def _stage_reply(self, stage: str, messages: list[BaseMessage]) -> str | AIMessage:
+        assert self.stage_replies is not None
+        reply = self.stage_replies.get(stage, "{}")
+        if isinstance(reply, list):
+            reply = reply.pop(0) if len(reply) > 1 else reply[0]
+        if callable(reply):
+            reply = reply(messages)
+        if isinstance(reply, dict):
+            reply = json.dumps(reply, ensure_ascii=False)
+        return reply
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:  # type: ignore[override]
         return self
@@ -104,7 +128,12 @@ class ScriptedChatModel(GenericFakeChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         self.prompts.append(list(messages))
-        if self.responder is not None:
+        metadata = getattr(run_manager, "metadata", None) or {}
+        stage = str(metadata.get("hy_memory_stage", ""))
+        self.stages.append(stage)
+        if self.stage_replies is not None:
+            reply = self._stage_reply(stage, list(messages))
+        elif self.responder is not None:
             reply = self.responder(list(messages))
         else:
             try:
@@ -131,7 +160,7 @@ class RaisingChatModel(ScriptedChatModel):
 
     @classmethod
     def create(cls) -> RaisingChatModel:
-        return cls(messages=iter(()), prompts=[])
+        return cls(messages=iter(()), prompts=[], stages=[])
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: Any = None, **kwargs: Any) -> ChatResult:

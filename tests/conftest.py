@@ -18,3 +18,6 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HY_MEMORY_LLM_MODEL", "OPENAI_API_BASE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "hy_data"))
+
+
+from openai_stub import openai_stub_fixture  # noqa: E402,F401

@@ -24,7 +24,7 @@ Use it as a context manager or through the ``openai_stub`` fixture::
 
 To share the fixture, ``tests/conftest.py`` adds::
 
-    from openai_stub import openai_stub  # noqa: F401
+    from openai_stub import openai_stub_fixture  # noqa: F401
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ __all__ = [
     "StubHTTPError",
     "StubRequest",
     "count_tokens",
-    "openai_stub",
+    "openai_stub_fixture",
 ]
 
 Responder = Callable[[dict[str, Any]], str]
@@ -319,7 +319,7 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
     class _Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             return  # keep test output clean
 
         def _read_body(self) -> dict[str, Any] | None:
@@ -368,17 +368,17 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send_json(reply.status, reply.payload or {})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             self._dispatch("POST")
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._dispatch("GET")
 
     return _Handler
 
 
-@pytest.fixture
-def openai_stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAIStub]:
+@pytest.fixture(name="openai_stub")
+def openai_stub_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAIStub]:
     """A running :class:`OpenAIStub`; loopback traffic bypasses any HTTP proxy."""
     for name in ("NO_PROXY", "no_proxy"):
         hosts = [h for h in os.environ.get(name, "").split(",") if h.strip()]

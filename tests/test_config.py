@@ -153,14 +153,14 @@ def test_bad_value_messages_say_what_is_accepted() -> None:
 
 
 def test_db_path_must_not_be_a_directory(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="MEMORY_CODING_DB_PATH.*existing directory"):
+    with pytest.raises(ConfigError, match=r"MEMORY_CODING_DB_PATH.*existing directory"):
         MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path)})
-    with pytest.raises(ConfigError, match="CodingConfig.db_path.*existing directory"):
+    with pytest.raises(ConfigError, match=r"CodingConfig.db_path.*existing directory"):
         MemoryConfig.from_env({}, db_path=tmp_path)
 
 
 def test_config_error_is_a_value_error() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="MEMORY_CODING_ENABLED"):
         MemoryConfig.from_env({"MEMORY_CODING_ENABLED": "maybe"})
 
 
@@ -221,7 +221,7 @@ def test_override_strings_are_converted() -> None:
 
 
 def test_unknown_override_is_rejected() -> None:
-    with pytest.raises(ConfigError, match="chain_blok_enabled.*accepted: .*chain_block_enabled"):
+    with pytest.raises(ConfigError, match=r"chain_blok_enabled.*accepted: .*chain_block_enabled"):
         MemoryConfig.from_env({}, chain_blok_enabled=True)
 
 
@@ -231,12 +231,12 @@ def test_coding_override_must_be_a_coding_config() -> None:
 
 
 def test_direct_construction_is_validated() -> None:
-    with pytest.raises(ConfigError, match="CodingConfig.tool_result_max_bytes"):
+    with pytest.raises(ConfigError, match=r"CodingConfig.tool_result_max_bytes"):
         CodingConfig(tool_result_max_bytes=63)
     assert CodingConfig(tool_result_max_bytes=64).tool_result_max_bytes == 64
     cfg = MemoryConfig(data_dir="~/m")  # type: ignore[arg-type]
     assert cfg.data_dir == Path(os.path.expanduser("~/m"))
-    with pytest.raises(ConfigError, match="MemoryConfig.coding"):
+    with pytest.raises(ConfigError, match=r"MemoryConfig.coding"):
         MemoryConfig(data_dir=Path("/m"), coding="x")  # type: ignore[arg-type]
 
 

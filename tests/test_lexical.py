@@ -44,6 +44,7 @@ def test_short_and_non_ascii_words_are_not_stemmed() -> None:
 def test_compound_kept_whole_and_split() -> None:
     assert tokenize("auth.py") == ["auth.py", "auth", "py"]
     assert tokenize("user_id") == ["user_id", "user", "id"]
+    assert tokenize("dir\\sub\\x.py")[:2] == ["dir\\sub\\x.py", "x.py"]
     assert tokenize("see src/app/auth.py.") == [
         "see", "src/app/auth.py", "auth.py", "src", "app", "auth", "py",
     ]  # fmt: skip
@@ -108,7 +109,9 @@ def test_tokenize_never_raises_and_yields_nonempty_tokens(text: str) -> None:
 # --- BM25Index ------------------------------------------------------------------------------
 
 
-def _reference_bm25(docs: dict[str, list[str]], query: list[str], k1=1.2, b=0.75) -> dict[str, float]:
+def _reference_bm25(
+    docs: dict[str, list[str]], query: list[str], k1: float = 1.2, b: float = 0.75
+) -> dict[str, float]:
     n = len(docs)
     avg = sum(map(len, docs.values())) / n
     out: dict[str, float] = {}
@@ -168,7 +171,8 @@ def test_bm25_allowed_filters_before_top_k() -> None:
     for i in range(50):
         index.add(f"d{i:02d}", "alpha " * (1 + i % 3))
     index.add("small", "alpha beta")
-    assert index.top("alpha", 1, allowed=["small"]) == [("small", pytest.approx(index.score("alpha")["small"]))]
+    expected = index.score("alpha")["small"]
+    assert index.top("alpha", 1, allowed=["small"]) == [("small", pytest.approx(expected))]
     assert index.top("alpha", 5, allowed=set()) == []
     assert set(index.score("alpha", allowed={"d00", "small"})) == {"d00", "small"}
 
@@ -333,8 +337,10 @@ def test_normalize_scores_range(scores: dict[str, float]) -> None:
 def test_hybrid_scores() -> None:
     vector = {"a": 0.9, "b": 0.5, "c": 0.7}
     lexical = {"b": 8.0, "d": 2.0}
-    assert hybrid_scores(vector, lexical, alpha=1.0) == pytest.approx({"a": 1.0, "b": 0.0, "c": 0.5, "d": 0.0})
-    assert hybrid_scores(vector, lexical, alpha=0.0) == pytest.approx({"a": 0.0, "b": 1.0, "c": 0.0, "d": 0.0})
+    only_vector = {"a": 1.0, "b": 0.0, "c": 0.5, "d": 0.0}
+    only_lexical = {"a": 0.0, "b": 1.0, "c": 0.0, "d": 0.0}
+    assert hybrid_scores(vector, lexical, alpha=1.0) == pytest.approx(only_vector)
+    assert hybrid_scores(vector, lexical, alpha=0.0) == pytest.approx(only_lexical)
     mixed = hybrid_scores(vector, lexical, alpha=0.8)
     assert list(mixed) == ["a", "b", "c", "d"]
     assert mixed["b"] == pytest.approx(0.2) and mixed["c"] == pytest.approx(0.4)

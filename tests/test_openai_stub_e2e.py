@@ -15,7 +15,12 @@ import openai
 import pytest
 from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 from langgraph.graph import END, START, StateGraph
-from openai_stub import OpenAIStub, StubHTTPError, count_tokens, openai_stub  # noqa: F401
+from openai_stub import (  # the fixture until tests/conftest.py imports it
+    OpenAIStub,
+    StubHTTPError,
+    count_tokens,
+    openai_stub_fixture,  # noqa: F401
+)
 
 from hy_memory_langgraph.errors import LLMCallError
 from hy_memory_langgraph.models import (

@@ -2,8 +2,8 @@
 
 Both retrievers see the same scope: one user's active memories, restricted to the
 time range when one is given (the store applies the filter before its top-k).
-Fused score = ``VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * saturated BM25``,
-so ``min_score`` keeps an absolute meaning across queries.
+Fused score = ``VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * BM25 / max BM25``
+(the BM25 maximum taken over the scope), so scores stay within [0, 1].
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from hy_memory_langgraph.repos.chat import ChatMemory
 __all__ = ["hybrid_search", "hybrid_candidates", "time_filter", "chat_search", "VECTOR_WEIGHT"]
 
 VECTOR_WEIGHT = 0.5
-BM25_SATURATION = 6.0
 _POOL_FACTOR = 5
 _MIN_POOL = 50
 
@@ -42,8 +41,12 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
 
 
 def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
-                  after: datetime | None = None, before: datetime | None = None) -> list[ChatMemory]:
-    """Best ``limit`` active memories of ``user_id`` for ``query``, best first."""
+                  after: datetime | None = None, before: datetime | None = None,
+                  vector_weight: float = VECTOR_WEIGHT) -> list[ChatMemory]:
+    """Best ``limit`` active memories of ``user_id`` for ``query``, best first.
+
+    ``vector_weight`` 1.0 ranks by vector similarity alone, 0.0 by BM25 alone.
+    """
     repo = ctx.chat_repo
     where = time_filter(after, before)
     pool = max(limit * _POOL_FACTOR, _MIN_POOL)
@@ -54,9 +57,9 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     lexical = dict(index.top(query, pool, allowed=by_id.keys()))
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
+    top_lexical = max(lexical.values(), default=0.0) or 1.0
     fused = {
-        mid: VECTOR_WEIGHT * vector.get(mid, 0.0)
-        + (1.0 - VECTOR_WEIGHT) * (lexical.get(mid, 0.0) / (lexical.get(mid, 0.0) + BM25_SATURATION))
+        mid: vector_weight * vector.get(mid, 0.0) + (1.0 - vector_weight) * lexical.get(mid, 0.0) / top_lexical
         for mid in set(vector) | set(lexical)
     }
     ranked = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]

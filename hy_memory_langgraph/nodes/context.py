@@ -11,10 +11,11 @@ from typing import Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
 
-from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.config import MemoryConfig, Variant
 from hy_memory_langgraph.lexical import LexicalCache
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.productivity import FACT_INDEX_FIELDS, ProductivityRepository
 from hy_memory_langgraph.repos.trace import TraceRepository
 
 __all__ = ["MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
@@ -65,6 +66,15 @@ class StoreRegistry:
     def trace(self) -> BaseStore:
         return self.open("trace", self.config.trace_db_path, None)
 
+    def variant(self, variant: Variant) -> BaseStore:
+        """The working or coding store (``config.variant_db_path(variant)``).
+
+        Its default index field is the facts' ``embed_text``; experiences pass their
+        own index paths on each put.
+        """
+        return self.open(f"productivity:{variant}", self.config.variant_db_path(variant),
+                         list(FACT_INDEX_FIELDS))
+
     def close(self) -> None:
         with self._lock:
             for store in self._stores.values():
@@ -103,3 +113,7 @@ class MemoryContext:
     @property
     def productivity_traces(self) -> TraceRepository:
         return TraceRepository(self.stores.trace())
+
+    def productivity_repo(self, variant: Variant) -> ProductivityRepository:
+        """Experiences and facts of ``variant`` (``"working"`` or ``"coding"``)."""
+        return ProductivityRepository(self.stores.variant(variant), self.config, variant)

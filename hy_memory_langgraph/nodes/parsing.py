@@ -20,6 +20,7 @@ import ast
 import json
 import math
 import re
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -46,10 +47,13 @@ _JSON_WORDS = {"true": "True", "false": "False", "null": "None"}
 _CLOSE = {"{": "}", "[": "]"}
 _STRUCT = re.compile(r"[\"'{}\[\],]")
 _STRING_STOP = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]")}
+_ESCAPE = re.compile(r"\\(.)", re.S)
 _SQ_BODY = re.compile(r'\\(.)|"', re.S)
+_PY_ESCAPES = frozenset("\\\n'\"abfnrtvxNuU01234567")
+_JSON_ESCAPES = frozenset('"\\/bfnrtu')
 _TOKEN = re.compile(
     r"""
-      "(?:[^"\\]|\\.)*"                        # double-quoted string: kept
+      "(?:[^"\\]|\\.)*"                        # double-quoted string: escapes fixed
     | '(?:[^'\\]|\\.)*'                        # single-quoted string: re-quoted
     | //[^\n]*                                  # line comment: dropped
     | ,(?=\s*[}\]])                             # trailing comma: dropped
@@ -135,32 +139,58 @@ def _string_end(text: str, i: int, budget: list[int]) -> int:
     return -1
 
 
+def _requote(match: re.Match[str]) -> str:
+    """One escape or bare double quote of a string body, made valid JSON."""
+    char = match.group(1)
+    if char is None:
+        return '\\"'
+    if char == "'":
+        return "'"
+    return match.group() if char in _JSON_ESCAPES else "\\\\" + char
+
+
+def _fix_string(token: str) -> str:
+    """A quoted string token (either quote) as a JSON string literal."""
+    escapes = _ESCAPE.findall(token)
+    if token[0] == '"' and all(c in _JSON_ESCAPES for c in escapes):
+        return token
+    if escapes and all(c in _PY_ESCAPES for c in escapes):
+        try:  # Python escapes such as \x1f or \N{...}: decode the literal, a string only
+            value = ast.literal_eval(token)
+        except Exception:  # noqa: BLE001 - e.g. a malformed \u escape
+            value = None
+        if isinstance(value, str):
+            return json.dumps(value, ensure_ascii=False)
+    body = (_ESCAPE if token[0] == '"' else _SQ_BODY).sub(_requote, token[1:-1])
+    return '"' + body + '"'
+
+
 def _fix_token(match: re.Match[str]) -> str:
     token = match.group()
     first = token[0]
-    if first == '"':
-        return token
-    if first == "'":
-        body = _SQ_BODY.sub(lambda m: ('\\"' if m.group() == '"' else "'" if m.group(1) == "'" else m.group()), token[1:-1])
-        return '"' + body + '"'
-    if first == "/" or first == ",":
+    if first in "\"'":
+        return _fix_string(token)
+    if first in "/,":
         return ""
     return _PY_WORDS.get(token) or json.dumps(token)
 
 
 def _repair(src: str) -> str:
-    """Rewrite JSON-ish text as JSON: quotes, Python literals, trailing commas, comments, bare keys."""
+    """Rewrite JSON-ish text as JSON: quotes, literals, trailing commas, comments, bare keys."""
     return _TOKEN.sub(_fix_token, src)
 
 
 def _literal(src: str) -> Any:
-    if len(src) > _MAX_LITERAL_CHARS:
+    """``ast.literal_eval`` (never ``eval``) on small slices without odd escapes, quietly."""
+    if len(src) > _MAX_LITERAL_CHARS or any(c not in _PY_ESCAPES for c in _ESCAPE.findall(src)):
         return None
-    try:
-        return _jsonable(ast.literal_eval(src))
-    except Exception:  # noqa: BLE001 - retry with JSON literals spelled the Python way
-        py = re.sub(r"\b(true|false|null)\b", lambda m: _JSON_WORDS[m[1]], src)
-        return _jsonable(ast.literal_eval(py))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return _jsonable(ast.literal_eval(src))
+        except Exception:  # noqa: BLE001 - retry with JSON literals spelled the Python way
+            py = re.sub(r"\b(true|false|null)\b", lambda m: _JSON_WORDS[m[1]], src)
+            return _jsonable(ast.literal_eval(py))
 
 
 def _jsonable(value: Any) -> Any:
@@ -177,7 +207,12 @@ def _jsonable(value: Any) -> Any:
 
 def _decode(src: str) -> Any:
     """Parse one candidate slice, strict first, then repaired, then as a Python literal."""
-    for attempt in (lambda: json.loads(src), lambda: json.loads(_repair(src), strict=False), lambda: _literal(src)):
+    attempts = (
+        lambda: json.loads(src),
+        lambda: json.loads(_repair(src), strict=False),
+        lambda: _literal(src),
+    )
+    for attempt in attempts:
         try:
             value = attempt()
         except Exception:  # noqa: BLE001 - anything a parser can throw means "not this way"
@@ -260,7 +295,7 @@ def parse_json_object(text: Any) -> dict[str, Any] | None:
 
 
 def as_list(value: Any) -> list[Any]:
-    """``None`` -> ``[]``; list/tuple/set -> list; anything else (incl. str, dict) -> ``[value]``."""
+    """``None`` -> ``[]``; list/tuple/set -> list; anything else (str, dict...) -> ``[value]``."""
     if value is None:
         return []
     if isinstance(value, list):
@@ -296,7 +331,9 @@ def as_str(value: Any, default: str = "") -> str:
         return default
 
 
-def as_float(value: Any, default: float, *, lo: float | None = None, hi: float | None = None) -> float:
+def as_float(
+    value: Any, default: float, *, lo: float | None = None, hi: float | None = None
+) -> float:
     """A finite float from a number or numeric string (``"0.8"``, ``"85%"``), clamped to [lo, hi].
 
     ``default`` (returned as given) when the value is missing or not a finite number.

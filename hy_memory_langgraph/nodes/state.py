@@ -43,6 +43,21 @@ class WriteState(TypedDict, total=False):
     candidates: list[Any]
     decisions: list[dict[str, Any]]
     fallback: str | None
+    # productivity pipeline (working / coding)
+    variant: str
+    lang: str
+    touched_files: list[str]
+    experience_drafts: list[dict[str, Any]]
+    fact_draft: dict[str, Any] | None
+    experience_candidates: list[list[dict[str, Any]]]
+    experience_decisions: list[dict[str, Any]]
+    experience_ops: list[dict[str, Any]]
+    linked_experience_ids: list[str]
+    fact_candidates: list[dict[str, Any]]
+    superseded_ids: list[str]
+    progress_summary: str | None
+    fact_ops: list[dict[str, Any]]
+    fact_id: str | None
     # output
     result: dict[str, Any]
 
@@ -70,4 +85,8 @@ class SearchState(TypedDict, total=False):
     effective_query: str
     rewrite: str | None
     time_range: dict[str, Any]
+    # productivity search (working / coding)
+    variant: str
+    fact_hits: list[dict[str, Any]]
+    experience_hits: list[dict[str, Any]]
     result: dict[str, Any]

@@ -1,33 +1,127 @@
-"""The productivity (working / coding) subgraphs. Placeholder until the dual-layer pipeline lands."""
+"""The productivity (working / coding) subgraphs: the dual-layer write and its search.
+
+Write (one structure for both variants; the variant picks the extraction prompt, the
+SQLite file and the vector collections)::
+
+    prepare ─┬─ lite: lite_fact ───────────────────────────────────────┐
+             └─ pro:  extract ─┬─ gather_experience_candidates ─┬─ reconcile_experiences ─┐
+                               │                                └──────────────────────────┤
+                               │   apply_experiences ◀──────────────────────────────────────┘
+                               │          │
+                               ├──────────┴─▶ gather_fact_candidates ─┬─ reconcile_fact ─┬─ summarize_progress ─┐
+                               │                                      │                  │                      │
+                               │                                      └──────────────────┴──▶ insert_fact ◀─────┘
+                               └─ (nothing extracted) ─────────────────────────────────────▶ finish ◀─ insert_fact
+
+LLM calls per write: lite 0; pro 1 (extract) + 1 if any experience draft has
+candidates + 1 if the fact has candidates + 1 if it superseded something.
+
+Search: prepare → facts → experiences → finish.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.productivity_experiences import (
+    apply_experiences,
+    gather_experience_candidates,
+    reconcile_experiences,
+    route_after_experience_candidates,
+)
+from hy_memory_langgraph.nodes.productivity_extract import extract_productivity
+from hy_memory_langgraph.nodes.productivity_facts import (
+    gather_fact_candidates,
+    insert_fact,
+    reconcile_fact,
+    route_after_fact_candidates,
+    route_after_fact_reconcile,
+    summarize_progress,
+)
+from hy_memory_langgraph.nodes.productivity_input import prepare_productivity
+from hy_memory_langgraph.nodes.productivity_lite import lite_fact
+from hy_memory_langgraph.nodes.productivity_result import finish_productivity
+from hy_memory_langgraph.nodes.productivity_search import (
+    finish_productivity_search,
+    prepare_productivity_search,
+    search_experiences,
+    search_facts,
+)
 from hy_memory_langgraph.nodes.state import SearchState, WriteState
 
 __all__ = ["build_productivity_graph", "build_productivity_search_graph"]
 
 
-def _pending(state: Any) -> dict[str, Any]:
-    raise NotImplementedError("the working/coding pipeline is not implemented yet")
+def _route_by_mode(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
+    return "extract" if runtime.context.mode == "pro" and runtime.context.llm else "lite_fact"
+
+
+def _after_extract(state: WriteState) -> str:
+    if state.get("experience_drafts"):
+        return "gather_experience_candidates"
+    return _to_fact(state)
+
+
+def _to_fact(state: WriteState) -> str:
+    return "gather_fact_candidates" if state.get("fact_draft") else "finish"
 
 
 def build_productivity_graph() -> CompiledStateGraph:
-    builder = StateGraph(WriteState, context_schema=MemoryContext)
-    builder.add_node("productivity_write", _pending)
-    builder.add_edge(START, "productivity_write")
-    builder.add_edge("productivity_write", END)
-    return builder.compile(name="productivity_write")
+    """The working/coding write subgraph over :class:`WriteState`.
+
+    Example:
+        >>> "reconcile_fact" in build_productivity_graph().get_graph().nodes
+        True
+    """
+    b = StateGraph(WriteState, context_schema=MemoryContext)
+    b.add_node("prepare", prepare_productivity)
+    b.add_node("lite_fact", lite_fact)
+    b.add_node("extract", extract_productivity)
+    b.add_node("gather_experience_candidates", gather_experience_candidates)
+    b.add_node("reconcile_experiences", reconcile_experiences)
+    b.add_node("apply_experiences", apply_experiences)
+    b.add_node("gather_fact_candidates", gather_fact_candidates)
+    b.add_node("reconcile_fact", reconcile_fact)
+    b.add_node("summarize_progress", summarize_progress)
+    b.add_node("insert_fact", insert_fact)
+    b.add_node("finish", finish_productivity)
+    b.add_edge(START, "prepare")
+    b.add_conditional_edges("prepare", _route_by_mode, ["extract", "lite_fact"])
+    b.add_edge("lite_fact", "insert_fact")
+    b.add_conditional_edges("extract", _after_extract,
+                            ["gather_experience_candidates", "gather_fact_candidates", "finish"])
+    b.add_conditional_edges("gather_experience_candidates", route_after_experience_candidates,
+                            ["reconcile_experiences", "apply_experiences"])
+    b.add_edge("reconcile_experiences", "apply_experiences")
+    b.add_conditional_edges("apply_experiences", _to_fact, ["gather_fact_candidates", "finish"])
+    b.add_conditional_edges("gather_fact_candidates", route_after_fact_candidates,
+                            ["reconcile_fact", "insert_fact"])
+    b.add_conditional_edges("reconcile_fact", route_after_fact_reconcile,
+                            ["summarize_progress", "insert_fact"])
+    b.add_edge("summarize_progress", "insert_fact")
+    b.add_edge("insert_fact", "finish")
+    b.add_edge("finish", END)
+    return b.compile(name="productivity_write")
 
 
 def build_productivity_search_graph() -> CompiledStateGraph:
-    builder = StateGraph(SearchState, context_schema=MemoryContext)
-    builder.add_node("productivity_search", _pending)
-    builder.add_edge(START, "productivity_search")
-    builder.add_edge("productivity_search", END)
-    return builder.compile(name="productivity_search")
+    """The working/coding search subgraph over :class:`SearchState`.
+
+    Example:
+        >>> "search_facts" in build_productivity_search_graph().get_graph().nodes
+        True
+    """
+    b = StateGraph(SearchState, context_schema=MemoryContext)
+    b.add_node("prepare", prepare_productivity_search)
+    b.add_node("search_facts", search_facts)
+    b.add_node("search_experiences", search_experiences)
+    b.add_node("finish", finish_productivity_search)
+    b.add_edge(START, "prepare")
+    b.add_edge("prepare", "search_facts")
+    b.add_edge("search_facts", "search_experiences")
+    b.add_edge("search_experiences", "finish")
+    b.add_edge("finish", END)
+    return b.compile(name="productivity_search")

@@ -49,20 +49,20 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import sqlalchemy as sa
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.store.jsonsql import JsonAccess, Segment
+from hy_memory_langgraph.store.jsonsql import CompareOp, JsonAccess, Segment
 
 __all__ = ["FilterError", "SEGMENT_RE", "OPERATORS", "compile_filter", "parse_key"]
 
 SEGMENT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}")
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"})
 _LOGICAL = ("$and", "$or")
-_RANGE = {"$gt": "__gt__", "$gte": "__ge__", "$lt": "__lt__", "$lte": "__le__"}
+_RANGE: dict[str, CompareOp] = {"$gt": "gt", "$gte": "ge", "$lt": "lt", "$lte": "le"}
 _MAX_DEPTH = 32
 
 Scalar = str | int | float | bool | None
@@ -164,8 +164,8 @@ def _equals(path: tuple[Segment, ...], value: Scalar, json: JsonAccess) -> sa.Co
     if isinstance(value, bool):
         return json.is_bool(path, value)
     if isinstance(value, (int, float)):
-        return sa.and_(json.kind_is(path, "number"), json.number(path) == value)
-    return sa.and_(json.kind_is(path, "string"), json.string(path) == value)
+        return json.compare(path, "number", "eq", value)
+    return json.compare(path, "string", "eq", value)
 
 
 def _operator(
@@ -192,11 +192,10 @@ def _range(
     path: tuple[Segment, ...], op: str, operand: object, json: JsonAccess
 ) -> sa.ColumnElement[bool]:
     value = _scalar(operand, op)
-    compare = _RANGE[op]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return sa.and_(json.kind_is(path, "number"), getattr(json.number(path), compare)(value))
+        return json.compare(path, "number", _RANGE[op], value)
     if isinstance(value, str):
-        return sa.and_(json.kind_is(path, "string"), getattr(json.string(path), compare)(value))
+        return json.compare(path, "string", _RANGE[op], value)
     raise FilterError(f"{op} takes a number or a string, got {operand!r}")
 
 
@@ -210,9 +209,9 @@ def _member(
     numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     parts: list[sa.ColumnElement[bool]] = []
     if strings:
-        parts.append(sa.and_(json.kind_is(path, "string"), json.string(path).in_(strings)))
+        parts.append(json.compare(path, "string", "in", strings))
     if numbers:
-        parts.append(sa.and_(json.kind_is(path, "number"), json.number(path).in_(numbers)))
+        parts.append(json.compare(path, "number", "in", numbers))
     parts.extend(json.is_bool(path, v) for v in {v for v in values if isinstance(v, bool)})
     if any(v is None for v in values):
         parts.append(json.kind_is(path, "missing", "null"))

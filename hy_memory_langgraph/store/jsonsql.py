@@ -19,17 +19,36 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["Kind", "Segment", "JsonAccess", "SqliteJson", "PostgresJson", "json_access"]
+__all__ = ["Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson", "json_access"]
 
 Kind = Literal["missing", "null", "bool", "number", "string", "array", "object"]
 Segment = str | int
+CompareOp = Literal["eq", "gt", "ge", "lt", "le", "in"]
+
+
+def _needs_kind_guard(kind: str, value: object) -> bool:
+    """Whether SQLite's json_extract could equal ``value`` for a field of another kind.
+
+    Booleans extract as 1/0 and arrays/objects as their JSON text; nothing else
+    can collide with a number or string operand.
+    """
+    values = value if isinstance(value, list) else [value]
+    if kind == "number":
+        return any(v in (0, 1) for v in values)
+    return any(isinstance(v, str) and v[:1] in ("[", "{") for v in values)
+
+
+def _apply(expr: sa.ColumnElement[Any], op: CompareOp, value: object) -> sa.ColumnElement[bool]:
+    if op == "in":
+        return expr.in_(list(value))  # type: ignore[call-overload]
+    return getattr(expr, f"__{op}__")(value)
 
 
 class JsonAccess(ABC):
@@ -58,9 +77,23 @@ class JsonAccess(ABC):
     def array_length(self, path: Sequence[Segment]) -> sa.ColumnElement[int]:
         """Length of the JSON array at ``path`` (``NULL`` when not an array)."""
 
+    def typed(self, path: Sequence[Segment], kind: Literal["number", "string"]) -> sa.ColumnElement[Any]:
+        """The field as a number or string (``NULL`` unless it has that kind)."""
+        return self.number(path) if kind == "number" else self.string(path)
+
+    def compare(
+        self, path: Sequence[Segment], kind: Literal["number", "string"], op: CompareOp, value: object
+    ) -> sa.ColumnElement[bool]:
+        """Two-valued ``field <op> value``, true only when the field has ``kind``."""
+        return sa.and_(self.kind_is(path, kind), _apply(self.typed(path, kind), op, value))
+
 
 class SqliteJson(JsonAccess):
-    """SQLite JSON1 functions (``json_type``, ``json_extract``, ...)."""
+    """SQLite JSON1 functions (``json_type``, ``json_extract``, ...).
+
+    Comparisons test the extracted value first and the kind second: SQLite
+    short-circuits ``AND``, so most non-matching rows cost one JSON lookup.
+    """
 
     _KINDS: dict[str, tuple[str, ...]] = {
         "missing": ("missing",),
@@ -99,6 +132,18 @@ class SqliteJson(JsonAccess):
 
     def array_length(self, path: Sequence[Segment]) -> sa.ColumnElement[int]:
         return sa.func.json_array_length(self.column, self._path(path))
+
+    def compare(
+        self, path: Sequence[Segment], kind: Literal["number", "string"], op: CompareOp, value: object
+    ) -> sa.ColumnElement[bool]:
+        raw = _apply(self._extract(path), op, value)
+        if op in ("eq", "in") and not _needs_kind_guard(kind, value):
+            # json_extract yields INTEGER/REAL for numbers, TEXT for strings, NULL for
+            # null/missing: an equality can only hold for the right kind. One lookup.
+            return sa.func.coalesce(raw, sa.false())
+        # Otherwise test the value first (SQLite short-circuits AND) and the kind second;
+        # ``raw`` can be NULL only when the kind test is FALSE, so this stays two-valued.
+        return sa.and_(raw, self.kind_is(path, kind))
 
 
 class PostgresJson(JsonAccess):

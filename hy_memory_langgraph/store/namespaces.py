@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import sqlalchemy as sa
 from langgraph.store.base import InvalidNamespaceError, ListNamespacesOp, MatchCondition
 
 __all__ = [
@@ -27,7 +26,7 @@ __all__ = [
     "encode",
     "decode",
     "under_prefix",
-    "prefix_clause",
+    "prefix_range",
     "matches",
     "literal_prefix",
     "list_namespaces",
@@ -57,16 +56,6 @@ def require_namespace(namespace: tuple[str, ...]) -> None:
 def under_prefix(namespace: str, prefix: str) -> bool:
     """Whether encoded ``namespace`` lies under encoded ``prefix`` ("" = all)."""
     return not prefix or namespace == prefix or namespace.startswith(prefix + SEP)
-
-
-def prefix_clause(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool] | None:
-    """SQL condition ``column`` under encoded ``prefix``; ``None`` for the empty prefix."""
-    if not prefix:
-        return None
-    return sa.or_(
-        column == prefix,
-        sa.and_(column >= prefix + SEP, column < prefix + _AFTER_SEP),
-    )
 
 
 def prefix_range(prefix: str) -> tuple[str, str]:

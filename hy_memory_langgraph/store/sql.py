@@ -16,14 +16,14 @@ import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
-from hy_memory_langgraph.store.namespaces import decode, prefix_clause
+from hy_memory_langgraph.store.namespaces import decode, prefix_range
 from hy_memory_langgraph.store.schema import changes, items, meta, vectors
 from langgraph.store.base import Item, SearchItem
 
@@ -71,17 +71,44 @@ def live(now: int) -> sa.ColumnElement[bool]:
     return sa.or_(items.c.expires_at.is_(None), items.c.expires_at > now)
 
 
-def item_where(
-    prefix: str, now: int, extra: sa.ColumnElement[bool] | None = None
-) -> sa.ColumnElement[bool]:
+# Prebuilt statements for the hot read paths (named bind parameters, built once).
+_NOW = sa.bindparam("hy_now", type_=sa.BigInteger())
+_LIVE = sa.or_(items.c.expires_at.is_(None), items.c.expires_at > _NOW)
+_UNDER = sa.or_(
+    items.c.namespace == sa.bindparam("hy_ns", type_=sa.Text()),
+    sa.and_(
+        items.c.namespace >= sa.bindparam("hy_ns_lo", type_=sa.Text()),
+        items.c.namespace < sa.bindparam("hy_ns_hi", type_=sa.Text()),
+    ),
+)
+_LIVE_UNDER = sa.and_(_LIVE, _UNDER)
+_BY_IDS = sa.select(*ITEM_COLUMNS).where(items.c.id.in_(sa.bindparam("hy_ids", expanding=True)), _LIVE)
+_BY_KEYS = sa.select(*ITEM_COLUMNS).where(
+    sa.tuple_(items.c.namespace, items.c.key).in_(sa.bindparam("hy_pairs", expanding=True)), _LIVE
+)
+_LAST_SEQ = sa.select(sa.func.max(changes.c.seq))
+_BOUNDS = sa.select(sa.func.min(changes.c.seq), sa.func.max(changes.c.seq))
+
+
+class Where(NamedTuple):
+    """A boolean clause over items plus the values of its named parameters."""
+
+    clause: sa.ColumnElement[bool]
+    params: dict[str, Any]
+
+
+def item_where(prefix: str, now: int, extra: sa.ColumnElement[bool] | None = None) -> Where:
     """``live AND namespace under prefix AND extra``."""
-    clauses = [live(now)]
-    ns = prefix_clause(items.c.namespace, prefix)
-    if ns is not None:
-        clauses.append(ns)
+    params: dict[str, Any] = {"hy_now": now}
+    if prefix:
+        low, high = prefix_range(prefix)
+        params.update(hy_ns=prefix, hy_ns_lo=low, hy_ns_hi=high)
+        clause = _LIVE_UNDER
+    else:
+        clause = _LIVE
     if extra is not None:
-        clauses.append(extra)
-    return sa.and_(*clauses)
+        clause = sa.and_(clause, extra)
+    return Where(clause, params)
 
 
 def row_to_item(row: Row[Any]) -> Item:
@@ -114,10 +141,8 @@ def fetch_by_keys(
     """Live rows for ``(encoded namespace, key)`` pairs."""
     found: dict[tuple[str, str], Row[Any]] = {}
     for part in chunks(list(dict.fromkeys(pairs))):
-        stmt = sa.select(*ITEM_COLUMNS).where(
-            sa.tuple_(items.c.namespace, items.c.key).in_(part), live(now)
-        )
-        found.update({(r.namespace, r.key): r for r in conn.execute(stmt)})
+        rows = conn.execute(_BY_KEYS, {"hy_pairs": list(part), "hy_now": now})
+        found.update({(r.namespace, r.key): r for r in rows})
     return found
 
 
@@ -125,51 +150,60 @@ def fetch_by_ids(conn: Connection, ids: Iterable[int], now: int) -> dict[int, Ro
     """Live rows by item id."""
     found: dict[int, Row[Any]] = {}
     for part in chunks(list(ids)):
-        stmt = sa.select(*ITEM_COLUMNS).where(items.c.id.in_(part), live(now))
-        found.update({r.id: r for r in conn.execute(stmt)})
+        found.update({r.id: r for r in conn.execute(_BY_IDS, {"hy_ids": list(part), "hy_now": now})})
     return found
 
 
-def newest_first(
-    conn: Connection, where: sa.ColumnElement[bool], limit: int, offset: int
-) -> list[Row[Any]]:
+def newest_first(conn: Connection, where: Where, limit: int, offset: int) -> list[Row[Any]]:
     """Matching rows ordered by ``updated_at`` (then id) descending."""
     stmt = (
         sa.select(*ITEM_COLUMNS)
-        .where(where)
+        .where(where.clause)
         .order_by(items.c.updated_at.desc(), items.c.id.desc())
         .limit(limit)
         .offset(offset)
     )
-    return list(conn.execute(stmt))
+    return list(conn.execute(stmt, where.params))
 
 
-def without_vectors(where: sa.ColumnElement[bool]) -> sa.ColumnElement[bool]:
+def without_vectors(where: Where) -> Where:
     """``where`` restricted to items that have no vector."""
     has_vector = sa.exists().where(vectors.c.item_id == items.c.id)
-    return sa.and_(where, sa.not_(has_vector))
+    return Where(sa.and_(where.clause, sa.not_(has_vector)), where.params)
 
 
-def matching_ids(conn: Connection, where: sa.ColumnElement[bool]) -> list[int]:
-    return list(conn.execute(sa.select(items.c.id).where(where)).scalars())
+def matching_ids(conn: Connection, where: Where) -> list[int]:
+    return list(conn.execute(sa.select(items.c.id).where(where.clause), where.params).scalars())
 
 
 def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
     """Distinct encoded namespaces holding at least one live item under ``prefix``."""
-    stmt = sa.select(items.c.namespace).where(item_where(prefix, now)).distinct()
-    return list(conn.execute(stmt).scalars())
+    where = item_where(prefix, now)
+    stmt = sa.select(items.c.namespace).where(where.clause).distinct()
+    return list(conn.execute(stmt, where.params).scalars())
 
 
 # ---------------------------------------------------------------- writes
 
 
-def _insert_for(conn: Connection) -> Any:
-    name = conn.dialect.name
-    if name == "sqlite":
-        return sqlite.insert
-    if name == "postgresql":
-        return postgresql.insert
-    raise ConfigError(f"HyMemoryStore does not support the {name!r} dialect")
+def _upsert_statement(insert: Any) -> Any:
+    stmt = insert(items)
+    expired = sa.and_(
+        items.c.expires_at.is_not(None), items.c.expires_at <= stmt.excluded.updated_at
+    )
+    return stmt.on_conflict_do_update(
+        index_elements=[items.c.namespace, items.c.key],
+        set_={
+            "value": stmt.excluded.value,
+            "updated_at": stmt.excluded.updated_at,
+            "ttl_minutes": stmt.excluded.ttl_minutes,
+            "expires_at": stmt.excluded.expires_at,
+            "created_at": sa.case((expired, stmt.excluded.created_at), else_=items.c.created_at),
+        },
+    ).returning(items.c.id, items.c.namespace, items.c.key)
+
+
+_UPSERT = {"sqlite": _upsert_statement(sqlite.insert), "postgresql": _upsert_statement(postgresql.insert)}
 
 
 def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
@@ -178,27 +212,10 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> dict[tuple
     Returns:
         ``{(encoded namespace, key): item id}``.
     """
-    insert = _insert_for(conn)
-    ids: dict[tuple[str, str], int] = {}
-    for part in chunks(rows):
-        stmt = insert(items).values(list(part))
-        expired = sa.and_(
-            items.c.expires_at.is_not(None), items.c.expires_at <= stmt.excluded.updated_at
-        )
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[items.c.namespace, items.c.key],
-            set_={
-                "value": stmt.excluded.value,
-                "updated_at": stmt.excluded.updated_at,
-                "ttl_minutes": stmt.excluded.ttl_minutes,
-                "expires_at": stmt.excluded.expires_at,
-                "created_at": sa.case(
-                    (expired, stmt.excluded.created_at), else_=items.c.created_at
-                ),
-            },
-        ).returning(items.c.id, items.c.namespace, items.c.key)
-        ids.update({(r.namespace, r.key): r.id for r in conn.execute(stmt)})
-    return ids
+    stmt = _UPSERT.get(conn.dialect.name)
+    if stmt is None:
+        raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
+    return {(r.namespace, r.key): r.id for r in conn.execute(stmt, list(rows))}
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
@@ -249,23 +266,22 @@ def expired_rows(conn: Connection, now: int) -> list[Row[Any]]:
 # ---------------------------------------------------------------- change log
 
 
+_APPEND = sa.insert(changes).returning(changes.c.seq)
+
+
 def append_changes(conn: Connection, entries: Sequence[dict[str, Any]]) -> list[int]:
     """Append ``{item_id, op, namespace, key}`` entries; returns their sequence numbers."""
-    seqs: list[int] = []
-    for part in chunks(entries):
-        stmt = sa.insert(changes).values(list(part)).returning(changes.c.seq)
-        seqs.extend(conn.execute(stmt).scalars())
-    return seqs
+    return list(conn.execute(_APPEND, list(entries)).scalars())
 
 
 def change_bounds(conn: Connection) -> tuple[int, int]:
     """``(min seq, max seq)`` of the log, ``(0, 0)`` when empty."""
-    low, high = conn.execute(sa.select(sa.func.min(changes.c.seq), sa.func.max(changes.c.seq))).one()
+    low, high = conn.execute(_BOUNDS).one()
     return int(low or 0), int(high or 0)
 
 
 def last_seq(conn: Connection) -> int:
-    return int(conn.execute(sa.select(sa.func.max(changes.c.seq))).scalar() or 0)
+    return int(conn.execute(_LAST_SEQ).scalar() or 0)
 
 
 def changes_since(conn: Connection, seq: int) -> list[Row[Any]]:

@@ -1,0 +1,214 @@
+"""Ingest 100 real airline tool-call dialogues (tau-bench) through the working pipeline.
+
+Every dialogue of ``airline_dev100.json`` (an OpenAI-style ``traj`` with tool calls and
+tool results) becomes one ``client.add(messages, scene="working", user_id=...)``; the
+user id is the task's customer, the session id the task id. Two modes:
+
+* ``lite``: zero LLM calls, one deterministic fact per add;
+* ``pro``: a counting fake chat model that answers each stage instantly with fixed,
+  plausible JSON (one experience, one fact; SKIP on reconcile; no supersede) and reports
+  ``usage_metadata`` (prompt tokens approximated as words + punctuation marks).
+
+Printed per mode: add latency p50/p95 in ms excluding the time spent in model calls,
+LLM calls and prompt tokens per add (average), calls per stage, database sizes on disk,
+and the latency of a few searches. A dialogue that raises fails the run (exit code 1).
+
+Usage::
+
+    python bench/productivity_ingest.py [--fast] [--mode lite|pro|both] [--limit N]
+                                        [--keep-system] [--data-dir DIR]
+
+``--fast`` uses :class:`HashingEmbeddings` instead of the embedded e5 model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from langchain_core.embeddings import Embeddings  # noqa: E402
+from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
+
+from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
+from hy_memory_langgraph.config import MemoryConfig  # noqa: E402
+from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
+from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel  # noqa: E402
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/tau_bench/airline_dev100.json"
+QUERIES = ("change the flight of my reservation", "cancel a booking and refund",
+           "baggage allowance for gold members", "upgrade cabin class to business",
+           "payment with travel certificate")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+_EXTRACT = {
+    "experiences": [{
+        "task": "change or book an airline reservation for a customer",
+        "search_keys": ["airline reservation", "flight change", "booking payment"],
+        "solution": "Look up the user, then the reservation, check the policy, confirm with the "
+                    "customer before any update, then call the update tool once.",
+        "boundary_envs": ["airline tools API"], "confidence": 0.6, "files": [],
+    }],
+    "fact": {"subject": "airline reservation", "statement": "Handled the customer's airline "
+             "request with the reservation tools; the final outcome is in the last reply.",
+             "files": [], "details": "see trace"},
+}
+_REPLIES = {
+    "extract": _EXTRACT,
+    "experience_reconcile": {"operations": [{"draft": "d0", "op": "SKIP", "target": "e_0",
+                                             "merged": None}]},
+    "fact_reconcile": {"supersede": [], "reason": "different requests"},
+    "progress_summary": {"summary": "progress"},
+}
+
+
+def _stage(system: str) -> str:
+    if "memory writer" in system or "记忆整理员" in system:
+        return "extract"
+    if "library of reusable" in system or "经验库" in system:
+        return "experience_reconcile"
+    if "timeline" in system or "时间线" in system:
+        return "fact_reconcile"
+    return "progress_summary"
+
+
+def fake_model() -> ScriptedChatModel:
+    """An instant model: fixed JSON per stage, usage reported from the prompt size."""
+
+    def respond(messages: list[BaseMessage]) -> AIMessage:
+        text = "\n".join(str(m.content) for m in messages)
+        reply = json.dumps(_REPLIES[_stage(str(messages[0].content))])
+        prompt, completion = len(_TOKEN.findall(text)), len(_TOKEN.findall(reply))
+        return AIMessage(content=reply, usage_metadata={
+            "input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion})
+
+    return ScriptedChatModel.from_script(respond)
+
+
+def load_dialogues(path: Path, keep_system: bool) -> list[dict[str, Any]]:
+    """``[{"user_id", "session_id", "messages"}]`` in file order."""
+    out = []
+    for row in json.loads(path.read_text(encoding="utf-8")):
+        messages = [dict(m) for m in row["traj"] if keep_system or m.get("role") != "system"]
+        out.append({"user_id": row["info"]["task"]["user_id"],
+                    "session_id": f"task{row['task_id']}-trial{row.get('trial', 0)}",
+                    "messages": messages})
+    return out
+
+
+def _timed_gateway(client: HyMemoryClient) -> list[float]:
+    """Wrap the client's LLM gateway so model time can be subtracted; returns the sink."""
+    spent: list[float] = []
+    gateway = client.context.llm
+    if gateway is None:
+        return spent
+    original: Callable[..., str] = gateway.invoke
+
+    def invoke(*args: Any, **kwargs: Any) -> str:
+        start = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - start)
+
+    gateway.invoke = invoke  # type: ignore[method-assign]
+    return spent
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _sizes(data_dir: Path) -> dict[str, int]:
+    return {str(p.relative_to(data_dir)): p.stat().st_size
+            for p in sorted(data_dir.rglob("*")) if p.is_file()}
+
+
+def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data_dir: Path) -> bool:
+    """Ingest every dialogue in ``mode``; print the figures; ``False`` if any add raised."""
+    config = MemoryConfig.from_env({}, data_dir=data_dir)
+    llm = fake_model() if mode == "pro" else None
+    client = HyMemoryClient(mode=mode, llm=llm, embeddings=embeddings, config=config)
+    spent = _timed_gateway(client)
+    latencies: list[float] = []
+    failures: list[str] = []
+    facts = experiences = chat = 0
+    for dialogue in dialogues:
+        before = len(spent)
+        start = time.perf_counter()
+        try:
+            result = client.add(dialogue["messages"], scene="working", user_id=dialogue["user_id"],
+                                session_id=dialogue["session_id"])
+        except Exception as exc:  # noqa: BLE001 - a benchmark reports, it does not stop
+            failures.append(f"{dialogue['session_id']}: {type(exc).__name__}: {exc}")
+            continue
+        latencies.append((time.perf_counter() - start - sum(spent[before:])) * 1000.0)
+        if result["scene"] != "productivity":  # no tool trace: seed 1 §1 falls back to chat
+            chat += 1
+            continue
+        facts += len(result["fact_ids"])
+        experiences += len(result["experience_ids"])
+    search_ms = []
+    for query in QUERIES:
+        start = time.perf_counter()
+        client.search(query, scene="working", user_ids=sorted({d["user_id"] for d in dialogues}))
+        search_ms.append((time.perf_counter() - start) * 1000.0)
+    usage = client.llm_usage.snapshot()
+    client.close()
+    n = max(1, len(latencies))
+    calls = sum(s["calls"] for s in usage.values())
+    prompt_tokens = sum(s["prompt_tokens"] for s in usage.values())
+    sizes = _sizes(data_dir)
+    print(f"\n== mode={mode}  adds={len(latencies)}/{len(dialogues)}  failures={len(failures)}")
+    print(f"add latency excl. model: p50={_pct(latencies, 0.5):.1f} ms  p95={_pct(latencies, 0.95):.1f} ms"
+          f"  mean={statistics.fmean(latencies):.1f} ms")
+    print(f"LLM calls/add={calls / n:.2f}  prompt tokens/add={prompt_tokens / n:.0f}"
+          f"  (model time total {sum(spent) * 1000:.0f} ms)")
+    for stage, entry in sorted(usage.items()):
+        print(f"  {stage:<22} calls={entry['calls']:<4} prompt_tokens={entry['prompt_tokens']}")
+    print(f"written: facts={facts} experiences(added/updated)={experiences}"
+          f"  chat fallbacks (no tool trace)={chat}")
+    print(f"search latency ({len(QUERIES)} queries, {len({d['user_id'] for d in dialogues})} users):"
+          f" p50={_pct(search_ms, 0.5):.1f} ms  max={max(search_ms):.1f} ms")
+    print(f"on disk: total={sum(sizes.values()) / 1024:.0f} KiB")
+    for name, size in sizes.items():
+        print(f"  {name:<44} {size / 1024:>8.0f} KiB")
+    for failure in failures:
+        print(f"  FAILED {failure}")
+    return not failures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--fast", action="store_true", help="HashingEmbeddings instead of e5")
+    parser.add_argument("--mode", choices=("lite", "pro", "both"), default="both")
+    parser.add_argument("--limit", type=int, default=None, help="first N dialogues only")
+    parser.add_argument("--keep-system", action="store_true", help="keep the agent system prompt")
+    parser.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
+    args = parser.parse_args(argv)
+    dialogues = load_dialogues(args.path, args.keep_system)[: args.limit]
+    embeddings: Embeddings = HashingEmbeddings(dims=256) if args.fast else E5Embeddings()
+    if not args.fast:
+        embeddings.embed_query("warm up")  # load the model outside the timed adds
+    print(f"{len(dialogues)} dialogues from {args.path.name}; embeddings="
+          f"{type(embeddings).__name__}; system prompt {'kept' if args.keep_system else 'dropped'}")
+    ok = True
+    root = args.data_dir or Path(tempfile.mkdtemp(prefix="hy_prod_bench_"))
+    for mode in (("lite", "pro") if args.mode == "both" else (args.mode,)):
+        ok = run(mode, dialogues, embeddings, root / mode) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

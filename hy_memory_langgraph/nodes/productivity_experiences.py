@@ -1,0 +1,186 @@
+"""Experience layer of a productivity write: candidates, one reconcile call, apply.
+
+Candidates of a draft are the user's active experiences in the same scope (any
+session) whose task/keys are close to the draft's task (vector, max-pooled per
+experience). The reconcile call happens only when some draft has candidates; it
+answers ADD / UPDATE / DELETE / SKIP per draft, and the rules the model may break are
+enforced here:
+
+* a target must be one of the candidates offered for THAT draft, else ADD;
+* a draft the reply does not handle is ADDed; failure or garbage → ADD all;
+* one candidate is changed at most once per write (a second claim becomes ADD);
+* UPDATE without a usable merged experience merges deterministically;
+* DELETE retires the target (status ``deleted``, out of the index, kept for history)
+  and adds the draft as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.llm import ask_json
+from hy_memory_langgraph.nodes.parsing import as_choice, as_float, as_list, as_str, as_str_list
+from hy_memory_langgraph.nodes.productivity_extract import MAX_SEARCH_KEYS
+from hy_memory_langgraph.nodes.productivity_input import base_record, merge_unique
+from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.repos.productivity import (
+    ACTIVE,
+    DELETED,
+    experience_event,
+    scope_filter,
+)
+
+__all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
+           "gather_experience_candidates", "route_after_experience_candidates",
+           "reconcile_experiences", "apply_experiences", "render_drafts"]
+
+EXPERIENCE_OPS: Final = ("ADD", "UPDATE", "DELETE", "SKIP")
+#: Stored experiences offered per draft (best cosine first).
+CANDIDATES_PER_DRAFT: Final = 3
+#: Cosine below which a stored experience is not offered as a candidate.
+CANDIDATE_MIN_SCORE: Final = 0.5
+_MAX_VERSIONS: Final = 20
+_SOLUTION_CHARS: Final = 800
+
+
+def gather_experience_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """For each draft, close active experiences of the same user and scope."""
+    repo = runtime.context.productivity_repo(state["variant"])
+    where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
+    requests = [(state["user_id"], d["task"]) for d in state["experience_drafts"]]
+    found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
+    return {"experience_candidates": [
+        [value for value, score in hits if score >= CANDIDATE_MIN_SCORE] for hits in found
+    ]}
+
+
+def route_after_experience_candidates(state: WriteState) -> str:
+    if any(state.get("experience_candidates") or []):
+        return "reconcile_experiences"
+    return "apply_experiences"
+
+
+def _line(item: dict[str, Any]) -> str:
+    solution = " ".join(item["solution"].split())
+    if len(solution) > _SOLUTION_CHARS:
+        solution = solution[:_SOLUTION_CHARS] + " …"
+    return (f"task: {item['task']} / keys: {'; '.join(item.get('search_keys') or [])} / "
+            f"solution: {solution} / envs: {'; '.join(item.get('boundary_envs') or [])}")
+
+
+def render_drafts(drafts: list[dict[str, Any]],
+                  candidates: list[list[dict[str, Any]]]) -> tuple[str, dict[str, str]]:
+    """The ``drafts`` prompt block (drafts with candidates only) and alias → memory id."""
+    aliases: dict[str, str] = {}
+    by_id: dict[str, str] = {}
+    lines: list[str] = []
+    for i, (draft, cands) in enumerate(zip(drafts, candidates)):
+        if not cands:
+            continue
+        lines.append(f"d{i}: {_line(draft)}")
+        for cand in cands:
+            alias = by_id.setdefault(cand["memory_id"], f"e_{len(by_id)}")
+            aliases[alias] = cand["memory_id"]
+            lines.append(f"  {alias}: {_line(cand)}")
+    return "\n".join(lines), aliases
+
+
+def reconcile_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One call deciding an operation per draft (checked against the offered candidates)."""
+    drafts, candidates = state["experience_drafts"], state["experience_candidates"]
+    block, aliases = render_drafts(drafts, candidates)
+    reply = ask_json(runtime.context.llm, "experience_reconcile", "experience_reconcile",
+                     state["lang"], drafts=block)
+    decided: dict[int, dict[str, Any]] = {}
+    for raw in as_list((reply or {}).get("operations")):
+        if not isinstance(raw, dict):
+            continue
+        index = _draft_index(raw.get("draft"), len(drafts))
+        if index is None or index in decided:
+            continue
+        offered = {c["memory_id"] for c in candidates[index]}
+        target = aliases.get(as_str(raw.get("target")))
+        op = as_choice(raw.get("op"), EXPERIENCE_OPS, "ADD")
+        if op == "ADD" or target not in offered:
+            decided[index] = {"op": "ADD"}
+        else:
+            merged = raw.get("merged") if isinstance(raw.get("merged"), dict) else None
+            decided[index] = {"op": op, "target": target, "merged": merged}
+    return {"experience_decisions": [decided.get(i, {"op": "ADD"}) for i in range(len(drafts))]}
+
+
+def _draft_index(value: Any, size: int) -> int | None:
+    text = as_str(value).lower().removeprefix("d")
+    return int(text) if text.isdigit() and int(text) < size else None
+
+
+def _merge(target: dict[str, Any], draft: dict[str, Any],
+           merged: dict[str, Any] | None) -> dict[str, Any]:
+    """UPDATE content: the model's merge when usable, else a deterministic union."""
+    m = merged or {}
+    task, solution = as_str(m.get("task")), as_str(m.get("solution"))
+    if not task or not solution:
+        task = target["task"]
+        solution = draft["solution"] if target["solution"] in draft["solution"] else (
+            f"{draft['solution']}\n{target['solution']}")
+    keys = as_str_list(m.get("search_keys")) or merge_unique(target["search_keys"], draft["search_keys"])
+    envs = merge_unique(as_str_list(m.get("boundary_envs")) or target["boundary_envs"],
+                       draft["boundary_envs"])
+    confidence = as_float(m.get("confidence"), max(target["confidence"], draft["confidence"]),
+                          lo=0.0, hi=1.0)
+    return {"task": task, "search_keys": [k for k in keys if k != task][:MAX_SEARCH_KEYS],
+            "solution": solution, "boundary_envs": envs, "confidence": confidence,
+            "files": merge_unique(target.get("files") or [], draft["files"])}
+
+
+def _revise(target: dict[str, Any], state: WriteState, op: str, **changes: Any) -> dict[str, Any]:
+    """A new version of ``target`` (previous version kept in ``versions``)."""
+    versions = [*(target.get("versions") or []), experience_event(target)][-_MAX_VERSIONS:]
+    at = state["at"]
+    later = at.timestamp() >= target["memory_ts"]
+    return {**target, **changes, "versions": versions, "version": target.get("version", 1) + 1,
+            "last_op": op, "request_id": state["request_id"], "updated_at": iso(utcnow()),
+            "memory_at": iso(at) if later else target["memory_at"],
+            "memory_ts": at.timestamp() if later else target["memory_ts"]}
+
+
+def apply_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Write the decided operations; one op per draft in the result."""
+    repo = runtime.context.productivity_repo(state["variant"])
+    drafts = state["experience_drafts"]
+    decisions = state.get("experience_decisions") or [{"op": "ADD"} for _ in drafts]
+    targets = {c["memory_id"]: c for cands in state.get("experience_candidates") or [] for c in cands}
+    new: list[dict[str, Any]] = []
+    changed: dict[str, dict[str, Any]] = {}
+    ops: list[dict[str, Any]] = []
+    linked: list[str] = []
+    for draft, decision in zip(drafts, decisions):
+        op, target_id = decision["op"], decision.get("target")
+        target = targets.get(target_id or "")
+        if op != "ADD" and (target is None or target_id in changed):
+            op = "ADD"
+        if op == "SKIP":
+            ops.append({"op": "SKIP", "memory_id": target_id, "task": draft["task"]})
+            linked.append(target_id)
+        elif op == "UPDATE":
+            changed[target_id] = _revise(target, state, "UPDATE",
+                                         **_merge(target, draft, decision.get("merged")))
+            ops.append({"op": "UPDATE", "memory_id": target_id, "task": changed[target_id]["task"]})
+            linked.append(target_id)
+        else:
+            record = {**base_record(state, "experience"), **draft, "version": 1, "last_op": "ADD",
+                      "versions": []}
+            new.append(record)
+            entry = {"op": op, "memory_id": record["memory_id"], "task": draft["task"]}
+            if op == "DELETE":
+                changed[target_id] = _revise(target, state, "DELETE", status=DELETED)
+                entry["deleted_id"] = target_id
+            ops.append(entry)
+            linked.append(record["memory_id"])
+    repo.put(list(changed.values()), replace=True)
+    repo.put(new)
+    return {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}

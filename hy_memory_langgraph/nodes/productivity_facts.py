@@ -1,0 +1,140 @@
+"""Fact layer of a productivity write: candidates, supersede call, progress summary, insert.
+
+The new fact is always inserted. It may SUPERSEDE older active facts that continue
+the same task. Candidates (beyond the reference: from every session of the user) are
+active facts in the same scope with the same :func:`subject_key` (same subject is
+necessary), not newer than the new fact, and not on a different named branch; at most
+:data:`FACT_CANDIDATES`, nearest first. The call happens only when candidates exist;
+targets outside the offered list are ignored; failure → insert only.
+
+A superseded fact keeps its record (status ``superseded``, ``superseded_by`` = the new
+id) and leaves the vector index. When the new fact superseded something, one more call
+writes a cross-session progress summary over its ancestor chain (at most
+:data:`SUMMARY_GENERATIONS` generations, oldest → newest), stored on the new fact.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.llm import ask_json
+from hy_memory_langgraph.nodes.parsing import as_str, as_str_list
+from hy_memory_langgraph.nodes.productivity_input import base_record
+from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.repos.productivity import ACTIVE, SUPERSEDED, scope_filter, subject_key
+
+__all__ = ["FACT_CANDIDATES", "SUMMARY_GENERATIONS", "FACT_OPS", "embed_text",
+           "gather_fact_candidates", "route_after_fact_candidates", "reconcile_fact",
+           "route_after_fact_reconcile", "summarize_progress", "insert_fact"]
+
+FACT_OPS: Final = ("INSERT", "SUPERSEDE")
+#: Older facts offered to the supersede decision.
+FACT_CANDIDATES: Final = 8
+#: Generations of ancestors the progress summary reads.
+SUMMARY_GENERATIONS: Final = 8
+_STATEMENT_CHARS: Final = 1200
+
+
+def embed_text(subject: str, statement: str) -> str:
+    """The only embedded text of a fact: ``"subject: statement"``."""
+    return f"{subject}: {statement}" if subject else statement
+
+
+def gather_fact_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Older active facts of the same user, scope and subject key."""
+    fact = state["fact_draft"]
+    assert fact is not None
+    key = subject_key(fact["subject"])
+    if not key:
+        return {"fact_candidates": []}
+    repo = runtime.context.productivity_repo(state["variant"])
+    where = {"status": ACTIVE, "subject_key": key,
+             **scope_filter(state.get("workspace_id"), state.get("branch"))}
+    hits = repo.search("fact", [state["user_id"]], embed_text(fact["subject"], fact["statement"]),
+                       where=where, limit=FACT_CANDIDATES)[0]
+    ts, branch = state["at"].timestamp(), state.get("branch")
+    keep = [v for v, _ in hits
+            if v["memory_ts"] <= ts and not (branch and v.get("branch") and v["branch"] != branch)]
+    return {"fact_candidates": keep}
+
+
+def route_after_fact_candidates(state: WriteState) -> str:
+    return "reconcile_fact" if state.get("fact_candidates") else "insert_fact"
+
+
+def _cut(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _STATEMENT_CHARS else flat[:_STATEMENT_CHARS] + " …"
+
+
+def _candidate_line(alias: str, value: dict[str, Any]) -> str:
+    return (f"{alias}: [subject={value.get('subject') or '-'} branch={value.get('branch') or '-'} "
+            f"at={value['memory_at']}] {_cut(value['statement'])}")
+
+
+def _new_fact_line(state: WriteState) -> str:
+    fact = state["fact_draft"]
+    assert fact is not None
+    return (f"subject={fact['subject'] or '-'} / branch={state.get('branch') or '-'} / "
+            f"time={iso(state['at'])} / {_cut(fact['statement'])}")
+
+
+def reconcile_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One call: which offered candidates the new fact supersedes."""
+    candidates = state["fact_candidates"]
+    aliases = {f"f_{i}": c["memory_id"] for i, c in enumerate(candidates)}
+    reply = ask_json(
+        runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"],
+        new_fact=_new_fact_line(state),
+        candidates="\n".join(_candidate_line(a, c) for a, c in zip(aliases, candidates)),
+    )
+    chosen = [aliases[a] for a in as_str_list((reply or {}).get("supersede")) if a in aliases]
+    return {"superseded_ids": list(dict.fromkeys(chosen))}
+
+
+def route_after_fact_reconcile(state: WriteState) -> str:
+    return "summarize_progress" if state.get("superseded_ids") else "insert_fact"
+
+
+def summarize_progress(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One call: progress of the task over the superseded facts and their ancestors."""
+    ctx = runtime.context
+    repo = ctx.productivity_repo(state["variant"])
+    chain = repo.ancestors({"supersedes": state["superseded_ids"]}, SUMMARY_GENERATIONS)
+    lines = [f"[{v['memory_at']}] {v.get('subject') or '-'}: {_cut(v['statement'])}" for v in chain]
+    reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
+                     chain="\n".join(lines), new_fact=_new_fact_line(state))
+    summary = as_str((reply or {}).get("summary"))
+    return {"progress_summary": summary or None}
+
+
+def insert_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Insert the new fact, then retire the facts it supersedes."""
+    fact = state["fact_draft"]
+    assert fact is not None
+    repo = runtime.context.productivity_repo(state["variant"])
+    superseded = list(state.get("superseded_ids") or [])
+    record = {
+        **base_record(state, "fact"),
+        "subject": fact["subject"], "subject_key": subject_key(fact["subject"]),
+        "statement": fact["statement"], "files": list(fact["files"]), "details": fact["details"],
+        "embed_text": embed_text(fact["subject"], fact["statement"]),
+        "source": fact["source"], "summary": state.get("progress_summary"),
+        "experience_ids": list(state.get("linked_experience_ids") or []),
+        "supersedes": superseded, "superseded_by": None,
+    }
+    repo.put([record])
+    by_id = {c["memory_id"]: c for c in state.get("fact_candidates") or []}
+    now = iso(utcnow())
+    retired = [{**by_id[i], "status": SUPERSEDED, "superseded_by": record["memory_id"],
+                "updated_at": now} for i in superseded if i in by_id]
+    repo.put(retired, replace=True)
+    ops = [{"op": "INSERT", "memory_id": record["memory_id"], "subject": record["subject"],
+            "statement": record["statement"]}]
+    ops += [{"op": "SUPERSEDE", "memory_id": v["memory_id"], "superseded_by": record["memory_id"]}
+            for v in retired]
+    return {"fact_ops": ops, "fact_id": record["memory_id"]}

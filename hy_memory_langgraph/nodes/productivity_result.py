@@ -1,0 +1,48 @@
+"""Last node of a productivity write: record the trace, build the seed 1 §4 result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.productivity_experiences import EXPERIENCE_OPS
+from hy_memory_langgraph.nodes.productivity_facts import FACT_OPS
+from hy_memory_langgraph.nodes.productivity_input import work_messages
+from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.nodes.state import WriteState
+
+__all__ = ["finish_productivity", "WRITE_KEYS"]
+
+#: Keys of every working/coding write result (coding adds ``chain_rounds``).
+WRITE_KEYS: tuple[str, ...] = (
+    "success", "scene", "request_id", "ops", "ops_summary", "experience_ids", "fact_ops",
+    "fact_ops_summary", "fact_ids", "memory_id", "elapsed_ms",
+)
+
+
+def finish_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Append this call's messages to the shared trace store and return the result."""
+    ctx = runtime.context
+    ctx.productivity_traces.append(state["user_id"], state.get("session_id"),
+                                   work_messages(state["msgs"]), scene=state["variant"])
+    ops = list(state.get("experience_ops") or [])
+    fact_ops = list(state.get("fact_ops") or [])
+    fact_id = state.get("fact_id")
+    result: dict[str, Any] = {
+        "success": True,
+        "scene": "productivity",
+        "request_id": state["request_id"],
+        "ops": ops,
+        "ops_summary": ops_summary(ops, EXPERIENCE_OPS),
+        "experience_ids": [op["memory_id"] for op in ops if op["op"] != "SKIP"],
+        "fact_ops": fact_ops,
+        "fact_ops_summary": ops_summary(fact_ops, FACT_OPS),
+        "fact_ids": [fact_id] if fact_id else [],
+        "memory_id": fact_id,
+        "elapsed_ms": elapsed_ms(state["started"]),
+    }
+    if state["variant"] == "coding":
+        result["chain_rounds"] = 0  # the version chain is recorded by a later stage
+    return {"result": result}

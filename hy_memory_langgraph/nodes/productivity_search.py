@@ -1,0 +1,143 @@
+"""Productivity search (working / coding): facts, then experiences.
+
+Scope: the user ids given, the workspace/branch scope of :func:`scope_filter`, the
+time range when one is given; all applied by the store before its top-k.
+
+Facts: active facts only, by vector (cosine on ``"subject: statement"``). A fact is
+kept when its cosine reaches :data:`FACT_GATE` (0.30). Kept facts are ordered by
+``cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)``: BM25 (CJK-aware
+tokenizer of :mod:`hy_memory_langgraph.lexical`) over the kept pool only moves facts
+whose cosines are within a few hundredths of each other.
+
+Experiences: first those linked from the kept facts (written by the same ``add``, or
+updated/confirmed by it), in fact order; then direct hits (max-pooled over the task and
+search-key vectors) whose cosine reaches :data:`EXPERIENCE_GATE` (0.40).
+
+``min_score``, when given, replaces both gates. ``limit`` applies per layer. The cosine
+gates are calibrated for embeddings whose unrelated pairs score near 0; models with a
+high similarity floor (e5 family) pass more through, which ``min_score`` can tighten.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, cast
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.config import Variant
+from hy_memory_langgraph.lexical import BM25Index
+from hy_memory_langgraph.nodes.chat_search import time_filter
+from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.productivity_input import resolve_variant
+from hy_memory_langgraph.nodes.results import elapsed_ms
+from hy_memory_langgraph.nodes.state import SearchState
+from hy_memory_langgraph.repos.productivity import (
+    ACTIVE,
+    ProductivityRepository,
+    in_scope,
+    public_view,
+    scope_filter,
+)
+
+__all__ = ["FACT_GATE", "EXPERIENCE_GATE", "LEXICAL_TIE_BREAK", "BM25_SATURATION",
+           "SEARCH_KEYS", "prepare_productivity_search", "search_facts", "search_experiences",
+           "finish_productivity_search"]
+
+#: Minimum cosine of a returned fact.
+FACT_GATE: Final = 0.30
+#: Minimum cosine of a directly retrieved experience.
+EXPERIENCE_GATE: Final = 0.40
+#: Weight of the saturated BM25 score added to the cosine of a kept fact.
+LEXICAL_TIE_BREAK: Final = 0.05
+#: BM25 score at which the tie-break reaches half its weight.
+BM25_SATURATION: Final = 4.0
+_POOL_FACTOR: Final = 4
+_MIN_POOL: Final = 20
+#: Keys of every working/coding search result (coding adds ``chain_block``, ``chain_used``).
+SEARCH_KEYS: tuple[str, ...] = ("request_id", "scene", "facts", "experiences", "elapsed_ms")
+
+
+def prepare_productivity_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """The variant: the explicit scene, else the route chosen by query analysis."""
+    scene = state.get("scene")
+    if scene:
+        return {"variant": resolve_variant(None, scene)}
+    return {"variant": resolve_variant(state.get("route"), None)}
+
+
+def _repo(state: SearchState, runtime: Runtime[MemoryContext]) -> ProductivityRepository:
+    return runtime.context.productivity_repo(cast(Variant, state["variant"]))
+
+
+def _where(state: SearchState) -> dict[str, Any]:
+    return {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch")),
+            **time_filter(state.get("created_after"), state.get("created_before"))}
+
+
+def _gate(state: SearchState, default: float) -> float:
+    min_score = state.get("min_score")
+    return float(min_score) if min_score is not None else default
+
+
+def search_facts(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Gated vector hits over every user, lexical tie-break, best ``limit``."""
+    limit, query = state["limit"], state["effective_query"]
+    pool = max(limit * _POOL_FACTOR, _MIN_POOL)
+    gate = _gate(state, FACT_GATE)
+    per_user = _repo(state, runtime).search("fact", state["user_ids"], query,
+                                            where=_where(state), limit=pool)
+    kept = [(value, score) for hits in per_user for value, score in hits if score >= gate]
+    index = BM25Index()
+    for value, _ in kept:
+        index.add(value["memory_id"], value.get("embed_text") or value["statement"])
+    lexical = index.score(query)
+    ranked = []
+    for value, cosine in kept:
+        bm25 = lexical.get(value["memory_id"], 0.0)
+        fused = cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)
+        ranked.append((fused, cosine, value))
+    ranked.sort(key=lambda t: (-t[0], t[2]["memory_id"]))
+    hits = [{**public_view(v, fused), "similarity": round(cosine, 6)}
+            for fused, cosine, v in ranked[:limit]]
+    return {"fact_hits": hits}
+
+
+def search_experiences(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Experiences linked from the kept facts first, then gated direct hits."""
+    repo, limit = _repo(state, runtime), state["limit"]
+    ws, branch = state.get("workspace_id"), state.get("branch")
+    link_of: dict[str, str] = {}
+    for fact in state.get("fact_hits") or []:
+        for exp_id in fact.get("experience_ids") or []:
+            link_of.setdefault(exp_id, fact["memory_id"])
+    linked = [v for v in repo.get_many(link_of)
+              if v["status"] == ACTIVE and in_scope(v, ws, branch)][:limit]
+    gate = _gate(state, EXPERIENCE_GATE)
+    direct: dict[str, tuple[dict[str, Any], float]] = {}
+    for hits in repo.search("experience", state["user_ids"], state["effective_query"],
+                            where=_where(state), limit=limit + len(linked)):
+        for value, score in hits:
+            if score >= gate and score > direct.get(value["memory_id"], ({}, -1.0))[1]:
+                direct[value["memory_id"]] = (value, score)
+    out: list[dict[str, Any]] = []
+    for value in linked:
+        score = direct.pop(value["memory_id"], (None, None))[1]
+        out.append({**public_view(value, score), "via": "fact",
+                    "linked_fact_id": link_of[value["memory_id"]]})
+    rest = sorted(direct.values(), key=lambda vs: (-vs[1], vs[0]["memory_id"]))
+    out.extend({**public_view(v, s), "via": "search"} for v, s in rest)
+    return {"experience_hits": out[:limit]}
+
+
+def finish_productivity_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """The seed 1 §4 search result."""
+    result: dict[str, Any] = {
+        "request_id": state["request_id"], "scene": "productivity",
+        "facts": list(state.get("fact_hits") or []),
+        "experiences": list(state.get("experience_hits") or []),
+        "elapsed_ms": elapsed_ms(state["started"]),
+    }
+    if state["variant"] == "coding":
+        result["chain_block"] = ""  # rendered by the version-chain stage (opt-in, later)
+        result["chain_used"] = []
+    return {"result": result}

@@ -1,0 +1,327 @@
+"""Experiences and facts of one productivity variant over a LangGraph ``BaseStore``.
+
+One store per variant (``coding_memory.db`` for working, ``coding_memory_cv.db`` for
+coding). The first namespace label is the vector collection name (seed 1 §5):
+
+* ``(config.experience_collection(v), user)`` / id → an experience; ``task`` and each
+  ``search_keys[*]`` are separate vectors (the store max-pools per item).
+* ``(config.fact_collection(v), user)`` / id → a fact; only ``embed_text``
+  (``"subject: statement"``) is embedded, and only while the fact is active.
+* ``("memory_ids",)`` / id → ``{"user_id", "kind"}`` so an id is found without a scan.
+
+Ids name their kind and variant (``fact_coding_<hex>``, ``exp_working_<hex>``), so the
+client can route ``get``/``delete``/``history`` without opening every store.
+
+Portability: langgraph's ``InMemoryStore`` supports neither ``$or`` filters nor dropping
+stale vectors when an item is re-put. For any store other than :class:`HyMemoryStore`
+the repository therefore splits a top-level ``$or`` into one search per branch (merged
+by score: exact, since the branches are disjoint) and deletes before re-putting.
+
+Example:
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> from hy_memory_langgraph.config import MemoryConfig
+    >>> repo = ProductivityRepository(InMemoryStore(), MemoryConfig.from_env({}), "coding")
+    >>> repo.fact_ns("u.1")
+    ('coding_memory_working_facts_cv', 'u%2E1')
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, Literal
+
+from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
+
+from hy_memory_langgraph.config import MemoryConfig, Variant
+from hy_memory_langgraph.repos.namespaces import encode_label
+
+__all__ = [
+    "ACTIVE", "SUPERSEDED", "DELETED", "FACT_INDEX_FIELDS", "EXPERIENCE_INDEX_FIELDS",
+    "ProductivityRepository", "Kind", "new_id", "parse_id", "scope_filter", "in_scope",
+    "subject_key", "public_view", "experience_event",
+]
+
+Kind = Literal["fact", "experience"]
+_PREFIX: Final[dict[str, str]] = {"fact": "fact", "experience": "exp"}
+_KIND_OF: Final[dict[str, Kind]] = {"fact": "fact", "exp": "experience"}
+ACTIVE: Final = "active"
+SUPERSEDED: Final = "superseded"
+DELETED: Final = "deleted"
+FACT_INDEX_FIELDS: Final = ("embed_text",)
+EXPERIENCE_INDEX_FIELDS: Final = ("task", "search_keys[*]")
+_ID_NS: Final = ("memory_ids",)
+_ID_RE: Final = re.compile(r"^(fact|exp)_(working|coding)_[0-9a-f]{32}$")
+_SCAN_LIMIT: Final = 1_000_000
+_INTERNAL: Final = frozenset({"embed_text", "subject_key", "versions"})
+_PATH_HEAD: Final = re.compile(r"^([^\s:#]*[/.][^\s:#]*)[:#]")
+
+
+def new_id(kind: Kind, variant: Variant) -> str:
+    """A fresh memory id naming its kind and variant, e.g. ``fact_coding_<32 hex>``."""
+    return f"{_PREFIX[kind]}_{variant}_{uuid.uuid4().hex}"
+
+
+def parse_id(memory_id: str) -> tuple[Kind, Variant] | None:
+    """``(kind, variant)`` of a productivity id, ``None`` for any other id."""
+    match = _ID_RE.match(memory_id) if isinstance(memory_id, str) else None
+    return (_KIND_OF[match.group(1)], match.group(2)) if match else None  # type: ignore[return-value]
+
+
+def scope_filter(workspace_id: str | None, branch: str | None) -> dict[str, Any]:
+    """The store filter of a workspace/branch scope (seed 1 §5).
+
+    No workspace → no filter; workspace → exact match; branch (only together with a
+    workspace) keeps rows of that branch and rows whose branch is NULL.
+
+    Example:
+        >>> scope_filter("ws", "b")
+        {'workspace_id': 'ws', '$or': [{'branch': 'b'}, {'branch': None}]}
+        >>> scope_filter(None, "b")
+        {}
+    """
+    if not workspace_id:
+        return {}
+    if not branch:
+        return {"workspace_id": workspace_id}
+    return {"workspace_id": workspace_id, "$or": [{"branch": branch}, {"branch": None}]}
+
+
+def in_scope(value: dict[str, Any], workspace_id: str | None, branch: str | None) -> bool:
+    """Python twin of :func:`scope_filter` for one stored value."""
+    if not workspace_id:
+        return True
+    if value.get("workspace_id") != workspace_id:
+        return False
+    return not branch or value.get("branch") in (branch, None)
+
+
+def subject_key(subject: str) -> str:
+    """Normalised identity of a fact subject: facts may only supersede same-key facts.
+
+    Case and whitespace are folded; ``path:symbol`` / ``path#anchor`` subjects keep
+    the path part, so ``src/a.py:Client.get`` and ``src/a.py`` share a key.
+
+    Example:
+        >>> subject_key(" Src/A.py:Client.get ")
+        'src/a.py'
+    """
+    text = " ".join(subject.split()).strip("`'\" ").casefold()
+    match = _PATH_HEAD.match(text)
+    return match.group(1) if match else text
+
+
+def public_view(value: dict[str, Any], score: float | None = None) -> dict[str, Any]:
+    """The caller-facing dict of a stored experience or fact."""
+    out = {k: v for k, v in value.items() if k not in _INTERNAL}
+    if score is not None:
+        out["score"] = round(float(score), 6)
+    return out
+
+
+def _native(store: BaseStore) -> bool:
+    """Whether ``store`` evaluates ``$or`` and drops vectors on re-put (HyMemoryStore)."""
+    try:
+        from hy_memory_langgraph.store import HyMemoryStore
+    except ImportError:  # pragma: no cover - the store ships with the package
+        return False
+    return isinstance(store, HyMemoryStore)
+
+
+def _branches(where: dict[str, Any]) -> list[dict[str, Any]]:
+    """Split a top-level ``$or`` into disjoint plain filters (for non-native stores)."""
+    if "$or" not in where:
+        return [where]
+    base = {k: v for k, v in where.items() if k != "$or"}
+    return [{**base, **alt} for alt in where["$or"]]
+
+
+class ProductivityRepository:
+    """Create, change and look up the experiences and facts of one variant.
+
+    Args:
+        store: The variant's store (indexed on ``embed_text`` by default).
+        config: Gives the collection names.
+        variant: ``"working"`` or ``"coding"``.
+    """
+
+    def __init__(self, store: BaseStore, config: MemoryConfig, variant: Variant) -> None:
+        self.store = store
+        self.variant = variant
+        self.native = _native(store)
+        self._collections: dict[Kind, str] = {
+            "fact": config.fact_collection(variant),
+            "experience": config.experience_collection(variant),
+        }
+
+    # -- namespaces -------------------------------------------------------------------
+    def fact_ns(self, user_id: str) -> tuple[str, str]:
+        return (self._collections["fact"], encode_label(user_id))
+
+    def experience_ns(self, user_id: str) -> tuple[str, str]:
+        return (self._collections["experience"], encode_label(user_id))
+
+    def _ns(self, kind: Kind, user_id: str) -> tuple[str, str]:
+        return self.fact_ns(user_id) if kind == "fact" else self.experience_ns(user_id)
+
+    @staticmethod
+    def _index(value: dict[str, Any]) -> list[str] | Literal[False]:
+        if value.get("status") != ACTIVE:
+            return False
+        return list(FACT_INDEX_FIELDS if value["kind"] == "fact" else EXPERIENCE_INDEX_FIELDS)
+
+    # -- writes -----------------------------------------------------------------------
+    def put(self, values: Sequence[dict[str, Any]], *, replace: bool = False) -> None:
+        """Store experiences/facts in one batch (one embedding call for all of them).
+
+        Each value needs ``kind``, ``memory_id``, ``user_id`` and ``status``; only active
+        ones are indexed. ``replace`` marks values that overwrite an existing item.
+        """
+        if not values:
+            return
+        if replace and not self.native:
+            for value in values:
+                self.store.delete(self._ns(value["kind"], value["user_id"]), value["memory_id"])
+        ops: list[PutOp] = []
+        for value in values:
+            ns = self._ns(value["kind"], value["user_id"])
+            ops.append(PutOp(ns, value["memory_id"], dict(value), index=self._index(value)))
+            if not replace:
+                ops.append(PutOp(_ID_NS, value["memory_id"],
+                                 {"user_id": value["user_id"], "kind": value["kind"]}, index=False))
+        self.store.batch(ops)
+
+    # -- reads ------------------------------------------------------------------------
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        """The stored value of ``memory_id`` (any status), or ``None``."""
+        parsed = parse_id(memory_id)
+        if parsed is None or parsed[1] != self.variant:
+            return None
+        entry = self.store.get(_ID_NS, memory_id)
+        if entry is None:
+            return None
+        item = self.store.get(self._ns(parsed[0], entry.value["user_id"]), memory_id)
+        return None if item is None else dict(item.value)
+
+    def get_public(self, memory_id: str) -> dict[str, Any] | None:
+        """The caller-facing dict of ``memory_id`` (see :func:`public_view`), or ``None``."""
+        value = self.get(memory_id)
+        return None if value is None else public_view(value)
+
+    def get_many(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+        """Stored values of the ids that exist, in the given order (duplicates dropped)."""
+        out: list[dict[str, Any]] = []
+        for memory_id in dict.fromkeys(ids):
+            value = self.get(memory_id)
+            if value is not None:
+                out.append(value)
+        return out
+
+    def search(self, kind: Kind, user_ids: Sequence[str], query: str, *,
+               where: dict[str, Any], limit: int) -> list[list[tuple[dict[str, Any], float]]]:
+        """Vector top-``limit`` per user, ``where`` applied before the top-k.
+
+        Returns one list per user of ``(value, cosine)``, best first. Unscored items
+        (no vector, e.g. superseded) never appear.
+        """
+        return self.search_many(kind, [(user_id, query) for user_id in user_ids],
+                                where=where, limit=limit)
+
+    def search_many(self, kind: Kind, requests: Sequence[tuple[str, str]], *,
+                    where: dict[str, Any], limit: int) -> list[list[tuple[dict[str, Any], float]]]:
+        """Several ``(user_id, query)`` searches in one store batch."""
+        filters = [where] if self.native else _branches(where)
+        ops = [SearchOp(self._ns(kind, user_id), filter=f or None, limit=limit, query=query)
+               for user_id, query in requests for f in filters]
+        results = self.store.batch(ops) if ops else []
+        out: list[list[tuple[dict[str, Any], float]]] = []
+        for i in range(len(requests)):
+            merged: dict[str, tuple[dict[str, Any], float]] = {}
+            for hits in results[i * len(filters):(i + 1) * len(filters)]:
+                for hit in hits:
+                    if hit.score is not None and hit.key not in merged:
+                        merged[hit.key] = (dict(hit.value), float(hit.score))
+            ranked = sorted(merged.values(), key=lambda vs: (-vs[1], vs[0]["memory_id"]))
+            out.append(ranked[:limit])
+        return out
+
+    def scan(self, kind: Kind, user_id: str, where: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every stored value of ``user_id`` matching ``where`` (no ranking)."""
+        filters = [where] if self.native else _branches(where)
+        seen: dict[str, dict[str, Any]] = {}
+        for f in filters:
+            for item in self._scan(self._ns(kind, user_id), f):
+                seen.setdefault(item.key, dict(item.value))
+        return list(seen.values())
+
+    def ancestors(self, fact: dict[str, Any], generations: int) -> list[dict[str, Any]]:
+        """Facts ``fact`` superseded, up to ``generations`` back, oldest first."""
+        found: dict[str, dict[str, Any]] = {}
+        frontier = list(fact.get("supersedes") or [])
+        for _ in range(max(0, generations)):
+            nxt: list[str] = []
+            for value in self.get_many(i for i in frontier if i not in found):
+                found[value["memory_id"]] = value
+                nxt.extend(value.get("supersedes") or [])
+            frontier = nxt
+            if not frontier:
+                break
+        return sorted(found.values(), key=lambda v: (v["memory_ts"], v["created_at"]))
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """Versions of an experience, or a fact and the facts it superseded; oldest first."""
+        value = self.get(memory_id)
+        if value is None:
+            return []
+        if value["kind"] == "fact":
+            chain = [*self.ancestors(value, generations=_SCAN_LIMIT), value]
+            return [_fact_event(v) for v in chain]
+        events = [dict(v) for v in value.get("versions") or []]
+        events.append(experience_event(value))
+        return events
+
+    # -- deletes ----------------------------------------------------------------------
+    def delete(self, memory_id: str) -> bool:
+        """Remove one experience or fact; ``False`` when it did not exist."""
+        value = self.get(memory_id)
+        if value is None:
+            return False
+        self.store.delete(self._ns(value["kind"], value["user_id"]), memory_id)
+        self.store.delete(_ID_NS, memory_id)
+        return True
+
+    def delete_all(self, user_id: str) -> int:
+        """Remove every experience and fact of ``user_id``; returns the count."""
+        removed = 0
+        for kind in ("fact", "experience"):
+            for item in self._scan(self._ns(kind, user_id), {}):  # type: ignore[arg-type]
+                self.store.delete(_ID_NS, item.key)
+                self.store.delete(item.namespace, item.key)
+                removed += 1
+        return removed
+
+    def _scan(self, namespace: tuple[str, ...], where: dict[str, Any]) -> list[Item]:
+        return list(self.store.search(namespace, filter=where or None, limit=_SCAN_LIMIT))
+
+
+def _fact_event(value: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "memory_id": value["memory_id"], "op": "SUPERSEDE" if value.get("supersedes") else "INSERT",
+        "content": value["statement"], "subject": value.get("subject", ""),
+        "status": value["status"], "superseded_by": value.get("superseded_by"),
+        "supersedes": list(value.get("supersedes") or []), "summary": value.get("summary"),
+        "memory_at": value["memory_at"], "at": value["created_at"],
+        "request_id": value.get("request_id"),
+    }
+
+
+def experience_event(value: dict[str, Any]) -> dict[str, Any]:
+    """The history entry describing the current version of an experience."""
+    return {
+        "memory_id": value["memory_id"], "op": value.get("last_op", "ADD"),
+        "version": value.get("version", 1), "task": value["task"], "solution": value["solution"],
+        "search_keys": list(value.get("search_keys") or []), "status": value["status"],
+        "memory_at": value["memory_at"], "at": value["updated_at"],
+        "request_id": value.get("request_id"),
+    }

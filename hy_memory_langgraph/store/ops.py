@@ -1,0 +1,177 @@
+"""Validate and plan a batch of langgraph store operations before touching storage.
+
+Planning does everything that can fail on bad input (namespace labels, JSON
+values, filters, limits, TTLs) so an invalid op raises before any write. It
+also gathers the texts to embed for puts (langgraph's ``index`` semantics: the
+store's ``fields`` by default, ``False`` for none, or explicit paths; a path
+yielding several texts gets one vector per text, named ``"path.i"``) and the
+distinct search queries.
+
+Like langgraph's stores, reads in a batch see the state before the batch's
+writes, and when a batch puts the same key twice the last put wins.
+
+Example:
+    >>> from langgraph.store.base import PutOp
+    >>> plan = plan_batch([PutOp(("docs",), "a", {"text": "hi"})], fields=[("text", ["text"])],
+    ...                   compile_filter=lambda f: None, default_ttl=None)
+    >>> plan.puts[("docs", "a")].texts
+    [('text', 'hi')]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import sqlalchemy as sa
+from langgraph.store.base import (
+    GetOp,
+    ListNamespacesOp,
+    NotProvided,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+    get_text_at_path,
+    tokenize_path,
+    validate_op_namespace,
+)
+
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.store.namespaces import encode, require_namespace
+from hy_memory_langgraph.store.vectors import MAX_VECTORS_PER_ITEM
+
+__all__ = ["TokenizedField", "PutPlan", "BatchPlan", "plan_batch", "tokenize_fields", "dumps"]
+
+TokenizedField = tuple[str, list[str] | str]
+
+
+def dumps(value: Mapping[str, Any]) -> str:
+    """Compact JSON for an item value (``InvalidInputError`` if not JSON-able)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"item values must be JSON-serialisable: {exc}") from exc
+
+
+def tokenize_fields(fields: Iterable[str]) -> list[TokenizedField]:
+    """Pre-tokenise index field paths (``"$"`` = the whole value)."""
+    return [(path, path if path == "$" else tokenize_path(path)) for path in fields]
+
+
+@dataclasses.dataclass
+class PutPlan:
+    """One put (``value_json is None`` = delete) with its texts to embed."""
+
+    namespace: str
+    key: str
+    value_json: str | None
+    ttl_minutes: float | None
+    texts: list[tuple[str, str]]
+
+
+@dataclasses.dataclass
+class BatchPlan:
+    """A validated batch: read ops by result index, deduplicated writes."""
+
+    results: list[Result]
+    gets: list[tuple[int, GetOp]] = dataclasses.field(default_factory=list)
+    searches: list[tuple[int, SearchOp, sa.ColumnElement[bool] | None]] = dataclasses.field(
+        default_factory=list
+    )
+    lists: list[tuple[int, ListNamespacesOp]] = dataclasses.field(default_factory=list)
+    puts: dict[tuple[str, str], PutPlan] = dataclasses.field(default_factory=dict)
+
+    @property
+    def has_reads(self) -> bool:
+        return bool(self.gets or self.searches or self.lists)
+
+    def texts(self) -> list[str]:
+        """Distinct texts to embed for the puts."""
+        return list(dict.fromkeys(t for p in self.puts.values() for _, t in p.texts))
+
+    def queries(self) -> list[str]:
+        """Distinct non-empty search queries."""
+        return list(dict.fromkeys(op.query for _, op, _ in self.searches if op.query))
+
+
+def _extract_texts(value: Mapping[str, Any], fields: list[TokenizedField]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for path, tokens in fields:
+        texts = get_text_at_path(value, tokens)
+        if len(texts) == 1:
+            out.append((path, texts[0]))
+        else:
+            out.extend((f"{path}.{i}", text) for i, text in enumerate(texts))
+    if len(out) > MAX_VECTORS_PER_ITEM:
+        raise InvalidInputError(f"an item can have at most {MAX_VECTORS_PER_ITEM} indexed texts")
+    return out
+
+
+def _ttl(op: PutOp, default_ttl: float | None) -> float | None:
+    ttl = default_ttl if isinstance(op.ttl, NotProvided) else op.ttl
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or ttl < 0:
+        raise InvalidInputError(f"ttl must be a non-negative number of minutes, got {ttl!r}")
+    return float(ttl)
+
+
+def _plan_put(
+    op: PutOp, fields: list[TokenizedField] | None, default_ttl: float | None
+) -> PutPlan:
+    require_namespace(op.namespace)
+    namespace = encode(op.namespace)
+    if op.value is None:
+        return PutPlan(namespace, op.key, None, None, [])
+    if not isinstance(op.value, Mapping):
+        raise InvalidInputError(f"PutOp.value must be a mapping or None, got {type(op.value).__name__}")
+    texts: list[tuple[str, str]] = []
+    if fields is not None and op.index is not False:
+        chosen = fields if op.index is None else tokenize_fields(op.index)
+        texts = _extract_texts(op.value, chosen)
+    return PutPlan(namespace, op.key, dumps(op.value), _ttl(op, default_ttl), texts)
+
+
+def _check_page(limit: object, offset: object, what: str) -> None:
+    for name, number in (("limit", limit), ("offset", offset)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise InvalidInputError(f"{what} {name} must be a non-negative int, got {number!r}")
+
+
+def plan_batch(
+    ops: Iterable[Op],
+    *,
+    fields: list[TokenizedField] | None,
+    compile_filter: Callable[[Mapping[str, Any]], sa.ColumnElement[bool] | None],
+    default_ttl: float | None,
+) -> BatchPlan:
+    """Validate ``ops`` and plan them.
+
+    Args:
+        ops: The batch.
+        fields: Tokenised default index fields, or ``None`` when the store has no index.
+        compile_filter: Turns a filter mapping into SQL (raises on a bad filter).
+        default_ttl: TTL for puts whose ``ttl`` is ``NOT_PROVIDED``.
+    """
+    op_list = list(ops)
+    plan = BatchPlan(results=[None] * len(op_list))
+    for i, op in enumerate(op_list):
+        if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
+            raise InvalidInputError(f"unknown store operation: {type(op).__name__}")
+        validate_op_namespace(op)
+        if isinstance(op, GetOp):
+            plan.gets.append((i, op))
+        elif isinstance(op, PutOp):
+            plan.puts[(encode(op.namespace), op.key)] = _plan_put(op, fields, default_ttl)
+        elif isinstance(op, SearchOp):
+            _check_page(op.limit, op.offset, "search")
+            where = compile_filter(op.filter) if op.filter else None
+            plan.searches.append((i, op, where))
+        else:
+            _check_page(op.limit, op.offset, "list_namespaces")
+            plan.lists.append((i, op))
+    return plan

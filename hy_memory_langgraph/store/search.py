@@ -1,0 +1,116 @@
+"""Execute one :class:`SearchOp` against SQL and the mirror (exact, filter first).
+
+Without a query (or without an index) results are the matching live items,
+newest ``updated_at`` first, straight from SQL with ``LIMIT/OFFSET``.
+
+With a query the candidate set is fixed *before* ranking: the namespace prefix
+(from the mirror's namespace map, no SQL) or, with a filter, the ids SQL
+returns for ``prefix AND filter AND not expired``. Vectors are ranked by cosine
+only among those candidates (FAISS selector or numpy brute force), pooled per
+item by max, and only the top rows are read from SQL. Items without vectors
+follow the scored ones, newest first; ``offset``/``limit`` apply to that
+concatenation. Hits whose row turns out to be expired are dropped from the
+mirror and the search widens until the page is full or candidates run out.
+
+Example:
+    >>> from langgraph.store.base import SearchOp
+    >>> page_bounds(SearchOp(("docs",), limit=5, offset=10))
+    (10, 15)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+from langgraph.store.base import SearchItem, SearchOp
+from sqlalchemy.engine import Connection, Row
+
+from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store.mirror import Mirror
+from hy_memory_langgraph.store.namespaces import encode
+from hy_memory_langgraph.store.vectors import POS_BITS
+
+__all__ = ["SearchOutcome", "page_bounds", "run_search"]
+
+
+@dataclass
+class SearchOutcome:
+    """Results plus the ids of returned rows that carry a TTL (for refresh)."""
+
+    items: list[SearchItem]
+    ttl_ids: list[int]
+
+
+def page_bounds(op: SearchOp) -> tuple[int, int]:
+    return op.offset, op.offset + op.limit
+
+
+def _outcome(pairs: list[tuple[Row[Any], float | None]]) -> SearchOutcome:
+    return SearchOutcome(
+        items=[sql.row_to_search_item(row, score) for row, score in pairs],
+        ttl_ids=[row.id for row, _ in pairs if row.ttl_minutes is not None],
+    )
+
+
+def run_search(
+    conn: Connection,
+    op: SearchOp,
+    where: sa.ColumnElement[bool] | None,
+    now: int,
+    mirror: Mirror | None,
+    query_vector: np.ndarray | None,
+) -> SearchOutcome:
+    """Run ``op`` (``where`` = compiled filter) inside the caller's read transaction."""
+    prefix = encode(op.namespace_prefix)
+    base = sql.item_where(prefix, now, where)
+    if mirror is None or query_vector is None or not op.query:
+        rows = sql.newest_first(conn, base, op.limit, op.offset)
+        return _outcome([(row, None) for row in rows])
+    if op.limit == 0:
+        return SearchOutcome([], [])
+    if where is None:
+        allowed = mirror.allowed_for_prefix(prefix)
+    else:
+        allowed = mirror.allowed_for_items(sql.matching_ids(conn, base))
+    scored, exhausted = _ranked(conn, mirror, query_vector, allowed, now, op.offset + op.limit)
+    page = scored[op.offset : op.offset + op.limit]
+    pairs: list[tuple[Row[Any], float | None]] = [(row, score) for row, score in page]
+    if len(pairs) < op.limit and exhausted:
+        skip = max(0, op.offset - len(scored))
+        rest = sql.newest_first(conn, sql.without_vectors(base), op.limit - len(pairs), skip)
+        pairs.extend((row, None) for row in rest)
+    return _outcome(pairs)
+
+
+def _ranked(
+    conn: Connection,
+    mirror: Mirror,
+    query_vector: np.ndarray,
+    allowed: np.ndarray | None,
+    now: int,
+    need: int,
+) -> tuple[list[tuple[Row[Any], float]], bool]:
+    """Best ``need`` live items by max cosine; also whether every candidate was ranked."""
+    eligible = mirror.index.ntotal if allowed is None else len(allowed)
+    rows: dict[int, Row[Any] | None] = {}
+    k = min(eligible, max(need, 1))
+    while True:
+        scores, vids = mirror.index.search(query_vector, k, allowed)
+        best: dict[int, float] = {}
+        for score, vid in zip(scores.tolist(), (vids >> POS_BITS).tolist(), strict=True):
+            best.setdefault(vid, score)  # hits come best first: first seen = max pooled
+        missing = [i for i in best if i not in rows]
+        fetched = sql.fetch_by_ids(conn, missing, now)
+        rows.update({i: fetched.get(i) for i in missing})
+        ranked = [(rows[i], best[i]) for i in best if rows[i] is not None]
+        exhausted = len(vids) < k or k >= eligible
+        if len(ranked) >= need or exhausted:
+            break
+        k = min(eligible, k * 4)
+    expired = [i for i, row in rows.items() if row is None and i in mirror]
+    if expired:
+        mirror.apply(dict.fromkeys(expired))  # invisible for good; a new put re-adds them
+    return ranked, exhausted  # type: ignore[return-value]

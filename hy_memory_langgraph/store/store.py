@@ -1,0 +1,337 @@
+"""HyMemoryStore: a langgraph ``BaseStore`` on SQLite/SQLAlchemy with a FAISS index.
+
+See the package docstring of :mod:`hy_memory_langgraph.store` for the design.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import threading
+import uuid
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import (
+    BaseStore,
+    IndexConfig,
+    Op,
+    Result,
+    TTLConfig,
+    ensure_embeddings,
+)
+
+from hy_memory_langgraph.errors import ConfigError, StoreError
+from hy_memory_langgraph.store import namespaces, persist, sql
+from hy_memory_langgraph.store.engine import create_store_engine, read_tx, write_tx
+from hy_memory_langgraph.store.filters import compile_filter
+from hy_memory_langgraph.store.jsonsql import json_access
+from hy_memory_langgraph.store.mirror import Mirror
+from hy_memory_langgraph.store.ops import BatchPlan, plan_batch, tokenize_fields
+from hy_memory_langgraph.store.schema import items, metadata
+from hy_memory_langgraph.store.search import run_search
+from hy_memory_langgraph.store.sync import IndexSync
+from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
+from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
+
+__all__ = ["HyMemoryStore"]
+
+
+class HyMemoryStore(BaseStore):
+    """Persistent langgraph store: SQLite (via SQLAlchemy) + an exact FAISS index.
+
+    SQLite is the source of truth for items *and* vectors; the FAISS
+    ``IndexIDMap2(IndexFlatIP)`` is derived, persisted as ``<db>.faiss`` and
+    rebuilt when missing, stale or corrupt. Several store objects or processes
+    may share one database: each replays the ``hy_store_changes`` log at the
+    start of a batch, so writes by one are visible to the others' reads and
+    vector searches.
+
+    Args:
+        path: SQLite file path (parent dirs are created) or SQLAlchemy URL.
+        index: langgraph ``IndexConfig`` (``dims``, ``embed``, ``fields``) to
+            enable semantic search; ``None`` for a plain key/value store.
+        ttl: langgraph ``TTLConfig`` (``default_ttl`` minutes, ``refresh_on_read``,
+            ``sweep_interval_minutes``).
+        persist_every: Persist the FAISS file after this many applied changes
+            (at least a quarter of the index size, so saving stays amortised O(1)).
+        changelog_retention: Change-log rows kept; store objects further behind
+            rebuild their index instead of replaying.
+        search_threads: OpenMP threads per FAISS search (``None``: FAISS default).
+
+    Example:
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings
+        >>> import tempfile, os
+        >>> db = os.path.join(tempfile.mkdtemp(), "memory.db")
+        >>> with HyMemoryStore(db, index={"dims": 64, "embed": HashingEmbeddings(64)}) as store:
+        ...     store.put(("users", "1"), "pref", {"text": "likes green tea"})
+        ...     [item.key for item in store.search(("users",), query="tea")]
+        ['pref']
+    """
+
+    supports_ttl = True
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        persist_every: int = 10_000,
+        changelog_retention: int = 100_000,
+        search_threads: int | None = 1,
+    ) -> None:
+        if changelog_retention < 1:
+            raise ConfigError("changelog_retention must be at least 1")
+        self.ttl_config = ttl
+        self.index_config, self.embeddings, fields = _index_setup(index)
+        self._fields = fields
+        self._persist_every = persist_every
+        self._retention = changelog_retention
+        self._lock = threading.RLock()
+        self._closed = False
+        self._sweeper: TTLSweeper | None = None
+        self._engine, self._local_file = create_store_engine(path)
+        try:
+            self._json = json_access(self._engine.dialect.name, items.c.value)
+            self._sync = self._open(search_threads)
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    # ------------------------------------------------------------ lifecycle
+
+    def _open(self, search_threads: int | None) -> IndexSync | None:
+        dims = self.index_config["dims"] if self.index_config else None
+        with write_tx(self._engine) as conn:
+            metadata.create_all(conn)
+            uid = sql.set_meta_default(conn, "store_uid", uuid.uuid4().hex)
+            if dims is not None:
+                stored = int(sql.set_meta_default(conn, "dims", str(dims)))
+                if stored != dims:
+                    raise ConfigError(
+                        f"this database holds {stored}-dim vectors; index dims is {dims}"
+                    )
+        if dims is None:
+            return None
+        index_file = persist.index_paths(self._local_file)[0] if self._local_file else None
+        sync = IndexSync(Mirror(dims, search_threads=search_threads), index_file=index_file, store_uid=uid)
+        with read_tx(self._engine) as conn:
+            sync.open(conn, sql.now_us())
+        return sync
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def url(self) -> str:
+        """The database URL (password hidden)."""
+        return self._engine.url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Stop the sweeper, persist the FAISS index, release connections (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self.stop_ttl_sweeper()
+            with self._lock:
+                if self._sync is not None and self._sync.mirror.pending:
+                    self._sync.persist()
+        finally:
+            self._engine.dispose()
+
+    def __enter__(self) -> HyMemoryStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("HyMemoryStore is closed")
+
+    def persist_index(self) -> bool:
+        """Write ``<db>.faiss`` now; ``False`` when the index is memory-only or absent."""
+        with self._lock:
+            self._check_open()
+            return self._sync.persist() if self._sync is not None else False
+
+    # ------------------------------------------------------------ batch API
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Execute ops synchronously (reads see the state before this batch's writes)."""
+        plan = self._plan(ops)
+        texts = plan.texts() if self.embeddings else []
+        queries = plan.queries() if self.embeddings else []
+        text_vectors = self.embeddings.embed_documents(texts) if texts else []
+        query_vectors = [self.embeddings.embed_query(q) for q in queries]
+        return self._execute(plan, self._vectors(texts, text_vectors), self._vectors(queries, query_vectors))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
+        plan = self._plan(ops)
+        texts = plan.texts() if self.embeddings else []
+        queries = plan.queries() if self.embeddings else []
+        text_vectors = await self.embeddings.aembed_documents(texts) if texts else []
+        query_vectors = await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries))
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            None,
+            self._execute,
+            plan,
+            self._vectors(texts, text_vectors),
+            self._vectors(queries, list(query_vectors)),
+        )
+
+    def _plan(self, ops: Iterable[Op]) -> BatchPlan:
+        self._check_open()
+        default_ttl = self.ttl_config.get("default_ttl") if self.ttl_config else None
+        return plan_batch(
+            ops,
+            fields=self._fields,
+            compile_filter=lambda f: compile_filter(f, self._json),
+            default_ttl=default_ttl,
+        )
+
+    def _vectors(self, texts: list[str], vectors: list[list[float]]) -> Vectors:
+        if len(vectors) != len(texts):
+            raise StoreError(f"embedding returned {len(vectors)} vectors for {len(texts)} texts")
+        out: Vectors = {}
+        dims = self.index_config["dims"] if self.index_config else 0
+        for text, vector in zip(texts, vectors, strict=True):
+            array = np.asarray(vector, dtype=np.float32)
+            if array.shape != (dims,):
+                raise ConfigError(f"embedding returned a {array.shape} vector; index dims is {dims}")
+            out[text] = array
+        return out
+
+    def _execute(self, plan: BatchPlan, text_vectors: Vectors, query_vectors: Vectors) -> list[Result]:
+        with self._lock:
+            self._check_open()
+            now = sql.now_us()
+            ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
+            if plan.puts or ttl_ids:
+                self._write(plan, text_vectors, ttl_ids, now)
+            self._maybe_persist()
+        return plan.results
+
+    def _read(self, plan: BatchPlan, query_vectors: Vectors, now: int) -> list[int]:
+        ttl_ids: list[int] = []
+        results = plan.results
+        with read_tx(self._engine) as conn:
+            if self._sync is not None and any(op.query for _, op, _ in plan.searches):
+                self._sync.catch_up(conn, now)
+            if plan.gets:
+                pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
+                rows = sql.fetch_by_keys(conn, pairs, now)
+                for (i, op), pair in zip(plan.gets, pairs, strict=True):
+                    row = rows.get(pair)
+                    results[i] = sql.row_to_item(row) if row is not None else None
+                    if row is not None and op.refresh_ttl and row.ttl_minutes is not None:
+                        ttl_ids.append(row.id)
+            mirror = self._sync.mirror if self._sync is not None else None
+            for i, op, where in plan.searches:
+                outcome = run_search(conn, op, where, now, mirror, query_vectors.get(op.query or ""))
+                results[i] = outcome.items
+                if op.refresh_ttl:
+                    ttl_ids.extend(outcome.ttl_ids)
+            for i, op in plan.lists:
+                prefix = namespaces.encode(namespaces.literal_prefix(op.match_conditions))
+                results[i] = namespaces.list_namespaces(sql.live_namespaces(conn, now, prefix), op)
+        return ttl_ids
+
+    def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:
+        with write_tx(self._engine) as conn:
+            written = apply_writes(conn, plan, text_vectors, ttl_ids, now, self._retention)
+        self._after_write(written, now)
+
+    def _after_write(self, written: WriteResult, now: int) -> None:
+        if self._sync is None or not written.seqs:
+            return
+        with read_tx(self._engine) as conn:
+            self._sync.catch_up(conn, now, local=written.local, mine=set(written.seqs))
+
+    def _maybe_persist(self) -> None:
+        sync = self._sync
+        if sync is None or sync.index_file is None:
+            return
+        threshold = max(self._persist_every, sync.mirror.index.ntotal // 4)
+        if sync.mirror.pending >= threshold:
+            sync.persist()
+
+    # ------------------------------------------------------------ TTL
+
+    def sweep_ttl(self) -> int:
+        """Delete expired items (rows, vectors, index entries); returns how many."""
+        with self._lock:
+            self._check_open()
+            now = sql.now_us()
+            with write_tx(self._engine) as conn:
+                written = apply_writes(conn, None, {}, [], now, self._retention, sweep=True)
+            self._after_write(written, now)
+            return len(written.seqs)
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep expired items in a background thread every interval.
+
+        The interval defaults to ``ttl["sweep_interval_minutes"]`` (else 5 min).
+        Without a ``ttl`` config there is nothing to sweep: the returned future
+        is already done. Calling it again returns the running sweeper's future.
+        """
+        with self._lock:
+            self._check_open()
+            if not self.ttl_config:
+                done: concurrent.futures.Future[None] = concurrent.futures.Future()
+                done.set_result(None)
+                return done
+            if self._sweeper is not None and self._sweeper.running:
+                return self._sweeper.future
+            interval = (
+                sweep_interval_minutes
+                or self.ttl_config.get("sweep_interval_minutes")
+                or DEFAULT_SWEEP_MINUTES
+            )
+            self._sweeper = TTLSweeper(self.sweep_ttl, interval_minutes=float(interval))
+            return self._sweeper.start()
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the background sweeper; ``True`` when it is not running any more."""
+        sweeper = self._sweeper
+        if sweeper is None:
+            return True
+        stopped = sweeper.stop(timeout)
+        if stopped:
+            self._sweeper = None
+        return stopped
+
+
+def _index_setup(
+    index: IndexConfig | None,
+) -> tuple[IndexConfig | None, Embeddings | None, list[Any] | None]:
+    if not index:
+        return None, None, None
+    config: dict[str, Any] = dict(index)
+    dims = config.get("dims")
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims <= 0:
+        raise ConfigError(f"index['dims'] must be a positive int, got {dims!r}")
+    if config.get("embed") is None:
+        raise ConfigError("index['embed'] is required (Embeddings or embedding function)")
+    embeddings = ensure_embeddings(config["embed"])
+    fields = list(config.get("fields") or ["$"])
+    config["fields"] = fields
+    return IndexConfig(**config), embeddings, tokenize_fields(fields)  # type: ignore[typeddict-item]
+

@@ -1,0 +1,126 @@
+"""The write phase of a batch: one SQL transaction for every change.
+
+Inside the caller's write transaction: TTL refreshes for rows read by the
+batch, deletes, upserts (``created_at`` kept), the items' vectors replaced, and
+one change-log row per touched item. Returns the log sequence numbers and the
+new vectors per item so the caller can update its own mirror without reading
+them back.
+
+Example:
+    >>> WriteResult(seqs=[], local={}).seqs
+    []
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+from sqlalchemy.engine import Connection
+
+from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store.mirror import ItemVectors
+from hy_memory_langgraph.store.ops import BatchPlan
+from hy_memory_langgraph.store.ttl import expires_at
+
+__all__ = ["Vectors", "WriteResult", "apply_writes", "PRUNE_EVERY"]
+
+Vectors = dict[str, np.ndarray]
+PRUNE_EVERY = 1000  # check the change-log length every this many appended rows
+
+
+@dataclasses.dataclass
+class WriteResult:
+    """Change-log positions written and the resulting vectors per item id."""
+
+    seqs: list[int]
+    local: dict[int, ItemVectors]
+
+
+def _change(item_id: int, op: str, namespace: str, key: str) -> dict[str, Any]:
+    return {"item_id": item_id, "op": op, "namespace": namespace, "key": key}
+
+
+def _sweep(conn: Connection, now: int, entries: list[dict[str, Any]], local: dict[int, ItemVectors]) -> None:
+    expired = sql.expired_rows(conn, now)
+    sql.delete_ids(conn, [row.id for row in expired])
+    for row in expired:
+        entries.append(_change(row.id, "expire", row.namespace, row.key))
+        local[row.id] = None
+
+
+def _puts(
+    conn: Connection,
+    plan: BatchPlan,
+    text_vectors: Vectors,
+    now: int,
+    entries: list[dict[str, Any]],
+    local: dict[int, ItemVectors],
+) -> None:
+    deletes = [(p.namespace, p.key) for p in plan.puts.values() if p.value_json is None]
+    for row in sql.delete_items(conn, deletes):
+        entries.append(_change(row.id, "delete", row.namespace, row.key))
+        local[row.id] = None
+    upserts = [p for p in plan.puts.values() if p.value_json is not None]
+    if not upserts:
+        return
+    ids = sql.upsert_items(
+        conn,
+        [
+            {
+                "namespace": p.namespace,
+                "key": p.key,
+                "value": p.value_json,
+                "created_at": now,
+                "updated_at": now,
+                "ttl_minutes": p.ttl_minutes,
+                "expires_at": expires_at(now, p.ttl_minutes),
+            }
+            for p in upserts
+        ],
+    )
+    vector_rows: list[dict[str, Any]] = []
+    for put in upserts:
+        item_id = ids[(put.namespace, put.key)]
+        vecs = [text_vectors[text] for _, text in put.texts]
+        vector_rows.extend(
+            {
+                "item_id": item_id,
+                "pos": pos,
+                "field": field,
+                "text": text,
+                "embedding": vec.astype("<f4").tobytes(),
+            }
+            for pos, ((field, text), vec) in enumerate(zip(put.texts, vecs, strict=True))
+        )
+        local[item_id] = (put.namespace, np.stack(vecs)) if vecs else None
+        entries.append(_change(item_id, "put", put.namespace, put.key))
+    sql.replace_vectors(conn, list(ids.values()), vector_rows)
+
+
+def apply_writes(
+    conn: Connection,
+    plan: BatchPlan | None,
+    text_vectors: Vectors,
+    ttl_ids: list[int],
+    now: int,
+    retention: int,
+    *,
+    sweep: bool = False,
+) -> WriteResult:
+    """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction."""
+    entries: list[dict[str, Any]] = []
+    local: dict[int, ItemVectors] = {}
+    if ttl_ids:
+        sql.refresh_ttl(conn, ttl_ids, now)
+    if sweep:
+        _sweep(conn, now, entries, local)
+    if plan is not None and plan.puts:
+        _puts(conn, plan, text_vectors, now, entries, local)
+    seqs = sql.append_changes(conn, entries) if entries else []
+    if seqs:
+        high = max(seqs)
+        if high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY:
+            sql.prune_changes(conn, high - retention)
+    return WriteResult(seqs=seqs, local=local)

@@ -1,0 +1,50 @@
+"""Client fixtures, parametrized over store backends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.store.base import IndexConfig
+from langgraph.store.memory import InMemoryStore
+
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.testing import HashingEmbeddings, RaisingChatModel
+
+
+def _memory_factory(path: Path, index: IndexConfig | None) -> InMemoryStore:
+    return InMemoryStore(index=index)
+
+
+def _hy_factory(path: Path, index: IndexConfig | None) -> Any:
+    from hy_memory_langgraph.store import HyMemoryStore
+
+    return HyMemoryStore(path, index=index)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store_factory(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    return _memory_factory if request.param == "memory" else _hy_factory
+
+
+@pytest.fixture
+def make_client(tmp_path: Path, store_factory: Callable[..., Any]) -> Iterator[Callable[..., HyMemoryClient]]:
+    clients: list[HyMemoryClient] = []
+
+    def make(mode: str | None = "lite", llm: Any = None, **kwargs: Any) -> HyMemoryClient:
+        kwargs.setdefault("data_dir", tmp_path / f"data{len(clients)}")
+        client = HyMemoryClient(mode=mode, llm=llm, embeddings=HashingEmbeddings(dims=64),
+                                store_factory=store_factory, **kwargs)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def raising_model() -> RaisingChatModel:
+    return RaisingChatModel.create()

@@ -1,0 +1,145 @@
+"""Pro mode chat pipeline: one extraction call, candidates, one reconcile call."""
+
+from __future__ import annotations
+
+import pytest
+
+from hy_memory_langgraph.testing import ScriptedChatModel
+
+
+def facts(*items: tuple[str, str]) -> dict:
+    return {"facts": [{"content": c, "subject": s, "owner": "user"} for c, s in items]}
+
+
+def test_first_write_adds_without_reconcile_call(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"chat_extract": facts(("The user has a dog named Rex", "user"))})
+    client = make_client(mode="pro", llm=model)
+    result = client.add("I have a dog, Rex", user_id="u1", memory_at="2024-01-01")
+    assert result["ops_summary"] == {"ADD": 1, "UPDATE": 0, "SUPERSEDE": 0, "SKIP": 0}
+    assert model.stages == ["chat_extract"]
+    assert client.get(result["memory_ids"][0])["subject"] == "user"
+
+
+def test_no_judge_call_without_tools(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"chat_extract": facts()})
+    client = make_client(mode="pro", llm=model)
+    client.add([{"role": "user", "content": "hello"}], user_id="u1")
+    assert "scene_judge" not in model.stages and model.stages == ["chat_extract"]
+
+
+def _two_writes(make_client, op: dict, second: tuple[str, str] = ("The user has two dogs, Rex and Ace", "user"),
+                second_at: str = "2024-02-01"):
+    model = ScriptedChatModel.from_stages({
+        "chat_extract": [facts(("The user has a dog named Rex", "user")), facts(second)],
+        "chat_reconcile": {"operations": [{"fact": "n0", "target": "c0", **op}]},
+    })
+    client = make_client(mode="pro", llm=model)
+    first = client.add("I have a dog, Rex", user_id="u1", memory_at="2024-01-01")["memory_ids"][0]
+    result = client.add("I got a second dog", user_id="u1", memory_at=second_at)
+    return client, model, first, result
+
+
+def test_update_merges_and_keeps_history(make_client) -> None:
+    client, model, first, result = _two_writes(
+        make_client, {"op": "UPDATE", "content": "The user has two dogs, Rex and Ace"})
+    assert model.stages == ["chat_extract", "chat_extract", "chat_reconcile"]
+    assert result["ops"][0]["op"] == "UPDATE" and result["memory_ids"] == [first]
+    assert client.get(first)["content"] == "The user has two dogs, Rex and Ace"
+    assert [e["op"] for e in client.history(first)] == ["ADD", "UPDATE"]
+
+
+def test_supersede_keeps_old_version_linked(make_client) -> None:
+    client, _, first, result = _two_writes(make_client, {"op": "SUPERSEDE"},
+                                           second=("The user gave Rex away", "user"))
+    new_id = result["memory_ids"][0]
+    old = client.get(first)
+    assert old["status"] == "superseded" and old["superseded_by"] == new_id
+    found = client.search("dog", user_ids=["u1"])["memories"]
+    assert [m["memory_id"] for m in found] == [new_id]
+    ops = [(e["memory_id"], e["op"]) for e in client.history(new_id)]
+    assert ops == [(first, "ADD"), (new_id, "SUPERSEDE"), (first, "SUPERSEDED")]
+
+
+def test_skip_writes_nothing(make_client) -> None:
+    client, _, first, result = _two_writes(make_client, {"op": "SKIP"})
+    assert result["ops_summary"]["SKIP"] == 1 and result["memory_ids"] == []
+    assert len(client.search("dog", user_ids=["u1"])["memories"]) == 1
+
+
+def test_older_fact_never_overwrites_newer(make_client) -> None:
+    client, _, first, result = _two_writes(
+        make_client, {"op": "UPDATE", "content": "The user has a cat"}, second_at="2023-01-01")
+    assert result["ops"][0]["op"] == "ADD"
+    assert client.get(first)["content"] == "The user has a dog named Rex"
+
+
+def test_never_reconciles_across_subjects(make_client) -> None:
+    client, _, first, result = _two_writes(make_client, {"op": "SUPERSEDE"},
+                                           second=("Tom has a dog named Rex", "Tom"))
+    assert result["ops"][0]["op"] == "ADD"
+    assert client.get(first)["status"] == "active"
+
+
+@pytest.mark.parametrize("garbage", ["not json at all", "{\"operations\": \"yes\"}", "```json\n[1,2]\n```"])
+def test_garbage_reconcile_degrades_to_add(make_client, garbage) -> None:
+    model = ScriptedChatModel.from_stages({
+        "chat_extract": [facts(("The user has a dog named Rex", "user")), facts(("The user walks Rex daily", "user"))],
+        "chat_reconcile": garbage,
+    })
+    client = make_client(mode="pro", llm=model)
+    client.add("I have a dog, Rex", user_id="u1")
+    result = client.add("I walk Rex every day", user_id="u1")
+    assert result["success"] and result["ops_summary"]["ADD"] == 1
+    assert len(client.search("Rex", user_ids=["u1"])["memories"]) == 2
+
+
+def test_garbage_extraction_stores_the_turns(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"chat_extract": "Sure! Here are the facts: none, sorry."})
+    client = make_client(mode="pro", llm=model)
+    result = client.add([{"role": "user", "content": "I moved to Rome"},
+                         {"role": "assistant", "content": "Welcome to Rome!"}], user_id="u1")
+    assert result["success"] and result["ops_summary"]["ADD"] == 2
+    assert client.search("Rome", user_ids=["u1"])["memories"][0]["source"] == "turn"
+
+
+def test_failing_model_never_loses_the_write(make_client, raising_model) -> None:
+    client = make_client(mode="pro", llm=raising_model)
+    result = client.add("I moved to Rome", user_id="u1")
+    assert result["success"] and result["ops_summary"]["ADD"] == 1
+    assert client.llm_usage.snapshot()["chat_extract"]["failures"] == 1
+
+
+def test_tolerant_json_forms(make_client) -> None:
+    reply = "Here you go:\n```json\n{'facts': [{'content': 'The user likes jazz', 'subject': 'user', 'owner': 'user',}]}\n```\nDone."
+    client = make_client(mode="pro", llm=ScriptedChatModel.from_stages({"chat_extract": reply}))
+    result = client.add("I like jazz", user_id="u1")
+    assert client.get(result["memory_ids"][0])["content"] == "The user likes jazz"
+
+
+def test_reconcile_cannot_touch_other_users(make_client) -> None:
+    model = ScriptedChatModel.from_stages({
+        "chat_extract": [facts(("The user likes tea", "user")), facts(("The user likes coffee", "user"))],
+        "chat_reconcile": {"operations": [{"fact": "n0", "op": "SUPERSEDE", "target": "c0"}]},
+    })
+    client = make_client(mode="pro", llm=model)
+    alice = client.add("I like tea", user_id="alice")["memory_ids"][0]
+    result = client.add("I like coffee", user_id="bob")
+    assert result["ops"][0]["op"] == "ADD" and "chat_reconcile" not in model.stages
+    assert client.get(alice)["status"] == "active"
+
+
+def test_extraction_sees_history_turns_for_coreference(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"chat_extract": facts()})
+    client = make_client(mode="pro", llm=model)
+    client.add("My sister is called Ana", user_id="u1", session_id="s1")
+    client.add("She lives in Porto", user_id="u1", session_id="s1")
+    prompt = "\n".join(str(m.content) for m in model.prompts[-1])
+    assert "My sister is called Ana" in prompt and "She lives in Porto" in prompt
+
+
+def test_token_accounting_per_stage(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"chat_extract": facts(("The user likes jazz", "user"))}, usage=(120, 30))
+    client = make_client(mode="pro", llm=model)
+    client.add("I like jazz", user_id="u1")
+    stage = client.llm_usage.snapshot()["chat_extract"]
+    assert stage["calls"] == 1 and stage["prompt_tokens"] == 120 and stage["completion_tokens"] == 30

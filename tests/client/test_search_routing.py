@@ -1,0 +1,95 @@
+"""Search routing of seed 1 §2: which calls spend an LLM call, and on what."""
+
+from __future__ import annotations
+
+from hy_memory_langgraph.config import CodingConfig, MemoryConfig
+from hy_memory_langgraph.repos._time import coerce_datetime
+from hy_memory_langgraph.testing import ScriptedChatModel
+
+
+def _config(tmp_path, *, coding: bool = True, rewrite: bool = False, max_chars: int = 1000) -> MemoryConfig:
+    return MemoryConfig(data_dir=tmp_path / "cfg", coding=CodingConfig(enabled=coding),
+                        enable_query_rewrite=rewrite, query_rewrite_max_chars=max_chars)
+
+
+def _seeded(make_client, model, config=None):
+    """A pro client holding two memories written straight through the repository."""
+    client = make_client(mode="pro", llm=model, config=config)
+    repo = client.context.chat_repo
+    for text, at in (("We visited Kyoto in April 2024", "2024-04-10"), ("We visited Oslo in June 2024", "2024-06-10")):
+        repo.create("u1", text, request_id="seed", memory_at=coerce_datetime(at, "at"))
+    return client
+
+
+def test_default_single_query_makes_zero_llm_calls(make_client, raising_model) -> None:
+    client = _seeded(make_client, raising_model)
+    found = client.search("Where did we travel?", user_ids=["u1"], search_mode="default")
+    assert found["memories"] and raising_model.call_count == 0
+
+
+def test_explicit_scene_makes_zero_llm_calls(make_client, raising_model) -> None:
+    client = _seeded(make_client, raising_model)
+    for mode in ("default", "agentic"):
+        found = client.search(queries=["earlier", "Where did we travel?"], scene="chat",
+                              user_ids=["u1"], search_mode=mode)
+        assert found["scene"] == "chat"
+    assert raising_model.call_count == 0
+
+
+def test_agentic_rewrites_and_applies_time_range(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"query_full": {
+        "scene": "chat", "rewrite": "Which city did we visit?",
+        "time_range": {"start": "2024-06-01", "end": "2024-06-30"}}})
+    client = _seeded(make_client, model)
+    found = client.search("and where did we go in June?", user_ids=["u1"], search_mode="agentic")
+    assert model.stages == ["query_full"]
+    assert found["rewrite"] == "Which city did we visit?"
+    assert [m["content"] for m in found["memories"]] == ["We visited Oslo in June 2024"]
+
+
+def test_agentic_prompt_holds_earlier_queries(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"query_full": {"scene": "chat", "rewrite": "x"}})
+    client = _seeded(make_client, model)
+    client.search(queries=["Tell me about Kyoto", "when was that?"], user_ids=["u1"], search_mode="agentic")
+    prompt = str(model.prompts[0][-1].content)
+    assert "Tell me about Kyoto" in prompt and "when was that?" in prompt
+
+
+def test_agentic_failure_falls_back_to_default(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"query_full": "I cannot help with that"})
+    client = _seeded(make_client, model)
+    found = client.search("Kyoto", user_ids=["u1"], search_mode="agentic")
+    assert found["rewrite"] is None and "Kyoto" in found["memories"][0]["content"]
+
+
+def test_default_multi_query_with_coding_one_bounded_call(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"query_full": {"scene": "chat", "rewrite": "Kyoto trip"}})
+    client = _seeded(make_client, model)
+    found = client.search(queries=["We talked about Japan", "the trip there?"], user_ids=["u1"])
+    assert model.stages == ["query_full"] and found["rewrite"] == "Kyoto trip"
+
+
+def test_default_multi_query_too_long_classifies_only(make_client, tmp_path) -> None:
+    model = ScriptedChatModel.from_stages({"query_classify": {"scene": "chat"}})
+    client = _seeded(make_client, model, _config(tmp_path, max_chars=20))
+    found = client.search(queries=["a long earlier question about travel", "Kyoto?"], user_ids=["u1"])
+    assert model.stages == ["query_classify"] and found["rewrite"] is None
+
+
+def test_default_multi_query_rewrite_only(make_client, tmp_path) -> None:
+    model = ScriptedChatModel.from_stages({"query_rewrite": {"rewrite": "Oslo visit", "time_range": {}}})
+    client = _seeded(make_client, model, _config(tmp_path, coding=False, rewrite=True))
+    found = client.search(queries=["trips", "the one in Norway"], user_ids=["u1"])
+    assert model.stages == ["query_rewrite"] and found["rewrite"] == "Oslo visit"
+
+
+def test_default_multi_query_both_off_zero_calls(make_client, raising_model, tmp_path) -> None:
+    client = _seeded(make_client, raising_model, _config(tmp_path, coding=False, rewrite=False))
+    found = client.search(queries=["trips", "Kyoto"], user_ids=["u1"])
+    assert raising_model.call_count == 0 and "Kyoto" in found["memories"][0]["content"]
+
+
+def test_coding_disabled_routes_productivity_scene_to_chat(make_client, raising_model, tmp_path) -> None:
+    client = _seeded(make_client, raising_model, _config(tmp_path, coding=False))
+    found = client.search("Kyoto", scene="coding", user_ids=["u1"])
+    assert found["scene"] == "chat" and raising_model.call_count == 0

@@ -1,0 +1,45 @@
+"""Helpers shared by the store tests (imported as a plain module)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from langgraph.store.base import BaseStore, IndexConfig, SearchItem
+
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.testing import HashingEmbeddings
+
+DIMS = 64
+
+StoreFactory = Callable[..., BaseStore]
+
+
+def index_config(fields: list[str] | None = None, dims: int = DIMS) -> IndexConfig:
+    config: IndexConfig = {"dims": dims, "embed": HashingEmbeddings(dims=dims)}
+    if fields is not None:
+        config["fields"] = fields
+    return config
+
+
+def is_hy(store: BaseStore) -> bool:
+    return isinstance(store, HyMemoryStore)
+
+
+def keys(results: Sequence[SearchItem]) -> list[str]:
+    return [r.key for r in results]
+
+
+def key_set(results: Sequence[SearchItem]) -> set[str]:
+    return {r.key for r in results}
+
+
+def scores_close(a: Sequence[float | None], b: Sequence[float | None], tol: float = 1e-4) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if (x is None) != (y is None):
+            return False
+        if x is not None and y is not None and not math.isclose(x, y, abs_tol=tol):
+            return False
+    return True

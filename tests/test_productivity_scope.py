@@ -1,0 +1,142 @@
+"""Workspace/branch scoping and working/coding isolation (seed 1 §5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_productivity_support import (  # noqa: F401  (fixtures)
+    StageScript,
+    experience,
+    extraction,
+    make_client,
+    store_factory,
+    tool_trace,
+)
+
+from hy_memory_langgraph.repos.productivity import in_scope, scope_filter
+
+ROWS: dict[str, tuple[str | None, str | None]] = {
+    "A": (None, None), "B": ("ws1", None), "C": ("ws1", "b1"), "D": ("ws1", "b2"), "E": ("ws2", "b1"),
+}
+TRUTH: list[tuple[str | None, str | None, set[str]]] = [
+    (None, None, {"A", "B", "C", "D", "E"}),
+    (None, "b1", {"A", "B", "C", "D", "E"}),  # branch alone does not filter
+    ("ws1", None, {"B", "C", "D"}),
+    ("ws1", "b1", {"B", "C"}),  # NULL branch kept
+    ("ws1", "b2", {"B", "D"}),
+    ("ws1", "b9", {"B"}),
+    ("ws2", "b1", {"E"}),
+    ("ws3", None, set()),
+]
+
+
+def _tag(hit: dict[str, Any]) -> str:
+    return hit["statement"].split("row-", 1)[1][0]
+
+
+def test_scope_truth_table_for_facts(make_client) -> None:
+    client = make_client("lite")
+    for tag, (ws, branch) in ROWS.items():
+        client.add(tool_trace(f"row-{tag} rotate the deploy keys"), scene="working", user_id="u1",
+                   workspace_id=ws, branch=branch)
+    for ws, branch, expected in TRUTH:
+        found = client.search("rotate the deploy keys", scene="working", user_ids=["u1"],
+                              workspace_id=ws, branch=branch, min_score=-1.0)
+        assert {_tag(h) for h in found["facts"]} == expected, (ws, branch)
+
+
+@pytest.mark.parametrize(("ws", "branch", "expected"), TRUTH)
+def test_scope_helpers_agree_with_the_truth_table(ws: str | None, branch: str | None,
+                                                  expected: set[str]) -> None:
+    rows = {tag: {"workspace_id": w, "branch": b} for tag, (w, b) in ROWS.items()}
+    assert {tag for tag, row in rows.items() if in_scope(row, ws, branch)} == expected
+    where = scope_filter(ws, branch)
+    if ws and branch:
+        assert where == {"workspace_id": ws, "$or": [{"branch": branch}, {"branch": None}]}
+    elif ws:
+        assert where == {"workspace_id": ws}
+    else:
+        assert where == {}
+
+
+def test_experience_candidates_respect_scope(make_client) -> None:
+    script = StageScript({"coding_extract": extraction(experiences=[experience("rotate deploy keys")]),
+                          "experience_reconcile": {"operations": []}})
+    client = make_client("pro", script.model())
+    client.add(tool_trace(), scene="coding", user_id="u1", workspace_id="ws1", branch="b1")
+    client.add(tool_trace(), scene="coding", user_id="u1", workspace_id="ws1", branch="b2")
+    client.add(tool_trace(), scene="coding", user_id="u1", workspace_id="ws2")
+    client.add(tool_trace(), scene="coding", user_id="u2", workspace_id="ws1", branch="b1")
+    assert script.count("experience_reconcile") == 0
+    client.add(tool_trace(), scene="coding", user_id="u1", workspace_id="ws1", branch="b1")
+    assert script.count("experience_reconcile") == 1
+    client.add(tool_trace(), scene="coding", user_id="u1")  # no workspace: every scope
+    assert script.count("experience_reconcile") == 2
+
+
+def test_fact_search_and_experiences_are_filtered_by_scope(make_client) -> None:
+    script = StageScript({"working_extract": [
+        extraction("deck.pptx", "exported the deck", [experience("export slides to pdf")]),
+        extraction("report.docx", "wrote the report", [experience("write the quarterly report")]),
+    ]})
+    client = make_client("pro", script.model())
+    client.add(tool_trace("export"), scene="working", user_id="u1", workspace_id="ws1")
+    client.add(tool_trace("report"), scene="working", user_id="u1", workspace_id="ws2")
+    found = client.search("export slides to pdf", scene="working", user_ids=["u1"],
+                          workspace_id="ws2", min_score=-1.0)
+    assert [f["subject"] for f in found["facts"]] == ["report.docx"]
+    assert [e["task"] for e in found["experiences"]] == ["write the quarterly report"]
+
+
+def _ids(found: dict[str, Any]) -> set[str]:
+    return {h["memory_id"] for h in found["facts"]} | {h["memory_id"] for h in found["experiences"]}
+
+
+def test_working_and_coding_never_mix(make_client, store_factory, tmp_path: Path) -> None:
+    script = StageScript({
+        "working_extract": extraction("deploy.md", "documented the deploy", [experience("deploy docs")]),
+        "coding_extract": extraction("deploy.py", "fixed the deploy script", [experience("deploy script")]),
+    })
+    client = make_client("pro", script.model())
+    working = client.add(tool_trace("deploy"), scene="working", user_id="u1", session_id="s")
+    coding = client.add(tool_trace("deploy"), scene="coding", user_id="u1", session_id="s")
+    working_ids = set(working["experience_ids"]) | {working["memory_id"]}
+    coding_ids = set(coding["experience_ids"]) | {coding["memory_id"]}
+    assert script.count("experience_reconcile") == 0 and script.count("fact_reconcile") == 0
+    for scene, own, other in (("working", working_ids, coding_ids), ("coding", coding_ids, working_ids)):
+        found = client.search("deploy", scene=scene, user_ids=["u1"], min_score=-1.0)
+        assert _ids(found) == own and not _ids(found) & other
+    # the trace store is shared: the coding write saw the working write as history
+    assert "deploy" in script.last("coding_extract").user.split("<history>", 1)[1]
+    assert "(none)" not in script.last("coding_extract").user.split("</history>", 1)[0]
+    for memory_id in working_ids | coding_ids:
+        assert client.get(memory_id) is not None
+    if store_factory.__name__ == "_hy_factory":
+        data = client.config.working_db_path.parent
+        assert client.config.working_db_path.name == "coding_memory.db"
+        names = {p.name for p in data.iterdir() if p.suffix == ".db"}
+        assert {"coding_memory.db", "coding_memory_cv.db", "coding_memory_trace.db"} <= names
+
+
+def test_one_client_alternates_variants_with_separate_stores(make_client) -> None:
+    client = make_client("lite")
+    for i in range(3):
+        client.add(tool_trace(f"working job {i}"), scene="working", user_id="u1")
+        client.add(tool_trace(f"coding job {i}"), scene="coding", user_id="u1")
+    stores = client.context.stores
+    assert stores.variant("working") is not stores.variant("coding")
+    for scene in ("working", "coding"):
+        found = client.search("job", scene=scene, user_ids=["u1"], min_score=-1.0)
+        assert len(found["facts"]) == 3
+        assert all(scene in f["statement"] and f["variant"] == scene for f in found["facts"])
+
+
+def test_collections_are_the_first_namespace_label(make_client) -> None:
+    client = make_client("lite")
+    client.add(tool_trace(), scene="coding", user_id="user.one", workspace_id="ws")
+    store = client.context.stores.variant("coding")
+    namespaces = set(store.list_namespaces())
+    assert ("coding_memory_working_facts_cv", "user%2Eone") in namespaces
+    assert all(not ns[0].endswith("_facts") for ns in namespaces)

@@ -1,0 +1,155 @@
+"""Shared fixtures and fakes of the productivity tests (imported by test_productivity_*).
+
+* ``store_factory`` / ``make_client``: clients over ``InMemoryStore`` and
+  ``HyMemoryStore`` (every test using ``make_client`` runs on both).
+* :class:`StageScript`: a scripted model that answers by pipeline stage, recognised
+  from the system prompt, and records every call (stage, language, prompt).
+* Trace builders for OpenAI-style tool-call conversations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage
+from langgraph.store.base import IndexConfig
+from langgraph.store.memory import InMemoryStore
+
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
+
+__all__ = ["StageScript", "Call", "stage_of", "tool_trace", "extraction", "experience",
+           "section", "make_client", "store_factory"]
+
+_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("coding_extract", ("memory writer of a coding agent", "编程智能体的记忆整理员")),
+    ("working_extract", ("memory writer of a productivity agent", "办公智能体的记忆整理员")),
+    ("experience_reconcile", ("library of reusable how-to", "可复用经验库")),
+    ("fact_reconcile", ("timeline of a user's work", "用户工作的时间线")),
+    ("progress_summary", ("progress note of one task", "进展小结")),
+    ("scene_judge", ("memory scenes", "记忆场景")),
+)
+
+
+def stage_of(messages: list[BaseMessage]) -> tuple[str, str]:
+    """``(stage, lang)`` of a prompt, from markers of our system prompts."""
+    system = str(messages[0].content) if len(messages) > 1 else ""
+    for stage, (en, zh) in _MARKERS:
+        if en in system:
+            return stage, "en"
+        if zh in system:
+            return stage, "zh"
+    return "other", "en"
+
+
+@dataclass
+class Call:
+    stage: str
+    lang: str
+    system: str
+    user: str
+
+
+@dataclass
+class StageScript:
+    """Answers per stage: a reply (dict → JSON, str as is), a function of the user
+    prompt, or a list consumed in order (the last one repeats)."""
+
+    replies: dict[str, Any] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+
+    def __call__(self, messages: list[BaseMessage]) -> str:
+        stage, lang = stage_of(messages)
+        user = str(messages[-1].content)
+        self.calls.append(Call(stage, lang, str(messages[0].content), user))
+        reply = self.replies.get(stage, "{}")
+        if isinstance(reply, list):
+            reply = reply.pop(0) if len(reply) > 1 else reply[0]
+        if callable(reply):
+            reply = reply(user)
+        return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+
+    def model(self) -> ScriptedChatModel:
+        return ScriptedChatModel.from_script(self)
+
+    def stages(self) -> list[str]:
+        return [c.stage for c in self.calls]
+
+    def count(self, stage: str) -> int:
+        return sum(c.stage == stage for c in self.calls)
+
+    def last(self, stage: str) -> Call:
+        return [c for c in self.calls if c.stage == stage][-1]
+
+
+def experience(task: str, solution: str = "do the thing", keys: list[str] | None = None,
+               **extra: Any) -> dict[str, Any]:
+    return {"task": task, "search_keys": keys or [], "solution": solution, "boundary_envs": [],
+            "confidence": 0.8, "files": [], **extra}
+
+
+def extraction(subject: str = "src/search.py:SearchClient", statement: str = "raised the timeout",
+               experiences: list[dict[str, Any]] | None = None, **fact: Any) -> dict[str, Any]:
+    return {"experiences": experiences or [],
+            "fact": {"subject": subject, "statement": statement, "files": [], "details": "ok",
+                     **fact}}
+
+
+def tool_trace(user: str = "Fix the timeout in the search client.", *, tool: str = "apply_patch",
+               args: dict[str, Any] | None = None, result: str = "Patch applied successfully",
+               call_id: str = "call_1", answer: str | None = "Done.") -> list[dict[str, Any]]:
+    """One user-turn: user → assistant tool call → tool result (→ assistant answer)."""
+    msgs: list[dict[str, Any]] = [
+        {"role": "user", "content": user},
+        {"role": "assistant", "content": "", "tool_calls": [{
+            "id": call_id, "type": "function",
+            "function": {"name": tool, "arguments": json.dumps(args or {"path": "src/search.py"})}}]},
+        {"role": "tool", "tool_call_id": call_id, "name": tool, "content": result},
+    ]
+    if answer is not None:
+        msgs.append({"role": "assistant", "content": answer})
+    return msgs
+
+
+def section(prompt: str, tag: str) -> str:
+    """Text between ``<tag>`` and ``</tag>`` of a rendered prompt."""
+    return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
+
+
+def _memory_factory(path: Path, index: IndexConfig | None) -> InMemoryStore:
+    return InMemoryStore(index=index)
+
+
+def _hy_factory(path: Path, index: IndexConfig | None) -> Any:
+    from hy_memory_langgraph.store import HyMemoryStore
+
+    return HyMemoryStore(path, index=index)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store_factory(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    return _memory_factory if request.param == "memory" else _hy_factory
+
+
+@pytest.fixture
+def make_client(tmp_path: Path, store_factory: Callable[..., Any]) -> Iterator[Callable[..., HyMemoryClient]]:
+    clients: list[HyMemoryClient] = []
+
+    def make(mode: str | None = "lite", llm: Any = None, env: dict[str, str] | None = None,
+             **overrides: Any) -> HyMemoryClient:
+        data_dir = tmp_path / f"data{len(clients)}"
+        config = MemoryConfig.from_env(env or {}, data_dir=data_dir, **overrides)
+        client = HyMemoryClient(mode=mode, llm=llm, embeddings=HashingEmbeddings(dims=64),
+                                config=config, store_factory=store_factory)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
