@@ -86,7 +86,9 @@ def load(store: BaseStore, size: int, batch: int) -> float:
     return size / (time.perf_counter() - start)
 
 
-def measure(store: BaseStore, row: Row, docs: np.ndarray, n_queries: int, table: dict[str, np.ndarray]) -> None:
+def measure(
+    store: BaseStore, row: Row, docs: np.ndarray, n_queries: int, table: dict[str, np.ndarray]
+) -> None:
     subset = np.arange(TARGET_GROUP, len(docs), N_NAMESPACES)
     cases: dict[str, dict[str, object]] = {
         "all": {"namespace": ("bench",)},
@@ -99,7 +101,9 @@ def measure(store: BaseStore, row: Row, docs: np.ndarray, n_queries: int, table:
         for qi in range(n_queries):
             query = f"query-{qi}"
             start = time.perf_counter()
-            res = store.search(case["namespace"], query=query, filter=case.get("filter"), limit=K)  # type: ignore[arg-type]
+            res = store.search(
+                case["namespace"], query=query, filter=case.get("filter"), limit=K  # type: ignore[arg-type]
+            )
             times.append(time.perf_counter() - start)
             if name != "all":
                 truth = exact_top(docs, subset, table[query], K)
@@ -140,7 +144,8 @@ def render(rows: Sequence[Row]) -> str:
     for r in rows:
         reopen = f"{r.open_s:.2f}" if r.open_s else "-"
         lines.append(
-            f"| {r.size:,} | {r.store} | {r.put_per_s:,.0f} | {r.pct('all', .5):.2f} | {r.pct('all', .95):.2f} "
+            f"| {r.size:,} | {r.store} | {r.put_per_s:,.0f} "
+            f"| {r.pct('all', .5):.2f} | {r.pct('all', .95):.2f} "
             f"| {r.pct('ns1%', .5):.2f} | {r.pct('ns1%', .95):.2f} | {r.recall['ns1%']:.3f} "
             f"| {r.pct('filter1%', .5):.2f} | {r.pct('filter1%', .95):.2f} | {r.recall['filter1%']:.3f} "
             f"| {reopen} |"

@@ -15,7 +15,7 @@ from test_productivity_support import (  # noqa: F401  (fixtures)
     tool_trace,
 )
 
-from hy_memory_langgraph.repos.productivity import in_scope, scope_filter
+from hy_memory_langgraph.nodes.productivity_scope import in_scope, scope_filter
 
 ROWS: dict[str, tuple[str | None, str | None]] = {
     "A": (None, None), "B": ("ws1", None), "C": ("ws1", "b1"), "D": ("ws1", "b2"), "E": ("ws2", "b1"),

@@ -74,6 +74,7 @@ def test_lite_mode_zero_calls_and_deterministic_fact(make_client) -> None:
     found = client.search("build broken undefined symbol foo", scene="coding", user_ids=["u1", "u2"])
     assert {f["memory_id"] for f in found["facts"]} == {first["memory_id"], second["memory_id"]}
     assert found["experiences"] == [] and raising.call_count == 0
+    assert client.context.llm is None and client.llm_usage.total_calls == 0
 
 
 def test_lite_fact_in_chinese_uses_chinese_labels(make_client) -> None:

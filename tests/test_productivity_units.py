@@ -19,12 +19,8 @@ from hy_memory_langgraph.pipelines.productivity import (
     build_productivity_graph,
     build_productivity_search_graph,
 )
-from hy_memory_langgraph.repos.productivity import (
-    ProductivityRepository,
-    new_id,
-    parse_id,
-    subject_key,
-)
+from hy_memory_langgraph.nodes.productivity_scope import subject_key
+from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id, parse_id
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.testing import HashingEmbeddings
 
@@ -115,11 +111,30 @@ def test_or_filter_is_exact_on_every_backend(backend: str, tmp_path: Path) -> No
     assert repo.native is (backend == "sqlite")
     _fill(repo)
     where = {"status": "active", "workspace_id": "ws", "$or": [{"branch": "x"}, {"branch": None}]}
-    (hits,) = repo.search("fact", ["u"], "deploy note", where=where, limit=10)
+    hits = repo.search("fact", ["u"], "deploy note", where=where, limit=10)
     assert sorted(v["tag"] for v, _ in hits) == ["b", "c"]
-    (top,) = repo.search("fact", ["u"], "deploy note", where=where, limit=1)
+    top = repo.search("fact", ["u", "nobody"], "deploy note", where=where, limit=1)
     assert top[0][0]["tag"] == hits[0][0]["tag"]
     assert sorted(v["tag"] for v in repo.scan("fact", "u", where)) == ["b", "c"]
+    close = getattr(store, "close", None)
+    if close:
+        close()
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_few_or_nearest(backend: str, tmp_path: Path) -> None:
+    emb = HashingEmbeddings(dims=32)
+    index: Any = {"dims": 32, "embed": emb, "fields": ["embed_text"]}
+    store = InMemoryStore(index=index) if backend == "memory" else HyMemoryStore(tmp_path / "y.db", index=index)
+    repo = ProductivityRepository(store, MemoryConfig.from_env({}, data_dir=tmp_path), "coding")
+    repo.put([{"kind": "fact", "memory_id": new_id("fact", "coding"), "user_id": "u", "status": "active",
+               "subject_key": "a.py", "embed_text": f"a.py: change number {i}", "memory_ts": float(i)}
+              for i in range(12)])
+    where = {"status": "active", "subject_key": "a.py", "memory_ts": {"$lte": 3.0}}
+    few = repo.few_or_nearest("fact", "u", "a.py: change number 1", where=where, limit=8)
+    assert [v["memory_ts"] for v in few] == [3.0, 2.0, 1.0, 0.0]  # newest first, no ranking
+    many = repo.few_or_nearest("fact", "u", "a.py: change number 11", where={"subject_key": "a.py"}, limit=8)
+    assert len(many) == 8 and many[0]["memory_ts"] == 11.0  # nearest first
     close = getattr(store, "close", None)
     if close:
         close()

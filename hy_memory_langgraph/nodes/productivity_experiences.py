@@ -24,15 +24,11 @@ from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_float, as_list, as_str, as_str_list
 from hy_memory_langgraph.nodes.productivity_extract import MAX_SEARCH_KEYS
-from hy_memory_langgraph.nodes.productivity_input import base_record, merge_unique
+from hy_memory_langgraph.nodes.productivity_input import base_record, merge_unique, repo_of
+from hy_memory_langgraph.nodes.productivity_scope import scope_filter
 from hy_memory_langgraph.nodes.state import WriteState
 from hy_memory_langgraph.repos._time import iso, utcnow
-from hy_memory_langgraph.repos.productivity import (
-    ACTIVE,
-    DELETED,
-    experience_event,
-    scope_filter,
-)
+from hy_memory_langgraph.repos.productivity import ACTIVE, DELETED, experience_event
 
 __all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
            "gather_experience_candidates", "route_after_experience_candidates",
@@ -49,7 +45,7 @@ _SOLUTION_CHARS: Final = 800
 
 def gather_experience_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """For each draft, close active experiences of the same user and scope."""
-    repo = runtime.context.productivity_repo(state["variant"])
+    repo = repo_of(state, runtime.context)
     where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
     requests = [(state["user_id"], d["task"]) for d in state["experience_drafts"]]
     found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
@@ -150,7 +146,7 @@ def _revise(target: dict[str, Any], state: WriteState, op: str, **changes: Any) 
 
 def apply_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Write the decided operations; one op per draft in the result."""
-    repo = runtime.context.productivity_repo(state["variant"])
+    repo = repo_of(state, runtime.context)
     drafts = state["experience_drafts"]
     decisions = state.get("experience_decisions") or [{"op": "ADD"} for _ in drafts]
     targets = {c["memory_id"]: c for cands in state.get("experience_candidates") or [] for c in cands}
@@ -159,28 +155,28 @@ def apply_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dic
     ops: list[dict[str, Any]] = []
     linked: list[str] = []
     for draft, decision in zip(drafts, decisions):
-        op, target_id = decision["op"], decision.get("target")
-        target = targets.get(target_id or "")
-        if op != "ADD" and (target is None or target_id in changed):
-            op = "ADD"
-        if op == "SKIP":
+        target_id: str = decision.get("target") or ""
+        target = targets.get(target_id)
+        op = decision["op"] if target is not None and target_id not in changed else "ADD"
+        if op == "SKIP" and target is not None:
             ops.append({"op": "SKIP", "memory_id": target_id, "task": draft["task"]})
             linked.append(target_id)
-        elif op == "UPDATE":
+            continue
+        if op == "UPDATE" and target is not None:
             changed[target_id] = _revise(target, state, "UPDATE",
                                          **_merge(target, draft, decision.get("merged")))
             ops.append({"op": "UPDATE", "memory_id": target_id, "task": changed[target_id]["task"]})
             linked.append(target_id)
-        else:
-            record = {**base_record(state, "experience"), **draft, "version": 1, "last_op": "ADD",
-                      "versions": []}
-            new.append(record)
-            entry = {"op": op, "memory_id": record["memory_id"], "task": draft["task"]}
-            if op == "DELETE":
-                changed[target_id] = _revise(target, state, "DELETE", status=DELETED)
-                entry["deleted_id"] = target_id
-            ops.append(entry)
-            linked.append(record["memory_id"])
+            continue
+        record = {**base_record(state, "experience"), **draft, "version": 1, "last_op": "ADD",
+                  "versions": []}
+        new.append(record)
+        entry = {"op": op, "memory_id": record["memory_id"], "task": draft["task"]}
+        if op == "DELETE" and target is not None:
+            changed[target_id] = _revise(target, state, "DELETE", status=DELETED)
+            entry["deleted_id"] = target_id
+        ops.append(entry)
+        linked.append(record["memory_id"])
     repo.put(list(changed.values()), replace=True)
     repo.put(new)
     return {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}

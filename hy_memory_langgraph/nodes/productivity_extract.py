@@ -88,7 +88,7 @@ def _experience(raw: Any, touched: list[str]) -> dict[str, Any] | None:
     task, solution = as_str(raw.get("task")), as_str(raw.get("solution"))
     if not task or not solution:
         return None
-    draft = {
+    draft: dict[str, Any] = {
         "task": task,
         "search_keys": [k for k in as_str_list(raw.get("search_keys")) if k != task][:MAX_SEARCH_KEYS],
         "solution": solution,

@@ -4,7 +4,8 @@ The new fact is always inserted. It may SUPERSEDE older active facts that contin
 the same task. Candidates (beyond the reference: from every session of the user) are
 active facts in the same scope with the same :func:`subject_key` (same subject is
 necessary), not newer than the new fact, and not on a different named branch; at most
-:data:`FACT_CANDIDATES`, nearest first. The call happens only when candidates exist;
+:data:`FACT_CANDIDATES`: all of them, newest first, when there are that few (no
+embedding call), else the nearest by vector. The call happens only when candidates exist;
 targets outside the offered list are ignored; failure → insert only.
 
 A superseded fact keeps its record (status ``superseded``, ``superseded_by`` = the new
@@ -22,10 +23,11 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_str, as_str_list
-from hy_memory_langgraph.nodes.productivity_input import base_record
+from hy_memory_langgraph.nodes.productivity_input import base_record, repo_of
+from hy_memory_langgraph.nodes.productivity_scope import scope_filter, subject_key
 from hy_memory_langgraph.nodes.state import WriteState
 from hy_memory_langgraph.repos._time import iso, utcnow
-from hy_memory_langgraph.repos.productivity import ACTIVE, SUPERSEDED, scope_filter, subject_key
+from hy_memory_langgraph.repos.productivity import ACTIVE, SUPERSEDED
 
 __all__ = ["FACT_CANDIDATES", "SUMMARY_GENERATIONS", "FACT_OPS", "embed_text",
            "gather_fact_candidates", "route_after_fact_candidates", "reconcile_fact",
@@ -51,14 +53,14 @@ def gather_fact_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -
     key = subject_key(fact["subject"])
     if not key:
         return {"fact_candidates": []}
-    repo = runtime.context.productivity_repo(state["variant"])
-    where = {"status": ACTIVE, "subject_key": key,
-             **scope_filter(state.get("workspace_id"), state.get("branch"))}
-    hits = repo.search("fact", [state["user_id"]], embed_text(fact["subject"], fact["statement"]),
-                       where=where, limit=FACT_CANDIDATES)[0]
-    ts, branch = state["at"].timestamp(), state.get("branch")
-    keep = [v for v, _ in hits
-            if v["memory_ts"] <= ts and not (branch and v.get("branch") and v["branch"] != branch)]
+    repo = repo_of(state, runtime.context)
+    branch = state.get("branch")
+    where = {"status": ACTIVE, "subject_key": key, "memory_ts": {"$lte": state["at"].timestamp()},
+             **scope_filter(state.get("workspace_id"), branch)}
+    if branch and "$or" not in where:  # no workspace: still never across two named branches
+        where["$or"] = [{"branch": branch}, {"branch": None}]
+    keep = repo.few_or_nearest("fact", state["user_id"], embed_text(fact["subject"], fact["statement"]),
+                               where=where, limit=FACT_CANDIDATES)
     return {"fact_candidates": keep}
 
 
@@ -103,7 +105,7 @@ def route_after_fact_reconcile(state: WriteState) -> str:
 def summarize_progress(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One call: progress of the task over the superseded facts and their ancestors."""
     ctx = runtime.context
-    repo = ctx.productivity_repo(state["variant"])
+    repo = repo_of(state, ctx)
     chain = repo.ancestors({"supersedes": state["superseded_ids"]}, SUMMARY_GENERATIONS)
     lines = [f"[{v['memory_at']}] {v.get('subject') or '-'}: {_cut(v['statement'])}" for v in chain]
     reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
@@ -116,7 +118,7 @@ def insert_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
     """Insert the new fact, then retire the facts it supersedes."""
     fact = state["fact_draft"]
     assert fact is not None
-    repo = runtime.context.productivity_repo(state["variant"])
+    repo = repo_of(state, runtime.context)
     superseded = list(state.get("superseded_ids") or [])
     record = {
         **base_record(state, "fact"),

@@ -30,17 +30,18 @@ from hy_memory_langgraph.messages import (
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.state import PRODUCTIVITY_SCENES, WriteState
 from hy_memory_langgraph.repos._time import iso, utcnow
-from hy_memory_langgraph.repos.productivity import ACTIVE, Kind, new_id
+from hy_memory_langgraph.repos.productivity import ACTIVE, Kind, ProductivityRepository, new_id
 
 __all__ = [
     "ASSISTANT_MAX_CHARS", "ASSISTANT_KEEP_CHARS", "resolve_variant", "work_messages",
     "compress", "render_new_messages", "render_history", "prepare_productivity",
-    "base_record", "default_subject", "merge_unique",
+    "base_record", "default_subject", "merge_unique", "repo_of",
 ]
 
 ASSISTANT_MAX_CHARS: Final = 6000
 ASSISTANT_KEEP_CHARS: Final = 3000
 _NONE: Final = {"en": "(none)", "zh": "（无）"}
+_SUBJECT_CHARS: Final = 80
 
 
 def resolve_variant(route: str | None, scene: str | None) -> Variant:
@@ -49,6 +50,11 @@ def resolve_variant(route: str | None, scene: str | None) -> Variant:
         if candidate in PRODUCTIVITY_SCENES:
             return cast(Variant, candidate)
     raise ValueError(f"no productivity variant in route={route!r} / scene={scene!r}")
+
+
+def repo_of(state: WriteState, ctx: MemoryContext) -> ProductivityRepository:
+    """The repository of the write's variant."""
+    return ctx.productivity_repo(cast(Variant, state["variant"]))
 
 
 def work_messages(msgs: list[Msg]) -> list[Msg]:
@@ -108,9 +114,14 @@ def base_record(state: WriteState, kind: Kind) -> dict[str, Any]:
 
 
 def default_subject(msgs: list[Msg], files: list[str]) -> str:
-    """Deterministic subject: the first file touched, else the last tool called."""
+    """Deterministic subject: the first file touched, else the first line of the first
+    user message (at most 80 characters), else the last tool called."""
     if files:
         return files[0]
+    for m in msgs:
+        if m.role == "user" and m.content.strip():
+            line = " ".join(m.content.strip().splitlines()[0].split())
+            return line if len(line) <= _SUBJECT_CHARS else line[: _SUBJECT_CHARS - 1] + "…"
     names = tool_names(msgs)
     return names[-1] if names else ""
 

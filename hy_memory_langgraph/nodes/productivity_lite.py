@@ -10,7 +10,8 @@ messages; empty sections are left out, except the request):
 * Errors: tool results flagged as errors, and error-looking lines of tool results;
 * Outcome: the last assistant text, cut.
 
-The subject is the first file touched, else the last tool called. The details hold the
+The subject is the first file touched, else the first line of the request (see
+:func:`default_subject`). The details hold the
 commands and error lines verbatim. No experiences are written in lite mode.
 """
 

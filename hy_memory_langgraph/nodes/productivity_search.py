@@ -29,15 +29,10 @@ from hy_memory_langgraph.lexical import BM25Index
 from hy_memory_langgraph.nodes.chat_search import time_filter
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity_input import resolve_variant
+from hy_memory_langgraph.nodes.productivity_scope import in_scope, scope_filter
 from hy_memory_langgraph.nodes.results import elapsed_ms
 from hy_memory_langgraph.nodes.state import SearchState
-from hy_memory_langgraph.repos.productivity import (
-    ACTIVE,
-    ProductivityRepository,
-    in_scope,
-    public_view,
-    scope_filter,
-)
+from hy_memory_langgraph.repos.productivity import ACTIVE, ProductivityRepository, public_view
 
 __all__ = ["FACT_GATE", "EXPERIENCE_GATE", "LEXICAL_TIE_BREAK", "BM25_SATURATION",
            "SEARCH_KEYS", "prepare_productivity_search", "search_facts", "search_experiences",
@@ -80,13 +75,18 @@ def _gate(state: SearchState, default: float) -> float:
 
 
 def search_facts(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Gated vector hits over every user, lexical tie-break, best ``limit``."""
+    """One store batch for both layers (the query is embedded once); rank the facts.
+
+    Facts: gated vector hits over every user, lexical tie-break, best ``limit``.
+    Experiences: a pool of ``2 * limit`` nearest, enough to fill the slots linked
+    experiences leave (there are at most ``limit`` of those).
+    """
     limit, query = state["limit"], state["effective_query"]
-    pool = max(limit * _POOL_FACTOR, _MIN_POOL)
+    pools = _repo(state, runtime).search_layers(
+        {"fact": max(limit * _POOL_FACTOR, _MIN_POOL), "experience": 2 * limit},
+        state["user_ids"], query, where=_where(state))
     gate = _gate(state, FACT_GATE)
-    per_user = _repo(state, runtime).search("fact", state["user_ids"], query,
-                                            where=_where(state), limit=pool)
-    kept = [(value, score) for hits in per_user for value, score in hits if score >= gate]
+    kept = [(value, score) for value, score in pools["fact"] if score >= gate]
     index = BM25Index()
     for value, _ in kept:
         index.add(value["memory_id"], value.get("embed_text") or value["statement"])
@@ -99,7 +99,7 @@ def search_facts(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[st
     ranked.sort(key=lambda t: (-t[0], t[2]["memory_id"]))
     hits = [{**public_view(v, fused), "similarity": round(cosine, 6)}
             for fused, cosine, v in ranked[:limit]]
-    return {"fact_hits": hits}
+    return {"fact_hits": hits, "experience_pool": pools["experience"]}
 
 
 def search_experiences(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -113,12 +113,7 @@ def search_experiences(state: SearchState, runtime: Runtime[MemoryContext]) -> d
     linked = [v for v in repo.get_many(link_of)
               if v["status"] == ACTIVE and in_scope(v, ws, branch)][:limit]
     gate = _gate(state, EXPERIENCE_GATE)
-    direct: dict[str, tuple[dict[str, Any], float]] = {}
-    for hits in repo.search("experience", state["user_ids"], state["effective_query"],
-                            where=_where(state), limit=limit + len(linked)):
-        for value, score in hits:
-            if score >= gate and score > direct.get(value["memory_id"], ({}, -1.0))[1]:
-                direct[value["memory_id"]] = (value, score)
+    direct = {v["memory_id"]: (v, s) for v, s in state.get("experience_pool") or [] if s >= gate}
     out: list[dict[str, Any]] = []
     for value in linked:
         score = direct.pop(value["memory_id"], (None, None))[1]

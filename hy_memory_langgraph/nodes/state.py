@@ -88,5 +88,6 @@ class SearchState(TypedDict, total=False):
     # productivity search (working / coding)
     variant: str
     fact_hits: list[dict[str, Any]]
+    experience_pool: list[tuple[dict[str, Any], float]]
     experience_hits: list[dict[str, Any]]
     result: dict[str, Any]

@@ -1,22 +1,22 @@
 """The productivity (working / coding) subgraphs: the dual-layer write and its search.
 
-Write (one structure for both variants; the variant picks the extraction prompt, the
-SQLite file and the vector collections)::
+One structure for both variants; the variant picks the extraction prompt, the SQLite
+file and the vector collections. Write::
 
-    prepare ─┬─ lite: lite_fact ───────────────────────────────────────┐
-             └─ pro:  extract ─┬─ gather_experience_candidates ─┬─ reconcile_experiences ─┐
-                               │                                └──────────────────────────┤
-                               │   apply_experiences ◀──────────────────────────────────────┘
-                               │          │
-                               ├──────────┴─▶ gather_fact_candidates ─┬─ reconcile_fact ─┬─ summarize_progress ─┐
-                               │                                      │                  │                      │
-                               │                                      └──────────────────┴──▶ insert_fact ◀─────┘
-                               └─ (nothing extracted) ─────────────────────────────────────▶ finish ◀─ insert_fact
+    prepare → lite_fact ─────────────────────────────────────────────→ insert_fact → finish
+    prepare → extract → [experience drafts] gather_experience_candidates
+                            → [candidates] reconcile_experiences → apply_experiences
+                            → [no candidates]                      apply_experiences
+                      → [fact] gather_fact_candidates
+                            → [candidates] reconcile_fact → [superseded] summarize_progress
+                            → insert_fact → finish
+                      → [nothing usable] finish
 
-LLM calls per write: lite 0; pro 1 (extract) + 1 if any experience draft has
-candidates + 1 if the fact has candidates + 1 if it superseded something.
+LLM calls per write: lite 0; pro 1 (extract) + 1 if some experience draft has
+candidates + 1 if the fact has candidates + 1 if it superseded older facts.
 
-Search: prepare → facts → experiences → finish.
+Search: prepare → search_facts (one store batch for both layers) → search_experiences
+→ finish.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _to_fact(state: WriteState) -> str:
     return "gather_fact_candidates" if state.get("fact_draft") else "finish"
 
 
-def build_productivity_graph() -> CompiledStateGraph:
+def build_productivity_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteState, WriteState]:
     """The working/coding write subgraph over :class:`WriteState`.
 
     Example:
@@ -107,7 +107,8 @@ def build_productivity_graph() -> CompiledStateGraph:
     return b.compile(name="productivity_write")
 
 
-def build_productivity_search_graph() -> CompiledStateGraph:
+def build_productivity_search_graph() -> CompiledStateGraph[
+        SearchState, MemoryContext, SearchState, SearchState]:
     """The working/coding search subgraph over :class:`SearchState`.
 
     Example:

@@ -30,17 +30,16 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
-from langgraph.store.base import BaseStore, Item, PutOp, SearchOp
+from langgraph.store.base import BaseStore, Item, PutOp, SearchItem, SearchOp
 
 from hy_memory_langgraph.config import MemoryConfig, Variant
 from hy_memory_langgraph.repos.namespaces import encode_label
 
 __all__ = [
     "ACTIVE", "SUPERSEDED", "DELETED", "FACT_INDEX_FIELDS", "EXPERIENCE_INDEX_FIELDS",
-    "ProductivityRepository", "Kind", "new_id", "parse_id", "scope_filter", "in_scope",
-    "subject_key", "public_view", "experience_event",
+    "ProductivityRepository", "Kind", "new_id", "parse_id", "public_view", "experience_event",
 ]
 
 Kind = Literal["fact", "experience"]
@@ -55,7 +54,6 @@ _ID_NS: Final = ("memory_ids",)
 _ID_RE: Final = re.compile(r"^(fact|exp)_(working|coding)_[0-9a-f]{32}$")
 _SCAN_LIMIT: Final = 1_000_000
 _INTERNAL: Final = frozenset({"embed_text", "subject_key", "versions"})
-_PATH_HEAD: Final = re.compile(r"^([^\s:#]*[/.][^\s:#]*)[:#]")
 
 
 def new_id(kind: Kind, variant: Variant) -> str:
@@ -67,49 +65,6 @@ def parse_id(memory_id: str) -> tuple[Kind, Variant] | None:
     """``(kind, variant)`` of a productivity id, ``None`` for any other id."""
     match = _ID_RE.match(memory_id) if isinstance(memory_id, str) else None
     return (_KIND_OF[match.group(1)], match.group(2)) if match else None  # type: ignore[return-value]
-
-
-def scope_filter(workspace_id: str | None, branch: str | None) -> dict[str, Any]:
-    """The store filter of a workspace/branch scope (seed 1 §5).
-
-    No workspace → no filter; workspace → exact match; branch (only together with a
-    workspace) keeps rows of that branch and rows whose branch is NULL.
-
-    Example:
-        >>> scope_filter("ws", "b")
-        {'workspace_id': 'ws', '$or': [{'branch': 'b'}, {'branch': None}]}
-        >>> scope_filter(None, "b")
-        {}
-    """
-    if not workspace_id:
-        return {}
-    if not branch:
-        return {"workspace_id": workspace_id}
-    return {"workspace_id": workspace_id, "$or": [{"branch": branch}, {"branch": None}]}
-
-
-def in_scope(value: dict[str, Any], workspace_id: str | None, branch: str | None) -> bool:
-    """Python twin of :func:`scope_filter` for one stored value."""
-    if not workspace_id:
-        return True
-    if value.get("workspace_id") != workspace_id:
-        return False
-    return not branch or value.get("branch") in (branch, None)
-
-
-def subject_key(subject: str) -> str:
-    """Normalised identity of a fact subject: facts may only supersede same-key facts.
-
-    Case and whitespace are folded; ``path:symbol`` / ``path#anchor`` subjects keep
-    the path part, so ``src/a.py:Client.get`` and ``src/a.py`` share a key.
-
-    Example:
-        >>> subject_key(" Src/A.py:Client.get ")
-        'src/a.py'
-    """
-    text = " ".join(subject.split()).strip("`'\" ").casefold()
-    match = _PATH_HEAD.match(text)
-    return match.group(1) if match else text
 
 
 def public_view(value: dict[str, Any], score: float | None = None) -> dict[str, Any]:
@@ -127,6 +82,10 @@ def _native(store: BaseStore) -> bool:
     except ImportError:  # pragma: no cover - the store ships with the package
         return False
     return isinstance(store, HyMemoryStore)
+
+
+def _best_first(pair: tuple[dict[str, Any], float]) -> tuple[float, str]:
+    return (-pair[1], pair[0]["memory_id"])
 
 
 def _branches(where: dict[str, Any]) -> list[dict[str, Any]]:
@@ -219,39 +178,78 @@ class ProductivityRepository:
         return out
 
     def search(self, kind: Kind, user_ids: Sequence[str], query: str, *,
-               where: dict[str, Any], limit: int) -> list[list[tuple[dict[str, Any], float]]]:
-        """Vector top-``limit`` per user, ``where`` applied before the top-k.
+               where: dict[str, Any], limit: int) -> list[tuple[dict[str, Any], float]]:
+        """Vector top-``limit`` over the users' items, ``where`` applied before the top-k.
 
-        Returns one list per user of ``(value, cosine)``, best first. Unscored items
-        (no vector, e.g. superseded) never appear.
+        Returns ``(value, cosine)`` pairs, best first. Unscored items (no vector, e.g.
+        superseded) never appear.
         """
-        return self.search_many(kind, [(user_id, query) for user_id in user_ids],
-                                where=where, limit=limit)
+        return self.search_layers({kind: limit}, user_ids, query, where=where)[kind]
+
+    def search_layers(self, limits: dict[Kind, int], user_ids: Sequence[str], query: str, *,
+                      where: dict[str, Any]) -> dict[Kind, list[tuple[dict[str, Any], float]]]:
+        """:meth:`search` of several kinds in one store batch (the query is embedded once).
+
+        A native store answers several users in one search (``user_id $in``); other
+        stores get one search per user, merged.
+        """
+        users = list(dict.fromkeys(user_ids))
+        requests: list[tuple[tuple[str, ...], str, dict[str, Any], int]] = []
+        owners: list[Kind] = []
+        for kind, limit in limits.items():
+            if self.native and len(users) > 1:
+                requests.append(((self._collections[kind],), query,
+                                 {**where, "user_id": {"$in": users}}, limit))
+                owners.append(kind)
+            else:
+                requests += [(self._ns(kind, u), query, where, limit) for u in users]
+                owners += [kind] * len(users)
+        out: dict[Kind, list[tuple[dict[str, Any], float]]] = {kind: [] for kind in limits}
+        for kind, hits in zip(owners, self._run(requests)):
+            out[kind].extend(hits)
+        return {kind: sorted(pairs, key=_best_first)[:limits[kind]] for kind, pairs in out.items()}
 
     def search_many(self, kind: Kind, requests: Sequence[tuple[str, str]], *,
                     where: dict[str, Any], limit: int) -> list[list[tuple[dict[str, Any], float]]]:
-        """Several ``(user_id, query)`` searches in one store batch."""
-        filters = [where] if self.native else _branches(where)
-        ops = [SearchOp(self._ns(kind, user_id), filter=f or None, limit=limit, query=query)
-               for user_id, query in requests for f in filters]
-        results = self.store.batch(ops) if ops else []
+        """Several ``(user_id, query)`` searches in one store batch; one list each."""
+        return self._run([(self._ns(kind, user_id), query, where, limit)
+                          for user_id, query in requests])
+
+    def few_or_nearest(self, kind: Kind, user_id: str, query: str, *, where: dict[str, Any],
+                       limit: int) -> list[dict[str, Any]]:
+        """Every match, newest first, when at most ``limit`` exist (no embedding call);
+        otherwise the ``limit`` nearest to ``query``."""
+        found = self.scan(kind, user_id, where, limit=limit + 1)
+        if len(found) <= limit:
+            return sorted(found, key=lambda v: (-v["memory_ts"], v["memory_id"]))
+        return [value for value, _ in self.search(kind, [user_id], query, where=where, limit=limit)]
+
+    def _run(self, requests: Sequence[tuple[tuple[str, ...], str, dict[str, Any], int]],
+             ) -> list[list[tuple[dict[str, Any], float]]]:
+        """One store batch for ``(prefix, query, filter, limit)`` requests (``$or`` split if needed)."""
+        plans = [(ns, query, [where] if self.native else _branches(where), limit)
+                 for ns, query, where, limit in requests]
+        ops = [SearchOp(ns, filter=f or None, limit=limit, query=query)
+               for ns, query, filters, limit in plans for f in filters]
+        results = iter(self.store.batch(ops) if ops else [])
         out: list[list[tuple[dict[str, Any], float]]] = []
-        for i in range(len(requests)):
+        for _, _, filters, limit in plans:
             merged: dict[str, tuple[dict[str, Any], float]] = {}
-            for hits in results[i * len(filters):(i + 1) * len(filters)]:
-                for hit in hits:
+            for _ in filters:
+                for hit in cast(list[SearchItem], next(results)):
                     if hit.score is not None and hit.key not in merged:
                         merged[hit.key] = (dict(hit.value), float(hit.score))
-            ranked = sorted(merged.values(), key=lambda vs: (-vs[1], vs[0]["memory_id"]))
-            out.append(ranked[:limit])
+            out.append(sorted(merged.values(), key=_best_first)[:limit])
         return out
 
-    def scan(self, kind: Kind, user_id: str, where: dict[str, Any]) -> list[dict[str, Any]]:
-        """Every stored value of ``user_id`` matching ``where`` (no ranking)."""
+    def scan(self, kind: Kind, user_id: str, where: dict[str, Any], *,
+             limit: int = _SCAN_LIMIT) -> list[dict[str, Any]]:
+        """Stored values of ``user_id`` matching ``where`` (no ranking; at most ``limit``
+        per ``$or`` branch on non-native stores)."""
         filters = [where] if self.native else _branches(where)
         seen: dict[str, dict[str, Any]] = {}
         for f in filters:
-            for item in self._scan(self._ns(kind, user_id), f):
+            for item in self._scan(self._ns(kind, user_id), f, limit):
                 seen.setdefault(item.key, dict(item.value))
         return list(seen.values())
 
@@ -294,15 +292,17 @@ class ProductivityRepository:
     def delete_all(self, user_id: str) -> int:
         """Remove every experience and fact of ``user_id``; returns the count."""
         removed = 0
-        for kind in ("fact", "experience"):
-            for item in self._scan(self._ns(kind, user_id), {}):  # type: ignore[arg-type]
+        kinds: tuple[Kind, ...] = ("fact", "experience")
+        for kind in kinds:
+            for item in self._scan(self._ns(kind, user_id), {}):
                 self.store.delete(_ID_NS, item.key)
                 self.store.delete(item.namespace, item.key)
                 removed += 1
         return removed
 
-    def _scan(self, namespace: tuple[str, ...], where: dict[str, Any]) -> list[Item]:
-        return list(self.store.search(namespace, filter=where or None, limit=_SCAN_LIMIT))
+    def _scan(self, namespace: tuple[str, ...], where: dict[str, Any],
+              limit: int = _SCAN_LIMIT) -> list[Item]:
+        return list(self.store.search(namespace, filter=where or None, limit=limit))
 
 
 def _fact_event(value: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,33 @@
 """HyMemoryStore: a langgraph ``BaseStore`` over SQLite (SQLAlchemy) + FAISS.
 
+Design:
+
+* SQLite (or any SQLAlchemy URL; the SQL is Core and PostgreSQL-ready) is the
+  source of truth for items *and* vectors (float32 blobs with text and field).
+* FAISS ``IndexIDMap2(IndexFlatIP)`` over normalised vectors is derived, saved
+  as ``<db>.faiss`` + manifest atomically, rebuilt when missing/stale/corrupt.
+* Every write appends to a change log in the same transaction; each store
+  object replays it before vector searches, so several objects or processes can
+  share one database.
+* Search is exact and filters first: candidates (namespace prefix, filter, not
+  expired) are fixed before ranking; only the top rows are read from SQL.
+
+Behaviour notes (differences from langgraph's ``InMemoryStore``, on purpose):
+
+* ``created_at`` is kept when an item is overwritten (reset after a delete or
+  after the old version expired); ``updated_at`` moves.
+* An overwrite replaces all of an item's vectors (InMemoryStore keeps vectors of
+  fields the new version no longer indexes).
+* Search without a query returns newest ``updated_at`` first. With a query,
+  items without vectors follow the scored ones (newest first) and
+  ``offset``/``limit`` apply to that whole sequence.
+* ``list_namespaces`` only lists namespaces that hold live items.
+* Filters: see :mod:`.filters` (extra operators, dotted paths, strict types,
+  missing field = null for equality-type operators).
+* TTL is supported (``supports_ttl = True``); expired items are invisible at
+  once and deleted by :meth:`HyMemoryStore.sweep_ttl` or the background sweeper.
+* Values must be JSON (no NaN); ``limit``/``offset`` must be non-negative.
+
 Modules, one concern each:
 
 * :mod:`.store`: the :class:`HyMemoryStore` class (batch orchestration, TTL API).

@@ -11,7 +11,8 @@ is taken up front and concurrent writers queue on the busy timeout instead of
 failing a lock upgrade.
 
 Example:
-    >>> engine, local = create_store_engine("/tmp/hy-doc/store.db")
+    >>> import tempfile, os
+    >>> engine, local = create_store_engine(os.path.join(tempfile.mkdtemp(), "store.db"))
     >>> local.name
     'store.db'
     >>> engine.dispose()

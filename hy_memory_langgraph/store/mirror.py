@@ -142,9 +142,9 @@ class Mirror:
         spaces = self._ns_sorted[start:stop]
         if prefix in self._ns_items:
             spaces.append(prefix)
+        if sum(len(self._ns_items[ns]) for ns in spaces) == len(self._item_ns):
+            return None  # the prefix covers every indexed item: no selector needed
         members = [i for ns in spaces for i in self._ns_items[ns]]
-        if len(members) == len(self._item_ns):
-            return None
         return self._expand(members, [self._item_nvec[i] for i in members])
 
     def layout_ids(self) -> IdArray:

@@ -163,6 +163,8 @@ def plan_batch(
         if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
             raise InvalidInputError(f"unknown store operation: {type(op).__name__}")
         validate_op_namespace(op)
+        if isinstance(op, (GetOp, PutOp)) and not isinstance(op.key, str):
+            raise InvalidInputError(f"item keys must be strings, got {op.key!r}")
         if isinstance(op, GetOp):
             plan.gets.append((i, op))
         elif isinstance(op, PutOp):

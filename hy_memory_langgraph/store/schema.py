@@ -44,7 +44,8 @@ items = sa.Table(
     sa.Column("ttl_minutes", sa.Float, nullable=True),
     sa.Column("expires_at", sa.BigInteger, nullable=True),
     sa.UniqueConstraint("namespace", "key", name="uq_hy_store_items_ns_key"),
-    sa.Index("ix_hy_store_items_ns_updated", "namespace", "updated_at"),
+    # covering for "distinct live namespaces" and "newest first under a prefix"
+    sa.Index("ix_hy_store_items_ns_updated", "namespace", "updated_at", "expires_at"),
     sa.Index("ix_hy_store_items_updated", "updated_at"),
     sa.Index("ix_hy_store_items_expires", "expires_at"),
     sqlite_autoincrement=True,

@@ -65,21 +65,21 @@ def run_search(
 ) -> SearchOutcome:
     """Run ``op`` (``where`` = compiled filter) inside the caller's read transaction."""
     prefix = encode(op.namespace_prefix)
-    base = sql.item_where(prefix, now, where)
-    if mirror is None or query_vector is None or not op.query:
-        rows = sql.newest_first(conn, base, op.limit, op.offset)
-        return _outcome([(row, None) for row in rows])
     if op.limit == 0:
         return SearchOutcome([], [])
+    if mirror is None or query_vector is None or not op.query:
+        rows = sql.newest_first(conn, sql.item_where(conn, prefix, now, where), op.limit, op.offset)
+        return _outcome([(row, None) for row in rows])
     if where is None:
         allowed = mirror.allowed_for_prefix(prefix)
     else:
-        allowed = mirror.allowed_for_items(sql.matching_ids(conn, base))
+        allowed = mirror.allowed_for_items(sql.matching_ids(conn, sql.item_where(conn, prefix, now, where)))
     scored, exhausted = _ranked(conn, mirror, query_vector, allowed, now, op.offset + op.limit)
     page = scored[op.offset : op.offset + op.limit]
     pairs: list[tuple[Row[Any], float | None]] = [(row, score) for row, score in page]
     if len(pairs) < op.limit and exhausted:
         skip = max(0, op.offset - len(scored))
+        base = sql.item_where(conn, prefix, now, where)
         rest = sql.newest_first(conn, sql.without_vectors(base), op.limit - len(pairs), skip)
         pairs.extend((row, None) for row in rest)
     return _outcome(pairs)
@@ -105,7 +105,7 @@ def _ranked(
         missing = [i for i in best if i not in rows]
         fetched = sql.fetch_by_ids(conn, missing, now)
         rows.update({i: fetched.get(i) for i in missing})
-        ranked = [(rows[i], best[i]) for i in best if rows[i] is not None]
+        ranked = [(row, best[i]) for i in best if (row := rows[i]) is not None]
         exhausted = len(vids) < k or k >= eligible
         if len(ranked) >= need or exhausted:
             break
@@ -113,4 +113,4 @@ def _ranked(
     expired = [i for i, row in rows.items() if row is None and i in mirror]
     if expired:
         mirror.apply(dict.fromkeys(expired))  # invisible for good; a new put re-adds them
-    return ranked, exhausted  # type: ignore[return-value]
+    return ranked, exhausted

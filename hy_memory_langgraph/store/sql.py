@@ -19,25 +19,48 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple, TypeVar
 
 import sqlalchemy as sa
+from langgraph.store.base import Item, SearchItem
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
 from hy_memory_langgraph.store.schema import changes, items, meta, vectors
-from langgraph.store.base import Item, SearchItem
 
 __all__ = [
     "ITEM_COLUMNS",
+    "Where",
     "now_us",
     "to_datetime",
     "live",
+    "item_where",
     "row_to_item",
     "row_to_search_item",
+    "fetch_by_keys",
+    "fetch_by_ids",
+    "newest_first",
+    "without_vectors",
+    "matching_ids",
+    "live_namespaces",
+    "upsert_items",
+    "delete_items",
+    "delete_ids",
+    "replace_vectors",
+    "refresh_ttl",
+    "expired_rows",
+    "append_changes",
+    "change_bounds",
+    "last_seq",
+    "changes_since",
+    "prune_changes",
+    "vector_inventory",
+    "vectors_of",
+    "get_meta",
+    "set_meta_default",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_CHUNK = 900  # rows per multi-row statement / ids per IN list
+_CHUNK = 900  # values per IN list (well under SQLite's bound-parameter limit)
 T = TypeVar("T")
 
 ITEM_COLUMNS = (
@@ -66,28 +89,47 @@ def chunks(values: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
         yield values[start : start + size]
 
 
+_NEVER = 2**63 - 1
+
+
 def live(now: int) -> sa.ColumnElement[bool]:
-    """Items not expired at ``now``."""
-    return sa.or_(items.c.expires_at.is_(None), items.c.expires_at > now)
+    """Items not expired at ``now``.
+
+    Written as ``coalesce(expires_at, MAX) > now`` on purpose: almost every row
+    qualifies, so an index on ``expires_at`` would only slow the scan down.
+    """
+    return sa.func.coalesce(items.c.expires_at, _NEVER) > now
 
 
 # Prebuilt statements for the hot read paths (named bind parameters, built once).
 _NOW = sa.bindparam("hy_now", type_=sa.BigInteger())
-_LIVE = sa.or_(items.c.expires_at.is_(None), items.c.expires_at > _NOW)
-_UNDER = sa.or_(
-    items.c.namespace == sa.bindparam("hy_ns", type_=sa.Text()),
+_LIVE = sa.func.coalesce(items.c.expires_at, _NEVER) > _NOW
+_NS = sa.bindparam("hy_ns", type_=sa.Text())
+# Narrow prefix: an index range. Wide prefix: a non-indexable test, so SQLite scans
+# the table (filters) or walks the updated_at index (newest first) instead.
+_UNDER_RANGE = sa.or_(
+    items.c.namespace == _NS,
     sa.and_(
         items.c.namespace >= sa.bindparam("hy_ns_lo", type_=sa.Text()),
         items.c.namespace < sa.bindparam("hy_ns_hi", type_=sa.Text()),
     ),
 )
-_LIVE_UNDER = sa.and_(_LIVE, _UNDER)
+_UNDER_SCAN = sa.or_(
+    items.c.namespace == _NS,
+    sa.func.substr(items.c.namespace, 1, sa.bindparam("hy_ns_len", type_=sa.Integer()))
+    == sa.bindparam("hy_ns_lo", type_=sa.Text()),
+)
 _BY_IDS = sa.select(*ITEM_COLUMNS).where(items.c.id.in_(sa.bindparam("hy_ids", expanding=True)), _LIVE)
 _BY_KEYS = sa.select(*ITEM_COLUMNS).where(
     sa.tuple_(items.c.namespace, items.c.key).in_(sa.bindparam("hy_pairs", expanding=True)), _LIVE
 )
 _LAST_SEQ = sa.select(sa.func.max(changes.c.seq))
 _BOUNDS = sa.select(sa.func.min(changes.c.seq), sa.func.max(changes.c.seq))
+_MAX_ID = sa.select(sa.func.max(items.c.id))
+_COUNT_UNDER = sa.select(sa.func.count()).select_from(
+    sa.select(sa.literal(1)).where(_UNDER_RANGE).limit(sa.bindparam("hy_cap", type_=sa.Integer())).subquery()
+)
+_NARROW_MIN = 2000  # below this many rows under a prefix the index always wins
 
 
 class Where(NamedTuple):
@@ -97,15 +139,24 @@ class Where(NamedTuple):
     params: dict[str, Any]
 
 
-def item_where(prefix: str, now: int, extra: sa.ColumnElement[bool] | None = None) -> Where:
-    """``live AND namespace under prefix AND extra``."""
+def _is_narrow(conn: Connection, params: dict[str, Any]) -> bool:
+    """Whether few enough rows lie under the prefix for the namespace index to pay off."""
+    approx_rows = int(conn.execute(_MAX_ID).scalar() or 0)
+    cap = max(_NARROW_MIN, approx_rows // 8)
+    return int(conn.execute(_COUNT_UNDER, {**params, "hy_cap": cap}).scalar() or 0) < cap
+
+
+def item_where(
+    conn: Connection, prefix: str, now: int, extra: sa.ColumnElement[bool] | None = None
+) -> Where:
+    """``live AND namespace under prefix AND extra``, shaped for the best SQLite plan."""
     params: dict[str, Any] = {"hy_now": now}
+    clause: sa.ColumnElement[bool] = _LIVE
     if prefix:
         low, high = prefix_range(prefix)
-        params.update(hy_ns=prefix, hy_ns_lo=low, hy_ns_hi=high)
-        clause = _LIVE_UNDER
-    else:
-        clause = _LIVE
+        params.update(hy_ns=prefix, hy_ns_lo=low, hy_ns_hi=high, hy_ns_len=len(low))
+        under = _UNDER_RANGE if _is_narrow(conn, params) else _UNDER_SCAN
+        clause = sa.and_(clause, under)
     if extra is not None:
         clause = sa.and_(clause, extra)
     return Where(clause, params)
@@ -178,7 +229,7 @@ def matching_ids(conn: Connection, where: Where) -> list[int]:
 
 def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
     """Distinct encoded namespaces holding at least one live item under ``prefix``."""
-    where = item_where(prefix, now)
+    where = item_where(conn, prefix, now)
     stmt = sa.select(items.c.namespace).where(where.clause).distinct()
     return list(conn.execute(stmt, where.params).scalars())
 

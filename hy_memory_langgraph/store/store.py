@@ -58,7 +58,7 @@ class HyMemoryStore(BaseStore):
         ttl: langgraph ``TTLConfig`` (``default_ttl`` minutes, ``refresh_on_read``,
             ``sweep_interval_minutes``).
         persist_every: Persist the FAISS file after this many applied changes
-            (at least a quarter of the index size, so saving stays amortised O(1)).
+            (at least half the index size, so saving stays amortised O(1)).
         changelog_retention: Change-log rows kept; store objects further behind
             rebuild their index instead of replaying.
         search_threads: OpenMP threads per FAISS search (``None``: FAISS default).
@@ -85,8 +85,8 @@ class HyMemoryStore(BaseStore):
         changelog_retention: int = 100_000,
         search_threads: int | None = 1,
     ) -> None:
-        if changelog_retention < 1:
-            raise ConfigError("changelog_retention must be at least 1")
+        if changelog_retention < 1 or persist_every < 1:
+            raise ConfigError("changelog_retention and persist_every must be at least 1")
         self.ttl_config = ttl
         self.index_config, self.embeddings, fields = _index_setup(index)
         self._fields = fields
@@ -173,26 +173,35 @@ class HyMemoryStore(BaseStore):
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops synchronously (reads see the state before this batch's writes)."""
         plan = self._plan(ops)
-        texts = plan.texts() if self.embeddings else []
-        queries = plan.queries() if self.embeddings else []
-        text_vectors = self.embeddings.embed_documents(texts) if texts else []
-        query_vectors = [self.embeddings.embed_query(q) for q in queries]
+        texts, queries = plan.texts(), plan.queries()
+        text_vectors: list[list[float]] = []
+        query_vectors: list[list[float]] = []
+        if self.embeddings is not None:
+            text_vectors = self.embeddings.embed_documents(texts) if texts else []
+            query_vectors = [self.embeddings.embed_query(q) for q in queries]
+        else:
+            texts, queries = [], []
         return self._execute(plan, self._vectors(texts, text_vectors), self._vectors(queries, query_vectors))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
         plan = self._plan(ops)
-        texts = plan.texts() if self.embeddings else []
-        queries = plan.queries() if self.embeddings else []
-        text_vectors = await self.embeddings.aembed_documents(texts) if texts else []
-        query_vectors = await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries))
+        texts, queries = plan.texts(), plan.queries()
+        text_vectors: list[list[float]] = []
+        query_vectors: list[list[float]] = []
+        if self.embeddings is not None:
+            if texts:
+                text_vectors = await self.embeddings.aembed_documents(texts)
+            query_vectors = list(await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries)))
+        else:
+            texts, queries = [], []
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
             None,
             self._execute,
             plan,
             self._vectors(texts, text_vectors),
-            self._vectors(queries, list(query_vectors)),
+            self._vectors(queries, query_vectors),
         )
 
     def _plan(self, ops: Iterable[Op]) -> BatchPlan:
@@ -267,7 +276,7 @@ class HyMemoryStore(BaseStore):
         sync = self._sync
         if sync is None or sync.index_file is None:
             return
-        threshold = max(self._persist_every, sync.mirror.index.ntotal // 4)
+        threshold = max(self._persist_every, sync.mirror.index.ntotal // 2)
         if sync.mirror.pending >= threshold:
             sync.persist()
 

@@ -108,7 +108,9 @@ class IndexSync:
         reason = self._try_load(conn, now, high, low, inventory)
         if reason is None:
             return
-        if reason != "missing" or any(row.is_live for row in inventory):
+        if self.index_file is None:
+            logger.info("HyMemoryStore: building the in-memory FAISS index from the database")
+        elif reason != "missing" or any(row.is_live for row in inventory):
             logger.warning("HyMemoryStore: rebuilding the FAISS index from SQLite (%s)", reason)
         self.rebuild(conn, now)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sqlalchemy as sa
 from langgraph.store.base import GetOp, PutOp, SearchOp
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreError
@@ -57,7 +58,9 @@ def test_scoreless_items_follow_scored_with_offset(hy_factory: Factory) -> None:
             assert keys(page) == keys(full)[offset : offset + limit]
 
 
-def _precomputed_store(hy_factory: Factory, n_big: int, dims: int = 16) -> tuple[HyMemoryStore, dict[str, np.ndarray]]:
+def _precomputed_store(
+    hy_factory: Factory, n_big: int, dims: int = 16
+) -> tuple[HyMemoryStore, dict[str, np.ndarray]]:
     rng = np.random.default_rng(7)
     table: dict[str, np.ndarray] = {}
 
@@ -134,9 +137,37 @@ def test_input_validation(hy_factory: Factory) -> None:
     assert store.get(("v",), "ok") is None
 
 
+def test_postgres_sql_compiles() -> None:
+    """The generic SQL must stay portable: every table and hot statement compiles for PostgreSQL."""
+    from sqlalchemy.dialects import postgresql
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    from hy_memory_langgraph.store import sql
+    from hy_memory_langgraph.store.schema import metadata
+
+    dialect = postgresql.dialect()
+    for table in metadata.sorted_tables:
+        assert "CREATE TABLE" in str(CreateTable(table).compile(dialect=dialect))
+        for index in table.indexes:
+            str(CreateIndex(index).compile(dialect=dialect))
+    assert 'COLLATE "C"' in str(CreateTable(sql.items).compile(dialect=dialect))
+    for stmt in (sql._UPSERT["postgresql"], sql._BY_IDS, sql._BY_KEYS, sql._COUNT_UNDER, sql._APPEND):
+        compiled = str(stmt.compile(dialect=dialect))
+        assert "%(" in compiled or "IN (__[POSTCOMPILE" in compiled
+    scan = sa.select(sql.items.c.id).where(sql._LIVE, sql._UNDER_SCAN)
+    assert "substr" in str(scan.compile(dialect=dialect))
+
+
+def test_keys_must_be_strings(hy_factory: Factory) -> None:
+    store = hy_factory()
+    with pytest.raises(InvalidInputError):
+        store.batch([PutOp(("k",), 1, {"x": 1})])  # type: ignore[arg-type]
+
+
 def test_config_validation(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
-        HyMemoryStore(tmp_path / "a.db", index={"dims": 0, "embed": lambda t: []})  # type: ignore[typeddict-item]
+        bad_dims = {"dims": 0, "embed": lambda t: []}
+        HyMemoryStore(tmp_path / "a.db", index=bad_dims)  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
         HyMemoryStore(tmp_path / "b.db", index={"dims": 4})  # type: ignore[typeddict-item]
 

@@ -112,6 +112,16 @@ def test_search_prefix_and_sets(store: BaseStore) -> None:
     assert all(isinstance(r, SearchItem) and r.score is None for r in store.search(("docs",)))
 
 
+def test_prefix_boundaries_with_tricky_labels(store: BaseStore) -> None:
+    for label in ["a", "a-b", "a/b", "ab", "a b", "é"]:
+        store.put((label,), "k", {"v": label})
+        store.put((label, "child"), "k", {"v": label})
+    assert [r.value["v"] for r in store.search(("a",), limit=10)] == ["a", "a"]
+    assert len(store.search(("a/b",), limit=10)) == 2
+    assert len(store.search(("é",), limit=10)) == 2
+    assert store.list_namespaces(prefix=("a",)) == [("a",), ("a", "child")]
+
+
 def test_search_limit_offset_partition(store: BaseStore) -> None:
     for i in range(7):
         store.put(("p",), f"k{i}", {"i": i})

@@ -71,6 +71,9 @@ def found(store: HyMemoryStore, flt: dict) -> set[str]:
         ({"tags": '["a","b"]'}, set()),  # a string never equals an array's JSON text
         ({"meta": '{"lang":"fr"}'}, set()),
         ({"n": {"$ne": 1}}, {"y", "null", "absent"}),
+        ({"n": 2}, set()),  # the string "2" is not the number 2
+        ({"n": "2"}, {"null"}),
+        ({"n": {"$in": [2.5, "2"]}}, {"y", "null"}),
         # dotted paths and nested structures
         ({"meta.lang": "en"}, {"x"}),
         ({"meta.deep.v": {"$gte": 3}}, {"x"}),

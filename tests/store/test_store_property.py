@@ -67,20 +67,23 @@ oracle_filters = st.one_of(
 
 INDEX_CHOICES = [None, False, ["text"], ["tags[*]"], ["text", "meta.w"]]
 
-ops = st.lists(
-    st.one_of(
-        st.tuples(st.just("put"), st.sampled_from(NAMESPACES), st.sampled_from(KEYS), item_values(),
-                  st.sampled_from(range(len(INDEX_CHOICES)))),
-        st.tuples(st.just("delete"), st.sampled_from(NAMESPACES), st.sampled_from(KEYS)),
-        st.tuples(st.just("get"), st.sampled_from(NAMESPACES), st.sampled_from(KEYS)),
-        st.tuples(st.just("search"), st.sampled_from(PREFIXES), st.one_of(st.none(), words),
-                  st.one_of(st.none(), oracle_filters), st.integers(1, 6), st.integers(0, 3)),
-        st.tuples(st.just("list"), st.sampled_from([None, ("a",), ("a", "*")]),
-                  st.sampled_from([None, ("b",), ("*", "d")]), st.sampled_from([None, 1, 2]),
-                  st.integers(1, 5), st.integers(0, 2)),
-    ),
-    min_size=1,
-    max_size=25,
+put_ops = st.tuples(st.just("put"), st.sampled_from(NAMESPACES), st.sampled_from(KEYS), item_values(),
+                    st.sampled_from(range(len(INDEX_CHOICES))))
+search_ops = st.tuples(st.just("search"), st.sampled_from(PREFIXES), st.one_of(st.none(), words),
+                       st.one_of(st.none(), oracle_filters), st.integers(1, 6), st.integers(0, 3))
+any_ops = st.one_of(
+    put_ops,
+    st.tuples(st.just("delete"), st.sampled_from(NAMESPACES), st.sampled_from(KEYS)),
+    st.tuples(st.just("get"), st.sampled_from(NAMESPACES), st.sampled_from(KEYS)),
+    search_ops,
+    search_ops,
+    st.tuples(st.just("list"), st.sampled_from([None, ("a",), ("a", "*")]),
+              st.sampled_from([None, ("b",), ("*", "d")]), st.sampled_from([None, 1, 2]),
+              st.integers(1, 5), st.integers(0, 2)),
+)
+# a populated store first, then anything (searches twice as likely)
+ops = st.tuples(st.lists(put_ops, min_size=4, max_size=14), st.lists(any_ops, min_size=4, max_size=20)).map(
+    lambda parts: parts[0] + parts[1]
 )
 
 
@@ -159,8 +162,17 @@ def _run(steps: list[tuple], hy: HyMemoryStore, oracle: Oracle) -> None:
             _check_search(ours, full, offset, limit)
         else:
             _, prefix, suffix, depth, limit, offset = step
-            kwargs = {"prefix": prefix, "suffix": suffix, "max_depth": depth, "limit": limit, "offset": offset}
+            kwargs = {"prefix": prefix, "suffix": suffix, "max_depth": depth,
+                      "limit": limit, "offset": offset}
             assert hy.list_namespaces(**kwargs) == oracle.store.list_namespaces(**kwargs)
+
+
+PROBES = [
+    ("search", prefix, query, None, limit, offset)
+    for prefix in [(), ("a",), ("a", "b")]
+    for query in [None, "green tea"]
+    for limit, offset in [(2, 0), (3, 1), (10, 0)]
+] + [("list", None, None, None, 10, 0), ("list", ("a",), None, 1, 10, 0)]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -168,7 +180,8 @@ def _run(steps: list[tuple], hy: HyMemoryStore, oracle: Oracle) -> None:
 def test_random_ops_agree_with_in_memory_store(steps: list[tuple]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         with HyMemoryStore(Path(tmp) / "p.db", index=index_config(["text"])) as hy:
-            _run(steps, hy, Oracle())
+            # random steps, then a fixed battery of probes over the resulting state
+            _run(steps + PROBES, hy, Oracle())
 
 
 # ---------------------------------------------------------------- extended filter reference
@@ -243,7 +256,8 @@ def _cond(v: Any, c: Any) -> bool:
     if isinstance(c, dict):
         return isinstance(v, dict) and all(_cond(_at(v, k), sub) for k, sub in c.items())
     if isinstance(c, list):
-        return isinstance(v, list) and len(v) == len(c) and all(_cond(a, b) for a, b in zip(v, c, strict=True))
+        same_length = isinstance(v, list) and len(v) == len(c)
+        return same_length and all(_cond(a, b) for a, b in zip(v, c, strict=True))
     return _eq(v, c)
 
 
@@ -259,7 +273,10 @@ def reference_match(value: dict, flt: dict) -> bool:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(values=st.lists(ext_values, min_size=1, max_size=8), filters=st.lists(ext_filters, min_size=1, max_size=6))
+@given(
+    values=st.lists(ext_values, min_size=1, max_size=8),
+    filters=st.lists(ext_filters, min_size=1, max_size=6),
+)
 def test_extended_filters_match_reference(values: list[dict], filters: list[dict]) -> None:
     with tempfile.TemporaryDirectory() as tmp, HyMemoryStore(Path(tmp) / "f.db") as store:
         for i, value in enumerate(values):
