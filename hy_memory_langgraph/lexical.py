@@ -181,6 +181,12 @@ def tokenize(text: str, *, stem: bool = True, stopwords: bool = True) -> list[st
     return out
 
 
+# Tuned on LoCoMo (bench/locomo_recall.py): short conversational documents favour a
+# flatter term-frequency curve and weaker length normalisation than the textbook 1.2/0.75.
+DEFAULT_K1 = 0.9
+DEFAULT_B = 0.4
+
+
 class BM25Index:
     """Incremental Okapi BM25 over an inverted index; thread-safe.
 
@@ -196,7 +202,7 @@ class BM25Index:
     """
 
     def __init__(
-        self, *, k1: float = 1.2, b: float = 0.75, tokenizer: Tokenizer | None = None
+        self, *, k1: float = DEFAULT_K1, b: float = DEFAULT_B, tokenizer: Tokenizer | None = None
     ) -> None:
         self.k1 = k1
         self.b = b

@@ -110,7 +110,7 @@ def test_tokenize_never_raises_and_yields_nonempty_tokens(text: str) -> None:
 
 
 def _reference_bm25(
-    docs: dict[str, list[str]], query: list[str], k1: float = 1.2, b: float = 0.75
+    docs: dict[str, list[str]], query: list[str], k1: float = 0.9, b: float = 0.4
 ) -> dict[str, float]:
     n = len(docs)
     avg = sum(map(len, docs.values())) / n

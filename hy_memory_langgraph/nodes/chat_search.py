@@ -53,7 +53,7 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     vector_hits = repo.vector_search(user_id, query, limit=pool, filter=where)
     active = [m for m in repo.active(user_id) if _in_range(m, where)]
     by_id = {m.memory_id: m for m in active}
-    index = ctx.lexical.sync(("chat", user_id), [(m.memory_id, m.updated_at, m.content) for m in active])
+    index = ctx.lexical.sync(("chat", user_id), [(m.memory_id, m.updated_at, m.retrieval_text) for m in active])
     lexical = dict(index.top(query, pool, allowed=by_id.keys()))
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})

@@ -32,6 +32,11 @@ CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
 _OWNERS = ("user", "assistant")
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
+_CONTEXT_CHARS = 1000
+
+
+def _cut_context(text: str) -> str:
+    return text if len(text) <= _CONTEXT_CHARS else text[-_CONTEXT_CHARS:]
 
 
 def _fields(state: WriteState) -> dict[str, Any]:
@@ -39,17 +44,31 @@ def _fields(state: WriteState) -> dict[str, Any]:
             "metadata": dict(state.get("metadata") or {})}
 
 
+def _previous_text(ctx: MemoryContext, state: WriteState) -> str:
+    """The last message written before this call in the same user/session stream."""
+    earlier = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"), turns=1)
+    texts = [m.content.strip() for m in earlier if m.role in _OWNERS and m.content.strip()]
+    return texts[-1] if texts else ""
+
+
 def store_turns(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Lite mode (and the extraction fallback): each user/assistant turn is a memory."""
+    """Lite mode (and the extraction fallback): each user/assistant turn is a memory.
+
+    Each turn keeps the message before it as ``context`` (retrieval only: a reply is
+    often found through the question it answered).
+    """
     repo = runtime.context.chat_repo
+    previous = _previous_text(runtime.context, state)
     ops = []
     for msg in state["msgs"]:
-        if msg.role not in _OWNERS or not msg.content.strip():
+        text = msg.content.strip()
+        if msg.role not in _OWNERS or not text:
             continue
-        memory = repo.create(state["user_id"], msg.content.strip(), request_id=state["request_id"],
+        memory = repo.create(state["user_id"], text, request_id=state["request_id"],
                              memory_at=state["at"], owner=msg.role, role=msg.role, source="turn",
-                             **_fields(state))
+                             context=_cut_context(previous), **_fields(state))
         ops.append({"op": "ADD", "memory_id": memory.memory_id, "content": memory.content})
+        previous = text
     return {"decisions": ops}
 
 

@@ -55,6 +55,7 @@ class ChatMemory:
     session_id: str | None = None
     role: str | None = None
     source: str = "extract"
+    context: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     version: int = 1
     created_at: str = ""
@@ -79,6 +80,11 @@ class ChatMemory:
     def to_dict(self) -> dict[str, Any]:
         """The public shape returned by the client."""
         return asdict(self)
+
+    @property
+    def retrieval_text(self) -> str:
+        """What lexical search matches: the content plus its conversational context."""
+        return f"{self.content}\n{self.context}" if self.context else self.content
 
 
 def _memory_ns(user_id: str) -> tuple[str, ...]:

@@ -17,8 +17,8 @@ TURNS = [
 @pytest.fixture
 def lite(make_client, raising_model):
     client = make_client(mode="lite", llm=raising_model)
-    for at, text in TURNS:
-        client.add([{"role": "user", "content": text}], user_id="u1", memory_at=at)
+    for i, (at, text) in enumerate(TURNS):
+        client.add([{"role": "user", "content": text}], user_id="u1", memory_at=at, session_id=f"s{i}")
     return client
 
 
@@ -76,6 +76,18 @@ def test_time_range_filters_on_memory_at(lite) -> None:
 def test_min_score_and_limit(lite) -> None:
     assert len(lite.search("cat", user_ids=["u1"], limit=2)["memories"]) == 2
     assert lite.search("cat", user_ids=["u1"], min_score=0.99)["memories"] == []
+
+
+def test_lite_turn_keeps_previous_message_as_context(make_client) -> None:
+    client = make_client(mode="lite")
+    client.add("What did you name the puppy?", user_id="u1", session_id="s")
+    second = client.add([{"role": "assistant", "content": "We called him Biscuit."}], user_id="u1", session_id="s")
+    client.add("Unrelated other session", user_id="u1", session_id="t")
+    memory = client.get(second["memory_ids"][0])
+    assert memory["content"] == "We called him Biscuit."
+    assert memory["context"] == "What did you name the puppy?"
+    found = client.search("puppy name", user_ids=["u1"], limit=2)["memories"]
+    assert "We called him Biscuit." in [m["content"] for m in found]
 
 
 def test_users_are_isolated(make_client) -> None:
