@@ -1,7 +1,9 @@
 """LoCoMo evidence recall of chat search (lite mode, embedded embeddings).
 
 Every turn of each conversation is written through ``client.add`` (session date as
-``memory_at``, ``"{speaker}: {text}"`` as the message), every question of categories
+``memory_at``, the LoCoMo session as ``session_id``, ``"{speaker}: {text}"`` as the
+message; lite mode keeps the previous turn of the session as retrieval context), every
+question of categories
 1-4 is searched through the library, and evidence recall@5/@10 is printed per
 category, for the hybrid default and, in the same run over the same stored
 memories, BM25 alone and vectors alone.
@@ -55,6 +57,7 @@ def _ingest(client: HyMemoryClient, conv: Conversation) -> float:
             text += f" [shared an image: {turn.img_caption}]"
         role = "user" if turn.speaker == conv.speaker_a else "assistant"
         client.add([{"role": role, "content": text}], user_id=conv.sample_id,
+                   session_id=f"{conv.sample_id}-session{turn.session}",
                    memory_at=turn.session_date, metadata={"dia_id": turn.dia_id})
     return time.perf_counter() - started
 

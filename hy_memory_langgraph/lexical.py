@@ -428,6 +428,8 @@ def normalize_scores(scores: dict[str, float], method: str = "minmax") -> dict[s
     if hi == lo:
         return {d: (1.0 if hi > 0 else 0.0) for d in clean}
     span = hi / 2 - lo / 2  # halves: no overflow for extreme finite scores
+    if span <= 0.0:  # the gap underflowed (subnormal scores): only the top scores count
+        return {d: (1.0 if s == hi else 0.0) for d, s in clean.items()}
     return {d: min(1.0, max(0.0, (s / 2 - lo / 2) / span)) for d, s in clean.items()}
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from test_productivity_support import (  # noqa: F401  (fixtures)
     StageScript,
     experience,
@@ -72,14 +74,20 @@ def test_long_tool_result_reaches_the_prompt_cut_head_and_tail(make_client) -> N
     assert "truncated" in content and len(content.encode()) <= 2048
 
 
-def test_tool_result_cut_is_utf8_safe_and_configurable(make_client) -> None:
+@pytest.mark.parametrize(("limit", "result"), [
+    (2048, "a" + "é中😀" * 700),  # 1 + 9 * 700 bytes: both cuts fall inside characters
+    (1000, "错" * 1700),  # 5100 bytes, configured limit
+])
+def test_tool_result_cut_is_utf8_safe_and_configurable(make_client, limit: int, result: str) -> None:
     script = StageScript({"coding_extract": extraction()})
-    client = make_client("pro", script.model(), env={"MEMORY_CODING_TOOL_RESULT_MAX_BYTES": "1000"})
-    result = "错" * 1700  # 5100 bytes, 3 per character
+    env = {} if limit == 2048 else {"MEMORY_CODING_TOOL_RESULT_MAX_BYTES": str(limit)}
+    client = make_client("pro", script.model(), env=env)
     client.add(tool_trace(tool="run_tests", result=result, answer=None), scene="coding", user_id="u1")
     content = _tool_content(script.last("coding_extract").user)
-    assert "\ufffd" not in content and len(content.encode()) <= 1000
-    assert content.startswith("错错") and content.endswith("错错")
+    assert "\ufffd" not in content and len(content.encode()) <= limit
+    head, tail = content.split("…[truncated", 1)
+    assert result.startswith(head.rstrip("\n")) and result.endswith(tail.split("]…", 1)[1].lstrip("\n"))
+    assert len(content.encode()) > limit - 16  # the budget is used, minus at most a character
 
 
 def test_short_tool_result_is_untouched(make_client) -> None:

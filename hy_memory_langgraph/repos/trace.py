@@ -1,6 +1,12 @@
 """Conversation traces: the messages of earlier writes, read back as history.
 
-Layout: ``("trace", user, session)`` / ``<ts>-<id>`` → ``{"messages": [...], "scene", "at"}``.
+Layout:
+
+* ``("trace", user, session)`` / ``<ts>-<id>`` → ``{"messages": [...], "scene", "ts"}``: the
+  append-only log of every write.
+* ``("trace_window", user, session)`` / ``"recent"`` → the last 5 user-turns, kept up to
+  date on each append so reading history costs one ``get`` on any store backend.
+
 Only used as context for extraction (coreference), never re-extracted.
 
 Example:
@@ -30,11 +36,11 @@ __all__ = ["TraceRepository", "MAX_HISTORY_TURNS"]
 
 MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"
-_RECENT_WRITES = 20
+_WINDOW_KEY = "recent"
 
 
-def _ns(user_id: str, session_id: str | None) -> tuple[str, ...]:
-    return ("trace", encode_label(user_id), encode_label(session_id or _NO_SESSION))
+def _ns(user_id: str, session_id: str | None, root: str = "trace") -> tuple[str, ...]:
+    return (root, encode_label(user_id), encode_label(session_id or _NO_SESSION))
 
 
 class TraceRepository:
@@ -54,20 +60,25 @@ class TraceRepository:
         key = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
         value = {"messages": messages_to_dicts(list(msgs)), "scene": scene, "ts": time.time()}
         self.store.put(_ns(user_id, session_id), key, value, index=False)
+        window = self._window(user_id, session_id) + list(msgs)
+        recent = last_user_turns(window, MAX_HISTORY_TURNS)
+        self.store.put(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY,
+                       {"messages": messages_to_dicts(recent)}, index=False)
+
+    def _window(self, user_id: str, session_id: str | None) -> list[Msg]:
+        item = self.store.get(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY)
+        return messages_from_dicts(item.value["messages"]) if item else []
 
     def recent_messages(self, user_id: str, session_id: str | None, *, turns: int) -> list[Msg]:
         """The last ``turns`` user-turns written before (capped at 5)."""
         turns = max(0, min(turns, MAX_HISTORY_TURNS))
         if turns == 0:
             return []
-        items = self.store.search(_ns(user_id, session_id), limit=_RECENT_WRITES)
-        ordered = sorted(items, key=lambda item: item.key)
-        msgs: list[Msg] = []
-        for item in ordered:
-            msgs.extend(messages_from_dicts(item.value["messages"]))
-        return last_user_turns(msgs, turns)
+        return last_user_turns(self._window(user_id, session_id), turns)
 
     def delete_user(self, user_id: str) -> None:
-        for ns in self.store.list_namespaces(prefix=("trace", encode_label(user_id)), limit=100_000):
-            for item in self.store.search(ns, limit=1_000_000):
-                self.store.delete(ns, item.key)
+        """Remove every trace and window of ``user_id``."""
+        for root in ("trace", "trace_window"):
+            for ns in self.store.list_namespaces(prefix=(root, encode_label(user_id)), limit=100_000):
+                for item in self.store.search(ns, limit=1_000_000):
+                    self.store.delete(ns, item.key)

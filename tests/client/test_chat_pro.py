@@ -143,3 +143,13 @@ def test_token_accounting_per_stage(make_client) -> None:
     client.add("I like jazz", user_id="u1")
     stage = client.llm_usage.snapshot()["chat_extract"]
     assert stage["calls"] == 1 and stage["prompt_tokens"] == 120 and stage["completion_tokens"] == 30
+
+
+def test_history_window_is_the_latest_turns_on_every_backend(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"chat_extract": facts()})
+    client = make_client(mode="pro", llm=model)
+    for i in range(30):
+        client.add(f"message number {i}", user_id="u1", session_id="s1")
+    history = str(model.prompts[-1][-1].content)
+    assert "message number 28" in history and "message number 24" in history
+    assert "message number 23" not in history and "message number 3 " not in history
