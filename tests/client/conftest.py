@@ -7,26 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.store.base import IndexConfig
-from langgraph.store.memory import InMemoryStore
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.testing import HashingEmbeddings, RaisingChatModel
-
-
-def _memory_factory(path: Path, index: IndexConfig | None) -> InMemoryStore:
-    return InMemoryStore(index=index)
-
-
-def _hy_factory(path: Path, index: IndexConfig | None) -> Any:
-    from hy_memory_langgraph.store import HyMemoryStore
-
-    return HyMemoryStore(path, index=index)
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def store_factory(request: pytest.FixtureRequest) -> Callable[..., Any]:
-    return _memory_factory if request.param == "memory" else _hy_factory
 
 
 @pytest.fixture

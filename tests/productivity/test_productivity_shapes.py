@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_productivity_support import (  # noqa: F401  (fixtures)
+from .support import (
     StageScript,
     experience,
     extraction,
-    make_client,
-    store_factory,
     tool_trace,
 )
 

@@ -6,12 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_productivity_support import (  # noqa: F401  (fixtures)
+from .support import (
     StageScript,
     experience,
     extraction,
-    make_client,
-    store_factory,
     tool_trace,
 )
 

@@ -1,7 +1,5 @@
-"""Shared fixtures and fakes of the productivity tests (imported by test_productivity_*).
+"""Fakes and trace builders shared by the productivity tests.
 
-* ``store_factory`` / ``make_client``: clients over ``InMemoryStore`` and
-  ``HyMemoryStore`` (every test using ``make_client`` runs on both).
 * :class:`StageScript`: a scripted model that answers by pipeline stage, recognised
   from the system prompt, and records every call (stage, language, prompt).
 * Trace builders for OpenAI-style tool-call conversations.
@@ -10,22 +8,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import pytest
 from langchain_core.messages import BaseMessage
-from langgraph.store.base import IndexConfig
-from langgraph.store.memory import InMemoryStore
 
-from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
+from hy_memory_langgraph.testing import ScriptedChatModel
 
 __all__ = ["StageScript", "Call", "stage_of", "tool_trace", "extraction", "experience",
-           "section", "make_client", "store_factory"]
+           "section"]
 
 _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("coding_extract", ("memory writer of a coding agent", "编程智能体的记忆整理员")),
@@ -120,36 +111,3 @@ def tool_trace(user: str = "Fix the timeout in the search client.", *, tool: str
 def section(prompt: str, tag: str) -> str:
     """Text between ``<tag>`` and ``</tag>`` of a rendered prompt."""
     return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
-
-
-def _memory_factory(path: Path, index: IndexConfig | None) -> InMemoryStore:
-    return InMemoryStore(index=index)
-
-
-def _hy_factory(path: Path, index: IndexConfig | None) -> Any:
-    from hy_memory_langgraph.store import HyMemoryStore
-
-    return HyMemoryStore(path, index=index)
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-def store_factory(request: pytest.FixtureRequest) -> Callable[..., Any]:
-    return _memory_factory if request.param == "memory" else _hy_factory
-
-
-@pytest.fixture
-def make_client(tmp_path: Path, store_factory: Callable[..., Any]) -> Iterator[Callable[..., HyMemoryClient]]:
-    clients: list[HyMemoryClient] = []
-
-    def make(mode: str | None = "lite", llm: Any = None, env: dict[str, str] | None = None,
-             **overrides: Any) -> HyMemoryClient:
-        data_dir = tmp_path / f"data{len(clients)}"
-        config = MemoryConfig.from_env(env or {}, data_dir=data_dir, **overrides)
-        client = HyMemoryClient(mode=mode, llm=llm, embeddings=HashingEmbeddings(dims=64),
-                                config=config, store_factory=store_factory)
-        clients.append(client)
-        return client
-
-    yield make
-    for client in clients:
-        client.close()

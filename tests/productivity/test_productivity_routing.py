@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from test_productivity_support import (  # noqa: F401  (fixtures)
+from .support import (
     StageScript,
     extraction,
-    make_client,
-    store_factory,
     tool_trace,
 )
 

@@ -6,13 +6,11 @@ import json
 
 import pytest
 
-from test_productivity_support import (  # noqa: F401  (fixtures)
+from .support import (
     StageScript,
     experience,
     extraction,
-    make_client,
     section,
-    store_factory,
     tool_trace,
 )
 
