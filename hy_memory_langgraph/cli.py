@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -47,6 +48,28 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workflow_run(args: argparse.Namespace) -> int:
+    """``workflow run OP``: always prints one JSON envelope (see :mod:`workflow.cli_ops`)."""
+    from hy_memory_langgraph.workflow.cli_ops import (
+        CliError,
+        load_input,
+        run_operation,
+        service_from_env,
+    )
+
+    user_id = args.user_id or os.environ.get("HY_MEMORY_USER_ID") or "default"
+    try:
+        payload = load_input(args.input_json, args.input_file)
+    except CliError as exc:
+        envelope, code = {"ok": False, "error": {"code": exc.code, "message": exc.message}}, exc.exit_code
+    else:
+        envelope, code = run_operation(args.op, payload, user_id=user_id,
+                                       service_factory=lambda: service_from_env(args.mode))
+    utf8 = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").startswith("utf8")
+    print(json.dumps(envelope, ensure_ascii=not utf8, indent=None if args.json else 2))
+    return code
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hy-memory", description="Long-term memory for agents.")
     parser.add_argument("--json", action="store_true", help="print JSON envelopes")
@@ -54,6 +77,15 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="write and search a few memories locally (no API key)")
     demo.add_argument("--data-dir", help="where to keep the files (default: a new temp dir)")
     demo.set_defaults(handler=_demo)
+    workflow = sub.add_parser("workflow", help="workflow memory operations (seed 2), JSON in / JSON out")
+    workflow_sub = workflow.add_subparsers(dest="workflow_command", required=True)
+    run = workflow_sub.add_parser("run", help="run an operation, e.g. workflow.memoryPrompt")
+    run.add_argument("op", help="workflow.memoryPrompt | workflow.memoryExtract")
+    run.add_argument("--input-json", help="the operation input as a JSON object")
+    run.add_argument("--input", dest="input_file", help="a UTF-8 JSON file with the input ('-' = stdin)")
+    run.add_argument("--user-id", help="the user (default: $HY_MEMORY_USER_ID, else 'default')")
+    run.add_argument("--mode", choices=["lite", "pro"], help="default: pro when a chat model is configured")
+    run.set_defaults(handler=_workflow_run)
     return parser
 
 

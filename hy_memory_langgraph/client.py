@@ -33,6 +33,7 @@ from hy_memory_langgraph.repos._time import utcnow
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.namespaces import require_id
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
+from hy_memory_langgraph.workflow import OAContextProvider, WorkflowMemoryService
 
 __all__ = ["HyMemoryClient"]
 
@@ -63,6 +64,8 @@ class HyMemoryClient:
         data_dir: Where every file lives (overrides ``config.data_dir``).
         store_factory: Opens a LangGraph ``BaseStore`` for a path and an index
             config; default :class:`HyMemoryStore`.
+        oa_context_provider: Supplies ``oaContext`` to :meth:`memory_prompt`
+            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`); default none.
 
     Example:
         >>> client = HyMemoryClient(mode="lite", data_dir="/tmp/hy-doc")  # doctest: +SKIP
@@ -74,7 +77,8 @@ class HyMemoryClient:
     def __init__(self, mode: str | None = None, *, llm: BaseChatModel | None = None,
                  embeddings: Embeddings | Callable[..., Any] | None = None,
                  config: MemoryConfig | None = None, data_dir: str | Path | None = None,
-                 store_factory: StoreFactory | None = None) -> None:
+                 store_factory: StoreFactory | None = None,
+                 oa_context_provider: OAContextProvider | None = None) -> None:
         config = config or MemoryConfig.from_env()
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
@@ -88,6 +92,8 @@ class HyMemoryClient:
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
+        self.workflow = WorkflowMemoryService(config.workflow_dir, mode=self.mode, llm=gateway,
+                                              oa_context_provider=oa_context_provider)
 
     # -- write / search ---------------------------------------------------------------
     def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
@@ -176,11 +182,27 @@ class HyMemoryClient:
             return repo.history(memory_id)
         return self._chat.history(memory_id)
 
+    # -- workflow memory (seed 2) -----------------------------------------------------------
+    def memory_prompt(self, user_id: str, workflow_id: str | None = None) -> dict[str, Any]:
+        """``workflow.memoryPrompt``: see :meth:`WorkflowMemoryService.memory_prompt`."""
+        return self.workflow.memory_prompt(user_id, workflow_id)
+
+    def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
+                       user_message: list[str] | None = None,
+                       assistant_message: list[str] | None = None,
+                       workflow_id: str | None = None, dynamic_context: dict[str, Any] | None = None,
+                       memory_app_id: str | None = None) -> dict[str, Any]:
+        """``workflow.memoryExtract``: see :meth:`WorkflowMemoryService.memory_extract`."""
+        return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
+                                            workflow_id, dynamic_context, memory_app_id)
+
     aget = _in_thread(get)
     aupdate = _in_thread(update)
     adelete = _in_thread(delete)
     adelete_all = _in_thread(delete_all)
     ahistory = _in_thread(history)
+    amemory_prompt = _in_thread(memory_prompt)
+    amemory_extract = _in_thread(memory_extract)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:

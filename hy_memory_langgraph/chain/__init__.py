@@ -1,1 +1,42 @@
-"""chain."""
+"""Coding version-evolution chain (seed 1 §6, SPEC §5): zero LLM, zero embedding.
+
+A *thread* is one function / block of one file on one branch of one owner
+(``"user_id|workspace_id"``); a *round* is one revision of it, numbered 1, 2, 3…, with
+the user's words that asked for it, the changed lines and the time.
+
+Modules (arrows point down):
+
+* :mod:`.diffs`: patch text → hunks (unified / git diffs, ``apply_patch``, line diffs);
+* :mod:`.symbols`: the enclosing function of a hunk;
+* :mod:`.edits`: a trace → edits (diff text, tool-call arguments; failed calls dropped);
+* :mod:`.rounds`: edits of one write → one round per thread; revert detection;
+* :mod:`.store`: SQLAlchemy tables in ``hy_code_chain/hy_code.db``;
+* :mod:`.git`: edits read from ``MEMORY_CODING_CHAIN_REPO_ROOT`` (best effort);
+* :mod:`.render`: recalled facts → threads → ``chain_block`` / ``chain_used``.
+
+The graph nodes using them live in :mod:`hy_memory_langgraph.nodes.productivity_chain`.
+"""
+
+from hy_memory_langgraph.chain.edits import Edit, extract_edits
+from hy_memory_langgraph.chain.git import GitWorkTree
+from hy_memory_langgraph.chain.render import (
+    DEFAULT_BUDGET,
+    chain_context,
+    link_facts,
+    render_block,
+)
+from hy_memory_langgraph.chain.store import ChainStore, Round, Thread, owner_of
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "ChainStore",
+    "Edit",
+    "GitWorkTree",
+    "Round",
+    "Thread",
+    "chain_context",
+    "extract_edits",
+    "link_facts",
+    "owner_of",
+    "render_block",
+]

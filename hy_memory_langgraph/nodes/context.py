@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
@@ -17,6 +17,9 @@ from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import FACT_INDEX_FIELDS, ProductivityRepository
 from hy_memory_langgraph.repos.trace import TraceRepository
+
+if TYPE_CHECKING:
+    from hy_memory_langgraph.chain.store import ChainStore
 
 __all__ = ["MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
 
@@ -46,6 +49,7 @@ class StoreRegistry:
         self.dims = dims
         self._factory = factory or default_store_factory
         self._stores: dict[str, BaseStore] = {}
+        self._chain: ChainStore | None = None
         self._lock = threading.Lock()
 
     def index(self, fields: list[str]) -> IndexConfig:
@@ -75,8 +79,20 @@ class StoreRegistry:
         return self.open(f"productivity:{variant}", self.config.variant_db_path(variant),
                          list(FACT_INDEX_FIELDS))
 
+    def chain(self) -> ChainStore:
+        """The coding version-evolution chain (``config.chain_db_path``), opened lazily."""
+        with self._lock:
+            if self._chain is None:
+                from hy_memory_langgraph.chain.store import ChainStore
+
+                self._chain = ChainStore(self.config.chain_db_path)
+            return self._chain
+
     def close(self) -> None:
         with self._lock:
+            if self._chain is not None:
+                self._chain.close()
+                self._chain = None
             for store in self._stores.values():
                 close = getattr(store, "close", None)
                 if callable(close):
@@ -113,6 +129,11 @@ class MemoryContext:
     @property
     def productivity_traces(self) -> TraceRepository:
         return TraceRepository(self.stores.trace())
+
+    @property
+    def chain_store(self) -> ChainStore:
+        """The coding version-evolution chain store."""
+        return self.stores.chain()
 
     def productivity_repo(self, variant: Variant) -> ProductivityRepository:
         """Experiences and facts of ``variant`` (``"working"`` or ``"coding"``)."""

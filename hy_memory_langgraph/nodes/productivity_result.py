@@ -44,5 +44,5 @@ def finish_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> d
         "elapsed_ms": elapsed_ms(state["started"]),
     }
     if state["variant"] == "coding":
-        result["chain_rounds"] = 0  # the version chain is recorded by a later stage
+        result["chain_rounds"] = int(state.get("chain_rounds") or 0)  # nodes/productivity_chain
     return {"result": result}

@@ -133,6 +133,6 @@ def finish_productivity_search(state: SearchState, runtime: Runtime[MemoryContex
         "elapsed_ms": elapsed_ms(state["started"]),
     }
     if state["variant"] == "coding":
-        result["chain_block"] = ""  # rendered by the version-chain stage (opt-in, later)
-        result["chain_used"] = []
+        result["chain_block"] = state.get("chain_block") or ""  # nodes/productivity_chain
+        result["chain_used"] = list(state.get("chain_used") or [])
     return {"result": result}

@@ -58,6 +58,7 @@ class WriteState(TypedDict, total=False):
     progress_summary: str | None
     fact_ops: list[dict[str, Any]]
     fact_id: str | None
+    chain_rounds: int
     # output
     result: dict[str, Any]
 
@@ -90,4 +91,6 @@ class SearchState(TypedDict, total=False):
     fact_hits: list[dict[str, Any]]
     experience_pool: list[tuple[dict[str, Any], float]]
     experience_hits: list[dict[str, Any]]
+    chain_block: str
+    chain_used: list[int]
     result: dict[str, Any]

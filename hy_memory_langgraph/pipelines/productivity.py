@@ -12,11 +12,14 @@ file and the vector collections. Write::
                             → insert_fact → finish
                       → [nothing usable] finish
 
+Every path into ``finish`` passes ``record_chain`` first (coding only, zero LLM: the
+version-evolution chain, best effort; see :mod:`nodes.productivity_chain`).
+
 LLM calls per write: lite 0; pro 1 (extract) + 1 if some experience draft has
 candidates + 1 if the fact has candidates + 1 if it superseded older facts.
 
 Search: prepare → search_facts (one store batch for both layers) → search_experiences
-→ finish.
+→ chain_block (coding, opt-in) → finish.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.context import MemoryContext
+from hy_memory_langgraph.nodes.productivity_chain import chain_block, record_chain
 from hy_memory_langgraph.nodes.productivity_experiences import (
     apply_experiences,
     gather_experience_candidates,
@@ -87,22 +91,28 @@ def build_productivity_graph() -> CompiledStateGraph[WriteState, MemoryContext, 
     b.add_node("reconcile_fact", reconcile_fact)
     b.add_node("summarize_progress", summarize_progress)
     b.add_node("insert_fact", insert_fact)
+    b.add_node("record_chain", record_chain)
     b.add_node("finish", finish_productivity)
     b.add_edge(START, "prepare")
     b.add_conditional_edges("prepare", _route_by_mode, ["extract", "lite_fact"])
     b.add_edge("lite_fact", "insert_fact")
     b.add_conditional_edges("extract", _after_extract,
-                            ["gather_experience_candidates", "gather_fact_candidates", "finish"])
+                            {"gather_experience_candidates": "gather_experience_candidates",
+                             "gather_fact_candidates": "gather_fact_candidates",
+                             "finish": "record_chain"})
     b.add_conditional_edges("gather_experience_candidates", route_after_experience_candidates,
                             ["reconcile_experiences", "apply_experiences"])
     b.add_edge("reconcile_experiences", "apply_experiences")
-    b.add_conditional_edges("apply_experiences", _to_fact, ["gather_fact_candidates", "finish"])
+    b.add_conditional_edges("apply_experiences", _to_fact,
+                            {"gather_fact_candidates": "gather_fact_candidates",
+                             "finish": "record_chain"})
     b.add_conditional_edges("gather_fact_candidates", route_after_fact_candidates,
                             ["reconcile_fact", "insert_fact"])
     b.add_conditional_edges("reconcile_fact", route_after_fact_reconcile,
                             ["summarize_progress", "insert_fact"])
     b.add_edge("summarize_progress", "insert_fact")
-    b.add_edge("insert_fact", "finish")
+    b.add_edge("insert_fact", "record_chain")
+    b.add_edge("record_chain", "finish")
     b.add_edge("finish", END)
     return b.compile(name="productivity_write")
 
@@ -119,10 +129,12 @@ def build_productivity_search_graph() -> CompiledStateGraph[
     b.add_node("prepare", prepare_productivity_search)
     b.add_node("search_facts", search_facts)
     b.add_node("search_experiences", search_experiences)
+    b.add_node("chain_block", chain_block)
     b.add_node("finish", finish_productivity_search)
     b.add_edge(START, "prepare")
     b.add_edge("prepare", "search_facts")
     b.add_edge("search_facts", "search_experiences")
-    b.add_edge("search_experiences", "finish")
+    b.add_edge("search_experiences", "chain_block")
+    b.add_edge("chain_block", "finish")
     b.add_edge("finish", END)
     return b.compile(name="productivity_search")

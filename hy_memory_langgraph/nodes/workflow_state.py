@@ -1,0 +1,35 @@
+"""State and run-time context of the workflow-memory extraction graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.workflow.files import WorkflowFiles
+from hy_memory_langgraph.workflow.routing import Routed, Skipped
+from hy_memory_langgraph.workflow.validation import ExtractRequest
+
+__all__ = ["WorkflowContext", "WorkflowExtractState"]
+
+
+@dataclass
+class WorkflowContext:
+    """``runtime.context`` of the graph: where files live, the mode, the model."""
+
+    files: WorkflowFiles
+    mode: str = "lite"
+    llm: LLMGateway | None = None
+
+
+class WorkflowExtractState(TypedDict, total=False):
+    # input (the raw arguments of memory_extract)
+    args: dict[str, Any]
+    started: float
+    # derived
+    request: ExtractRequest
+    candidates: list[dict[str, Any]]
+    source: str               # "llm" | "lite" | "lite_fallback"
+    routed: list[Routed]
+    skipped: list[Skipped]
+    result: dict[str, Any]

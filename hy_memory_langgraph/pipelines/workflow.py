@@ -1,0 +1,42 @@
+"""The workflow-memory extraction graph (seed 2 ``workflow.memoryExtract``)."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from hy_memory_langgraph.nodes.workflow_extract import (
+    extract_lite,
+    extract_llm,
+    route_by_mode,
+)
+from hy_memory_langgraph.nodes.workflow_input import validate_input
+from hy_memory_langgraph.nodes.workflow_save import merge_and_save, route_dimensions
+from hy_memory_langgraph.nodes.workflow_state import (
+    WorkflowContext,
+    WorkflowExtractState,
+)
+
+__all__ = ["build_workflow_extract_graph"]
+
+
+def build_workflow_extract_graph() -> CompiledStateGraph:
+    """validate → extract (LLM in pro, rules in lite) → route dimensions → merge + save.
+
+    Example:
+        >>> sorted(build_workflow_extract_graph().get_graph().nodes)[2:4]
+        ['extract_lite', 'extract_llm']
+    """
+    builder = StateGraph(WorkflowExtractState, context_schema=WorkflowContext)
+    builder.add_node("validate_input", validate_input)
+    builder.add_node("extract_llm", extract_llm)
+    builder.add_node("extract_lite", extract_lite)
+    builder.add_node("route_dimensions", route_dimensions)
+    builder.add_node("merge_and_save", merge_and_save)
+    builder.add_edge(START, "validate_input")
+    builder.add_conditional_edges("validate_input", route_by_mode, ["extract_llm", "extract_lite"])
+    builder.add_edge("extract_llm", "route_dimensions")
+    builder.add_edge("extract_lite", "route_dimensions")
+    builder.add_edge("route_dimensions", "merge_and_save")
+    builder.add_edge("merge_and_save", END)
+    return builder.compile(name="workflow_extract")

@@ -1,0 +1,119 @@
+"""``hy-memory workflow run OP``: the seed's CLI operations, JSON in, JSON out.
+
+Operations: ``workflow.memoryPrompt`` (input ``{"workflowId"?}``) and
+``workflow.memoryExtract`` (input ``{"msgList"? | "userMessage"+"assistantMessage",
+"workflowId"?, "dynamicContext"?, "memoryAppId"?, "async"?}``). Success prints
+``{"ok": true, "data": {...}}`` (exit 0); bad input prints
+``{"ok": false, "error": {"code", "message"}}`` (exit 2; exit 1 for internal errors).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hy_memory_langgraph.errors import ConfigError, InvalidInputError
+from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
+from hy_memory_langgraph.workflow.service import WorkflowMemoryService
+
+__all__ = ["OPERATIONS", "CliError", "load_input", "run_operation", "service_from_env"]
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+
+_PROMPT_KEYS = ("workflowId",)
+_EXTRACT_KEYS = ("msgList", "userMessage", "assistantMessage", "workflowId", "dynamicContext",
+                 "memoryAppId", "async")
+
+
+class CliError(Exception):
+    def __init__(self, code: str, message: str, exit_code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code, self.message, self.exit_code = code, message, exit_code
+
+
+def _check_keys(payload: dict[str, Any], allowed: tuple[str, ...], op: str) -> None:
+    unknown = sorted(set(payload) - set(allowed))
+    if unknown:
+        raise CliError("INVALID_INPUT", f"{op}: unknown input field(s) {', '.join(unknown)}; "
+                                        f"allowed: {', '.join(allowed)}")
+
+
+def _memory_prompt(service: WorkflowMemoryService, user_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    _check_keys(payload, _PROMPT_KEYS, "workflow.memoryPrompt")
+    return service.memory_prompt(user_id, payload.get("workflowId"))
+
+
+def _memory_extract(service: WorkflowMemoryService, user_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    _check_keys(payload, _EXTRACT_KEYS, "workflow.memoryExtract")
+    if "async" in payload and not isinstance(payload["async"], bool):
+        raise CliError("INVALID_INPUT", "async must be a boolean (the call is always synchronous)")
+    return service.memory_extract(
+        user_id, msg_list=payload.get("msgList"), user_message=payload.get("userMessage"),
+        assistant_message=payload.get("assistantMessage"), workflow_id=payload.get("workflowId"),
+        dynamic_context=payload.get("dynamicContext"), memory_app_id=payload.get("memoryAppId"),
+    )
+
+
+OPERATIONS: dict[str, Callable[[WorkflowMemoryService, str, dict[str, Any]], dict[str, Any]]] = {
+    "workflow.memoryPrompt": _memory_prompt,
+    "workflow.memoryExtract": _memory_extract,
+}
+
+
+def service_from_env(mode: str | None = None) -> WorkflowMemoryService:
+    """A service on ``MemoryConfig.from_env().workflow_dir`` (``MEMORY_DATA_DIR``).
+
+    ``mode=None``: pro when a chat model is configured (``OPENAI_API_KEY``), else lite.
+    """
+    from hy_memory_langgraph.config import MemoryConfig
+    from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
+
+    chat_model = None if mode == "lite" else resolve_chat_model(None)
+    resolved = resolve_mode(mode, chat_model)
+    gateway = LLMGateway(chat_model) if resolved == "pro" and chat_model is not None else None
+    return WorkflowMemoryService(MemoryConfig.from_env().workflow_dir, mode=resolved, llm=gateway)
+
+
+def load_input(input_json: str | None, input_file: str | None) -> dict[str, Any]:
+    """The operation input from ``--input-json`` or ``--input FILE`` (``-`` = stdin)."""
+    if input_json is not None and input_file is not None:
+        raise CliError("INVALID_INPUT", "pass either --input-json or --input, not both")
+    if input_file is not None:
+        try:
+            text = sys.stdin.read() if input_file == "-" else Path(input_file).read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise CliError("INVALID_INPUT", f"cannot read --input {input_file}: {exc}") from exc
+        source = f"--input {input_file}"
+    else:
+        text, source = (input_json if input_json is not None else "{}"), "--input-json"
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError("INVALID_JSON", f"{source} is not valid JSON: {exc}") from exc
+    if not isinstance(payload, dict):
+        raise CliError("INVALID_JSON", f"{source} must be a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def run_operation(op: str, payload: dict[str, Any], *, user_id: str,
+                  service_factory: Callable[[], WorkflowMemoryService]) -> tuple[dict[str, Any], int]:
+    """Run one operation; returns ``(envelope, exit code)`` and never raises."""
+    try:
+        handler = OPERATIONS.get(op)
+        if handler is None:
+            raise CliError("UNKNOWN_OPERATION", f"unknown operation {op!r}; known: {', '.join(OPERATIONS)}")
+        return {"ok": True, "data": handler(service_factory(), user_id, payload)}, EXIT_OK
+    except CliError as exc:
+        return {"ok": False, "error": {"code": exc.code, "message": exc.message}}, exc.exit_code
+    except CredentialsRefusedError as exc:
+        return {"ok": False, "error": {"code": "CREDENTIALS_REFUSED", "message": str(exc)}}, EXIT_BAD_INPUT
+    except InvalidInputError as exc:
+        return {"ok": False, "error": {"code": "INVALID_INPUT", "message": str(exc)}}, EXIT_BAD_INPUT
+    except ConfigError as exc:
+        return {"ok": False, "error": {"code": "CONFIG_ERROR", "message": str(exc)}}, EXIT_BAD_INPUT
+    except Exception as exc:  # noqa: BLE001 - the CLI reports every failure as an envelope
+        return ({"ok": False, "error": {"code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}"}},
+                EXIT_INTERNAL)

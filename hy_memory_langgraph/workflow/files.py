@@ -1,0 +1,108 @@
+"""Markdown files of the workflow memory, one directory per user.
+
+Layout under ``config.workflow_dir``::
+
+    <escaped user_id>/user.md              profile
+    <escaped user_id>/memory.md            global long-term memory
+    <escaped user_id>/workflows/<id>.md    workflow:{id}
+    <escaped user_id>/.lock                writers' lock
+
+Writes are atomic (temp file in the same directory, fsync, ``os.replace``) and
+happen under :func:`~hy_memory_langgraph.workflow.locking.file_lock`, so readers
+never see a half-written file and concurrent writers never lose each other's
+entries (they re-read inside the lock).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from hy_memory_langgraph.workflow.entries import Entry, parse_entries
+from hy_memory_langgraph.workflow.errors import WorkflowStorageError
+from hy_memory_langgraph.workflow.locking import file_lock
+
+__all__ = ["WorkflowFiles", "dimension_of", "escape_name"]
+
+_TITLES = {
+    "user": "# user.md — 用户画像 (profile: identity, display and communication preferences)",
+    "global": "# memory.md — 长期记忆 (global: aliases → workflows, cross-workflow facts, lessons)",
+}
+
+
+def escape_name(value: str) -> str:
+    """A file-name-safe, reversible escape (percent-encoding; ``.`` escaped too)."""
+    return quote(value, safe="").replace(".", "%2E")
+
+
+def dimension_of(workflow_id: str | None) -> str:
+    """``"global"`` or ``"workflow:{id}"``."""
+    return "global" if workflow_id is None else f"workflow:{workflow_id}"
+
+
+class WorkflowFiles:
+    """Reads and writes one user's dimension documents."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def user_dir(self, user_id: str) -> Path:
+        return self.root / escape_name(user_id)
+
+    def path(self, user_id: str, dimension: str) -> Path:
+        base = self.user_dir(user_id)
+        if dimension == "user":
+            return base / "user.md"
+        if dimension == "global":
+            return base / "memory.md"
+        if dimension.startswith("workflow:"):
+            return base / "workflows" / f"{escape_name(dimension[len('workflow:'):])}.md"
+        raise ValueError(f"unknown dimension {dimension!r}")
+
+    def relative(self, user_id: str, dimension: str) -> str:
+        return self.path(user_id, dimension).relative_to(self.user_dir(user_id)).as_posix()
+
+    def read(self, user_id: str, dimension: str) -> list[Entry]:
+        """The entries of one dimension (``[]`` when the file does not exist)."""
+        path = self.path(user_id, dimension)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
+            raise WorkflowStorageError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
+        return parse_entries(text)
+
+    def write(self, user_id: str, dimension: str, entries: list[Entry]) -> None:
+        """Replace a dimension document atomically (call inside :meth:`locked`)."""
+        path = self.path(user_id, dimension)
+        title = _TITLES.get(dimension) or f"# {dimension} — 工作流记忆 (fields, options, nodes, approval rules, risks)"
+        body = "\n".join([title, "", *(e.line() for e in entries)]) + "\n"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                    handle.write(body)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise WorkflowStorageError(f"cannot write {path}: {type(exc).__name__}: {exc}") from exc
+
+    @contextmanager
+    def locked(self, user_id: str) -> Iterator[None]:
+        """Exclusive access to one user's documents (threads and processes)."""
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(file_lock(self.user_dir(user_id) / ".lock"))
+            except OSError as exc:
+                raise WorkflowStorageError(f"cannot lock {self.user_dir(user_id)}: {exc}") from exc
+            yield

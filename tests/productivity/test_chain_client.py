@@ -1,0 +1,146 @@
+"""Version chain through the client (both store backends): chain_rounds, best effort,
+chain_block / chain_used, the opt-in flag and HCM_BLOCK_OFF, scope isolation."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from hy_memory_langgraph.chain.store import owner_of
+
+from .support import StageScript, extraction, tool_trace
+
+WS = "github.com/example/service"
+
+
+def _edit(user: str, old: str, new: str, *, call_id: str = "c1", result: str = "ok") -> list[dict[str, Any]]:
+    args = {"file_path": "src/search.py",
+            "old_string": f"    def fetch(self, q):\n{old}", "new_string": f"    def fetch(self, q):\n{new}"}
+    return tool_trace(user, tool="Edit", args=args, result=result, call_id=call_id)
+
+
+def _three_writes(client: Any, *, branch: str | None = "fix/search-timeout", user: str = "u1") -> list[dict[str, Any]]:
+    steps = [
+        ("Raise the search timeout to 30 seconds", "        t = 10", "        t = 30"),
+        ("Add retries to the search fetch", "        t = 30", "        t = 30\n        retries = 3"),
+        ("Revert the search timeout back to 10 seconds", "        t = 30", "        t = 10"),
+    ]
+    return [client.add(_edit(ask, old, new), scene="coding", user_id=user, workspace_id=WS,
+                       branch=branch, memory_at=f"2024-05-0{day}T09:00:00Z")
+            for day, (ask, old, new) in enumerate(steps, start=1)]
+
+
+def _search(client: Any, **kw: Any) -> dict[str, Any]:
+    args = {"scene": "coding", "user_ids": ["u1"], "workspace_id": WS,
+            "branch": "fix/search-timeout", "min_score": -1.0, **kw}
+    return client.search("search timeout", **args)
+
+
+def test_chain_rounds_and_block_over_three_writes(make_client) -> None:
+    client = make_client("lite", chain_block_enabled=True)
+    results = _three_writes(client)
+    assert [r["chain_rounds"] for r in results] == [1, 1, 1]
+    found = _search(client)
+    assert len(found["facts"]) == 3 and found["chain_used"] == [0, 1, 2]
+    block = found["chain_block"]
+    assert "## src/search.py · fetch (branch fix/search-timeout)" in block
+    assert 'v1 (2024-05-01, asked: "Raise the search timeout to 30 seconds"):' in block
+    assert "  - t = 10\n  + t = 30" in block and "  + retries = 3" in block
+    assert 'v3 (2024-05-03, asked: "Revert the search timeout back to 10 seconds"), reverts v1, current:' in block
+    assert block.index("v1 (") < block.index("v2 (") < block.index("v3 (")
+    [thread] = client.context.chain_store.threads_for(owner_of("u1", WS), "fix/search-timeout",
+                                                      files=["src/search.py"])
+    fact_ids = [r["memory_id"] for r in results]
+    assert [(r.number, r.fact_id, r.request_id) for r in thread.rounds] == [
+        (i + 1, fact_ids[i], results[i]["request_id"]) for i in range(3)]
+
+
+def test_flag_off_by_default_env_on_and_hcm_block_off(make_client) -> None:
+    off = make_client("lite")
+    _three_writes(off)
+    got = _search(off)
+    assert (got["chain_block"], got["chain_used"]) == ("", []) and len(got["facts"]) == 3
+    on = make_client("lite", env={"MEMORY_CODING_CHAIN_BLOCK_ENABLED": "true"})
+    _three_writes(on)
+    assert _search(on)["chain_block"].count("## src/search.py") == 1
+    ablated = make_client("lite", env={"MEMORY_CODING_CHAIN_BLOCK_ENABLED": "true", "HCM_BLOCK_OFF": "1"})
+    _three_writes(ablated)
+    got = _search(ablated)
+    assert (got["chain_block"], got["chain_used"]) == ("", []) and len(got["facts"]) == 3
+
+
+def test_no_edit_is_zero_not_failure_and_working_never_records(make_client) -> None:
+    client = make_client("lite", chain_block_enabled=True)
+    plain = client.add(tool_trace(), scene="coding", user_id="u1")
+    assert plain["success"] is True and plain["chain_rounds"] == 0
+    failed = client.add(_edit("x", "        t = 1", "        t = 2", result="Error: no match"),
+                        scene="coding", user_id="u1")
+    assert failed["chain_rounds"] == 0
+    working = client.add(_edit("edit the doc", "        a", "        b"), scene="working", user_id="u1")
+    assert "chain_rounds" not in working and working["success"] is True
+    assert client.context.chain_store.threads_for(owner_of("u1", None), None, any_file=True) == []
+    assert "chain_block" not in client.search("doc", scene="working", user_ids=["u1"])
+
+
+def test_chain_failure_never_fails_write_or_search(make_client, monkeypatch, caplog) -> None:
+    client = make_client("lite", chain_block_enabled=True)
+
+    def boom() -> Any:
+        raise RuntimeError("chain db unavailable")
+
+    monkeypatch.setattr(client.context.stores, "chain", boom)
+    with caplog.at_level(logging.WARNING, logger="hy_memory_langgraph.nodes.productivity_chain"):
+        result = client.add(_edit("Raise it", "        t = 10", "        t = 30"), scene="coding",
+                            user_id="u1", workspace_id=WS, branch="fix/search-timeout")
+        found = _search(client)
+    assert result["success"] is True and result["chain_rounds"] == 0 and result["fact_ids"]
+    assert found["facts"] and (found["chain_block"], found["chain_used"]) == ("", [])
+    assert sum("coding chain" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_pro_mode_records_the_chain_with_the_fact_id(make_client) -> None:
+    script = StageScript({"coding_extract": extraction(subject="src/search.py:fetch",
+                                                       statement="search timeout raised to 30 in fetch")})
+    client = make_client("pro", script.model(), chain_block_enabled=True)
+    result = client.add(_edit("Raise the search timeout", "        t = 10", "        t = 30"),
+                        scene="coding", user_id="u1", workspace_id=WS, branch="fix/search-timeout")
+    assert result["chain_rounds"] == 1 and script.count("coding_extract") == 1
+    found = _search(client)
+    assert found["chain_used"] == [0] and "+ t = 30" in found["chain_block"]
+
+
+@pytest.mark.parametrize("branches", [("main", "feat/x"), ("release-1.2", "fix/y")])
+def test_branches_and_users_never_share_a_thread(make_client, branches: tuple[str, str]) -> None:
+    client = make_client("lite", chain_block_enabled=True)
+    one, two = branches
+    client.add(_edit(f"timeout on {one}", "        t = 10", "        t = 30"), scene="coding",
+               user_id="u1", workspace_id=WS, branch=one)
+    client.add(_edit(f"timeout on {two}", "        t = 10", "        t = 20"), scene="coding",
+               user_id="u1", workspace_id=WS, branch=two)
+    client.add(_edit("timeout other user", "        t = 10", "        t = 99"), scene="coding",
+               user_id="u2", workspace_id=WS, branch=one)
+    got = _search(client, branch=one, user_ids=["u1", "u2"])
+    block = got["chain_block"]
+    assert f"timeout on {one}" in block and "timeout other user" in block
+    assert f"timeout on {two}" not in block and "+ t = 20" not in block
+    assert block.count("v1 (") == 2 and "v2 (" not in block  # one thread per user
+    assert got["chain_used"] == list(range(len(got["facts"])))
+
+
+async def test_async_add_reports_chain_rounds(make_client) -> None:
+    client = make_client("lite")
+    result = await client.aadd(_edit("Raise it", "        t = 10", "        t = 30"), scene="coding",
+                               user_id="u1")
+    assert result["chain_rounds"] == 1
+
+
+def test_write_without_user_text_takes_the_ask_from_the_previous_write(make_client) -> None:
+    client = make_client("lite")
+    client.add(tool_trace("Make the search client faster"), scene="coding", user_id="u1",
+               session_id="s1")
+    tail = _edit("unused", "        t = 10", "        t = 30")[1:]  # no user message
+    assert client.add(tail, scene="coding", user_id="u1", session_id="s1")["chain_rounds"] == 1
+    [thread] = client.context.chain_store.threads_for(owner_of("u1", None), None, any_file=True)
+    assert thread.rounds[0].asked == "Make the search client faster"
