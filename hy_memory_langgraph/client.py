@@ -166,13 +166,17 @@ class HyMemoryClient:
         return self._chat.delete(memory_id, request_id="manual")
 
     def delete_all(self, user_id: str) -> int:
-        """Delete every memory, history event and trace of ``user_id``; returns the count."""
+        """Delete every memory, history event, trace and version chain of ``user_id``.
+
+        Returns the number of memories (chat, experiences, facts) removed.
+        """
         user_id = require_id(user_id, "user_id")
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
         for variant in ("working", "coding"):
             removed += self.context.productivity_repo(variant).delete_all(user_id)
         self.context.productivity_traces.delete_user(user_id)
+        self.context.chain_store.delete_user(user_id)
         return removed
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:

@@ -144,3 +144,13 @@ def test_write_without_user_text_takes_the_ask_from_the_previous_write(make_clie
     assert client.add(tail, scene="coding", user_id="u1", session_id="s1")["chain_rounds"] == 1
     [thread] = client.context.chain_store.threads_for(owner_of("u1", None), None, any_file=True)
     assert thread.rounds[0].asked == "Make the search client faster"
+
+
+def test_delete_all_removes_the_users_chain_only(make_client) -> None:
+    client = make_client("lite")
+    _three_writes(client, user="u1")
+    _three_writes(client, user="u2")
+    client.delete_all("u1")
+    store = client.context.chain_store
+    assert store.threads_for(owner_of("u1", WS), "fix/search-timeout", any_file=True) == []
+    assert len(store.threads_for(owner_of("u2", WS), "fix/search-timeout", any_file=True)) == 1
