@@ -1,0 +1,108 @@
+"""Agent middleware for LangChain v1 ``create_agent``: recall before the model, remember after.
+
+Recall uses the default search path (zero LLM calls); remembering writes the last turn
+(the latest user message and everything after it) through ``client.add`` with
+``scene=None``, so routing decides chat vs working/coding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.client import HyMemoryClient
+
+__all__ = ["HyMemoryMiddleware", "render_memories"]
+
+UserResolver = str | Callable[[Runtime[Any]], str]
+
+
+def render_memories(memories: Sequence[dict[str, Any]]) -> str:
+    """The block appended to the system message (empty when nothing was recalled)."""
+    if not memories:
+        return ""
+    lines = [f"- ({m['memory_at'][:10]}) {m['content']}" for m in memories]
+    return "Relevant long-term memories about this user (may be outdated):\n" + "\n".join(lines)
+
+
+def _last_user_index(messages: Sequence[BaseMessage]) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return index
+    return None
+
+
+class HyMemoryMiddleware(AgentMiddleware):
+    """Give a ``create_agent`` agent long-term memory.
+
+    Args:
+        client: The memory client.
+        user_id: A user id, or a function of the runtime returning it (e.g. from
+            ``runtime.context``).
+        limit: How many memories are recalled per model call.
+        remember: Whether the last turn is written after each run.
+
+    Example:
+        >>> from langchain.agents import create_agent  # doctest: +SKIP
+        >>> agent = create_agent(model, middleware=[HyMemoryMiddleware(client, user_id="u1")])  # doctest: +SKIP
+    """
+
+    def __init__(self, client: HyMemoryClient, *, user_id: UserResolver, limit: int = 5,
+                 remember: bool = True) -> None:
+        super().__init__()
+        self.client = client
+        self.user_id = user_id
+        self.limit = limit
+        self.remember = remember
+
+    def _user(self, runtime: Runtime[Any]) -> str:
+        return self.user_id(runtime) if callable(self.user_id) else self.user_id
+
+    def _with_memories(self, request: ModelRequest, memories: list[dict[str, Any]]) -> ModelRequest:
+        block = render_memories(memories)
+        if not block:
+            return request
+        base = request.system_message.content if request.system_message else ""
+        text = f"{base}\n\n{block}" if base else block
+        return request.override(system_message=SystemMessage(content=text))
+
+    def _query(self, request: ModelRequest) -> str | None:
+        index = _last_user_index(request.messages)
+        return None if index is None else str(request.messages[index].text).strip() or None
+
+    def wrap_model_call(self, request: ModelRequest,
+                        handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse:
+        query = self._query(request)
+        if query is None:
+            return handler(request)
+        found = self.client.search(query, user_ids=[self._user(request.runtime)], limit=self.limit)
+        return handler(self._with_memories(request, found["memories"]))
+
+    async def awrap_model_call(self, request: ModelRequest,
+                               handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
+        query = self._query(request)
+        if query is None:
+            return await handler(request)
+        found = await self.client.asearch(query, user_ids=[self._user(request.runtime)], limit=self.limit)
+        return await handler(self._with_memories(request, found["memories"]))
+
+    def _last_turn(self, state: dict[str, Any]) -> list[BaseMessage]:
+        messages = list(state.get("messages") or [])
+        index = _last_user_index(messages)
+        return [] if index is None else messages[index:]
+
+    def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        turn = self._last_turn(state)
+        if self.remember and turn:
+            self.client.add(turn, user_id=self._user(runtime))
+        return None
+
+    async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        turn = self._last_turn(state)
+        if self.remember and turn:
+            await self.client.aadd(turn, user_id=self._user(runtime))
+        return None

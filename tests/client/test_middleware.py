@@ -1,0 +1,37 @@
+"""HyMemoryMiddleware inside a real LangChain v1 ``create_agent`` agent."""
+
+from __future__ import annotations
+
+from langchain.agents import create_agent
+
+from hy_memory_langgraph.integrations import HyMemoryMiddleware
+from hy_memory_langgraph.testing import ScriptedChatModel
+
+
+def test_agent_recalls_before_the_model_and_remembers_after(make_client) -> None:
+    client = make_client(mode="lite")
+    client.add("My cat is called Miso", user_id="u1", session_id="old")
+    client.add("Bob's dog is Rex", user_id="u2")
+    model = ScriptedChatModel.from_script(["Your cat is Miso!"])
+    agent = create_agent(model, tools=[], system_prompt="You are helpful.",
+                         middleware=[HyMemoryMiddleware(client, user_id="u1", limit=3)])
+    out = agent.invoke({"messages": [{"role": "user", "content": "What is my cat called?"}]})
+    assert out["messages"][-1].content == "Your cat is Miso!"
+    system = str(model.prompts[0][0].content)
+    assert system.startswith("You are helpful.") and "My cat is called Miso" in system
+    assert "Rex" not in system
+    stored = [m["content"] for m in client.search("cat called", user_ids=["u1"])["memories"]]
+    assert "What is my cat called?" in stored and "Your cat is Miso!" in stored
+    assert client.llm_usage.total_calls == 0
+
+
+async def test_async_agent_and_user_from_runtime_context(make_client) -> None:
+    client = make_client(mode="lite")
+    client.add("I live in Porto", user_id="alice")
+    model = ScriptedChatModel.from_script(["Porto, as far as I remember."])
+    middleware = HyMemoryMiddleware(client, user_id=lambda runtime: runtime.context["user"], remember=False)
+    agent = create_agent(model, tools=[], middleware=[middleware], context_schema=dict)
+    await agent.ainvoke({"messages": [{"role": "user", "content": "Where do I live?"}]},
+                        context={"user": "alice"})
+    assert "I live in Porto" in str(model.prompts[0][0].content)
+    assert len(client.search("live", user_ids=["alice"])["memories"]) == 1
