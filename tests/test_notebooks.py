@@ -1,0 +1,24 @@
+"""The notebooks in notebooks/ run top to bottom (real kernel, embedded model, no network)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_executes(path: Path, tmp_path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = [o for cell in notebook.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+
+
+def test_there_is_a_notebook() -> None:
+    assert NOTEBOOKS
