@@ -32,10 +32,11 @@ _DEMO_QUERIES = [
 
 def _demo(args: argparse.Namespace) -> int:
     from hy_memory_langgraph.client import HyMemoryClient
+    from hy_memory_langgraph.models import E5Embeddings
 
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="hy-memory-demo-"))
     print(f"data dir: {data_dir}")
-    with HyMemoryClient(mode="lite", data_dir=data_dir) as client:
+    with HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=E5Embeddings()) as client:
         for at, text in _DEMO_TURNS:
             result = client.add([{"role": "user", "content": text}], user_id="demo_user", memory_at=at)
             print(f"add  [{result['scene']}] {result['ops_summary']}  {text}")

@@ -29,7 +29,7 @@ from hy_memory_langgraph.models import (
 from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, StoreRegistry
 from hy_memory_langgraph.pipelines.search import build_search_graph
 from hy_memory_langgraph.pipelines.write import build_write_graph
-from hy_memory_langgraph.repos._time import utcnow
+from hy_memory_langgraph.repos._time import coerce_datetime
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.namespaces import require_id
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
@@ -148,12 +148,25 @@ class HyMemoryClient:
         memory = self._chat.get(memory_id)
         return None if memory is None else memory.to_dict()
 
-    def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Replace a memory's content (recorded in its history as ``UPDATE``)."""
+    def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
+               memory_at: Any = None) -> dict[str, Any]:
+        """Replace a chat memory's content (a new version, ``UPDATE`` in its history).
+
+        ``memory_at`` stays as it was unless a newer one is given. Working/coding
+        memories are records of what happened and are not edited in place: delete
+        them (or add a new write) instead.
+        """
+        memory_id = require_id(memory_id, "memory_id")
         if not isinstance(content, str) or not content.strip():
             raise InvalidInputError("content must be a non-empty string")
-        updated = self._chat.update(require_id(memory_id, "memory_id"), content.strip(),
-                                    request_id="manual", memory_at=utcnow(), metadata=metadata)
+        if self._productivity(memory_id) is not None:
+            raise InvalidInputError(
+                f"memory_id={memory_id!r} is a working/coding memory; those are not edited in "
+                "place: use delete(memory_id) and add the corrected trace instead"
+            )
+        at = coerce_datetime(memory_at, "memory_at")
+        updated = self._chat.update(memory_id, content.strip(), request_id="manual",
+                                    memory_at=at, metadata=metadata)
         if updated is None:
             raise InvalidInputError(f"memory_id={memory_id!r} does not exist; use an id returned by add/search")
         return updated.to_dict()

@@ -226,7 +226,8 @@ def embedding_dims(emb: Embeddings) -> int:
         raise ModelUnavailableError(
             f"Could not determine the embedding size: the probe call of "
             f"{type(emb).__name__} failed ({type(exc).__name__}: {exc}). Check the "
-            "embedding server, or pass embeddings with a `dims` attribute."
+            "embedding server, pass embeddings with a `dims` attribute, or set "
+            "HY_MEMORY_EMBEDDING_MODEL=local to use the embedded e5 model."
         ) from exc
     if not vector:
         raise InvalidInputError(f"{type(emb).__name__} returned an empty vector.")

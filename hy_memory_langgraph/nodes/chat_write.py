@@ -154,21 +154,22 @@ def _index(value: Any, prefix: str, size: int) -> int | None:
 
 
 def _same_owner_and_subject(fact: dict[str, Any], target: ChatMemory) -> bool:
+    """Same owner and the same, known subject (an unknown subject never matches)."""
     if fact["owner"] != target.owner:
         return False
-    a, b = fact["subject"].casefold(), (target.subject or "").casefold()
-    return not a or not b or a == b
+    a, b = fact["subject"].strip().casefold(), (target.subject or "").strip().casefold()
+    return bool(a) and a == b
 
 
 def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datetime,
              content: str) -> dict[str, Any]:
     """Enforce the rules the model may break: targets, subjects/owners, time order."""
-    if op == "ADD":
-        return {"op": "ADD"}
-    if target is None or not _same_owner_and_subject(fact, target):
+    if op == "ADD" or target is None:
         return {"op": "ADD"}
     if op == "SKIP":
         return {"op": "SKIP", "target": target.memory_id}
+    if not _same_owner_and_subject(fact, target):
+        return {"op": "ADD"}
     if at.timestamp() < target.memory_ts:
         return {"op": "ADD"}
     if op == "UPDATE":
@@ -181,12 +182,16 @@ def apply_decisions(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[
     """Write the decided operations; each fact becomes one op in the result."""
     repo, rid = runtime.context.chat_repo, state["request_id"]
     decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
-    ops = []
+    ops: list[dict[str, Any]] = []
+    changed: set[str] = set()
     for fact, decision in zip(state["facts"], decisions):
         op, target = decision["op"], decision.get("target")
         current = repo.get(target) if target else None
-        if op in ("UPDATE", "SUPERSEDE") and (current is None or current.status != "active"):
-            op = "ADD"
+        stale = current is None or current.status != "active" or target in changed
+        if op in ("UPDATE", "SUPERSEDE") and stale:
+            op = "ADD"  # one change per memory per write; later claims are kept as new facts
+        if op in ("UPDATE", "SUPERSEDE"):
+            changed.add(target)
         if op == "SKIP":
             ops.append({"op": "SKIP", "memory_id": target, "content": fact["content"]})
         elif op == "UPDATE":

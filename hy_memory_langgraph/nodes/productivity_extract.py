@@ -8,9 +8,15 @@ Files: the files the trace touched (tool-call arguments, patch/diff headers) are
 into the fact's files, and into each experience whose text names them (by path or by
 file name), so the LLM cannot drop them and experiences do not collect unrelated ones.
 
-When the model yields no fact (call failed, garbage, ``"fact": null``) and
+When the model validly yields no fact (``"fact": null``) and
 ``MEMORY_CODING_VERBATIM_FALLBACK_ENABLED`` is on, the fact becomes the raw user text
 with the compressed trace as details; when it is off, no fact is stored.
+
+When the extraction itself failed (the call raised, the reply held no JSON object, or
+the object has neither ``experiences`` nor ``fact``, or a ``fact`` that is not a valid
+fact), the write is never lost: the fact is the verbatim one when that fallback is on,
+else the deterministic lite fact (:func:`deterministic_fact`), and the state carries
+``fallback="extract_failed"`` so the result reports it.
 """
 
 from __future__ import annotations
@@ -32,11 +38,12 @@ from hy_memory_langgraph.nodes.productivity_input import (
     render_new_messages,
     work_messages,
 )
+from hy_memory_langgraph.nodes.productivity_lite import deterministic_fact
 from hy_memory_langgraph.nodes.state import WriteState
 from hy_memory_langgraph.repos._time import iso
 
-__all__ = ["extract_productivity", "parse_extraction", "verbatim_fact", "MAX_SEARCH_KEYS",
-           "MAX_EXPERIENCES"]
+__all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
+           "MAX_SEARCH_KEYS", "MAX_EXPERIENCES", "EXTRACT_FAILED"]
 
 MAX_SEARCH_KEYS: Final = 5
 MAX_EXPERIENCES: Final = 8
@@ -44,6 +51,8 @@ _MAX_DETAILS_CHARS: Final = 4000
 _MAX_VERBATIM_STATEMENT: Final = 6000
 _MAX_VERBATIM_DETAILS: Final = 20000
 _DEFAULT_CONFIDENCE: Final = 0.5
+#: ``fallback`` marker of a write whose extraction call failed or gave unusable output.
+EXTRACT_FAILED: Final = "extract_failed"
 
 
 def extract_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -58,9 +67,28 @@ def extract_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> 
         new_messages=render_new_messages(state["msgs"], ctx.config),
     )
     drafts, fact = parse_extraction(reply, state["touched_files"])
-    if fact is None and ctx.config.coding.verbatim_fallback_enabled:
-        fact = verbatim_fact(state["msgs"], state["touched_files"], ctx.config)
-    return {"experience_drafts": drafts, "fact_draft": fact}
+    failed = extraction_failed(reply, fact)
+    if fact is None and (failed or ctx.config.coding.verbatim_fallback_enabled):
+        if ctx.config.coding.verbatim_fallback_enabled:
+            fact = verbatim_fact(state["msgs"], state["touched_files"], ctx.config)
+        if fact is None and failed:
+            fact = deterministic_fact(state["msgs"], state["touched_files"], lang)
+    return {"experience_drafts": drafts, "fact_draft": fact,
+            "fallback": EXTRACT_FAILED if failed else None}
+
+
+def extraction_failed(reply: dict[str, Any] | None, fact: dict[str, Any] | None) -> bool:
+    """Whether the extraction failed, as opposed to validly returning no fact.
+
+    Failed: no reply (call raised, no JSON object), an object with neither
+    ``experiences`` nor ``fact``, or a non-null ``fact`` that does not parse.
+    """
+    if not isinstance(reply, dict):
+        return True
+    if "fact" not in reply and "experiences" not in reply:
+        return True
+    raw = reply.get("fact")
+    return fact is None and raw is not None and raw != {}
 
 
 def parse_extraction(reply: dict[str, Any] | None,

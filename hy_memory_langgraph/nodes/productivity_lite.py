@@ -8,7 +8,8 @@ messages; empty sections are left out, except the request):
 * Files: files touched (tool-call arguments, patch / diff headers);
 * Commands: ``command``/``cmd``/``script`` arguments, or the arguments of shell tools;
 * Errors: tool results flagged as errors, and error-looking lines of tool results;
-* Outcome: the last assistant text, cut.
+* Outcome: the last assistant text, cut; when the trace ends with a tool result (no
+  assistant text after it), the first non-empty line of that result, cut.
 
 The subject is the first file touched, else the first line of the request (see
 :func:`default_subject`). The details hold the
@@ -109,12 +110,25 @@ def _call_counts(msgs: list[Msg]) -> str:
                      for name in tool_names(msgs))
 
 
+def _outcome(work: list[Msg]) -> str:
+    """The last assistant text, or the first line of a tool result that ends the trace."""
+    for m in reversed(work):
+        if not m.content.strip():
+            continue
+        if m.role == "assistant":
+            return m.content
+        if m.role == "tool":
+            first = next(line.strip() for line in m.content.splitlines() if line.strip())
+            return _flat(first, _ITEM_CHARS)
+    return ""
+
+
 def deterministic_fact(msgs: list[Msg], files: list[str], lang: str) -> dict[str, Any]:
     """The lite fact of a trace (pure: same messages, same fact)."""
     work = work_messages(msgs)
     request, tools, files_l, commands_l, errors_l, outcome = _LABELS.get(lang, _LABELS["en"])
     commands, errors = commands_of(work), errors_of(work)
-    last = next((m.content for m in reversed(work) if m.role == "assistant" and m.content.strip()), "")
+    last = _outcome(work)
     sections = [
         (request, _flat(user_text(work), _REQUEST_CHARS) or "-"),
         (tools, _call_counts(work)),

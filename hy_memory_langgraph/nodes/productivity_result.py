@@ -43,6 +43,8 @@ def finish_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> d
         "memory_id": fact_id,
         "elapsed_ms": elapsed_ms(state["started"]),
     }
+    if state.get("fallback"):  # extraction failed: the stored fact is a fallback one
+        result["fallback"] = state["fallback"]
     if state["variant"] == "coding":
         result["chain_rounds"] = int(state.get("chain_rounds") or 0)  # nodes/productivity_chain
     return {"result": result}

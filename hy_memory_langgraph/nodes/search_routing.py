@@ -81,7 +81,7 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
         "created_after": coerce_datetime(state.get("created_after"), "created_after"),
         "created_before": coerce_datetime(state.get("created_before"), "created_before"),
         "rewrite": None, "time_range": {}, "analysis": None,
-        "multi": state.get("queries") is not None,
+        "multi": bool(state.get("queries")),
     }
 
 
@@ -155,11 +155,11 @@ def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[s
     update: dict[str, Any] = {"analysis": kind, "route": scene}
     if rewrite and kind != "classify":
         update.update(rewrite=rewrite, effective_query=rewrite)
-    if after or before:
+    caller_bounds = state.get("created_after") or state.get("created_before")
+    if (after or before) and not caller_bounds:  # a caller's explicit range wins, whole
         update["time_range"] = {"start": after.isoformat() if after else None,
                                 "end": before.isoformat() if before else None}
-        update["created_after"] = state.get("created_after") or after
-        update["created_before"] = state.get("created_before") or before
+        update["created_after"], update["created_before"] = after, before
     return update
 
 

@@ -12,6 +12,7 @@ Routing (seed 1 §1):
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -69,6 +70,13 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
     metadata = state.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise InvalidInputError("metadata must be a dict of JSON-serialisable values or None")
+    try:
+        json.dumps(metadata, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"metadata must hold only JSON values (str, number, bool, None, list, dict): {exc}; "
+            "convert e.g. datetimes with .isoformat()"
+        ) from exc
     return {
         "request_id": state.get("request_id") or uuid.uuid4().hex,
         "started": state.get("started") or time.perf_counter(),

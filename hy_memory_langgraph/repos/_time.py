@@ -25,7 +25,10 @@ def coerce_datetime(value: object, field: str) -> datetime | None:
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        try:
+            return datetime.fromtimestamp(float(value), tz=timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            pass
     if isinstance(value, str) and value.strip():
         text = value.strip().replace("Z", "+00:00")
         try:

@@ -25,7 +25,7 @@ from typing import Any
 from langgraph.store.base import BaseStore, Item
 
 from hy_memory_langgraph.repos._time import iso, utcnow
-from hy_memory_langgraph.repos.namespaces import decode_label, encode_label
+from hy_memory_langgraph.repos.namespaces import encode_label
 
 __all__ = ["ChatMemory", "ChatRepository", "ACTIVE", "SUPERSEDED"]
 
@@ -156,13 +156,23 @@ class ChatRepository:
         self._event(old, "SUPERSEDED", request_id=request_id, related=new_id)
 
     def delete(self, memory_id: str, *, request_id: str) -> bool:
-        """Remove a memory; its history keeps a ``DELETE`` event."""
+        """Remove a memory; its history keeps a ``DELETE`` event.
+
+        Memories it had superseded become active again (event ``RESTORED``), so deleting
+        the newer version never hides the older one for good.
+        """
         memory = self.get(memory_id)
         if memory is None:
             return False
         self.store.delete(_memory_ns(memory.user_id), memory_id)
         self.store.delete(_ID_NS, memory_id)
         self._event(memory, "DELETE", request_id=request_id, previous=memory.content)
+        for old_id in memory.supersedes:
+            old = self.get(old_id)
+            if old is not None and old.status == SUPERSEDED and old.superseded_by == memory_id:
+                old.status, old.superseded_by = ACTIVE, None
+                self._put(old)
+                self._event(old, "RESTORED", request_id=request_id, related=memory_id)
         return True
 
     def delete_all(self, user_id: str) -> int:
@@ -202,7 +212,7 @@ class ChatRepository:
         """Every recorded event of ``memory_id`` and of the memories it superseded.
 
         Events are oldest first; each has ``op`` (ADD, UPDATE, SUPERSEDE, SUPERSEDED,
-        DELETE), ``version``, ``content``, ``previous_content``, ``memory_at`` and ``at``.
+        DELETE, RESTORED), ``version``, ``content``, ``previous_content``, ``memory_at`` and ``at``.
         """
         user_id = self._history_owner(memory_id)
         if user_id is None:
@@ -220,10 +230,6 @@ class ChatRepository:
                 if event["op"] == "SUPERSEDE" and event.get("related_id"):
                     pending.extend(event["related_id"].split(","))
         return sorted(events, key=lambda v: (v["seq"], v["at"]))
-
-    def users(self) -> list[str]:
-        namespaces = self.store.list_namespaces(prefix=(_MEMORY_NS,), max_depth=2, limit=_SCAN_LIMIT)
-        return [decode_label(ns[1]) for ns in namespaces if len(ns) == 2]
 
     # -- helpers ------------------------------------------------------------------
     def _put(self, memory: ChatMemory) -> None:

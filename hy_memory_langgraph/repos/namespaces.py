@@ -30,8 +30,7 @@ def decode_label(label: str) -> str:
 def require_id(value: object, field: str) -> str:
     """Return ``value`` as a stripped id, or raise naming ``field`` and the fix."""
     if not isinstance(value, str) or not value.strip():
-        raise InvalidInputError(
-            f"{field} must be a non-empty string (got {value!r}); pass the id of the "
-            f"user/agent the memory belongs to, e.g. {field}='user_123'"
-        )
+        hint = ("an id returned by add() or search()" if field == "memory_id"
+                else f"the id of the user the memory belongs to, e.g. {field}='user_123'")
+        raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); pass {hint}")
     return value.strip()

@@ -1,7 +1,9 @@
 """Experiences and facts of one productivity variant over a LangGraph ``BaseStore``.
 
 One store per variant (``coding_memory.db`` for working, ``coding_memory_cv.db`` for
-coding). The first namespace label is the vector collection name (seed 1 §5):
+coding). The first namespace label is the vector collection name (seed 1 §5), passed
+through :func:`encode_label` (a ``.`` in the db file name would otherwise make an
+invalid label):
 
 * ``(config.experience_collection(v), user)`` / id → an experience; ``task`` and each
   ``search_keys[*]`` are separate vectors (the store max-pools per item).
@@ -35,6 +37,7 @@ from typing import Any, Final, Literal, cast
 from langgraph.store.base import BaseStore, Item, PutOp, SearchItem, SearchOp
 
 from hy_memory_langgraph.config import MemoryConfig, Variant
+from hy_memory_langgraph.repos._time import iso, utcnow
 from hy_memory_langgraph.repos.namespaces import encode_label
 
 __all__ = [
@@ -53,7 +56,7 @@ EXPERIENCE_INDEX_FIELDS: Final = ("task", "search_keys[*]")
 _ID_NS: Final = ("memory_ids",)
 _ID_RE: Final = re.compile(r"^(fact|exp)_(working|coding)_[0-9a-f]{32}$")
 _SCAN_LIMIT: Final = 1_000_000
-_INTERNAL: Final = frozenset({"embed_text", "subject_key", "versions"})
+_INTERNAL: Final = frozenset({"embed_text", "subject_key", "versions", "events"})
 
 
 def new_id(kind: Kind, variant: Variant) -> str:
@@ -113,13 +116,15 @@ class ProductivityRepository:
             "fact": config.fact_collection(variant),
             "experience": config.experience_collection(variant),
         }
+        #: Namespace labels of the collections (names with ``%``/``.`` escaped).
+        self._labels: dict[Kind, str] = {k: encode_label(v) for k, v in self._collections.items()}
 
     # -- namespaces -------------------------------------------------------------------
     def fact_ns(self, user_id: str) -> tuple[str, str]:
-        return (self._collections["fact"], encode_label(user_id))
+        return (self._labels["fact"], encode_label(user_id))
 
     def experience_ns(self, user_id: str) -> tuple[str, str]:
-        return (self._collections["experience"], encode_label(user_id))
+        return (self._labels["experience"], encode_label(user_id))
 
     def _ns(self, kind: Kind, user_id: str) -> tuple[str, str]:
         return self.fact_ns(user_id) if kind == "fact" else self.experience_ns(user_id)
@@ -198,7 +203,7 @@ class ProductivityRepository:
         owners: list[Kind] = []
         for kind, limit in limits.items():
             if self.native and len(users) > 1:
-                requests.append(((self._collections[kind],), query,
+                requests.append(((self._labels[kind],), query,
                                  {**where, "user_id": {"$in": users}}, limit))
                 owners.append(kind)
             else:
@@ -274,20 +279,67 @@ class ProductivityRepository:
             return []
         if value["kind"] == "fact":
             chain = [*self.ancestors(value, generations=_SCAN_LIMIT), value]
-            return [_fact_event(v) for v in chain]
+            return [event for v in chain
+                    for event in (_fact_event(v), *(dict(e) for e in v.get("events") or []))]
         events = [dict(v) for v in value.get("versions") or []]
         events.append(experience_event(value))
         return events
 
     # -- deletes ----------------------------------------------------------------------
-    def delete(self, memory_id: str) -> bool:
-        """Remove one experience or fact; ``False`` when it did not exist."""
+    def delete(self, memory_id: str, *, at: str | None = None) -> bool:
+        """Remove one experience or fact; ``False`` when it did not exist.
+
+        The facts a deleted fact superseded are not left pointing at a deleted id: when
+        the deleted fact was itself superseded they pass to its successor, otherwise they
+        become active again (status, ``superseded_by`` and vector restored). Either way
+        they record a history event (``RESTORE`` / ``RELINK``).
+        """
         value = self.get(memory_id)
         if value is None:
             return False
         self.store.delete(self._ns(value["kind"], value["user_id"]), memory_id)
         self.store.delete(_ID_NS, memory_id)
+        if value["kind"] == "fact":
+            self._release_predecessors(value, at or _now_iso())
         return True
+
+    def _release_predecessors(self, deleted: dict[str, Any], now: str) -> None:
+        """Re-activate (or relink to the successor) the facts ``deleted`` superseded."""
+        deleted_id = deleted["memory_id"]
+        found = {v["memory_id"]: v for v in self.get_many(deleted.get("supersedes") or [])}
+        for v in self.scan("fact", deleted["user_id"], {"superseded_by": deleted_id}):
+            found.setdefault(v["memory_id"], v)
+        preds = [v for v in found.values()
+                 if v.get("kind") == "fact" and v.get("superseded_by") == deleted_id]
+        if not preds:
+            return
+        successor_id = deleted.get("superseded_by")
+        successor = self.get(successor_id) if successor_id else None
+        if successor is not None and successor.get("kind") != "fact":
+            successor = None
+        changed: list[dict[str, Any]] = []
+        for pred in sorted(preds, key=lambda v: v["memory_id"]):
+            if successor is not None:
+                new = {**pred, "superseded_by": successor["memory_id"], "updated_at": now}
+                op = "RELINK"
+            else:
+                new = {**pred, "status": ACTIVE, "superseded_by": None, "updated_at": now}
+                op = "RESTORE"
+            event = {
+                "memory_id": pred["memory_id"], "op": op, "content": pred["statement"],
+                "subject": pred.get("subject", ""), "status": new["status"],
+                "superseded_by": new["superseded_by"], "deleted_successor": deleted_id,
+                "supersedes": list(pred.get("supersedes") or []), "summary": pred.get("summary"),
+                "memory_at": pred["memory_at"], "at": now, "request_id": "manual",
+            }
+            new["events"] = [*(pred.get("events") or []), event]
+            changed.append(new)
+        if successor is not None:
+            moved = [v["memory_id"] for v in changed]
+            kept = [i for i in successor.get("supersedes") or [] if i != deleted_id]
+            changed.append({**successor, "supersedes": list(dict.fromkeys([*kept, *moved])),
+                            "updated_at": now})
+        self.put(changed, replace=True)
 
     def delete_all(self, user_id: str) -> int:
         """Remove every experience and fact of ``user_id``; returns the count."""
@@ -303,6 +355,10 @@ class ProductivityRepository:
     def _scan(self, namespace: tuple[str, ...], where: dict[str, Any],
               limit: int = _SCAN_LIMIT) -> list[Item]:
         return list(self.store.search(namespace, filter=where or None, limit=limit))
+
+
+def _now_iso() -> str:
+    return iso(utcnow())
 
 
 def _fact_event(value: dict[str, Any]) -> dict[str, Any]:

@@ -124,7 +124,9 @@ _BY_KEYS = sa.select(*ITEM_COLUMNS).where(
     sa.tuple_(items.c.namespace, items.c.key).in_(sa.bindparam("hy_pairs", expanding=True)), _LIVE
 )
 _LAST_SEQ = sa.select(sa.func.max(changes.c.seq))
-_BOUNDS = sa.select(sa.func.min(changes.c.seq), sa.func.max(changes.c.seq))
+# Two single-aggregate selects on purpose: SQLite answers a lone min() or max() over the
+# INTEGER PRIMARY KEY with one b-tree seek, but ``SELECT min(seq), max(seq)`` scans the log.
+_FIRST_SEQ = sa.select(sa.func.min(changes.c.seq))
 _MAX_ID = sa.select(sa.func.max(items.c.id))
 _COUNT_UNDER = sa.select(sa.func.count()).select_from(
     sa.select(sa.literal(1)).where(_UNDER_RANGE).limit(sa.bindparam("hy_cap", type_=sa.Integer())).subquery()
@@ -327,7 +329,8 @@ def append_changes(conn: Connection, entries: Sequence[dict[str, Any]]) -> list[
 
 def change_bounds(conn: Connection) -> tuple[int, int]:
     """``(min seq, max seq)`` of the log, ``(0, 0)`` when empty."""
-    low, high = conn.execute(_BOUNDS).one()
+    low = conn.execute(_FIRST_SEQ).scalar()
+    high = conn.execute(_LAST_SEQ).scalar()
     return int(low or 0), int(high or 0)
 
 

@@ -114,7 +114,10 @@ class HyMemoryStore(BaseStore):
                 stored = int(sql.set_meta_default(conn, "dims", str(dims)))
                 if stored != dims:
                     raise ConfigError(
-                        f"this database holds {stored}-dim vectors; index dims is {dims}"
+                        f"{self.url}: this database holds {stored}-dim vectors but the index "
+                        f"config says dims={dims}; open it with the embedding model it was "
+                        "written with (e.g. HY_MEMORY_EMBEDDING_MODEL=local for the embedded "
+                        "e5), or use another path/data_dir"
                     )
         if dims is None:
             return None

@@ -170,3 +170,43 @@ async def test_async_twins(make_client) -> None:
     assert (await client.aget(result["memory_ids"][0]))["content"] == "I play the cello"
     assert [e["op"] for e in await client.ahistory(result["memory_ids"][0])] == ["ADD"]
     assert await client.adelete(result["memory_ids"][0]) is True
+
+
+def test_update_keeps_memory_at_and_refuses_productivity_ids(make_client) -> None:
+    client = make_client()
+    memory_id = client.add("I live in Paris", user_id="u1", memory_at="2024-05-01")["memory_ids"][0]
+    assert client.update(memory_id, "I live in Paris, 11th")["memory_at"].startswith("2024-05-01")
+    assert client.update(memory_id, "I live in Lyon", memory_at="2024-09-01")["memory_at"].startswith("2024-09-01")
+    with pytest.raises(InvalidInputError, match="not edited in place"):
+        client.update("fact_working_" + "0" * 32, "x")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 1e20, "2024-13-45"])
+def test_bad_memory_at_names_the_field(make_client, bad) -> None:
+    with pytest.raises(InvalidInputError, match="memory_at"):
+        make_client().add("hello", user_id="u1", memory_at=bad)
+
+
+def test_non_json_metadata_is_rejected_before_any_work(make_client, raising_model) -> None:
+    import datetime as dt
+
+    client = make_client(mode="pro", llm=raising_model)
+    with pytest.raises(InvalidInputError, match="metadata"):
+        client.add("hello", user_id="u1", metadata={"when": dt.datetime(2024, 1, 1)})
+    assert raising_model.call_count == 0
+
+
+def test_memory_id_error_hint(make_client) -> None:
+    with pytest.raises(InvalidInputError, match="returned by add"):
+        make_client().get("")
+
+
+def test_reopening_with_another_embedding_size_names_the_fix(tmp_path) -> None:
+    from hy_memory_langgraph import ConfigError, HyMemoryClient
+    from hy_memory_langgraph.testing import HashingEmbeddings
+
+    with HyMemoryClient(mode="lite", data_dir=tmp_path, embeddings=HashingEmbeddings(dims=64)) as client:
+        client.add("hello", user_id="u1")
+    with HyMemoryClient(mode="lite", data_dir=tmp_path, embeddings=HashingEmbeddings(dims=32)) as client:
+        with pytest.raises(ConfigError, match="64-dim vectors.*HY_MEMORY_EMBEDDING_MODEL=local"):
+            client.add("hello", user_id="u1")

@@ -153,3 +153,35 @@ def test_history_window_is_the_latest_turns_on_every_backend(make_client) -> Non
     history = str(model.prompts[-1][-1].content)
     assert "message number 28" in history and "message number 24" in history
     assert "message number 23" not in history and "message number 3 " not in history
+
+
+def test_two_updates_of_one_memory_in_one_write_lose_nothing(make_client) -> None:
+    model = ScriptedChatModel.from_stages({
+        "chat_extract": [facts(("Alice likes tea", "Alice")),
+                         facts(("Alice likes green tea", "Alice"), ("Alice likes tea with milk", "Alice"))],
+        "chat_reconcile": {"operations": [
+            {"fact": "n0", "op": "UPDATE", "target": "c0", "content": "Alice likes green tea"},
+            {"fact": "n1", "op": "UPDATE", "target": "c0", "content": "Alice likes tea with milk"}]},
+    })
+    client = make_client(mode="pro", llm=model)
+    client.add("Alice likes tea", user_id="u1", memory_at="2024-01-01")
+    result = client.add("more about Alice's tea", user_id="u1", memory_at="2024-02-01")
+    assert [op["op"] for op in result["ops"]] == ["UPDATE", "ADD"]
+    contents = sorted(m["content"] for m in client.search("Alice tea", user_ids=["u1"])["memories"])
+    assert contents == ["Alice likes green tea", "Alice likes tea with milk"]
+
+
+def test_unknown_subject_never_updates_or_supersedes(make_client) -> None:
+    client, _, first, result = _two_writes(make_client, {"op": "SUPERSEDE"},
+                                           second=("Someone lives in Rome", ""))
+    assert result["ops"][0]["op"] == "ADD" and client.get(first)["status"] == "active"
+
+
+def test_deleting_the_successor_restores_the_superseded_memory(make_client) -> None:
+    client, _, first, result = _two_writes(make_client, {"op": "SUPERSEDE"},
+                                           second=("The user gave Rex away", "user"))
+    assert client.delete(result["memory_ids"][0]) is True
+    restored = client.get(first)
+    assert restored["status"] == "active" and restored["superseded_by"] is None
+    assert [m["memory_id"] for m in client.search("dog Rex", user_ids=["u1"])["memories"]] == [first]
+    assert client.history(first)[-1]["op"] == "RESTORED"

@@ -93,3 +93,17 @@ def test_coding_disabled_routes_productivity_scene_to_chat(make_client, raising_
     client = _seeded(make_client, raising_model, _config(tmp_path, coding=False))
     found = client.search("Kyoto", scene="coding", user_ids=["u1"])
     assert found["scene"] == "chat" and raising_model.call_count == 0
+
+
+def test_empty_queries_list_is_a_single_query_search(make_client, raising_model) -> None:
+    client = _seeded(make_client, raising_model)
+    found = client.search("Kyoto", queries=[], user_ids=["u1"])
+    assert found["memories"] and raising_model.call_count == 0
+
+
+def test_caller_time_range_wins_over_the_models(make_client) -> None:
+    model = ScriptedChatModel.from_stages({"query_full": {
+        "scene": "chat", "rewrite": "trips", "time_range": {"start": "2024-01-01", "end": "2024-01-31"}}})
+    client = _seeded(make_client, model)
+    found = client.search("trips", user_ids=["u1"], search_mode="agentic", created_after="2024-05-01")
+    assert [m["content"] for m in found["memories"]] == ["We visited Oslo in June 2024"]

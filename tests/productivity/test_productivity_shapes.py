@@ -102,11 +102,13 @@ def test_verbatim_fallback_on_and_off(make_client) -> None:
         assert fact["files"] == ["Q3", "Q3-final"]
 
 
-def test_extraction_failure_without_fallback_stores_nothing_but_succeeds(make_client) -> None:
+def test_extraction_failure_without_fallback_stores_the_lite_fact(make_client) -> None:
     script = StageScript({"coding_extract": "not json at all"})
     client = make_client("pro", script.model())
     result = client.add(tool_trace(), scene="coding", user_id="u1")
-    assert result["success"] is True and result["memory_id"] is None and result["ops"] == []
+    assert result["success"] is True and result["ops"] == []
+    assert result["fallback"] == "extract_failed" and result["fact_ids"] == [result["memory_id"]]
+    assert client.get(result["memory_id"])["source"] == "lite"
 
 
 def test_touched_files_are_merged_into_fact_and_naming_experiences(make_client) -> None:
