@@ -8,6 +8,7 @@ Fused score = ``VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * BM25 / max BM25``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -51,7 +52,7 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     where = time_filter(after, before)
     pool = max(limit * _POOL_FACTOR, _MIN_POOL)
     vector_hits = repo.vector_search(user_id, query, limit=pool, filter=where)
-    active = [m for m in repo.active(user_id) if _in_range(m, where)]
+    active = [m for m in _active(ctx, user_id) if _in_range(m, where)]
     by_id = {m.memory_id: m for m in active}
     index = ctx.lexical.sync(("chat", user_id), [(m.memory_id, m.updated_at, m.retrieval_text) for m in active])
     lexical = dict(index.top(query, pool, allowed=by_id.keys()))
@@ -63,12 +64,18 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
         for mid in set(vector) | set(lexical)
     }
     ranked = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-    out = []
-    for mid, score in ranked:
-        memory = by_id[mid]
-        memory.score = round(score, 6)
-        out.append(memory)
-    return out
+    return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
+
+
+def _active(ctx: MemoryContext, user_id: str) -> list[ChatMemory]:
+    """The user's active memories, reloaded only when the user's revision changed."""
+    revision = ctx.chat_repo.revision(user_id)
+    cached = ctx.search_cache.get(("chat_active", user_id))
+    if cached is not None and revision is not None and cached[0] == revision:
+        return cached[1]
+    active = ctx.chat_repo.active(user_id)
+    ctx.search_cache.put(("chat_active", user_id), (revision, active))
+    return active
 
 
 def hybrid_candidates(ctx: MemoryContext, user_id: str, text: str, k: int) -> list[ChatMemory]:

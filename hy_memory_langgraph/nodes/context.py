@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
@@ -21,7 +22,7 @@ from hy_memory_langgraph.repos.trace import TraceRepository
 if TYPE_CHECKING:
     from hy_memory_langgraph.chain.store import ChainStore
 
-__all__ = ["MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
+__all__ = ["BoundedCache", "MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
 
 StoreFactory = Callable[[Path, IndexConfig | None], BaseStore]
 
@@ -100,6 +101,35 @@ class StoreRegistry:
             self._stores.clear()
 
 
+class BoundedCache:
+    """A small thread-safe LRU map (at most ``size`` entries).
+
+    Example:
+        >>> cache = BoundedCache(size=1)
+        >>> cache.put("a", 1); cache.put("b", 2); cache.get("a") is None
+        True
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
 @dataclass
 class MemoryContext:
     """Everything a node needs besides its state.
@@ -117,6 +147,7 @@ class MemoryContext:
     llm: LLMGateway | None
     stores: StoreRegistry
     lexical: LexicalCache = field(default_factory=LexicalCache)
+    search_cache: BoundedCache = field(default_factory=BoundedCache)
 
     @property
     def chat_repo(self) -> ChatRepository:

@@ -6,6 +6,8 @@ Layout (labels are escaped with :func:`encode_label`):
   and only while the memory is active (superseded memories leave the index).
 * ``("chat_history", user)`` / ``memory_id:version`` → one event per change.
 * ``("chat_ids",)`` / ``memory_id`` → ``{"user_id": ...}`` so a memory is found by id.
+* ``("chat_rev",)`` / ``user`` → ``{"rev": ...}``, changed on every write of that user, so
+  searches can reuse what they loaded while nothing changed.
 
 Example:
     >>> from langgraph.store.memory import InMemoryStore
@@ -22,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from langgraph.store.base import BaseStore, Item
+from langgraph.store.base import BaseStore, Item, PutOp
 
 from hy_memory_langgraph.repos._time import iso, utcnow
 from hy_memory_langgraph.repos.namespaces import encode_label
@@ -34,6 +36,7 @@ SUPERSEDED = "superseded"
 _MEMORY_NS = "chat"
 _HISTORY_NS = "chat_history"
 _ID_NS = ("chat_ids",)
+_REV_NS = ("chat_rev",)
 _SCAN_LIMIT = 1_000_000
 
 
@@ -166,6 +169,7 @@ class ChatRepository:
             return False
         self.store.delete(_memory_ns(memory.user_id), memory_id)
         self.store.delete(_ID_NS, memory_id)
+        self.store.batch([self._bump(memory.user_id)])
         self._event(memory, "DELETE", request_id=request_id, previous=memory.content)
         for old_id in memory.supersedes:
             old = self.get(old_id)
@@ -183,9 +187,15 @@ class ChatRepository:
             self.store.delete(item.namespace, item.key)
         for event in self._scan(_history_ns(user_id)):
             self.store.delete(event.namespace, event.key)
+        self.store.batch([self._bump(user_id)])
         return len(items)
 
     # -- reads --------------------------------------------------------------------
+    def revision(self, user_id: str) -> str | None:
+        """A marker that changes whenever any memory of ``user_id`` changes (any process)."""
+        item = self.store.get(_REV_NS, encode_label(user_id))
+        return None if item is None else str(item.value["rev"])
+
     def owner_of(self, memory_id: str) -> str | None:
         item = self.store.get(_ID_NS, memory_id)
         return None if item is None else str(item.value["user_id"])
@@ -233,8 +243,16 @@ class ChatRepository:
 
     # -- helpers ------------------------------------------------------------------
     def _put(self, memory: ChatMemory) -> None:
+        """Write ``memory`` and bump its user's revision in one batch."""
         index = ["content"] if memory.status == ACTIVE else False
-        self.store.put(_memory_ns(memory.user_id), memory.memory_id, memory.stored_value(), index=index)
+        self.store.batch([
+            PutOp(_memory_ns(memory.user_id), memory.memory_id, memory.stored_value(), index=index),
+            self._bump(memory.user_id),
+        ])
+
+    @staticmethod
+    def _bump(user_id: str) -> PutOp:
+        return PutOp(_REV_NS, encode_label(user_id), {"rev": uuid.uuid4().hex}, index=False)
 
     def _scan(self, namespace: tuple[str, ...], filter: dict[str, Any] | None = None) -> list[Item]:
         return list(self.store.search(namespace, filter=filter, limit=_SCAN_LIMIT))

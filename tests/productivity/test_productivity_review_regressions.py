@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 
-from .support import StageScript, extraction, section, tool_trace
-
-from hy_memory_langgraph.nodes.productivity_lite import deterministic_fact
 from hy_memory_langgraph.messages import normalize_messages
+from hy_memory_langgraph.nodes.productivity_lite import deterministic_fact
 from hy_memory_langgraph.testing import RaisingChatModel
 
+from .support import StageScript, extraction, section, tool_trace
 
 # ---------------------------------------------------- extraction failure → lite fact
 

@@ -13,13 +13,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store import HyMemoryStore
-from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store import HyMemoryStore, sql
 from hy_memory_langgraph.store.engine import read_tx
 
 
 def _plans_of_change_bounds(store: HyMemoryStore) -> tuple[tuple[int, int], list[tuple[str, str]]]:
-    engine = store._engine  # noqa: SLF001 - white-box regression test
+    engine = store._engine
     seen: list[tuple[str, Any]] = []
 
     def capture(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
