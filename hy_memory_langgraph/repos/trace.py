@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ __all__ = ["TraceRepository", "MAX_HISTORY_TURNS"]
 MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"
 _WINDOW_KEY = "recent"
+_WINDOW_LOCK = threading.Lock()
 
 
 def _ns(user_id: str, session_id: str | None, root: str = "trace") -> tuple[str, ...]:
@@ -60,10 +62,11 @@ class TraceRepository:
         key = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
         value = {"messages": messages_to_dicts(list(msgs)), "scene": scene, "ts": time.time()}
         self.store.put(_ns(user_id, session_id), key, value, index=False)
-        window = self._window(user_id, session_id) + list(msgs)
-        recent = last_user_turns(window, MAX_HISTORY_TURNS)
-        self.store.put(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY,
-                       {"messages": messages_to_dicts(recent)}, index=False)
+        with _WINDOW_LOCK:  # read-modify-write of the window: serialised within the process
+            window = self._window(user_id, session_id) + list(msgs)
+            recent = last_user_turns(window, MAX_HISTORY_TURNS)
+            self.store.put(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY,
+                           {"messages": messages_to_dicts(recent)}, index=False)
 
     def _window(self, user_id: str, session_id: str | None) -> list[Msg]:
         item = self.store.get(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY)

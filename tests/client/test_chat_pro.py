@@ -185,3 +185,13 @@ def test_deleting_the_successor_restores_the_superseded_memory(make_client) -> N
     assert restored["status"] == "active" and restored["superseded_by"] is None
     assert [m["memory_id"] for m in client.search("dog Rex", user_ids=["u1"])["memories"]] == [first]
     assert client.history(first)[-1]["op"] == "RESTORED"
+
+
+def test_concurrent_writes_to_one_session_keep_every_turn_in_the_window(make_client) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = make_client(mode="lite")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda i: client.add(f"turn {i}", user_id="u1", session_id="s"), range(4)))
+    window = client.context.chat_traces.recent_messages("u1", "s", turns=5)
+    assert sorted(m.content for m in window) == [f"turn {i}" for i in range(4)]
