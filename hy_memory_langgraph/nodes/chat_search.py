@@ -19,7 +19,7 @@ from hy_memory_langgraph.nodes.results import elapsed_ms
 from hy_memory_langgraph.nodes.state import SearchState
 from hy_memory_langgraph.repos.chat import ChatMemory
 
-__all__ = ["hybrid_search", "hybrid_candidates", "time_filter", "chat_search", "VECTOR_WEIGHT"]
+__all__ = ["hybrid_search", "time_filter", "chat_search", "VECTOR_WEIGHT"]
 
 VECTOR_WEIGHT = 0.5
 _POOL_FACTOR = 5
@@ -77,10 +77,6 @@ def _active(ctx: MemoryContext, user_id: str) -> list[ChatMemory]:
     ctx.search_cache.put(("chat_active", user_id), (revision, active))
     return active
 
-
-def hybrid_candidates(ctx: MemoryContext, user_id: str, text: str, k: int) -> list[ChatMemory]:
-    """Reconcile candidates for one new fact (same user, any time)."""
-    return hybrid_search(ctx, user_id, text, k)
 
 
 def chat_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:

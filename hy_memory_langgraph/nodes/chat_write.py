@@ -15,7 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.messages import compress_for_prompt, detect_language, render_transcript
-from hy_memory_langgraph.nodes.chat_search import hybrid_candidates
+from hy_memory_langgraph.nodes.chat_search import hybrid_search
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
@@ -107,7 +107,7 @@ def gather_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dic
     ctx = runtime.context
     seen: dict[str, ChatMemory] = {}
     for fact in state["facts"]:
-        for memory in hybrid_candidates(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT):
+        for memory in hybrid_search(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT):
             seen.setdefault(memory.memory_id, memory)
     return {"candidates": list(seen.values())[:_MAX_CANDIDATES]}
 

@@ -125,10 +125,9 @@ class ChatRepository:
             memory_at=iso(at), memory_ts=at.timestamp(), supersedes=list(supersedes or []),
             **fields,
         )
-        self._put(memory)
-        self.store.put(_ID_NS, memory.memory_id, {"user_id": user_id}, index=False)
         op, related = ("SUPERSEDE", ",".join(memory.supersedes)) if memory.supersedes else ("ADD", None)
-        self._event(memory, op, request_id=request_id, related=related)
+        self._put(memory, PutOp(_ID_NS, memory.memory_id, {"user_id": user_id}, index=False),
+                  self._event_op(memory, op, request_id=request_id, related=related))
         return self.get(memory.memory_id) or memory
 
     def update(self, memory_id: str, content: str, *, request_id: str,
@@ -145,8 +144,7 @@ class ChatRepository:
             memory.memory_at, memory.memory_ts = iso(memory_at), memory_at.timestamp()
         if metadata is not None:
             memory.metadata = metadata
-        self._put(memory)
-        self._event(memory, op, request_id=request_id, previous=previous)
+        self._put(memory, self._event_op(memory, op, request_id=request_id, previous=previous))
         return self.get(memory_id)
 
     def supersede(self, old_id: str, new_id: str, *, request_id: str) -> None:
@@ -155,8 +153,7 @@ class ChatRepository:
         if old is None:
             return
         old.status, old.superseded_by = SUPERSEDED, new_id
-        self._put(old)
-        self._event(old, "SUPERSEDED", request_id=request_id, related=new_id)
+        self._put(old, self._event_op(old, "SUPERSEDED", request_id=request_id, related=new_id))
 
     def delete(self, memory_id: str, *, request_id: str) -> bool:
         """Remove a memory; its history keeps a ``DELETE`` event.
@@ -169,14 +166,13 @@ class ChatRepository:
             return False
         self.store.delete(_memory_ns(memory.user_id), memory_id)
         self.store.delete(_ID_NS, memory_id)
-        self.store.batch([self._bump(memory.user_id)])
-        self._event(memory, "DELETE", request_id=request_id, previous=memory.content)
+        self.store.batch([self._bump(memory.user_id),
+                          self._event_op(memory, "DELETE", request_id=request_id, previous=memory.content)])
         for old_id in memory.supersedes:
             old = self.get(old_id)
             if old is not None and old.status == SUPERSEDED and old.superseded_by == memory_id:
                 old.status, old.superseded_by = ACTIVE, None
-                self._put(old)
-                self._event(old, "RESTORED", request_id=request_id, related=memory_id)
+                self._put(old, self._event_op(old, "RESTORED", request_id=request_id, related=memory_id))
         return True
 
     def delete_all(self, user_id: str) -> int:
@@ -242,12 +238,13 @@ class ChatRepository:
         return sorted(events, key=lambda v: (v["seq"], v["at"]))
 
     # -- helpers ------------------------------------------------------------------
-    def _put(self, memory: ChatMemory) -> None:
-        """Write ``memory`` and bump its user's revision in one batch."""
+    def _put(self, memory: ChatMemory, *also: PutOp) -> None:
+        """Write ``memory``, bump its user's revision and any ``also`` ops in one batch."""
         index = ["content"] if memory.status == ACTIVE else False
         self.store.batch([
             PutOp(_memory_ns(memory.user_id), memory.memory_id, memory.stored_value(), index=index),
             self._bump(memory.user_id),
+            *also,
         ])
 
     @staticmethod
@@ -264,8 +261,10 @@ class ChatRepository:
         hits = self.store.search((_HISTORY_NS,), filter={"memory_id": memory_id}, limit=1)
         return hits[0].value["user_id"] if hits else None
 
-    def _event(self, memory: ChatMemory, op: str, *, request_id: str,
-               previous: str | None = None, related: str | None = None) -> None:
+    @staticmethod
+    def _event_op(memory: ChatMemory, op: str, *, request_id: str,
+                  previous: str | None = None, related: str | None = None) -> PutOp:
+        """The history event of one change (a put in the user's history namespace)."""
         now = utcnow()
         seq = now.timestamp()
         event = {
@@ -275,4 +274,4 @@ class ChatRepository:
             "request_id": request_id, "related_id": related, "status": memory.status,
         }
         key = f"{memory.memory_id}:{uuid.uuid4().hex[:12]}"
-        self.store.put(_history_ns(memory.user_id), key, event, index=False)
+        return PutOp(_history_ns(memory.user_id), key, event, index=False)
