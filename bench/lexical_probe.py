@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from locomo_data import Conversation, Turn, iter_questions, load_locomo  # noqa: E402
 
-from hy_memory_langgraph.lexical import BM25Index, tokenize  # noqa: E402
+from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev5.json"
 KS = (5, 10, 20)

@@ -13,7 +13,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
 
 from hy_memory_langgraph.config import MemoryConfig, Variant
-from hy_memory_langgraph.lexical import LexicalCache
+from hy_memory_langgraph.retrieval.lexical import LexicalCache
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import FACT_INDEX_FIELDS, ProductivityRepository

@@ -6,7 +6,7 @@ time range when one is given; all applied by the store before its top-k.
 Facts: active facts only, by vector (cosine on ``"subject: statement"``). A fact is
 kept when its cosine reaches :data:`FACT_GATE` (0.30). Kept facts are ordered by
 ``cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)``: BM25 (CJK-aware
-tokenizer of :mod:`hy_memory_langgraph.lexical`) over the kept pool only moves facts
+tokenizer of :mod:`hy_memory_langgraph.retrieval.lexical`) over the kept pool only moves facts
 whose cosines are within a few hundredths of each other.
 
 Experiences: first those linked from the kept facts (written by the same ``add``, or
@@ -25,7 +25,7 @@ from typing import Any, Final, cast
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.config import Variant
-from hy_memory_langgraph.lexical import BM25Index
+from hy_memory_langgraph.retrieval.lexical import BM25Index
 from hy_memory_langgraph.nodes.chat_search import time_filter
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity_input import resolve_variant

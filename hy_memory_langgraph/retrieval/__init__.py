@@ -1,0 +1,10 @@
+"""Ranking building blocks shared by the search nodes: tokenizer, BM25, fusion.
+
+Pure code over texts, scores and ids; no store access, no models.
+"""
+
+from __future__ import annotations
+
+from hy_memory_langgraph.retrieval.lexical import BM25Index, LexicalCache, tokenize
+
+__all__ = ["BM25Index", "LexicalCache", "tokenize"]
