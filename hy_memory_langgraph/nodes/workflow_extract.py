@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph._msg_language import detect_text_language
+from hy_memory_langgraph.messages import detect_text_language
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.workflow_state import (
     WorkflowContext,

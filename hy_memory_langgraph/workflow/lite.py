@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hy_memory_langgraph._msg_language import is_cjk
+from hy_memory_langgraph.messages import is_cjk
 from hy_memory_langgraph.workflow.entries import one_line
 from hy_memory_langgraph.workflow.validation import Message
 

@@ -1,8 +1,4 @@
-"""Value types of normalised messages (re-exported by :mod:`hy_memory_langgraph.messages`).
-
-Kept in a private module so the helper modules (normalisation, compression, language,
-file extraction) can import them without a cycle through ``messages.py``.
-"""
+"""Value types of normalised messages: :class:`Msg` and :class:`ToolCall`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Prompt-language detection (zh / en) from the first effective language characters.
 
-Private: use :func:`hy_memory_langgraph.messages.detect_language`.
-
 Rule (documented contract):
 
 1. Only the NEW user text is looked at (for a message list: ``role="user"`` content).
@@ -21,10 +19,13 @@ Rule (documented contract):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Literal
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal
 
-__all__ = ["detect_text_language", "is_cjk", "WINDOW"]
+from hy_memory_langgraph.messages.normalize import normalize_messages
+from hy_memory_langgraph.messages.turns import user_text
+
+__all__ = ["WINDOW", "detect_language", "detect_text_language", "is_cjk"]
 
 WINDOW = 10
 _MIN_CJK_AFTER_CJK_START = 2
@@ -96,3 +97,21 @@ def detect_text_language(text: str) -> Literal["zh", "en"]:
     if window[0] and cjk >= _MIN_CJK_AFTER_CJK_START:
         return "zh"
     return "en"
+
+
+def detect_language(msgs_or_text: str | Sequence[Any]) -> Literal["zh", "en"]:
+    """Prompt language of the new user input: ``"zh"`` or ``"en"``.
+
+    A string is used as is. For a message list (``Msg`` or anything
+    :func:`normalize_messages` accepts), only ``role="user"`` content counts: tool
+    results, assistant text and system prompts never decide the language.
+
+    Rule: code (fenced blocks, inline code, identifiers), URLs, file paths, digits,
+    punctuation and whitespace are ignored; of the first 10 remaining letters / CJK
+    ideographs, ``"zh"`` when CJK make at least half, or when the first one is CJK and
+    at least 2 are CJK; otherwise (including empty input) ``"en"``.
+    """
+    if isinstance(msgs_or_text, str):
+        return detect_text_language(msgs_or_text)
+    msgs = normalize_messages(list(msgs_or_text))
+    return detect_text_language(user_text(msgs))

@@ -1,7 +1,4 @@
-"""Conversion of OpenAI / Anthropic / LangChain messages into :class:`Msg` lists.
-
-Private: use :func:`hy_memory_langgraph.messages.normalize_messages`.
-"""
+"""Conversion of OpenAI / Anthropic / LangChain messages into :class:`Msg` lists."""
 
 from __future__ import annotations
 
@@ -21,7 +18,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from hy_memory_langgraph._msg_types import Msg, ToolCall
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.errors import InvalidInputError
 
 __all__ = ["normalize_messages", "make_tool_call"]

@@ -1,7 +1,4 @@
-"""File paths touched by a trace: tool-call argument keys and patch / diff headers.
-
-Private: use :func:`hy_memory_langgraph.messages.files_from_tool_calls`.
-"""
+"""File paths touched by a trace: tool-call argument keys and patch / diff headers."""
 
 from __future__ import annotations
 
@@ -9,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from hy_memory_langgraph._msg_types import Msg
+from hy_memory_langgraph.messages.types import Msg
 
 __all__ = ["files_from_tool_calls", "files_from_text", "PATH_KEYS"]
 

@@ -1,7 +1,4 @@
-"""Head+tail truncation of message text (bytes for tool results, chars for assistant text).
-
-Private: use the re-exports in :mod:`hy_memory_langgraph.messages`.
-"""
+"""Head+tail truncation of message text (bytes for tool results, chars for assistant text)."""
 
 from __future__ import annotations
 
@@ -9,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from hy_memory_langgraph._msg_types import Msg, ToolCall
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.errors import InvalidInputError
 
 __all__ = ["truncate_bytes_head_tail", "truncate_chars_head_tail", "compress_for_prompt"]
