@@ -29,9 +29,9 @@ from hy_memory_langgraph.models import (
 from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, StoreRegistry
 from hy_memory_langgraph.pipelines.search import build_search_graph
 from hy_memory_langgraph.pipelines.write import build_write_graph
-from hy_memory_langgraph.repos._time import coerce_datetime
+from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.repos.chat import ChatRepository
-from hy_memory_langgraph.repos.namespaces import require_id
+from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.workflow import OAContextProvider, WorkflowMemoryService
 

@@ -21,7 +21,7 @@ from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.repos._time import iso
+from hy_memory_langgraph.timeutil import iso
 from hy_memory_langgraph.repos.chat import ChatMemory
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",

@@ -27,7 +27,7 @@ from hy_memory_langgraph.messages import Msg, files_from_tool_calls
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity_input import work_messages
 from hy_memory_langgraph.nodes.state import SearchState, WriteState
-from hy_memory_langgraph.repos._time import iso
+from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["chain_block", "record_chain", "record_write"]
 

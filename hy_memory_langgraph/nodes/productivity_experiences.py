@@ -27,7 +27,7 @@ from hy_memory_langgraph.nodes.productivity_extract import MAX_SEARCH_KEYS
 from hy_memory_langgraph.nodes.productivity_input import base_record, merge_unique, repo_of
 from hy_memory_langgraph.nodes.productivity_scope import scope_filter
 from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.productivity import ACTIVE, DELETED, experience_event
 
 __all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",

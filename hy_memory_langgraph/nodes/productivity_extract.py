@@ -40,7 +40,7 @@ from hy_memory_langgraph.nodes.productivity_input import (
 )
 from hy_memory_langgraph.nodes.productivity_lite import deterministic_fact
 from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.repos._time import iso
+from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
            "MAX_SEARCH_KEYS", "MAX_EXPERIENCES", "EXTRACT_FAILED"]

@@ -26,7 +26,7 @@ from hy_memory_langgraph.nodes.parsing import as_str, as_str_list
 from hy_memory_langgraph.nodes.productivity_input import base_record, repo_of
 from hy_memory_langgraph.nodes.productivity_scope import scope_filter, subject_key
 from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.productivity import ACTIVE, SUPERSEDED
 
 __all__ = ["FACT_CANDIDATES", "SUMMARY_GENERATIONS", "FACT_OPS", "embed_text",

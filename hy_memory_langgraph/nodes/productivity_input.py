@@ -29,7 +29,7 @@ from hy_memory_langgraph.messages import (
 )
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.state import PRODUCTIVITY_SCENES, WriteState
-from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.productivity import ACTIVE, Kind, ProductivityRepository, new_id
 
 __all__ = [

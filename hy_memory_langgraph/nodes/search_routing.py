@@ -28,8 +28,8 @@ from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_str
 from hy_memory_langgraph.nodes.state import SEARCH_MODES, SearchState
 from hy_memory_langgraph.nodes.write_routing import validate_scene
-from hy_memory_langgraph.repos._time import coerce_datetime
-from hy_memory_langgraph.repos.namespaces import require_id
+from hy_memory_langgraph.timeutil import coerce_datetime
+from hy_memory_langgraph.ids import require_id
 
 __all__ = ["prepare_search", "route_after_prepare_search", "analyze_query", "route_after_analysis"]
 

@@ -32,8 +32,8 @@ from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice
 from hy_memory_langgraph.nodes.state import SCENES, WriteState
-from hy_memory_langgraph.repos._time import coerce_datetime, utcnow
-from hy_memory_langgraph.repos.namespaces import require_id
+from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
+from hy_memory_langgraph.ids import optional_id, require_id
 
 __all__ = ["validate_scene", "prepare_write", "judge_scene", "strip_tools",
            "route_after_prepare", "route_after_judge"]
@@ -49,14 +49,6 @@ def validate_scene(scene: object) -> str | None:
         f"scene={scene!r} is not allowed; use one of {', '.join(map(repr, SCENES))} or None "
         f"(None lets the library decide)"
     )
-
-
-def _optional_id(value: Any, field: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInputError(f"{field} must be a string or None (got {type(value).__name__})")
-    return value.strip() or None
 
 
 def _as_list(messages: Any) -> Any:
@@ -81,10 +73,10 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
         "request_id": state.get("request_id") or uuid.uuid4().hex,
         "started": state.get("started") or time.perf_counter(),
         "user_id": require_id(state.get("user_id"), "user_id"),
-        "agent_id": _optional_id(state.get("agent_id"), "agent_id"),
-        "session_id": _optional_id(state.get("session_id"), "session_id"),
-        "workspace_id": _optional_id(state.get("workspace_id"), "workspace_id"),
-        "branch": _optional_id(state.get("branch"), "branch"),
+        "agent_id": optional_id(state.get("agent_id"), "agent_id"),
+        "session_id": optional_id(state.get("session_id"), "session_id"),
+        "workspace_id": optional_id(state.get("workspace_id"), "workspace_id"),
+        "branch": optional_id(state.get("branch"), "branch"),
         "metadata": metadata,
         "at": coerce_datetime(state.get("memory_at"), "memory_at") or utcnow(),
         "msgs": normalize_messages(_as_list(state.get("messages"))),

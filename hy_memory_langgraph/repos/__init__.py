@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from hy_memory_langgraph.repos.chat import ChatMemory, ChatRepository
-from hy_memory_langgraph.repos.namespaces import decode_label, encode_label
+from hy_memory_langgraph.repos.namespaces import encode_label
 
-__all__ = ["ChatMemory", "ChatRepository", "decode_label", "encode_label"]
+__all__ = ["ChatMemory", "ChatRepository", "encode_label"]

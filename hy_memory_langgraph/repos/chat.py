@@ -26,7 +26,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, Item, PutOp
 
-from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.namespaces import encode_label
 
 __all__ = ["ChatMemory", "ChatRepository", "ACTIVE", "SUPERSEDED"]

@@ -7,9 +7,7 @@ so they are percent-escaped reversibly before they become labels.
 
 from __future__ import annotations
 
-from hy_memory_langgraph.errors import InvalidInputError
-
-__all__ = ["encode_label", "decode_label", "require_id"]
+__all__ = ["encode_label"]
 
 
 def encode_label(value: str) -> str:
@@ -20,17 +18,3 @@ def encode_label(value: str) -> str:
         'a%2Eb'
     """
     return value.replace("%", "%25").replace(".", "%2E")
-
-
-def decode_label(label: str) -> str:
-    """Inverse of :func:`encode_label`."""
-    return label.replace("%2E", ".").replace("%25", "%")
-
-
-def require_id(value: object, field: str) -> str:
-    """Return ``value`` as a stripped id, or raise naming ``field`` and the fix."""
-    if not isinstance(value, str) or not value.strip():
-        hint = ("an id returned by add() or search()" if field == "memory_id"
-                else f"the id of the user the memory belongs to, e.g. {field}='user_123'")
-        raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); pass {hint}")
-    return value.strip()

@@ -37,7 +37,7 @@ from typing import Any, Final, Literal, cast
 from langgraph.store.base import BaseStore, Item, PutOp, SearchItem, SearchOp
 
 from hy_memory_langgraph.config import MemoryConfig, Variant
-from hy_memory_langgraph.repos._time import iso, utcnow
+from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.namespaces import encode_label
 
 __all__ = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.repos.namespaces import require_id
+from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,

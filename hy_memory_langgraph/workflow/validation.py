@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.repos.namespaces import require_id
+from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.workflow.credentials import refuse_credentials
 
 __all__ = ["ExtractRequest", "Message", "optional_id", "validate_extract"]

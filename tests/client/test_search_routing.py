@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hy_memory_langgraph.config import CodingConfig, MemoryConfig
-from hy_memory_langgraph.repos._time import coerce_datetime
+from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.testing import ScriptedChatModel
 
 

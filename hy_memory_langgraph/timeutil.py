@@ -1,4 +1,9 @@
-"""Time helpers shared by the record layouts."""
+"""Time values: aware UTC datetimes, parsed from what callers pass, rendered as ISO-8601.
+
+Example:
+    >>> coerce_datetime("2024-05-08T13:56:00Z", "memory_at").isoformat()
+    '2024-05-08T13:56:00+00:00'
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ __all__ = ["utcnow", "coerce_datetime", "iso"]
 
 
 def utcnow() -> datetime:
+    """The current time, aware, in UTC."""
     return datetime.now(timezone.utc)
 
 
@@ -44,4 +50,5 @@ def coerce_datetime(value: object, field: str) -> datetime | None:
 
 
 def iso(value: datetime) -> str:
+    """``value`` in UTC as an ISO-8601 string."""
     return value.astimezone(timezone.utc).isoformat()
