@@ -33,6 +33,7 @@ from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.workflow import OAContextProvider, WorkflowMemoryService
 
 __all__ = ["HyMemoryClient"]
@@ -186,8 +187,8 @@ class HyMemoryClient:
         user_id = require_id(user_id, "user_id")
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
-        for variant in ("working", "coding"):
-            removed += self.context.productivity_repo(variant).delete_all(user_id)
+        for scene in PRODUCTIVITY_SCENES:
+            removed += self.context.productivity_repo(scene).delete_all(user_id)
         self.context.productivity_traces.delete_user(user_id)
         self.context.chain_store.delete_user(user_id)
         return removed

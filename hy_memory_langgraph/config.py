@@ -40,7 +40,7 @@ The model variables (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``HY_MEMORY_LLM_MO
 
 Example:
     >>> cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": "/x/y/mem.db"})
-    >>> str(cfg.coding_db_path), cfg.experience_collection("coding")
+    >>> str(cfg.scene_db_path("coding")), cfg.experience_collection("coding")
     ('/x/y/mem_cv.db', 'mem_coding_keys_cv')
 """
 
@@ -53,16 +53,14 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, Scene, get_scene
 
-__all__ = ["ENV_VARS", "CodingConfig", "MemoryConfig", "Variant"]
-
-Variant = Literal["working", "coding"]
+__all__ = ["ENV_VARS", "CodingConfig", "MemoryConfig"]
 
 _TRUE: Final = frozenset({"true", "1", "yes", "on"})
 _FALSE: Final = frozenset({"false", "0", "no", "off"})
 _BOOL_ACCEPTED: Final = "one of true/false/1/0/yes/no/on/off"
 _MAX_PROMPT_HISTORY_TURNS: Final = 5
-_VARIANTS: Final = ("working", "coding")
 
 
 # --------------------------------------------------------------------------- parsing
@@ -351,19 +349,14 @@ class MemoryConfig:
             return self.coding.db_path
         return self.data_dir / "data" / "coding_memory.db"
 
-    def _sibling(self, tag: str) -> Path:
+    def _sibling(self, suffix: str) -> Path:
         working = self.working_db_path
-        return working.with_name(f"{working.stem}_{tag}{working.suffix}")
-
-    @property
-    def coding_db_path(self) -> Path:
-        """The coding-scene file: ``X.db`` → ``X_cv.db`` beside the working file."""
-        return self._sibling("cv")
+        return working.with_name(f"{working.stem}{suffix}{working.suffix}")
 
     @property
     def trace_db_path(self) -> Path:
-        """The history shared by working and coding: ``X.db`` → ``X_trace.db``."""
-        return self._sibling("trace")
+        """The history shared by the productivity scenes: ``X.db`` → ``X_trace.db``."""
+        return self._sibling("_trace")
 
     @property
     def chain_db_path(self) -> Path:
@@ -380,24 +373,29 @@ class MemoryConfig:
         """``{data_dir}/workflow``."""
         return self.data_dir / "workflow"
 
-    def variant_db_path(self, variant: Variant) -> Path:
-        """The SQLite file of ``variant``: working file or its ``_cv`` sibling."""
-        return self.working_db_path if _check_variant(variant) == "working" else self.coding_db_path
+    def scene_db_path(self, scene: str) -> Path:
+        """The store file of a productivity scene: ``X.db`` plus its storage suffix.
 
-    def experience_collection(self, variant: Variant) -> str:
-        """Vector collection of experiences: ``{base}_coding_keys`` (+ ``_cv`` for coding)."""
-        suffix = "" if _check_variant(variant) == "working" else "_cv"
-        return f"{self.collection_base}_coding_keys{suffix}"
+        Example:
+            >>> MemoryConfig.from_env({}, data_dir="/m").scene_db_path("coding").name
+            'coding_memory_cv.db'
+        """
+        return self._sibling(_productivity(scene).file_suffix)
 
-    def fact_collection(self, variant: Variant) -> str:
-        """Vector collection of facts: ``{base}_working_facts`` (+ ``_cv`` for coding)."""
-        suffix = "" if _check_variant(variant) == "working" else "_cv"
-        return f"{self.collection_base}_working_facts{suffix}"
+    def experience_collection(self, scene: str) -> str:
+        """Vector collection of experiences: ``{base}_coding_keys`` plus the scene suffix."""
+        return f"{self.collection_base}_coding_keys{_productivity(scene).file_suffix}"
+
+    def fact_collection(self, scene: str) -> str:
+        """Vector collection of facts: ``{base}_working_facts`` plus the scene suffix."""
+        return f"{self.collection_base}_working_facts{_productivity(scene).file_suffix}"
 
 
-def _check_variant(variant: str) -> str:
-    if variant not in _VARIANTS:
+def _productivity(scene: str) -> Scene:
+    spec = get_scene(scene)
+    if spec.pipeline != "productivity":
         raise InvalidInputError(
-            f"variant={variant!r} is invalid: expected one of {', '.join(_VARIANTS)}."
+            f"scene={scene!r} has no productivity storage; use one of "
+            f"{', '.join(PRODUCTIVITY_SCENES)}"
         )
-    return variant
+    return spec

@@ -263,7 +263,7 @@ def test_default_derived_paths(tmp_path: Path) -> None:
     data = tmp_path / "data"
     assert cfg.chat_db_path == data / "chat_memory.db"
     assert cfg.working_db_path == data / "coding_memory.db"
-    assert cfg.coding_db_path == data / "coding_memory_cv.db"
+    assert cfg.scene_db_path("coding") == data / "coding_memory_cv.db"
     assert cfg.trace_db_path == data / "coding_memory_trace.db"
     assert cfg.chain_db_path == data / "hy_code_chain" / "hy_code.db"
     assert cfg.workflow_dir == tmp_path / "workflow"
@@ -272,8 +272,8 @@ def test_default_derived_paths(tmp_path: Path) -> None:
     assert cfg.fact_collection("working") == "coding_memory_working_facts"
     assert cfg.experience_collection("coding") == "coding_memory_coding_keys_cv"
     assert cfg.fact_collection("coding") == "coding_memory_working_facts_cv"
-    assert cfg.variant_db_path("working") == cfg.working_db_path
-    assert cfg.variant_db_path("coding") == cfg.coding_db_path
+    assert cfg.scene_db_path("working") == cfg.working_db_path
+    assert cfg.scene_db_path("coding") == cfg.scene_db_path("coding")
 
 
 def test_custom_db_path_derives_everything(tmp_path: Path) -> None:
@@ -281,7 +281,7 @@ def test_custom_db_path_derives_everything(tmp_path: Path) -> None:
         {"MEMORY_DATA_DIR": str(tmp_path), "MEMORY_CODING_DB_PATH": "/x/y/mem.db"}
     )
     assert cfg.working_db_path == Path("/x/y/mem.db")
-    assert cfg.coding_db_path == Path("/x/y/mem_cv.db")
+    assert cfg.scene_db_path("coding") == Path("/x/y/mem_cv.db")
     assert cfg.trace_db_path == Path("/x/y/mem_trace.db")
     assert cfg.chain_db_path == Path("/x/y/hy_code_chain/hy_code.db")
     assert cfg.collection_base == "mem"
@@ -296,16 +296,16 @@ def test_custom_db_path_derives_everything(tmp_path: Path) -> None:
 
 def test_db_path_without_db_suffix() -> None:
     cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": "/x/store.sqlite3"})
-    assert cfg.coding_db_path == Path("/x/store_cv.sqlite3")
+    assert cfg.scene_db_path("coding") == Path("/x/store_cv.sqlite3")
     assert cfg.trace_db_path == Path("/x/store_trace.sqlite3")
     assert cfg.collection_base == "store"
 
 
-def test_unknown_variant_is_rejected() -> None:
+def test_non_productivity_scene_is_rejected() -> None:
     cfg = MemoryConfig.from_env({})
     with pytest.raises(InvalidInputError, match="working, coding"):
         cfg.experience_collection("chat")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         cfg.fact_collection("cv")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
-        cfg.variant_db_path("x")  # type: ignore[arg-type]
+        cfg.scene_db_path("x")  # type: ignore[arg-type]

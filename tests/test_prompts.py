@@ -18,11 +18,16 @@ from hy_memory_langgraph.prompts import (
     PromptVariableError,
     available_prompts,
     load_prompt,
+    scene_definitions,
 )
+from hy_memory_langgraph.scenes import SCENES
+
+# Variables that carry our own instruction text (not caller data): system prompt only.
+INSTRUCTION_FRAGMENTS = {"scene_definitions"}
 
 # name -> (variables, output keys of its JSON schema)
 EXPECTED: dict[str, tuple[set[str], set[str]]] = {
-    "scene_judge": ({"summary"}, {"scene", "reason"}),
+    "scene_judge": ({"summary", "scene_definitions"}, {"scene", "reason"}),
     "chat_extract": (
         {"memory_at", "user_id", "history", "new_messages"},
         {"facts", "content", "subject", "owner"},
@@ -32,11 +37,11 @@ EXPECTED: dict[str, tuple[set[str], set[str]]] = {
         {"operations", "fact", "op", "target", "content"},
     ),
     "query_analysis": (
-        {"queries", "today", "scenes"},
+        {"queries", "today", "scenes", "scene_definitions"},
         {"scene", "rewrite", "time_range", "start", "end"},
     ),
     "query_rewrite": ({"queries", "today"}, {"rewrite", "time_range", "start", "end"}),
-    "query_classify": ({"queries", "scenes"}, {"scene"}),
+    "query_classify": ({"queries", "scenes", "scene_definitions"}, {"scene"}),
     "productivity_extract_working": (
         {"memory_at", "workspace", "branch", "history", "new_messages"},
         {
@@ -133,9 +138,10 @@ def test_render_inserts_values_verbatim(name: str, lang: str) -> None:
     for value in values.values():
         stripped = stripped.replace(value, "")
     assert prompts_mod.placeholders(stripped) == frozenset()
-    # Data goes into the user message.
-    for value in values.values():
-        assert value in user
+    # Data goes into the user message (our own instruction fragments may not).
+    for var, value in values.items():
+        if var not in INSTRUCTION_FRAGMENTS:
+            assert value in user
 
 
 def test_render_is_single_pass() -> None:
@@ -173,7 +179,7 @@ def test_missing_variable_raises_key_error_naming_it(name: str, lang: str) -> No
 def test_unexpected_variable_is_an_error() -> None:
     p = load_prompt("scene_judge", "zh")
     with pytest.raises(PromptVariableError) as info:
-        p.render(summary="s", sumary="typo")
+        p.render(summary="s", scene_definitions="d", sumary="typo")
     assert "sumary" in str(info.value)
     assert isinstance(info.value, KeyError) and isinstance(info.value, HyMemoryError)
 
@@ -223,7 +229,6 @@ def test_json_examples_are_valid_json(name: str, lang: str) -> None:
 @pytest.mark.parametrize(
     ("name", "words"),
     [
-        ("scene_judge", ['"chat"', '"working"', '"coding"']),
         ("chat_reconcile", ['"ADD"', '"UPDATE"', '"SUPERSEDE"', '"SKIP"']),
         ("experience_reconcile", ['"ADD"', '"UPDATE"', '"DELETE"', '"SKIP"']),
         ("workflow_extract", ['"user"', '"global"', '"workflow"', "（待确认）", "ETEAMSID"]),
@@ -313,3 +318,25 @@ def test_loader_rejects_malformed_files(fake_prompt_dir: Path, body: str) -> Non
     _write(fake_prompt_dir / "broken.toml", body)
     with pytest.raises(PromptTemplateError):
         load_prompt("broken", "en")
+
+
+@pytest.mark.parametrize("purpose", ["write", "search"])
+def test_every_registered_scene_has_definitions_in_both_languages(purpose: str) -> None:
+    for lang in LANGS:
+        block = scene_definitions(purpose, lang, SCENES)  # type: ignore[arg-type]
+        assert block.count("\n") == len(SCENES) - 1
+        for scene in SCENES:
+            assert f'"{scene}"' in block
+
+
+def test_rendered_judge_prompt_names_every_scene() -> None:
+    for lang in LANGS:
+        system, _ = load_prompt("scene_judge", lang).render(  # type: ignore[arg-type]
+            summary="turn 1: user: hi", scene_definitions=scene_definitions("write", lang, SCENES))
+        for scene in SCENES:
+            assert f'"{scene}"' in system
+
+
+def test_a_scene_without_definitions_is_a_packaging_error() -> None:
+    with pytest.raises(PromptTemplateError, match=r"\[design\.en\]"):
+        scene_definitions("write", "en", ["chat", "design"])

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
 
-from hy_memory_langgraph.config import MemoryConfig, Variant
+from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.retrieval.lexical import LexicalCache
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.repos.chat import ChatRepository
@@ -71,13 +71,13 @@ class StoreRegistry:
     def trace(self) -> BaseStore:
         return self.open("trace", self.config.trace_db_path, None)
 
-    def variant(self, variant: Variant) -> BaseStore:
-        """The working or coding store (``config.variant_db_path(variant)``).
+    def productivity(self, scene: str) -> BaseStore:
+        """The store of a productivity scene (``config.scene_db_path(scene)``).
 
         Its default index field is the facts' ``embed_text``; experiences pass their
         own index paths on each put.
         """
-        return self.open(f"productivity:{variant}", self.config.variant_db_path(variant),
+        return self.open(f"productivity:{scene}", self.config.scene_db_path(scene),
                          list(FACT_INDEX_FIELDS))
 
     def chain(self) -> ChainStore:
@@ -166,6 +166,6 @@ class MemoryContext:
         """The coding version-evolution chain store."""
         return self.stores.chain()
 
-    def productivity_repo(self, variant: Variant) -> ProductivityRepository:
-        """Experiences and facts of ``variant`` (``"working"`` or ``"coding"``)."""
-        return ProductivityRepository(self.stores.variant(variant), self.config, variant)
+    def productivity_repo(self, scene: str) -> ProductivityRepository:
+        """Experiences and facts of a productivity scene."""
+        return ProductivityRepository(self.stores.productivity(scene), self.config, scene)

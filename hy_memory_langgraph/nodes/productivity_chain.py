@@ -27,6 +27,7 @@ from hy_memory_langgraph.messages import Msg, files_from_tool_calls
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity_input import work_messages
 from hy_memory_langgraph.nodes.state import SearchState, WriteState
+from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["chain_block", "record_chain", "record_write"]
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 
 def record_chain(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Record the write's edits in the chain; never raises."""
-    if state.get("variant") != "coding":
+    if not get_scene(state["variant"]).version_chain:
         return {}
     try:
         return {"chain_rounds": record_write(state, runtime.context)}
@@ -99,7 +100,7 @@ def record_write(state: WriteState, ctx: MemoryContext) -> int:
 
 def chain_block(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """``chain_block`` / ``chain_used`` of a coding search (``""`` / ``[]`` when off)."""
-    if state.get("variant") != "coding":
+    if not get_scene(state["variant"]).version_chain:
         return {}
     ctx = runtime.context
     facts = list(state.get("fact_hits") or [])

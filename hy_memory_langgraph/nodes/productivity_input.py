@@ -14,11 +14,11 @@ Extractor input (seed 1 §3):
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.config import MemoryConfig, Variant
+from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.messages import (
     Msg,
     compress_for_prompt,
@@ -28,7 +28,8 @@ from hy_memory_langgraph.messages import (
     tool_names,
 )
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.state import PRODUCTIVITY_SCENES, WriteState
+from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.productivity import ACTIVE, Kind, ProductivityRepository, new_id
 
@@ -44,17 +45,17 @@ _NONE: Final = {"en": "(none)", "zh": "（无）"}
 _SUBJECT_CHARS: Final = 80
 
 
-def resolve_variant(route: str | None, scene: str | None) -> Variant:
+def resolve_variant(route: str | None, scene: str | None) -> str:
     """The judge's route when it chose working/coding, else the explicit scene."""
     for candidate in (route, scene):
         if candidate in PRODUCTIVITY_SCENES:
-            return cast(Variant, candidate)
+            return candidate
     raise ValueError(f"no productivity variant in route={route!r} / scene={scene!r}")
 
 
 def repo_of(state: WriteState, ctx: MemoryContext) -> ProductivityRepository:
     """The repository of the write's variant."""
-    return ctx.productivity_repo(cast(Variant, state["variant"]))
+    return ctx.productivity_repo(state["variant"])
 
 
 def work_messages(msgs: list[Msg]) -> list[Msg]:
@@ -103,7 +104,7 @@ def base_record(state: WriteState, kind: Kind) -> dict[str, Any]:
     now = iso(utcnow())
     at = state["at"]
     return {
-        "kind": kind, "memory_id": new_id(kind, cast(Variant, state["variant"])),
+        "kind": kind, "memory_id": new_id(kind, state["variant"]),
         "user_id": state["user_id"], "variant": state["variant"],
         "request_id": state["request_id"], "workspace_id": state.get("workspace_id"),
         "branch": state.get("branch"), "session_id": state.get("session_id"),

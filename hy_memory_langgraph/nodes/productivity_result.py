@@ -13,6 +13,8 @@ from hy_memory_langgraph.nodes.productivity_input import work_messages
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.nodes.state import WriteState
 
+from hy_memory_langgraph.scenes import get_scene
+
 __all__ = ["finish_productivity", "WRITE_KEYS"]
 
 #: Keys of every working/coding write result (coding adds ``chain_rounds``).
@@ -45,6 +47,5 @@ def finish_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> d
     }
     if state.get("fallback"):  # extraction failed: the stored fact is a fallback one
         result["fallback"] = state["fallback"]
-    if state["variant"] == "coding":
-        result["chain_rounds"] = int(state.get("chain_rounds") or 0)  # nodes/productivity_chain
+    result.update(get_scene(state["variant"]).extras("write", state))
     return {"result": result}

@@ -20,11 +20,10 @@ high similarity floor (e5 family) pass more through, which ``min_score`` can tig
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.config import Variant
 from hy_memory_langgraph.retrieval.lexical import BM25Index
 from hy_memory_langgraph.nodes.chat_search import time_filter
 from hy_memory_langgraph.nodes.context import MemoryContext
@@ -33,6 +32,8 @@ from hy_memory_langgraph.nodes.productivity_scope import in_scope, scope_filter
 from hy_memory_langgraph.nodes.results import elapsed_ms
 from hy_memory_langgraph.nodes.state import SearchState
 from hy_memory_langgraph.repos.productivity import ACTIVE, ProductivityRepository, public_view
+
+from hy_memory_langgraph.scenes import get_scene
 
 __all__ = ["FACT_GATE", "EXPERIENCE_GATE", "LEXICAL_TIE_BREAK", "BM25_SATURATION",
            "SEARCH_KEYS", "prepare_productivity_search", "search_facts", "search_experiences",
@@ -61,7 +62,7 @@ def prepare_productivity_search(state: SearchState, runtime: Runtime[MemoryConte
 
 
 def _repo(state: SearchState, runtime: Runtime[MemoryContext]) -> ProductivityRepository:
-    return runtime.context.productivity_repo(cast(Variant, state["variant"]))
+    return runtime.context.productivity_repo(state["variant"])
 
 
 def _where(state: SearchState) -> dict[str, Any]:
@@ -132,7 +133,5 @@ def finish_productivity_search(state: SearchState, runtime: Runtime[MemoryContex
         "experiences": list(state.get("experience_hits") or []),
         "elapsed_ms": elapsed_ms(state["started"]),
     }
-    if state["variant"] == "coding":
-        result["chain_block"] = state.get("chain_block") or ""  # nodes/productivity_chain
-        result["chain_used"] = list(state.get("chain_used") or [])
+    result.update(get_scene(state["variant"]).extras("search", state))
     return {"result": result}

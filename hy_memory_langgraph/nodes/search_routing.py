@@ -27,7 +27,8 @@ from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_str
 from hy_memory_langgraph.nodes.state import SEARCH_MODES, SearchState
-from hy_memory_langgraph.nodes.write_routing import validate_scene
+from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity, validate_scene
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.ids import require_id
 
@@ -86,7 +87,7 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
 
 
 def _scene_route(scene: str, ctx: MemoryContext) -> str:
-    if scene in ("working", "coding") and ctx.config.coding.enabled:
+    if is_productivity(scene) and ctx.config.coding.enabled:
         return "productivity_search"
     return "chat_search"
 
@@ -138,17 +139,17 @@ def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[s
     """One bounded call: scene and/or standalone rewrite and time range."""
     ctx = runtime.context
     kind = _analysis_kind(state, ctx)
-    scenes = "chat, working, coding" if ctx.config.coding.enabled else "chat"
     values: dict[str, Any] = {"queries": _bounded(state["queries"], ctx.config.query_rewrite_max_chars)}
     if kind != "classify":
         values["today"] = datetime.now(timezone.utc).date().isoformat()
-    if kind != "rewrite":
-        values["scenes"] = scenes
-    reply = ask_json(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind],
-                     detect_language(state["queries"][-1]), **values)
+    lang = detect_language(state["queries"][-1])
+    if kind != "rewrite":  # only reached with the productivity scenes enabled
+        values["scenes"] = ", ".join(SCENES)
+        values["scene_definitions"] = scene_definitions("search", lang, SCENES)
+    reply = ask_json(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind], lang, **values)
     if reply is None:
         return {"analysis": f"{kind}_failed", "route": "chat"}
-    scene = as_choice(reply.get("scene"), ("chat", "working", "coding"), "chat")
+    scene = as_choice(reply.get("scene"), SCENES, DEFAULT_SCENE)
     rewrite = as_str(reply.get("rewrite")).strip() or None
     window = reply.get("time_range") if isinstance(reply.get("time_range"), dict) else {}
     after, before = _day(window.get("start"), end=False), _day(window.get("end"), end=True)

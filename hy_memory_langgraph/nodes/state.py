@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from hy_memory_langgraph.messages import Msg
 
-__all__ = [
-    "SCENES", "PRODUCTIVITY_SCENES", "SEARCH_MODES", "Scene",
-    "WriteState", "SearchState",
-]
+__all__ = ["SEARCH_MODES", "WriteState", "SearchState"]
 
-Scene = Literal["chat", "working", "coding"]
-SCENES: tuple[str, ...] = ("chat", "working", "coding")
-PRODUCTIVITY_SCENES: tuple[str, ...] = ("working", "coding")
 SEARCH_MODES: tuple[str, ...] = ("default", "agentic")
 
 

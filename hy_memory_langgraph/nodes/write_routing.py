@@ -20,7 +20,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.errors import InvalidInputError, InvalidSceneError
+from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages import (
     detect_language,
     has_tool_trace,
@@ -31,24 +31,16 @@ from hy_memory_langgraph.messages import (
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice
-from hy_memory_langgraph.nodes.state import SCENES, WriteState
+from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity, validate_scene
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
 from hy_memory_langgraph.ids import optional_id, require_id
 
-__all__ = ["validate_scene", "prepare_write", "judge_scene", "strip_tools",
+__all__ = ["prepare_write", "judge_scene", "strip_tools",
            "route_after_prepare", "route_after_judge"]
 
 logger = logging.getLogger("hy_memory_langgraph")
-
-
-def validate_scene(scene: object) -> str | None:
-    """Return ``scene`` if allowed, else raise naming the allowed values."""
-    if scene is None or scene in SCENES:
-        return scene  # type: ignore[return-value]
-    raise InvalidSceneError(
-        f"scene={scene!r} is not allowed; use one of {', '.join(map(repr, SCENES))} or None "
-        f"(None lets the library decide)"
-    )
 
 
 def _as_list(messages: Any) -> Any:
@@ -91,7 +83,7 @@ def route_after_prepare(state: WriteState, runtime: Runtime[MemoryContext]) -> s
         return "strip_tools" if tools else "chat"
     if scene == "chat":
         return "strip_tools" if tools else "chat"
-    if scene in ("working", "coding"):
+    if is_productivity(scene):
         if tools:
             return "productivity"
         logger.info("scene=%s without a tool trace: falling back to the chat pipeline", scene)
@@ -103,15 +95,16 @@ def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
     """One classification call on a bounded summary; any failure means chat."""
     ctx = runtime.context
     msgs = state["msgs"]
-    reply = ask_json(ctx.llm, "scene_judge", "scene_judge", detect_language(msgs),
-                     summary=judge_summary(msgs))
-    scene = as_choice((reply or {}).get("scene"), SCENES, "chat")
+    lang = detect_language(msgs)
+    reply = ask_json(ctx.llm, "scene_judge", "scene_judge", lang, summary=judge_summary(msgs),
+                     scene_definitions=scene_definitions("write", lang, SCENES))
+    scene = as_choice((reply or {}).get("scene"), SCENES, DEFAULT_SCENE)
     reason = "judge" if reply else "judge_failed"
     return {"route": scene, "route_reason": reason}
 
 
 def route_after_judge(state: WriteState) -> str:
-    return "productivity" if state.get("route") in ("working", "coding") else "strip_tools"
+    return "productivity" if is_productivity(state.get("route")) else "strip_tools"
 
 
 def strip_tools(state: WriteState) -> dict[str, Any]:

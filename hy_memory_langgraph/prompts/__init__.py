@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -51,6 +52,7 @@ __all__ = [
     "PromptVariableError",
     "available_prompts",
     "load_prompt",
+    "scene_definitions",
 ]
 
 Lang = Literal["en", "zh"]
@@ -195,3 +197,39 @@ def load_prompt(name: str, lang: Lang = "en") -> PromptTemplate:
             f"unknown prompt language {lang!r} for {name!r}; available: {', '.join(LANGS)}"
         )
     return _load_file(name)[lang]
+
+
+@lru_cache(maxsize=1)
+def _scene_fragments() -> dict[str, Any]:
+    source = _prompt_dir().joinpath("fragments", "scenes.toml").read_text(encoding="utf-8")
+    return tomllib.loads(source)
+
+
+def scene_definitions(purpose: Literal["write", "search"], lang: Lang,
+                      scenes: Sequence[str]) -> str:
+    """The ``{scene_definitions}`` block of the routing prompts: one line per scene.
+
+    Definitions live in ``fragments/scenes.toml`` (``write``: sorting a finished
+    conversation; ``search``: routing a query), in both languages.
+
+    Raises:
+        PromptTemplateError: a scene has no definition (a registry entry without its
+            prompt data).
+
+    Example:
+        >>> scene_definitions("search", "en", ["chat"]).startswith('- "chat": the user')
+        True
+    """
+    data = _scene_fragments()
+    sep = "：" if lang == "zh" else ": "
+    lines = []
+    for name in scenes:
+        text = data.get(name, {}).get(lang, {}).get(purpose)
+        if not isinstance(text, str):
+            raise PromptTemplateError(
+                f"prompts/fragments/scenes.toml has no [{name}.{lang}] {purpose} definition; "
+                "every registered scene needs one"
+            )
+        lines.append(f'- "{name}"{sep}{text}')
+    return "\n".join(lines)
+

@@ -36,7 +36,8 @@ from typing import Any, Final, Literal, cast
 
 from langgraph.store.base import BaseStore, Item, PutOp, SearchItem, SearchOp
 
-from hy_memory_langgraph.config import MemoryConfig, Variant
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.repos.namespaces import encode_label
 
@@ -54,17 +55,17 @@ DELETED: Final = "deleted"
 FACT_INDEX_FIELDS: Final = ("embed_text",)
 EXPERIENCE_INDEX_FIELDS: Final = ("task", "search_keys[*]")
 _ID_NS: Final = ("memory_ids",)
-_ID_RE: Final = re.compile(r"^(fact|exp)_(working|coding)_[0-9a-f]{32}$")
+_ID_RE: Final = re.compile(rf"^(fact|exp)_({'|'.join(PRODUCTIVITY_SCENES)})_[0-9a-f]{{32}}$")
 _SCAN_LIMIT: Final = 1_000_000
 _INTERNAL: Final = frozenset({"embed_text", "subject_key", "versions", "events"})
 
 
-def new_id(kind: Kind, variant: Variant) -> str:
+def new_id(kind: Kind, variant: str) -> str:
     """A fresh memory id naming its kind and variant, e.g. ``fact_coding_<32 hex>``."""
     return f"{_PREFIX[kind]}_{variant}_{uuid.uuid4().hex}"
 
 
-def parse_id(memory_id: str) -> tuple[Kind, Variant] | None:
+def parse_id(memory_id: str) -> tuple[Kind, str] | None:
     """``(kind, variant)`` of a productivity id, ``None`` for any other id."""
     match = _ID_RE.match(memory_id) if isinstance(memory_id, str) else None
     return (_KIND_OF[match.group(1)], match.group(2)) if match else None  # type: ignore[return-value]
@@ -108,7 +109,7 @@ class ProductivityRepository:
         variant: ``"working"`` or ``"coding"``.
     """
 
-    def __init__(self, store: BaseStore, config: MemoryConfig, variant: Variant) -> None:
+    def __init__(self, store: BaseStore, config: MemoryConfig, variant: str) -> None:
         self.store = store
         self.variant = variant
         self.native = _native(store)

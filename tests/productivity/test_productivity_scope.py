@@ -124,7 +124,7 @@ def test_one_client_alternates_variants_with_separate_stores(make_client) -> Non
         client.add(tool_trace(f"working job {i}"), scene="working", user_id="u1")
         client.add(tool_trace(f"coding job {i}"), scene="coding", user_id="u1")
     stores = client.context.stores
-    assert stores.variant("working") is not stores.variant("coding")
+    assert stores.productivity("working") is not stores.productivity("coding")
     for scene in ("working", "coding"):
         found = client.search("job", scene=scene, user_ids=["u1"], min_score=-1.0)
         assert len(found["facts"]) == 3
@@ -134,7 +134,7 @@ def test_one_client_alternates_variants_with_separate_stores(make_client) -> Non
 def test_collections_are_the_first_namespace_label(make_client) -> None:
     client = make_client("lite")
     client.add(tool_trace(), scene="coding", user_id="user.one", workspace_id="ws")
-    store = client.context.stores.variant("coding")
+    store = client.context.stores.productivity("coding")
     namespaces = set(store.list_namespaces())
     assert ("coding_memory_working_facts_cv", "user%2Eone") in namespaces
     assert all(not ns[0].endswith("_facts") for ns in namespaces)
