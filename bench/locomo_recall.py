@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
 
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.nodes.chat_search import VECTOR_WEIGHT, hybrid_search  # noqa: E402
+from hy_memory_langgraph.nodes.chat.search import VECTOR_WEIGHT, hybrid_search  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo_dev5.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
@@ -15,12 +15,12 @@ from langgraph.store.base import BaseStore, IndexConfig
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.retrieval.lexical import LexicalCache
 from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.repos.chat import ChatRepository
-from hy_memory_langgraph.repos.productivity import FACT_INDEX_FIELDS, ProductivityRepository
+from hy_memory_langgraph.repos.productivity import ProductivityRepository
+from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.repos.trace import TraceRepository
-
-if TYPE_CHECKING:
-    from hy_memory_langgraph.chain.store import ChainStore
+from hy_memory_langgraph.store import HyMemoryStore
 
 __all__ = ["BoundedCache", "MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
 
@@ -29,8 +29,6 @@ StoreFactory = Callable[[Path, IndexConfig | None], BaseStore]
 
 def default_store_factory(path: Path, index: IndexConfig | None) -> BaseStore:
     """Open a :class:`HyMemoryStore` on ``path``."""
-    from hy_memory_langgraph.store import HyMemoryStore
-
     return HyMemoryStore(path, index=index)
 
 
@@ -66,7 +64,7 @@ class StoreRegistry:
             return self._stores[name]
 
     def chat(self) -> BaseStore:
-        return self.open("chat", self.config.chat_db_path, ["content"])
+        return self.open("chat", self.config.chat_db_path, list(ChatMemory.index_fields))
 
     def trace(self) -> BaseStore:
         return self.open("trace", self.config.trace_db_path, None)
@@ -78,14 +76,12 @@ class StoreRegistry:
         own index paths on each put.
         """
         return self.open(f"productivity:{scene}", self.config.scene_db_path(scene),
-                         list(FACT_INDEX_FIELDS))
+                         list(Fact.index_fields))
 
     def chain(self) -> ChainStore:
         """The coding version-evolution chain (``config.chain_db_path``), opened lazily."""
         with self._lock:
             if self._chain is None:
-                from hy_memory_langgraph.chain.store import ChainStore
-
                 self._chain = ChainStore(self.config.chain_db_path)
             return self._chain
 

@@ -1,4 +1,4 @@
-"""The chat write subgraph (lite and pro)."""
+"""The chat write subgraph (lite and pro): input ``PreparedWrite``, output ``result``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.nodes.chat_write import (
+from hy_memory_langgraph.nodes.chat.state import ChatWriteState
+from hy_memory_langgraph.nodes.chat.write import (
     apply_decisions,
     extract_facts,
     finish_chat,
@@ -17,16 +18,17 @@ from hy_memory_langgraph.nodes.chat_write import (
     store_turns,
 )
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.nodes.routing.state import PreparedWrite, ResultOutput
 
 __all__ = ["build_chat_graph"]
 
 
-def _route_by_mode(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
+def _route_by_mode(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> str:
     return "extract_facts" if runtime.context.mode == "pro" else "store_turns"
 
 
-def build_chat_graph() -> CompiledStateGraph:
+def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, PreparedWrite,
+                                             ResultOutput]:
     """pro: extract → candidates → reconcile → apply; lite: store the turns.
 
     Example:
@@ -34,7 +36,8 @@ def build_chat_graph() -> CompiledStateGraph:
         >>> sorted(graph.get_graph().nodes)[:3]
         ['__end__', '__start__', 'apply_decisions']
     """
-    builder = StateGraph(WriteState, context_schema=MemoryContext)
+    builder = StateGraph(ChatWriteState, context_schema=MemoryContext, input_schema=PreparedWrite,
+                         output_schema=ResultOutput)
     builder.add_node("store_turns", store_turns)
     builder.add_node("extract_facts", extract_facts)
     builder.add_node("gather_candidates", gather_candidates)

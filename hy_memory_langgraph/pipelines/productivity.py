@@ -1,7 +1,8 @@
-"""The productivity (working / coding) subgraphs: the dual-layer write and its search.
+"""The productivity subgraphs (working, coding): the dual-layer write and its search.
 
-One structure for both variants; the variant picks the extraction prompt, the SQLite
-file and the vector collections. Write::
+One structure for every productivity scene; the scene (``route``) picks the extraction
+prompt, the store file and the vector collections. Input ``PreparedWrite`` /
+``PreparedSearch``, output ``result``. Write::
 
     prepare → lite_fact ─────────────────────────────────────────────→ insert_fact → finish
     prepare → extract → [experience drafts] gather_experience_candidates
@@ -18,7 +19,7 @@ version-evolution chain, best effort; see :mod:`nodes.productivity_chain`).
 LLM calls per write: lite 0; pro 1 (extract) + 1 if some experience draft has
 candidates + 1 if the fact has candidates + 1 if it superseded older facts.
 
-Search: prepare → search_facts (one store batch for both layers) → search_experiences
+Search: search_facts (one store batch for both layers) → search_experiences
 → chain_block (coding, opt-in) → finish.
 """
 
@@ -29,15 +30,15 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.productivity_chain import chain_block, record_chain
-from hy_memory_langgraph.nodes.productivity_experiences import (
+from hy_memory_langgraph.nodes.productivity.chain import chain_block, record_chain
+from hy_memory_langgraph.nodes.productivity.experiences import (
     apply_experiences,
     gather_experience_candidates,
     reconcile_experiences,
     route_after_experience_candidates,
 )
-from hy_memory_langgraph.nodes.productivity_extract import extract_productivity
-from hy_memory_langgraph.nodes.productivity_facts import (
+from hy_memory_langgraph.nodes.productivity.extract import extract_productivity
+from hy_memory_langgraph.nodes.productivity.facts import (
     gather_fact_candidates,
     insert_fact,
     reconcile_fact,
@@ -45,42 +46,47 @@ from hy_memory_langgraph.nodes.productivity_facts import (
     route_after_fact_reconcile,
     summarize_progress,
 )
-from hy_memory_langgraph.nodes.productivity_input import prepare_productivity
-from hy_memory_langgraph.nodes.productivity_lite import lite_fact
-from hy_memory_langgraph.nodes.productivity_result import finish_productivity
-from hy_memory_langgraph.nodes.productivity_search import (
+from hy_memory_langgraph.nodes.productivity.input import prepare_productivity
+from hy_memory_langgraph.nodes.productivity.lite import lite_fact
+from hy_memory_langgraph.nodes.productivity.result import finish_productivity
+from hy_memory_langgraph.nodes.productivity.search import (
     finish_productivity_search,
-    prepare_productivity_search,
     search_experiences,
     search_facts,
 )
-from hy_memory_langgraph.nodes.state import SearchState, WriteState
+from hy_memory_langgraph.nodes.productivity.state import (
+    ProductivitySearchState,
+    ProductivityWriteState,
+)
+from hy_memory_langgraph.nodes.routing.state import PreparedSearch, PreparedWrite, ResultOutput
 
 __all__ = ["build_productivity_graph", "build_productivity_search_graph"]
 
 
-def _route_by_mode(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
+def _route_by_mode(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> str:
     return "extract" if runtime.context.mode == "pro" and runtime.context.llm else "lite_fact"
 
 
-def _after_extract(state: WriteState) -> str:
+def _after_extract(state: ProductivityWriteState) -> str:
     if state.get("experience_drafts"):
         return "gather_experience_candidates"
     return _to_fact(state)
 
 
-def _to_fact(state: WriteState) -> str:
+def _to_fact(state: ProductivityWriteState) -> str:
     return "gather_fact_candidates" if state.get("fact_draft") else "finish"
 
 
-def build_productivity_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteState, WriteState]:
-    """The working/coding write subgraph over :class:`WriteState`.
+def build_productivity_graph() -> CompiledStateGraph[
+        ProductivityWriteState, MemoryContext, PreparedWrite, ResultOutput]:
+    """The productivity write subgraph.
 
     Example:
         >>> "reconcile_fact" in build_productivity_graph().get_graph().nodes
         True
     """
-    b = StateGraph(WriteState, context_schema=MemoryContext)
+    b = StateGraph(ProductivityWriteState, context_schema=MemoryContext,
+                   input_schema=PreparedWrite, output_schema=ResultOutput)
     b.add_node("prepare", prepare_productivity)
     b.add_node("lite_fact", lite_fact)
     b.add_node("extract", extract_productivity)
@@ -118,21 +124,20 @@ def build_productivity_graph() -> CompiledStateGraph[WriteState, MemoryContext, 
 
 
 def build_productivity_search_graph() -> CompiledStateGraph[
-        SearchState, MemoryContext, SearchState, SearchState]:
-    """The working/coding search subgraph over :class:`SearchState`.
+        ProductivitySearchState, MemoryContext, PreparedSearch, ResultOutput]:
+    """The productivity search subgraph.
 
     Example:
         >>> "search_facts" in build_productivity_search_graph().get_graph().nodes
         True
     """
-    b = StateGraph(SearchState, context_schema=MemoryContext)
-    b.add_node("prepare", prepare_productivity_search)
+    b = StateGraph(ProductivitySearchState, context_schema=MemoryContext,
+                   input_schema=PreparedSearch, output_schema=ResultOutput)
     b.add_node("search_facts", search_facts)
     b.add_node("search_experiences", search_experiences)
     b.add_node("chain_block", chain_block)
     b.add_node("finish", finish_productivity_search)
-    b.add_edge(START, "prepare")
-    b.add_edge("prepare", "search_facts")
+    b.add_edge(START, "search_facts")
     b.add_edge("search_facts", "search_experiences")
     b.add_edge("search_experiences", "chain_block")
     b.add_edge("chain_block", "finish")

@@ -5,28 +5,30 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from hy_memory_langgraph.nodes.chat_search import chat_search
+from hy_memory_langgraph.nodes.chat.search import chat_search
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.search_routing import (
+from hy_memory_langgraph.nodes.routing.search import (
     analyze_query,
     prepare_search,
     route_after_analysis,
     route_after_prepare_search,
 )
-from hy_memory_langgraph.nodes.state import SearchState
+from hy_memory_langgraph.nodes.routing.state import ResultOutput, SearchArgs, SearchState
 from hy_memory_langgraph.pipelines.productivity import build_productivity_search_graph
 
 __all__ = ["build_search_graph"]
 
 
-def build_search_graph() -> CompiledStateGraph:
+def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, SearchArgs,
+                                               ResultOutput]:
     """prepare → (analyze_query) → chat_search | productivity_search.
 
     Example:
         >>> "analyze_query" in build_search_graph().get_graph().nodes
         True
     """
-    builder = StateGraph(SearchState, context_schema=MemoryContext)
+    builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=SearchArgs,
+                         output_schema=ResultOutput)
     builder.add_node("prepare", prepare_search)
     builder.add_node("analyze_query", analyze_query)
     builder.add_node("chat_search", chat_search)

@@ -1,18 +1,18 @@
-"""The workflow-memory extraction graph (seed 2 ``workflow.memoryExtract``)."""
+"""The workflow-memory extraction graph (``workflow.memoryExtract``)."""
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from hy_memory_langgraph.nodes.workflow_extract import (
+from hy_memory_langgraph.nodes.workflow.extract import (
     extract_lite,
     extract_llm,
     route_by_mode,
 )
-from hy_memory_langgraph.nodes.workflow_input import validate_input
-from hy_memory_langgraph.nodes.workflow_save import merge_and_save, route_dimensions
-from hy_memory_langgraph.nodes.workflow_state import (
+from hy_memory_langgraph.nodes.workflow.input import validate_input
+from hy_memory_langgraph.nodes.workflow.save import merge_and_save, route_dimensions
+from hy_memory_langgraph.nodes.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
 )

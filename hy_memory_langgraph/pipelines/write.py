@@ -6,8 +6,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.nodes.write_routing import (
+from hy_memory_langgraph.nodes.routing.state import ResultOutput, WriteArgs, WriteState
+from hy_memory_langgraph.nodes.routing.write import (
     judge_scene,
     prepare_write,
     route_after_judge,
@@ -20,14 +20,16 @@ from hy_memory_langgraph.pipelines.productivity import build_productivity_graph
 __all__ = ["build_write_graph"]
 
 
-def build_write_graph() -> CompiledStateGraph:
+def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs,
+                                              ResultOutput]:
     """prepare → (judge_scene) → (strip_tools) → chat | productivity.
 
     Example:
         >>> "judge_scene" in build_write_graph().get_graph().nodes
         True
     """
-    builder = StateGraph(WriteState, context_schema=MemoryContext)
+    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
+                         output_schema=ResultOutput)
     builder.add_node("prepare", prepare_write)
     builder.add_node("judge_scene", judge_scene)
     builder.add_node("strip_tools", strip_tools)

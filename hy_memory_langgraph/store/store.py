@@ -74,6 +74,10 @@ class HyMemoryStore(BaseStore):
     """
 
     supports_ttl = True
+    #: Search filters may hold a top-level ``$or`` (capability read by the repositories).
+    supports_or_filters = True
+    #: Re-putting an item replaces all its vectors; ``index=False`` drops them.
+    replaces_vectors_on_put = True
 
     def __init__(
         self,

@@ -1,4 +1,6 @@
-"""Workflow memory (seed 2): user / global / per-workflow dimensions as markdown files.
+"""Workflow memory documents: user / global / per-workflow dimensions as markdown files.
+
+The contract is in ``docs/design.md#workflow-memory``.
 
 One concern per module:
 
@@ -6,10 +8,11 @@ One concern per module:
 * :mod:`.lite`: deterministic extraction rules; :mod:`.routing`: final dimension;
 * :mod:`.entries`: the bullet-line format; :mod:`.merge`: dedupe / pending-id completion;
 * :mod:`.files`, :mod:`.locking`: atomic, locked markdown files;
-* :mod:`.render`, :mod:`.oa_context`: ``memory_prompt`` output;
-* :mod:`.service`: :class:`WorkflowMemoryService`; :mod:`.cli_ops`: the CLI mirror.
+* :mod:`.render`, :mod:`.oa_context`: ``memory_prompt`` output.
 
-The extraction graph itself lives in :mod:`hy_memory_langgraph.pipelines.workflow`.
+The extraction graph lives in :mod:`hy_memory_langgraph.pipelines.workflow`, the
+service that runs it in :mod:`hy_memory_langgraph.client.workflow`, the CLI mirror in
+:mod:`hy_memory_langgraph.cli.workflow`.
 """
 
 from hy_memory_langgraph.workflow.entries import PENDING_ID, Entry
@@ -23,7 +26,6 @@ from hy_memory_langgraph.workflow.oa_context import (
     StaticOAContextProvider,
     smart_grouping,
 )
-from hy_memory_langgraph.workflow.service import WorkflowMemoryService
 
 __all__ = [
     "PENDING_ID",
@@ -32,7 +34,6 @@ __all__ = [
     "MemoryNotSupportedError",
     "OAContextProvider",
     "StaticOAContextProvider",
-    "WorkflowMemoryService",
     "WorkflowStorageError",
     "smart_grouping",
 ]

@@ -155,8 +155,10 @@ def test_three_writes_form_a_chain(make_client) -> None:
     assert ["step 1" in chain[0], "step 2" in chain[1], len(chain)] == [True, True, 2]
     found = client.search("timeout fix", scene="coding", user_ids=["u1"], min_score=-1.0)
     assert [f["memory_id"] for f in found["facts"]] == [f3["memory_id"]]
-    assert [h["memory_id"] for h in client.history(f3["memory_id"])] == [
-        f1["memory_id"], f2["memory_id"], f3["memory_id"]]
+    ids = {f1["memory_id"]: "f1", f2["memory_id"]: "f2", f3["memory_id"]: "f3"}
+    assert [(ids[h["memory_id"]], h["op"]) for h in client.history(f3["memory_id"])] == [
+        ("f1", "INSERT"), ("f2", "SUPERSEDE"), ("f1", "SUPERSEDED"),
+        ("f3", "SUPERSEDE"), ("f2", "SUPERSEDED")]
 
 
 def test_summary_reads_at_most_eight_generations(make_client) -> None:

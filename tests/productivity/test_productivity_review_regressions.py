@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hy_memory_langgraph.messages import normalize_messages
-from hy_memory_langgraph.nodes.productivity_lite import deterministic_fact
+from hy_memory_langgraph.nodes.productivity.lite import deterministic_fact
 from hy_memory_langgraph.testing import RaisingChatModel
 
 from .support import StageScript, extraction, section, tool_trace
@@ -91,7 +91,7 @@ def test_collection_names_stay_as_configured(make_client, tmp_path: Path) -> Non
     client = make_client("lite", env={"MEMORY_CODING_DB_PATH": str(tmp_path / "team.memory.db")})
     repo = client.context.productivity_repo("working")
     assert client.context.config.fact_collection("working") == "team.memory_working_facts"
-    assert repo.fact_ns("u1") == ("team%2Ememory_working_facts", "u1")
+    assert repo.namespace("fact", "u1") == ("team%2Ememory_working_facts", "u1")
 
 
 # ------------------------------------------------ deleting a superseding fact
@@ -126,8 +126,8 @@ def test_deleting_the_newest_fact_restores_the_one_it_superseded(make_client) ->
     assert "events" not in restored
     assert _found(client) == [old]
     history = client.history(old)
-    assert [h["op"] for h in history] == ["INSERT", "RESTORE"]
-    assert history[-1]["deleted_successor"] == new and history[-1]["status"] == "active"
+    assert [h["op"] for h in history] == ["INSERT", "SUPERSEDED", "RESTORED"]
+    assert history[-1]["related_id"] == new and history[-1]["status"] == "active"
     # deleting the restored fact leaves nothing behind
     assert client.delete(old) is True and _found(client) == []
 
@@ -139,8 +139,11 @@ def test_deleting_a_middle_fact_passes_its_predecessors_to_the_successor(make_cl
     first = client.get(f1)
     assert (first["status"], first["superseded_by"]) == ("superseded", f3)
     assert client.get(f3)["supersedes"] == [f1] and _found(client) == [f3]
-    assert [h["memory_id"] for h in client.history(f3)] == [f1, f1, f3]
-    assert [h["op"] for h in client.history(f3)] == ["INSERT", "RELINK", "SUPERSEDE"]
+    names = {f1: "f1", f2: "f2", f3: "f3"}
+    assert [(names[h["memory_id"]], h["op"]) for h in client.history(f3)] == [
+        ("f1", "INSERT"), ("f1", "SUPERSEDED"), ("f3", "SUPERSEDE"), ("f2", "DELETE"),
+        ("f1", "RELINKED")]
+    assert all("content" not in h for h in client.history(f3) if h["memory_id"] == f2)
     assert client.delete(f3) is True
     assert client.get(f1)["status"] == "active" and _found(client) == [f1]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from types import SimpleNamespace
+
 import pytest
 from .support import (
     StageScript,
@@ -13,7 +15,7 @@ from .support import (
     tool_trace,
 )
 
-from hy_memory_langgraph.nodes.productivity_scope import in_scope, scope_filter
+from hy_memory_langgraph.repos.filters import in_scope, scope_filter
 
 ROWS: dict[str, tuple[str | None, str | None]] = {
     "A": (None, None), "B": ("ws1", None), "C": ("ws1", "b1"), "D": ("ws1", "b2"), "E": ("ws2", "b1"),
@@ -48,7 +50,7 @@ def test_scope_truth_table_for_facts(make_client) -> None:
 @pytest.mark.parametrize(("ws", "branch", "expected"), TRUTH)
 def test_scope_helpers_agree_with_the_truth_table(ws: str | None, branch: str | None,
                                                   expected: set[str]) -> None:
-    rows = {tag: {"workspace_id": w, "branch": b} for tag, (w, b) in ROWS.items()}
+    rows = {tag: SimpleNamespace(workspace_id=w, branch=b) for tag, (w, b) in ROWS.items()}
     assert {tag for tag, row in rows.items() if in_scope(row, ws, branch)} == expected
     where = scope_filter(ws, branch)
     if ws and branch:

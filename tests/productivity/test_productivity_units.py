@@ -10,17 +10,17 @@ from langgraph.store.memory import InMemoryStore
 
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.messages import normalize_messages
-from hy_memory_langgraph.nodes.productivity_experiences import render_drafts
-from hy_memory_langgraph.nodes.productivity_extract import parse_extraction
-from hy_memory_langgraph.nodes.productivity_input import resolve_variant
-from hy_memory_langgraph.nodes.productivity_lite import commands_of, errors_of
-from hy_memory_langgraph.nodes.productivity_search import EXPERIENCE_GATE, FACT_GATE
+from hy_memory_langgraph.nodes.productivity.experiences import render_drafts
+from hy_memory_langgraph.nodes.productivity.extract import parse_extraction
+from hy_memory_langgraph.nodes.productivity.lite import commands_of, errors_of
+from hy_memory_langgraph.nodes.productivity.search import EXPERIENCE_GATE, FACT_GATE
 from hy_memory_langgraph.pipelines.productivity import (
     build_productivity_graph,
     build_productivity_search_graph,
 )
-from hy_memory_langgraph.nodes.productivity_scope import subject_key
+from hy_memory_langgraph.repos.filters import subject_key
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id, parse_id
+from hy_memory_langgraph.repos.records import Experience, Fact, Record
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.testing import HashingEmbeddings
 
@@ -41,13 +41,6 @@ def test_subject_key(subject: str, key: str) -> None:
     assert subject_key(subject) == key
 
 
-def test_variant_resolution() -> None:
-    assert resolve_variant("coding", None) == "coding"
-    assert resolve_variant("chat", "working") == "working"
-    with pytest.raises(ValueError):
-        resolve_variant("chat", None)
-
-
 def test_parse_extraction_is_tolerant() -> None:
     reply = {"experiences": [
         {"task": "t", "solution": "s", "search_keys": ["a", "b", "c", "d", "e", "f", "t"],
@@ -64,7 +57,8 @@ def test_parse_extraction_is_tolerant() -> None:
 
 
 def test_render_drafts_aliases_shared_candidates_once() -> None:
-    cand = {"memory_id": "exp_x", "task": "c", "search_keys": [], "solution": "s", "boundary_envs": []}
+    cand = Experience(memory_id="exp_x", user_id="u", variant="working", task="c", solution="s",
+                      memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0)
     drafts = [{"task": f"d{i}", "search_keys": [], "solution": "s", "boundary_envs": []} for i in range(3)]
     block, aliases = render_drafts(drafts, [[cand], [], [cand]])
     assert aliases == {"e_0": "exp_x"}
@@ -91,15 +85,32 @@ def test_graphs_have_the_documented_nodes() -> None:
             "apply_experiences", "gather_fact_candidates", "reconcile_fact", "summarize_progress",
             "insert_fact", "finish"} <= write
     search = set(build_productivity_search_graph().get_graph().nodes)
-    assert {"prepare", "search_facts", "search_experiences", "finish"} <= search
+    assert {"search_facts", "search_experiences", "chain_block", "finish"} <= search
     assert (FACT_GATE, EXPERIENCE_GATE) == (0.30, 0.40)
+
+
+def _fact(scene: str, statement: str, **fields: Any) -> Fact:
+    fields.setdefault("memory_ts", 0.0)
+    return Fact(memory_id=new_id("fact", scene), user_id="u", variant=scene, subject="",
+                statement=statement, embed_text=statement, memory_at="2024-01-01T00:00:00+00:00",
+                **fields)
+
+
+def _store_facts(repo: ProductivityRepository, facts: list[Fact]) -> None:
+    change = repo.begin("r")
+    for fact in facts:
+        change.add(fact, "INSERT")
+    repo.commit(change)
 
 
 def _fill(repo: ProductivityRepository) -> None:
     rows = [("a", None, None), ("b", "ws", None), ("c", "ws", "x"), ("d", "ws", "y")]
-    repo.put([{"kind": "fact", "memory_id": new_id("fact", "working"), "user_id": "u", "status": "active",
-               "embed_text": f"deploy note {tag}", "tag": tag, "workspace_id": ws, "branch": br}
-              for tag, ws, br in rows])
+    _store_facts(repo, [_fact("working", f"deploy note {tag}", workspace_id=ws, branch=br)
+                        for tag, ws, br in rows])
+
+
+def _tag(fact: Record) -> str:
+    return fact.text.rsplit(" ", 1)[-1]
 
 
 @pytest.mark.parametrize("backend", ["memory", "sqlite"])
@@ -108,14 +119,14 @@ def test_or_filter_is_exact_on_every_backend(backend: str, tmp_path: Path) -> No
     index: Any = {"dims": 32, "embed": emb, "fields": ["embed_text"]}
     store = InMemoryStore(index=index) if backend == "memory" else HyMemoryStore(tmp_path / "x.db", index=index)
     repo = ProductivityRepository(store, MemoryConfig.from_env({}, data_dir=tmp_path), "working")
-    assert repo.native is (backend == "sqlite")
+    assert repo.caps.or_filters is (backend == "sqlite")
     _fill(repo)
     where = {"status": "active", "workspace_id": "ws", "$or": [{"branch": "x"}, {"branch": None}]}
-    hits = repo.search("fact", ["u"], "deploy note", where=where, limit=10)
-    assert sorted(v["tag"] for v, _ in hits) == ["b", "c"]
-    top = repo.search("fact", ["u", "nobody"], "deploy note", where=where, limit=1)
-    assert top[0][0]["tag"] == hits[0][0]["tag"]
-    assert sorted(v["tag"] for v in repo.scan("fact", "u", where)) == ["b", "c"]
+    hits = repo.search_layers({"fact": 10}, ["u"], "deploy note", where=where)["fact"]
+    assert sorted(_tag(r) for r, _ in hits) == ["b", "c"]
+    top = repo.search_layers({"fact": 1}, ["u", "nobody"], "deploy note", where=where)["fact"]
+    assert _tag(top[0][0]) == _tag(hits[0][0])
+    assert sorted(_tag(r) for r in repo.scan("fact", "u", where)) == ["b", "c"]
     close = getattr(store, "close", None)
     if close:
         close()
@@ -127,14 +138,13 @@ def test_few_or_nearest(backend: str, tmp_path: Path) -> None:
     index: Any = {"dims": 32, "embed": emb, "fields": ["embed_text"]}
     store = InMemoryStore(index=index) if backend == "memory" else HyMemoryStore(tmp_path / "y.db", index=index)
     repo = ProductivityRepository(store, MemoryConfig.from_env({}, data_dir=tmp_path), "coding")
-    repo.put([{"kind": "fact", "memory_id": new_id("fact", "coding"), "user_id": "u", "status": "active",
-               "subject_key": "a.py", "embed_text": f"a.py: change number {i}", "memory_ts": float(i)}
-              for i in range(12)])
+    _store_facts(repo, [_fact("coding", f"a.py: change number {i}", subject_key="a.py",
+                              memory_ts=float(i)) for i in range(12)])
     where = {"status": "active", "subject_key": "a.py", "memory_ts": {"$lte": 3.0}}
     few = repo.few_or_nearest("fact", "u", "a.py: change number 1", where=where, limit=8)
-    assert [v["memory_ts"] for v in few] == [3.0, 2.0, 1.0, 0.0]  # newest first, no ranking
+    assert [r.memory_ts for r in few] == [3.0, 2.0, 1.0, 0.0]  # newest first, no ranking
     many = repo.few_or_nearest("fact", "u", "a.py: change number 11", where={"subject_key": "a.py"}, limit=8)
-    assert len(many) == 8 and many[0]["memory_ts"] == 11.0  # nearest first
+    assert len(many) == 8 and many[0].memory_ts == 11.0  # nearest first
     close = getattr(store, "close", None)
     if close:
         close()

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hy_memory_langgraph.workflow import WorkflowMemoryService
+from hy_memory_langgraph.client import WorkflowMemoryService
 from hy_memory_langgraph.workflow.entries import parse_entries
 from tests.workflow.conftest import msgs
 
@@ -67,7 +67,7 @@ def test_threads_with_separate_services_and_a_reader(make_service: Any, workflow
 
 _WRITER = """
 import sys
-from hy_memory_langgraph.workflow import WorkflowMemoryService
+from hy_memory_langgraph.client import WorkflowMemoryService
 service = WorkflowMemoryService(sys.argv[1])
 for j in range(8):
     i = int(sys.argv[2]) * 100 + j

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from hy_memory_langgraph.client import WorkflowMemoryService
 from hy_memory_langgraph.workflow import (
     MemoryNotSupportedError,
     StaticOAContextProvider,
-    WorkflowMemoryService,
     smart_grouping,
 )
 from hy_memory_langgraph.workflow.files import escape_name

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.messages import detect_text_language
 from hy_memory_langgraph.nodes.llm import ask_json
-from hy_memory_langgraph.nodes.workflow_state import (
+from hy_memory_langgraph.nodes.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
 )

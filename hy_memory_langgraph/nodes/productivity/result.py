@@ -1,4 +1,5 @@
-"""Last node of a productivity write: record the trace, build the seed 1 §4 result."""
+"""Last node of a productivity write: record the trace, build the result
+(``docs/design.md#return-shapes``)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.productivity_experiences import EXPERIENCE_OPS
-from hy_memory_langgraph.nodes.productivity_facts import FACT_OPS
-from hy_memory_langgraph.nodes.productivity_input import work_messages
+from hy_memory_langgraph.nodes.productivity.experiences import EXPERIENCE_OPS
+from hy_memory_langgraph.nodes.productivity.facts import FACT_OPS
+from hy_memory_langgraph.nodes.productivity.input import work_messages
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
-from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
 
 from hy_memory_langgraph.scenes import get_scene
 
@@ -24,11 +25,11 @@ WRITE_KEYS: tuple[str, ...] = (
 )
 
 
-def finish_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def finish_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Append this call's messages to the shared trace store and return the result."""
     ctx = runtime.context
     ctx.productivity_traces.append(state["user_id"], state.get("session_id"),
-                                   work_messages(state["msgs"]), scene=state["variant"])
+                                   work_messages(state["msgs"]), scene=state["route"])
     ops = list(state.get("experience_ops") or [])
     fact_ops = list(state.get("fact_ops") or [])
     fact_id = state.get("fact_id")
@@ -47,5 +48,5 @@ def finish_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> d
     }
     if state.get("fallback"):  # extraction failed: the stored fact is a fallback one
         result["fallback"] = state["fallback"]
-    result.update(get_scene(state["variant"]).extras("write", state))
+    result.update(get_scene(state["route"]).extras("write", state))
     return {"result": result}

@@ -1,4 +1,4 @@
-"""``hy-memory workflow run OP``: the seed's CLI operations, JSON in, JSON out.
+"""``hy-memory workflow run OP``: the workflow-memory operations, JSON in, JSON out.
 
 Operations: ``workflow.memoryPrompt`` (input ``{"workflowId"?}``) and
 ``workflow.memoryExtract`` (input ``{"msgList"? | "userMessage"+"assistantMessage",
@@ -15,9 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hy_memory_langgraph.client import WorkflowMemoryService
+from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
+from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
 from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
-from hy_memory_langgraph.workflow.service import WorkflowMemoryService
 
 __all__ = ["OPERATIONS", "CliError", "load_input", "run_operation", "service_from_env"]
 
@@ -68,9 +70,6 @@ def service_from_env(mode: str | None = None) -> WorkflowMemoryService:
 
     ``mode=None``: pro when a chat model is configured (``OPENAI_API_KEY``), else lite.
     """
-    from hy_memory_langgraph.config import MemoryConfig
-    from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
-
     chat_model = None if mode == "lite" else resolve_chat_model(None)
     resolved = resolve_mode(mode, chat_model)
     gateway = LLMGateway(chat_model) if resolved == "pro" and chat_model is not None else None

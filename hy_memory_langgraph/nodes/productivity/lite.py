@@ -25,8 +25,8 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.messages import Msg, ToolCall, tool_names, user_text
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.productivity_input import default_subject, work_messages
-from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.nodes.productivity.input import default_subject, work_messages
+from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
 
 __all__ = ["lite_fact", "deterministic_fact", "commands_of", "errors_of"]
 
@@ -143,7 +143,7 @@ def deterministic_fact(msgs: list[Msg], files: list[str], lang: str) -> dict[str
             "files": list(files), "details": details, "source": "lite"}
 
 
-def lite_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def lite_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Lite mode node: the deterministic fact, no experiences."""
     return {"experience_drafts": [],
             "fact_draft": deterministic_fact(state["msgs"], state["touched_files"], state["lang"])}

@@ -1,13 +1,17 @@
-"""Nodes and edges that normalise a write and choose its scene.
+"""Nodes and edges that validate a write and choose its scene.
 
-Routing (seed 1 §1):
+Routing (``docs/design.md#write-routing``):
 
 * ``scene="chat"`` → tool traces stripped → chat pipeline, no judge.
-* ``scene="working"|"coding"`` with a tool trace → that pipeline, no judge; without
-  one → chat pipeline (fallback, logged).
-* ``scene=None`` without tools → chat, zero LLM calls; with tools → one judge call
-  on a bounded summary; failure or garbage → chat; judged chat → tools stripped.
+* a productivity ``scene`` with a tool trace → that pipeline, no judge; without one →
+  chat pipeline (fallback, logged).
+* ``scene=None`` without tools → chat, zero LLM calls; with tools → one judge call on a
+  bounded summary; failure or garbage → chat; judged chat → tools stripped. Lite mode
+  has no judge: chat.
 * ``MEMORY_CODING_ENABLED=false`` → everything goes to chat.
+
+``prepare_write`` records the decision it can make without a model in ``route`` and
+``route_reason``; ``judge_scene`` completes it when a judge is needed.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.ids import optional_id, require_id
 from hy_memory_langgraph.messages import (
+    Msg,
     detect_language,
     has_tool_trace,
     judge_summary,
@@ -31,16 +37,18 @@ from hy_memory_langgraph.messages import (
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice
-from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.nodes.routing.state import WriteState
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity, validate_scene
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
-from hy_memory_langgraph.ids import optional_id, require_id
 
-__all__ = ["prepare_write", "judge_scene", "strip_tools",
-           "route_after_prepare", "route_after_judge"]
+__all__ = ["judge_scene", "prepare_write", "route_after_judge", "route_after_prepare",
+           "strip_tools"]
 
-logger = logging.getLogger("hy_memory_langgraph")
+logger = logging.getLogger(__name__)
+
+#: ``route`` value while the scene judge still has to decide.
+JUDGE = "judge"
 
 
 def _as_list(messages: Any) -> Any:
@@ -48,10 +56,8 @@ def _as_list(messages: Any) -> Any:
     return [messages] if isinstance(messages, str) else messages
 
 
-def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Validate the arguments and normalise the messages."""
-    validate_scene(state.get("scene"))
-    metadata = state.get("metadata") or {}
+def _metadata(value: Any) -> dict[str, Any]:
+    metadata = value or {}
     if not isinstance(metadata, dict):
         raise InvalidInputError("metadata must be a dict of JSON-serialisable values or None")
     try:
@@ -61,6 +67,32 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
             f"metadata must hold only JSON values (str, number, bool, None, list, dict): {exc}; "
             "convert e.g. datetimes with .isoformat()"
         ) from exc
+    return metadata
+
+
+def _route(scene: str | None, msgs: list[Msg], ctx: MemoryContext) -> tuple[str, str]:
+    """``(route, reason)`` decided without a model; ``route == JUDGE`` when one must decide."""
+    tools = has_tool_trace(msgs)
+    if not ctx.config.coding.enabled:
+        return DEFAULT_SCENE, "productivity_disabled"
+    if scene is not None:
+        if scene == DEFAULT_SCENE or tools:
+            return scene, "explicit"
+        logger.info("scene=%s without a tool trace: falling back to the chat pipeline", scene)
+        return DEFAULT_SCENE, "explicit_without_tools"
+    if not tools:
+        return DEFAULT_SCENE, "no_tools"
+    if ctx.llm is None:
+        return DEFAULT_SCENE, "no_judge_model"
+    return JUDGE, "judge_pending"
+
+
+def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Validate the arguments, normalise the messages and route what needs no model."""
+    scene = validate_scene(state.get("scene"))
+    metadata = _metadata(state.get("metadata"))
+    msgs = normalize_messages(_as_list(state.get("messages")))
+    route, reason = _route(scene, msgs, runtime.context)
     return {
         "request_id": state.get("request_id") or uuid.uuid4().hex,
         "started": state.get("started") or time.perf_counter(),
@@ -71,24 +103,18 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
         "branch": optional_id(state.get("branch"), "branch"),
         "metadata": metadata,
         "at": coerce_datetime(state.get("memory_at"), "memory_at") or utcnow(),
-        "msgs": normalize_messages(_as_list(state.get("messages"))),
+        "msgs": msgs, "route": route, "route_reason": reason,
     }
 
 
-def route_after_prepare(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
-    """Pick the next node from the requested scene and the presence of tools."""
-    scene, msgs = state.get("scene"), state["msgs"]
-    tools = has_tool_trace(msgs)
-    if not runtime.context.config.coding.enabled:
-        return "strip_tools" if tools else "chat"
-    if scene == "chat":
-        return "strip_tools" if tools else "chat"
-    if is_productivity(scene):
-        if tools:
-            return "productivity"
-        logger.info("scene=%s without a tool trace: falling back to the chat pipeline", scene)
-        return "chat"
-    return "judge_scene" if tools else "chat"
+def route_after_prepare(state: WriteState) -> str:
+    """The next node: the judge, the tool stripper, or a scene pipeline."""
+    route = state["route"]
+    if route == JUDGE:
+        return "judge_scene"
+    if is_productivity(route):
+        return "productivity"
+    return "strip_tools" if has_tool_trace(state["msgs"]) else "chat"
 
 
 def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -99,8 +125,7 @@ def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
     reply = ask_json(ctx.llm, "scene_judge", "scene_judge", lang, summary=judge_summary(msgs),
                      scene_definitions=scene_definitions("write", lang, SCENES))
     scene = as_choice((reply or {}).get("scene"), SCENES, DEFAULT_SCENE)
-    reason = "judge" if reply else "judge_failed"
-    return {"route": scene, "route_reason": reason}
+    return {"route": scene, "route_reason": "judge" if reply else "judge_failed"}
 
 
 def route_after_judge(state: WriteState) -> str:
@@ -109,4 +134,4 @@ def route_after_judge(state: WriteState) -> str:
 
 def strip_tools(state: WriteState) -> dict[str, Any]:
     """Drop tool messages and tool calls; assistant text is kept."""
-    return {"msgs": strip_tool_trace(state["msgs"]), "route": "chat"}
+    return {"msgs": strip_tool_trace(state["msgs"]), "route": DEFAULT_SCENE}

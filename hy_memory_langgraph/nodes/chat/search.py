@@ -16,24 +16,15 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.results import elapsed_ms
-from hy_memory_langgraph.nodes.state import SearchState
-from hy_memory_langgraph.repos.chat import ChatMemory
+from hy_memory_langgraph.nodes.routing.state import PreparedSearch
+from hy_memory_langgraph.repos.filters import time_filter
+from hy_memory_langgraph.repos.records import ChatMemory
 
-__all__ = ["hybrid_search", "time_filter", "chat_search", "VECTOR_WEIGHT"]
+__all__ = ["VECTOR_WEIGHT", "chat_search", "hybrid_search"]
 
 VECTOR_WEIGHT = 0.5
 _POOL_FACTOR = 5
 _MIN_POOL = 50
-
-
-def time_filter(after: datetime | None, before: datetime | None) -> dict[str, Any]:
-    """A store filter on ``memory_ts`` for ``after <= memory_at <= before``."""
-    bounds: dict[str, float] = {}
-    if after is not None:
-        bounds["$gte"] = after.timestamp()
-    if before is not None:
-        bounds["$lte"] = before.timestamp()
-    return {"memory_ts": bounds} if bounds else {}
 
 
 def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
@@ -78,8 +69,7 @@ def _active(ctx: MemoryContext, user_id: str) -> list[ChatMemory]:
     return active
 
 
-
-def chat_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def chat_search(state: PreparedSearch, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """The chat retrieval node: hybrid search over every requested user."""
     ctx = runtime.context
     limit, min_score = state["limit"], state.get("min_score")

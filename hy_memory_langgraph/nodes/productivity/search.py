@@ -24,20 +24,17 @@ from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.retrieval.lexical import BM25Index
-from hy_memory_langgraph.nodes.chat_search import time_filter
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.productivity_input import resolve_variant
-from hy_memory_langgraph.nodes.productivity_scope import in_scope, scope_filter
+from hy_memory_langgraph.nodes.productivity.state import ProductivitySearchState
 from hy_memory_langgraph.nodes.results import elapsed_ms
-from hy_memory_langgraph.nodes.state import SearchState
-from hy_memory_langgraph.repos.productivity import ACTIVE, ProductivityRepository, public_view
-
+from hy_memory_langgraph.repos.filters import in_scope, scope_filter, time_filter
+from hy_memory_langgraph.repos.productivity import ProductivityRepository
+from hy_memory_langgraph.repos.records import ACTIVE, Fact, Record
+from hy_memory_langgraph.retrieval.lexical import BM25Index
 from hy_memory_langgraph.scenes import get_scene
 
-__all__ = ["FACT_GATE", "EXPERIENCE_GATE", "LEXICAL_TIE_BREAK", "BM25_SATURATION",
-           "SEARCH_KEYS", "prepare_productivity_search", "search_facts", "search_experiences",
-           "finish_productivity_search"]
+__all__ = ["BM25_SATURATION", "EXPERIENCE_GATE", "FACT_GATE", "LEXICAL_TIE_BREAK",
+           "SEARCH_KEYS", "finish_productivity_search", "search_experiences", "search_facts"]
 
 #: Minimum cosine of a returned fact.
 FACT_GATE: Final = 0.30
@@ -53,29 +50,21 @@ _MIN_POOL: Final = 20
 SEARCH_KEYS: tuple[str, ...] = ("request_id", "scene", "facts", "experiences", "elapsed_ms")
 
 
-def prepare_productivity_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """The variant: the explicit scene, else the route chosen by query analysis."""
-    scene = state.get("scene")
-    if scene:
-        return {"variant": resolve_variant(None, scene)}
-    return {"variant": resolve_variant(state.get("route"), None)}
+def _repo(state: ProductivitySearchState, runtime: Runtime[MemoryContext]) -> ProductivityRepository:
+    return runtime.context.productivity_repo(state["route"])
 
 
-def _repo(state: SearchState, runtime: Runtime[MemoryContext]) -> ProductivityRepository:
-    return runtime.context.productivity_repo(state["variant"])
-
-
-def _where(state: SearchState) -> dict[str, Any]:
+def _where(state: ProductivitySearchState) -> dict[str, Any]:
     return {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch")),
             **time_filter(state.get("created_after"), state.get("created_before"))}
 
 
-def _gate(state: SearchState, default: float) -> float:
+def _gate(state: ProductivitySearchState, default: float) -> float:
     min_score = state.get("min_score")
     return float(min_score) if min_score is not None else default
 
 
-def search_facts(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def search_facts(state: ProductivitySearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One store batch for both layers (the query is embedded once); rank the facts.
 
     Facts: gated vector hits over every user, lexical tie-break, best ``limit``.
@@ -87,23 +76,24 @@ def search_facts(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[st
         {"fact": max(limit * _POOL_FACTOR, _MIN_POOL), "experience": 2 * limit},
         state["user_ids"], query, where=_where(state))
     gate = _gate(state, FACT_GATE)
-    kept = [(value, score) for value, score in pools["fact"] if score >= gate]
+    kept = [(fact, score) for fact, score in pools["fact"]
+            if score >= gate and isinstance(fact, Fact)]
     index = BM25Index()
-    for value, _ in kept:
-        index.add(value["memory_id"], value.get("embed_text") or value["statement"])
+    for fact, _ in kept:
+        index.add(fact.memory_id, fact.embed_text or fact.statement)
     lexical = index.score(query)
     ranked = []
-    for value, cosine in kept:
-        bm25 = lexical.get(value["memory_id"], 0.0)
+    for fact, cosine in kept:
+        bm25 = lexical.get(fact.memory_id, 0.0)
         fused = cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)
-        ranked.append((fused, cosine, value))
-    ranked.sort(key=lambda t: (-t[0], t[2]["memory_id"]))
-    hits = [{**public_view(v, fused), "similarity": round(cosine, 6)}
-            for fused, cosine, v in ranked[:limit]]
+        ranked.append((fused, cosine, fact))
+    ranked.sort(key=lambda t: (-t[0], t[2].memory_id))
+    hits = [{**_public(f, fused), "similarity": round(cosine, 6)}
+            for fused, cosine, f in ranked[:limit]]
     return {"fact_hits": hits, "experience_pool": pools["experience"]}
 
 
-def search_experiences(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def search_experiences(state: ProductivitySearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Experiences linked from the kept facts first, then gated direct hits."""
     repo, limit = _repo(state, runtime), state["limit"]
     ws, branch = state.get("workspace_id"), state.get("branch")
@@ -111,27 +101,36 @@ def search_experiences(state: SearchState, runtime: Runtime[MemoryContext]) -> d
     for fact in state.get("fact_hits") or []:
         for exp_id in fact.get("experience_ids") or []:
             link_of.setdefault(exp_id, fact["memory_id"])
-    linked = [v for v in repo.get_many(link_of)
-              if v["status"] == ACTIVE and in_scope(v, ws, branch)][:limit]
+    linked = [e for e in repo.experiences(list(link_of))
+              if e.status == ACTIVE and in_scope(e, ws, branch)][:limit]
     gate = _gate(state, EXPERIENCE_GATE)
-    direct = {v["memory_id"]: (v, s) for v, s in state.get("experience_pool") or [] if s >= gate}
+    direct = {r.memory_id: (r, s) for r, s in state.get("experience_pool") or [] if s >= gate}
     out: list[dict[str, Any]] = []
-    for value in linked:
-        score = direct.pop(value["memory_id"], (None, None))[1]
-        out.append({**public_view(value, score), "via": "fact",
-                    "linked_fact_id": link_of[value["memory_id"]]})
-    rest = sorted(direct.values(), key=lambda vs: (-vs[1], vs[0]["memory_id"]))
-    out.extend({**public_view(v, s), "via": "search"} for v, s in rest)
+    for exp in linked:
+        score = direct.pop(exp.memory_id, (None, None))[1]
+        out.append({**_public(exp, score), "via": "fact", "linked_fact_id": link_of[exp.memory_id]})
+    rest = sorted(direct.values(), key=lambda rs: (-rs[1], rs[0].memory_id))
+    out.extend({**_public(r, s), "via": "search"} for r, s in rest)
     return {"experience_hits": out[:limit]}
 
 
-def finish_productivity_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """The seed 1 §4 search result."""
+def _public(record: Record, score: float | None) -> dict[str, Any]:
+    """The caller-facing dict of a hit (``score`` only when the hit has one)."""
+    out = record.to_dict()
+    if score is None:
+        out.pop("score")
+    else:
+        out["score"] = round(float(score), 6)
+    return out
+
+
+def finish_productivity_search(state: ProductivitySearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """The search result (``docs/design.md#return-shapes``)."""
     result: dict[str, Any] = {
         "request_id": state["request_id"], "scene": "productivity",
         "facts": list(state.get("fact_hits") or []),
         "experiences": list(state.get("experience_hits") or []),
         "elapsed_ms": elapsed_ms(state["started"]),
     }
-    result.update(get_scene(state["variant"]).extras("search", state))
+    result.update(get_scene(state["route"]).extras("search", state))
     return {"result": result}

@@ -1,4 +1,4 @@
-"""Nodes of the chat write pipeline (seed 1 §1, SPEC §3).
+"""Nodes of the chat write subgraph (``docs/design.md#chat-memory``).
 
 pro:  extract_facts → gather_candidates → reconcile → apply_decisions → finish_chat
 lite: store_turns → finish_chat            (zero LLM calls)
@@ -15,14 +15,14 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.messages import compress_for_prompt, detect_language, render_transcript
-from hy_memory_langgraph.nodes.chat_search import hybrid_search
+from hy_memory_langgraph.nodes.chat.search import hybrid_search
+from hy_memory_langgraph.nodes.chat.state import ChatWriteState
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
-from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.timeutil import iso
-from hy_memory_langgraph.repos.chat import ChatMemory
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
            "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates",
@@ -39,19 +39,19 @@ def _cut_context(text: str) -> str:
     return text if len(text) <= _CONTEXT_CHARS else text[-_CONTEXT_CHARS:]
 
 
-def _fields(state: WriteState) -> dict[str, Any]:
+def _fields(state: ChatWriteState) -> dict[str, Any]:
     return {"agent_id": state.get("agent_id"), "session_id": state.get("session_id"),
             "metadata": dict(state.get("metadata") or {})}
 
 
-def _previous_text(ctx: MemoryContext, state: WriteState) -> str:
+def _previous_text(ctx: MemoryContext, state: ChatWriteState) -> str:
     """The last message written before this call in the same user/session stream."""
     earlier = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"), turns=1)
     texts = [m.content.strip() for m in earlier if m.role in _OWNERS and m.content.strip()]
     return texts[-1] if texts else ""
 
 
-def store_turns(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def store_turns(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Lite mode (and the extraction fallback): each user/assistant turn is a memory.
 
     Each turn keeps the message before it as ``context`` (retrieval only: a reply is
@@ -69,10 +69,10 @@ def store_turns(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
                              context=_cut_context(previous), **_fields(state))
         ops.append({"op": "ADD", "memory_id": memory.memory_id, "content": memory.content})
         previous = text
-    return {"decisions": ops}
+    return {"ops": ops}
 
 
-def extract_facts(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One extraction call: self-contained facts with subject and owner."""
     ctx = runtime.context
     history = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"),
@@ -96,13 +96,13 @@ def extract_facts(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
     return {"facts": facts, "fallback": None}
 
 
-def route_after_extract(state: WriteState) -> str:
+def route_after_extract(state: ChatWriteState) -> str:
     if state.get("fallback") == "extract_failed":
         return "store_turns"
     return "gather_candidates" if state.get("facts") else "finish_chat"
 
 
-def gather_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def gather_candidates(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Existing memories of the same user that each new fact might touch."""
     ctx = runtime.context
     seen: dict[str, ChatMemory] = {}
@@ -112,7 +112,7 @@ def gather_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dic
     return {"candidates": list(seen.values())[:_MAX_CANDIDATES]}
 
 
-def route_after_candidates(state: WriteState) -> str:
+def route_after_candidates(state: ChatWriteState) -> str:
     return "reconcile" if state.get("candidates") else "apply_decisions"
 
 
@@ -124,7 +124,7 @@ def _candidate_line(i: int, m: ChatMemory) -> str:
     return f"c{i}: [subject={m.subject or '-'} owner={m.owner} at={m.memory_at}] {m.content}"
 
 
-def reconcile(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One reconcile call; decisions are checked against the hard rules."""
     facts, candidates = state["facts"], state["candidates"]
     at = iso(state["at"])
@@ -178,8 +178,8 @@ def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datet
     return {"op": "SUPERSEDE", "target": target.memory_id}
 
 
-def apply_decisions(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Write the decided operations; each fact becomes one op in the result."""
+def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Write the decided operations (one store batch each); one op per fact in the result."""
     repo, rid = runtime.context.chat_repo, state["request_id"]
     decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
     ops: list[dict[str, Any]] = []
@@ -187,7 +187,7 @@ def apply_decisions(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[
     for fact, decision in zip(state["facts"], decisions):
         op, target = decision["op"], decision.get("target")
         current = repo.get(target) if target else None
-        stale = current is None or current.status != "active" or target in changed
+        stale = current is None or current.status != ACTIVE or target in changed
         if op in ("UPDATE", "SUPERSEDE") and stale:
             op = "ADD"  # one change per memory per write; later claims are kept as new facts
         if op in ("UPDATE", "SUPERSEDE"):
@@ -203,18 +203,16 @@ def apply_decisions(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[
                 subject=fact["subject"], owner=fact["owner"],
                 supersedes=[target] if op == "SUPERSEDE" else None, **_fields(state),
             )
-            if op == "SUPERSEDE":
-                repo.supersede(target, created.memory_id, request_id=rid)
             ops.append({"op": op, "memory_id": created.memory_id, "content": created.content,
                         **({"superseded": target} if op == "SUPERSEDE" else {})})
-    return {"decisions": ops}
+    return {"ops": ops}
 
 
-def finish_chat(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Record the trace and build the chat write result."""
     ctx = runtime.context
     ctx.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"], scene="chat")
-    ops = state.get("decisions") or []
+    ops = state.get("ops") or []
     ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]
     return {"result": {
         "success": True, "scene": "chat", "request_id": state["request_id"],

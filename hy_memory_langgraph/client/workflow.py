@@ -1,4 +1,5 @@
-"""WorkflowMemoryService: ``memory_prompt`` and ``memory_extract`` (seed 2)."""
+"""WorkflowMemoryService: ``memory_prompt`` and ``memory_extract``
+(``docs/design.md#workflow-memory``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.ids import require_id
+from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.nodes.workflow.state import WorkflowContext
+from hy_memory_langgraph.pipelines.workflow import build_workflow_extract_graph
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
@@ -20,7 +23,7 @@ from hy_memory_langgraph.workflow.validation import optional_id
 
 __all__ = ["WorkflowMemoryService"]
 
-logger = logging.getLogger("hy_memory_langgraph")
+logger = logging.getLogger(__name__)
 
 
 def _diagnosis(code: str, status: int, fail: str, data_empty: bool | None, message: str) -> dict[str, Any]:
@@ -42,9 +45,6 @@ class WorkflowMemoryService:
     def __init__(self, root: str | Path, *, mode: str = "lite", llm: LLMGateway | None = None,
                  oa_context_provider: OAContextProvider | None = None,
                  memory_supported: bool = True) -> None:
-        from hy_memory_langgraph.nodes.workflow_state import WorkflowContext
-        from hy_memory_langgraph.pipelines.workflow import build_workflow_extract_graph
-
         self.files = WorkflowFiles(Path(root))
         self.mode = mode
         self.oa_context_provider = oa_context_provider

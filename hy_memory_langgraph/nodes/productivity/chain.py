@@ -25,8 +25,8 @@ from hy_memory_langgraph.chain.render import chain_context
 from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.messages import Msg, files_from_tool_calls
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.productivity_input import work_messages
-from hy_memory_langgraph.nodes.state import SearchState, WriteState
+from hy_memory_langgraph.nodes.productivity.input import work_messages
+from hy_memory_langgraph.nodes.productivity.state import ProductivitySearchState, ProductivityWriteState
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.timeutil import iso
 
@@ -35,9 +35,9 @@ __all__ = ["chain_block", "record_chain", "record_write"]
 log = logging.getLogger(__name__)
 
 
-def record_chain(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def record_chain(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Record the write's edits in the chain; never raises."""
-    if not get_scene(state["variant"]).version_chain:
+    if not get_scene(state["route"]).version_chain:
         return {}
     try:
         return {"chain_rounds": record_write(state, runtime.context)}
@@ -61,7 +61,7 @@ def _asked_by_file(msgs: list[Msg], git: GitWorkTree) -> dict[str, str]:
     return out
 
 
-def _history_ask(state: WriteState, ctx: MemoryContext) -> str:
+def _history_ask(state: ProductivityWriteState, ctx: MemoryContext) -> str:
     """The last user message of the earlier writes (for a write without user text)."""
     history = ctx.productivity_traces.recent_messages(state["user_id"], state.get("session_id"),
                                                       turns=1)
@@ -69,7 +69,7 @@ def _history_ask(state: WriteState, ctx: MemoryContext) -> str:
                  if m.role == "user" and m.content.strip()), "")
 
 
-def record_write(state: WriteState, ctx: MemoryContext) -> int:
+def record_write(state: ProductivityWriteState, ctx: MemoryContext) -> int:
     """Store the rounds of one coding write; returns the hunks recorded."""
     msgs = work_messages(state["msgs"])
     root = ctx.config.coding.chain_repo_root
@@ -98,9 +98,9 @@ def record_write(state: WriteState, ctx: MemoryContext) -> int:
     return recorded.hunks
 
 
-def chain_block(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def chain_block(state: ProductivitySearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """``chain_block`` / ``chain_used`` of a coding search (``""`` / ``[]`` when off)."""
-    if not get_scene(state["variant"]).version_chain:
+    if not get_scene(state["route"]).version_chain:
         return {}
     ctx = runtime.context
     facts = list(state.get("fact_hits") or [])

@@ -16,6 +16,7 @@ enforced here:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 
 from langgraph.runtime import Runtime
@@ -23,12 +24,12 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_float, as_list, as_str, as_str_list
-from hy_memory_langgraph.nodes.productivity_extract import MAX_SEARCH_KEYS
-from hy_memory_langgraph.nodes.productivity_input import base_record, merge_unique, repo_of
-from hy_memory_langgraph.nodes.productivity_scope import scope_filter
-from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.timeutil import iso, utcnow
-from hy_memory_langgraph.repos.productivity import ACTIVE, DELETED, experience_event
+from hy_memory_langgraph.nodes.productivity.extract import MAX_SEARCH_KEYS
+from hy_memory_langgraph.nodes.productivity.input import merge_unique, record_fields, repo_of
+from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.repos.filters import scope_filter
+from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
+from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
            "gather_experience_candidates", "route_after_experience_candidates",
@@ -39,37 +40,44 @@ EXPERIENCE_OPS: Final = ("ADD", "UPDATE", "DELETE", "SKIP")
 CANDIDATES_PER_DRAFT: Final = 3
 #: Cosine below which a stored experience is not offered as a candidate.
 CANDIDATE_MIN_SCORE: Final = 0.5
-_MAX_VERSIONS: Final = 20
 _SOLUTION_CHARS: Final = 800
 
 
-def gather_experience_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """For each draft, close active experiences of the same user and scope."""
     repo = repo_of(state, runtime.context)
     where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
     requests = [(state["user_id"], d["task"]) for d in state["experience_drafts"]]
     found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
     return {"experience_candidates": [
-        [value for value, score in hits if score >= CANDIDATE_MIN_SCORE] for hits in found
+        [record for record, score in hits if score >= CANDIDATE_MIN_SCORE] for hits in found
     ]}
 
 
-def route_after_experience_candidates(state: WriteState) -> str:
+def route_after_experience_candidates(state: ProductivityWriteState) -> str:
     if any(state.get("experience_candidates") or []):
         return "reconcile_experiences"
     return "apply_experiences"
 
 
-def _line(item: dict[str, Any]) -> str:
-    solution = " ".join(item["solution"].split())
+def _line(task: str, keys: list[str], solution: str, envs: list[str]) -> str:
+    solution = " ".join(solution.split())
     if len(solution) > _SOLUTION_CHARS:
         solution = solution[:_SOLUTION_CHARS] + " …"
-    return (f"task: {item['task']} / keys: {'; '.join(item.get('search_keys') or [])} / "
-            f"solution: {solution} / envs: {'; '.join(item.get('boundary_envs') or [])}")
+    return f"task: {task} / keys: {'; '.join(keys)} / solution: {solution} / envs: {'; '.join(envs)}"
+
+
+def _draft_line(draft: dict[str, Any]) -> str:
+    return _line(draft["task"], draft.get("search_keys") or [], draft["solution"],
+                 draft.get("boundary_envs") or [])
+
+
+def _candidate_line(exp: Experience) -> str:
+    return _line(exp.task, exp.search_keys, exp.solution, exp.boundary_envs)
 
 
 def render_drafts(drafts: list[dict[str, Any]],
-                  candidates: list[list[dict[str, Any]]]) -> tuple[str, dict[str, str]]:
+                  candidates: list[list[Experience]]) -> tuple[str, dict[str, str]]:
     """The ``drafts`` prompt block (drafts with candidates only) and alias → memory id."""
     aliases: dict[str, str] = {}
     by_id: dict[str, str] = {}
@@ -77,15 +85,15 @@ def render_drafts(drafts: list[dict[str, Any]],
     for i, (draft, cands) in enumerate(zip(drafts, candidates)):
         if not cands:
             continue
-        lines.append(f"d{i}: {_line(draft)}")
+        lines.append(f"d{i}: {_draft_line(draft)}")
         for cand in cands:
-            alias = by_id.setdefault(cand["memory_id"], f"e_{len(by_id)}")
-            aliases[alias] = cand["memory_id"]
-            lines.append(f"  {alias}: {_line(cand)}")
+            alias = by_id.setdefault(cand.memory_id, f"e_{len(by_id)}")
+            aliases[alias] = cand.memory_id
+            lines.append(f"  {alias}: {_candidate_line(cand)}")
     return "\n".join(lines), aliases
 
 
-def reconcile_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def reconcile_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One call deciding an operation per draft (checked against the offered candidates)."""
     drafts, candidates = state["experience_drafts"], state["experience_candidates"]
     block, aliases = render_drafts(drafts, candidates)
@@ -98,7 +106,7 @@ def reconcile_experiences(state: WriteState, runtime: Runtime[MemoryContext]) ->
         index = _draft_index(raw.get("draft"), len(drafts))
         if index is None or index in decided:
             continue
-        offered = {c["memory_id"] for c in candidates[index]}
+        offered = {c.memory_id for c in candidates[index]}
         target = aliases.get(as_str(raw.get("target")))
         op = as_choice(raw.get("op"), EXPERIENCE_OPS, "ADD")
         if op == "ADD" or target not in offered:
@@ -114,44 +122,44 @@ def _draft_index(value: Any, size: int) -> int | None:
     return int(text) if text.isdigit() and int(text) < size else None
 
 
-def _merge(target: dict[str, Any], draft: dict[str, Any],
+def _merge(target: Experience, draft: dict[str, Any],
            merged: dict[str, Any] | None) -> dict[str, Any]:
     """UPDATE content: the model's merge when usable, else a deterministic union."""
     m = merged or {}
     task, solution = as_str(m.get("task")), as_str(m.get("solution"))
     if not task or not solution:
-        task = target["task"]
-        solution = draft["solution"] if target["solution"] in draft["solution"] else (
-            f"{draft['solution']}\n{target['solution']}")
-    keys = as_str_list(m.get("search_keys")) or merge_unique(target["search_keys"], draft["search_keys"])
-    envs = merge_unique(as_str_list(m.get("boundary_envs")) or target["boundary_envs"],
-                       draft["boundary_envs"])
-    confidence = as_float(m.get("confidence"), max(target["confidence"], draft["confidence"]),
+        task = target.task
+        solution = draft["solution"] if target.solution in draft["solution"] else (
+            f"{draft['solution']}\n{target.solution}")
+    keys = as_str_list(m.get("search_keys")) or merge_unique(target.search_keys, draft["search_keys"])
+    envs = merge_unique(as_str_list(m.get("boundary_envs")) or target.boundary_envs,
+                        draft["boundary_envs"])
+    confidence = as_float(m.get("confidence"), max(target.confidence, draft["confidence"]),
                           lo=0.0, hi=1.0)
     return {"task": task, "search_keys": [k for k in keys if k != task][:MAX_SEARCH_KEYS],
             "solution": solution, "boundary_envs": envs, "confidence": confidence,
-            "files": merge_unique(target.get("files") or [], draft["files"])}
+            "files": merge_unique(target.files, draft["files"])}
 
 
-def _revise(target: dict[str, Any], state: WriteState, op: str, **changes: Any) -> dict[str, Any]:
-    """A new version of ``target`` (previous version kept in ``versions``)."""
-    versions = [*(target.get("versions") or []), experience_event(target)][-_MAX_VERSIONS:]
+def _revise(target: Experience, state: ProductivityWriteState, op: str,
+            **changes: Any) -> Experience:
+    """The next version of ``target`` (its history events keep the earlier versions)."""
     at = state["at"]
-    later = at.timestamp() >= target["memory_ts"]
-    return {**target, **changes, "versions": versions, "version": target.get("version", 1) + 1,
-            "last_op": op, "request_id": state["request_id"], "updated_at": iso(utcnow()),
-            "memory_at": iso(at) if later else target["memory_at"],
-            "memory_ts": at.timestamp() if later else target["memory_ts"]}
+    later = at.timestamp() >= target.memory_ts
+    return replace(target, **changes, version=target.version + 1, last_op=op,
+                   request_id=state["request_id"],
+                   memory_at=iso(at) if later else target.memory_at,
+                   memory_ts=at.timestamp() if later else target.memory_ts)
 
 
-def apply_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Write the decided operations; one op per draft in the result."""
+def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Write the decided operations in one change; one op per draft in the result."""
     repo = repo_of(state, runtime.context)
     drafts = state["experience_drafts"]
     decisions = state.get("experience_decisions") or [{"op": "ADD"} for _ in drafts]
-    targets = {c["memory_id"]: c for cands in state.get("experience_candidates") or [] for c in cands}
-    new: list[dict[str, Any]] = []
-    changed: dict[str, dict[str, Any]] = {}
+    targets = {c.memory_id: c for cands in state.get("experience_candidates") or [] for c in cands}
+    new: list[Experience] = []
+    changed: dict[str, Experience] = {}
     ops: list[dict[str, Any]] = []
     linked: list[str] = []
     for draft, decision in zip(drafts, decisions):
@@ -165,18 +173,21 @@ def apply_experiences(state: WriteState, runtime: Runtime[MemoryContext]) -> dic
         if op == "UPDATE" and target is not None:
             changed[target_id] = _revise(target, state, "UPDATE",
                                          **_merge(target, draft, decision.get("merged")))
-            ops.append({"op": "UPDATE", "memory_id": target_id, "task": changed[target_id]["task"]})
+            ops.append({"op": "UPDATE", "memory_id": target_id, "task": changed[target_id].task})
             linked.append(target_id)
             continue
-        record = {**base_record(state, "experience"), **draft, "version": 1, "last_op": "ADD",
-                  "versions": []}
+        record = Experience(**record_fields(state, "experience"), **draft)
         new.append(record)
-        entry = {"op": op, "memory_id": record["memory_id"], "task": draft["task"]}
+        entry = {"op": op, "memory_id": record.memory_id, "task": draft["task"]}
         if op == "DELETE" and target is not None:
             changed[target_id] = _revise(target, state, "DELETE", status=DELETED)
             entry["deleted_id"] = target_id
         ops.append(entry)
-        linked.append(record["memory_id"])
-    repo.put(list(changed.values()), replace=True)
-    repo.put(new)
+        linked.append(record.memory_id)
+    change = repo.begin(state["request_id"])
+    for revised in changed.values():
+        change.save(revised, revised.last_op)
+    for record in new:
+        change.add(record, "ADD")
+    repo.commit(change)
     return {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}

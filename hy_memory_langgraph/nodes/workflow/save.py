@@ -8,7 +8,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.nodes.workflow_state import (
+from hy_memory_langgraph.nodes.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
 )

@@ -1,7 +1,7 @@
 """Fact layer of a productivity write: candidates, supersede call, progress summary, insert.
 
-The new fact is always inserted. It may SUPERSEDE older active facts that continue
-the same task. Candidates (beyond the reference: from every session of the user) are
+The new fact is always inserted (``docs/design.md#fact-reconcile``). It may SUPERSEDE
+older active facts that continue the same task. Candidates (from every session of the user) are
 active facts in the same scope with the same :func:`subject_key` (same subject is
 necessary), not newer than the new fact, and not on a different named branch; at most
 :data:`FACT_CANDIDATES`: all of them, newest first, when there are that few (no
@@ -23,15 +23,15 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_str, as_str_list
-from hy_memory_langgraph.nodes.productivity_input import base_record, repo_of
-from hy_memory_langgraph.nodes.productivity_scope import scope_filter, subject_key
-from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.timeutil import iso, utcnow
-from hy_memory_langgraph.repos.productivity import ACTIVE, SUPERSEDED
+from hy_memory_langgraph.nodes.productivity.input import record_fields, repo_of
+from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.repos.filters import scope_filter, subject_key
+from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
+from hy_memory_langgraph.timeutil import iso
 
-__all__ = ["FACT_CANDIDATES", "SUMMARY_GENERATIONS", "FACT_OPS", "embed_text",
-           "gather_fact_candidates", "route_after_fact_candidates", "reconcile_fact",
-           "route_after_fact_reconcile", "summarize_progress", "insert_fact"]
+__all__ = ["FACT_CANDIDATES", "FACT_OPS", "SUMMARY_GENERATIONS", "embed_text",
+           "gather_fact_candidates", "insert_fact", "reconcile_fact",
+           "route_after_fact_candidates", "route_after_fact_reconcile", "summarize_progress"]
 
 FACT_OPS: Final = ("INSERT", "SUPERSEDE")
 #: Older facts offered to the supersede decision.
@@ -46,25 +46,26 @@ def embed_text(subject: str, statement: str) -> str:
     return f"{subject}: {statement}" if subject else statement
 
 
-def gather_fact_candidates(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def gather_fact_candidates(state: ProductivityWriteState,
+                           runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Older active facts of the same user, scope and subject key."""
     fact = state["fact_draft"]
     assert fact is not None
     key = subject_key(fact["subject"])
     if not key:
         return {"fact_candidates": []}
-    repo = repo_of(state, runtime.context)
     branch = state.get("branch")
     where = {"status": ACTIVE, "subject_key": key, "memory_ts": {"$lte": state["at"].timestamp()},
              **scope_filter(state.get("workspace_id"), branch)}
     if branch and "$or" not in where:  # no workspace: still never across two named branches
         where["$or"] = [{"branch": branch}, {"branch": None}]
-    keep = repo.few_or_nearest("fact", state["user_id"], embed_text(fact["subject"], fact["statement"]),
-                               where=where, limit=FACT_CANDIDATES)
-    return {"fact_candidates": keep}
+    keep = repo_of(state, runtime.context).few_or_nearest(
+        "fact", state["user_id"], embed_text(fact["subject"], fact["statement"]),
+        where=where, limit=FACT_CANDIDATES)
+    return {"fact_candidates": [f for f in keep if isinstance(f, Fact)]}
 
 
-def route_after_fact_candidates(state: WriteState) -> str:
+def route_after_fact_candidates(state: ProductivityWriteState) -> str:
     return "reconcile_fact" if state.get("fact_candidates") else "insert_fact"
 
 
@@ -73,22 +74,22 @@ def _cut(text: str) -> str:
     return flat if len(flat) <= _STATEMENT_CHARS else flat[:_STATEMENT_CHARS] + " …"
 
 
-def _candidate_line(alias: str, value: dict[str, Any]) -> str:
-    return (f"{alias}: [subject={value.get('subject') or '-'} branch={value.get('branch') or '-'} "
-            f"at={value['memory_at']}] {_cut(value['statement'])}")
+def _candidate_line(alias: str, fact: Fact) -> str:
+    return (f"{alias}: [subject={fact.subject or '-'} branch={fact.branch or '-'} "
+            f"at={fact.memory_at}] {_cut(fact.statement)}")
 
 
-def _new_fact_line(state: WriteState) -> str:
+def _new_fact_line(state: ProductivityWriteState) -> str:
     fact = state["fact_draft"]
     assert fact is not None
     return (f"subject={fact['subject'] or '-'} / branch={state.get('branch') or '-'} / "
             f"time={iso(state['at'])} / {_cut(fact['statement'])}")
 
 
-def reconcile_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One call: which offered candidates the new fact supersedes."""
     candidates = state["fact_candidates"]
-    aliases = {f"f_{i}": c["memory_id"] for i, c in enumerate(candidates)}
+    aliases = {f"f_{i}": c.memory_id for i, c in enumerate(candidates)}
     reply = ask_json(
         runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"],
         new_fact=_new_fact_line(state),
@@ -98,45 +99,45 @@ def reconcile_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[s
     return {"superseded_ids": list(dict.fromkeys(chosen))}
 
 
-def route_after_fact_reconcile(state: WriteState) -> str:
+def route_after_fact_reconcile(state: ProductivityWriteState) -> str:
     return "summarize_progress" if state.get("superseded_ids") else "insert_fact"
 
 
-def summarize_progress(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def summarize_progress(state: ProductivityWriteState,
+                       runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One call: progress of the task over the superseded facts and their ancestors."""
     ctx = runtime.context
-    repo = repo_of(state, ctx)
-    chain = repo.ancestors({"supersedes": state["superseded_ids"]}, SUMMARY_GENERATIONS)
-    lines = [f"[{v['memory_at']}] {v.get('subject') or '-'}: {_cut(v['statement'])}" for v in chain]
+    chain = repo_of(state, ctx).ancestors(state["superseded_ids"], SUMMARY_GENERATIONS)
+    lines = [f"[{f.memory_at}] {f.subject or '-'}: {_cut(f.statement)}" for f in chain]
     reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
                      chain="\n".join(lines), new_fact=_new_fact_line(state))
     summary = as_str((reply or {}).get("summary"))
     return {"progress_summary": summary or None}
 
 
-def insert_fact(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Insert the new fact, then retire the facts it supersedes."""
-    fact = state["fact_draft"]
-    assert fact is not None
+def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Insert the new fact and retire the facts it supersedes, in one change."""
+    draft = state["fact_draft"]
+    assert draft is not None
     repo = repo_of(state, runtime.context)
-    superseded = list(state.get("superseded_ids") or [])
-    record = {
-        **base_record(state, "fact"),
-        "subject": fact["subject"], "subject_key": subject_key(fact["subject"]),
-        "statement": fact["statement"], "files": list(fact["files"]), "details": fact["details"],
-        "embed_text": embed_text(fact["subject"], fact["statement"]),
-        "source": fact["source"], "summary": state.get("progress_summary"),
-        "experience_ids": list(state.get("linked_experience_ids") or []),
-        "supersedes": superseded, "superseded_by": None,
-    }
-    repo.put([record])
-    by_id = {c["memory_id"]: c for c in state.get("fact_candidates") or []}
-    now = iso(utcnow())
-    retired = [{**by_id[i], "status": SUPERSEDED, "superseded_by": record["memory_id"],
-                "updated_at": now} for i in superseded if i in by_id]
-    repo.put(retired, replace=True)
-    ops = [{"op": "INSERT", "memory_id": record["memory_id"], "subject": record["subject"],
-            "statement": record["statement"]}]
-    ops += [{"op": "SUPERSEDE", "memory_id": v["memory_id"], "superseded_by": record["memory_id"]}
-            for v in retired]
-    return {"fact_ops": ops, "fact_id": record["memory_id"]}
+    by_id = {c.memory_id: c for c in state.get("fact_candidates") or []}
+    retired = [by_id[i] for i in state.get("superseded_ids") or [] if i in by_id]
+    fact = Fact(
+        **record_fields(state, "fact"), subject=draft["subject"], statement=draft["statement"],
+        subject_key=subject_key(draft["subject"]), files=list(draft["files"]),
+        details=draft["details"], embed_text=embed_text(draft["subject"], draft["statement"]),
+        source=draft["source"], summary=state.get("progress_summary"),
+        experience_ids=list(state.get("linked_experience_ids") or []),
+        supersedes=[old.memory_id for old in retired],
+    )
+    change = repo.begin(state["request_id"])
+    change.add(fact, "SUPERSEDE" if retired else "INSERT")
+    for old in retired:
+        old.status, old.superseded_by = SUPERSEDED, fact.memory_id
+        change.save(old, "SUPERSEDED", related=fact.memory_id)
+    repo.commit(change)
+    ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
+            "statement": fact.statement}]
+    ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
+            for old in retired]
+    return {"fact_ops": ops, "fact_id": fact.memory_id}

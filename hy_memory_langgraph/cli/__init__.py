@@ -14,6 +14,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from hy_memory_langgraph.cli.workflow import CliError, load_input, run_operation, service_from_env
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.models import E5Embeddings
+
 __all__ = ["main"]
 
 _DEMO_TURNS = [
@@ -31,9 +35,6 @@ _DEMO_QUERIES = [
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from hy_memory_langgraph.client import HyMemoryClient
-    from hy_memory_langgraph.models import E5Embeddings
-
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="hy-memory-demo-"))
     print(f"data dir: {data_dir}")
     with HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=E5Embeddings()) as client:
@@ -50,13 +51,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _workflow_run(args: argparse.Namespace) -> int:
-    """``workflow run OP``: always prints one JSON envelope (see :mod:`workflow.cli_ops`)."""
-    from hy_memory_langgraph.workflow.cli_ops import (
-        CliError,
-        load_input,
-        run_operation,
-        service_from_env,
-    )
+    """``workflow run OP``: always prints one JSON envelope (see :mod:`.workflow`)."""
 
     user_id = args.user_id or os.environ.get("HY_MEMORY_USER_ID") or "default"
     try:
@@ -78,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="write and search a few memories locally (no API key)")
     demo.add_argument("--data-dir", help="where to keep the files (default: a new temp dir)")
     demo.set_defaults(handler=_demo)
-    workflow = sub.add_parser("workflow", help="workflow memory operations (seed 2), JSON in / JSON out")
+    workflow = sub.add_parser("workflow", help="workflow memory operations, JSON in / JSON out")
     workflow_sub = workflow.add_subparsers(dest="workflow_command", required=True)
     run = workflow_sub.add_parser("run", help="run an operation, e.g. workflow.memoryPrompt")
     run.add_argument("op", help="workflow.memoryPrompt | workflow.memoryExtract")

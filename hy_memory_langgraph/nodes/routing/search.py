@@ -1,4 +1,4 @@
-"""Nodes and edges of the search graph (seed 1 §2).
+"""Nodes and edges of the search graph (``docs/design.md#search-routing``).
 
 | call                                   | route                                        |
 |----------------------------------------|----------------------------------------------|
@@ -22,15 +22,15 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_str
-from hy_memory_langgraph.nodes.state import SEARCH_MODES, SearchState
+from hy_memory_langgraph.nodes.routing.state import SEARCH_MODES, SearchState
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity, validate_scene
 from hy_memory_langgraph.timeutil import coerce_datetime
-from hy_memory_langgraph.ids import require_id
 
 __all__ = ["prepare_search", "route_after_prepare_search", "analyze_query", "route_after_analysis"]
 
@@ -64,7 +64,7 @@ def _user_ids(value: Any) -> list[str]:
 
 def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Validate the arguments; the last query is the one answered."""
-    validate_scene(state.get("scene"))
+    scene = validate_scene(state.get("scene"))
     mode = state.get("search_mode") or "default"
     if mode not in SEARCH_MODES:
         raise InvalidInputError(f"search_mode={mode!r} is not allowed; use 'default' or 'agentic'")
@@ -83,13 +83,17 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
         "created_before": coerce_datetime(state.get("created_before"), "created_before"),
         "rewrite": None, "time_range": {}, "analysis": None,
         "multi": bool(state.get("queries")),
+        "route": _searchable(scene or DEFAULT_SCENE, runtime.context),
     }
 
 
-def _scene_route(scene: str, ctx: MemoryContext) -> str:
-    if is_productivity(scene) and ctx.config.coding.enabled:
-        return "productivity_search"
-    return "chat_search"
+def _searchable(scene: str, ctx: MemoryContext) -> str:
+    """``scene`` when its memory can be searched, else the default scene."""
+    return scene if not is_productivity(scene) or ctx.config.coding.enabled else DEFAULT_SCENE
+
+
+def _retrieval_node(route: str) -> str:
+    return "productivity_search" if is_productivity(route) else "chat_search"
 
 
 def _short(state: SearchState, ctx: MemoryContext) -> bool:
@@ -100,7 +104,7 @@ def route_after_prepare_search(state: SearchState, runtime: Runtime[MemoryContex
     """Choose the analysis (if any) or the retrieval path directly."""
     ctx = runtime.context
     if state.get("scene"):
-        return _scene_route(state["scene"], ctx)
+        return _retrieval_node(state["route"])
     if ctx.llm is None:
         return "chat_search"
     if state["search_mode"] == "agentic":
@@ -148,8 +152,8 @@ def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[s
         values["scene_definitions"] = scene_definitions("search", lang, SCENES)
     reply = ask_json(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind], lang, **values)
     if reply is None:
-        return {"analysis": f"{kind}_failed", "route": "chat"}
-    scene = as_choice(reply.get("scene"), SCENES, DEFAULT_SCENE)
+        return {"analysis": f"{kind}_failed", "route": DEFAULT_SCENE}
+    scene = _searchable(as_choice(reply.get("scene"), SCENES, DEFAULT_SCENE), ctx)
     rewrite = as_str(reply.get("rewrite")).strip() or None
     window = reply.get("time_range") if isinstance(reply.get("time_range"), dict) else {}
     after, before = _day(window.get("start"), end=False), _day(window.get("end"), end=True)
@@ -164,5 +168,5 @@ def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[s
     return update
 
 
-def route_after_analysis(state: SearchState, runtime: Runtime[MemoryContext]) -> str:
-    return _scene_route(state.get("route") or "chat", runtime.context)
+def route_after_analysis(state: SearchState) -> str:
+    return _retrieval_node(state.get("route") or DEFAULT_SCENE)

@@ -1,6 +1,6 @@
-"""Input side of the productivity write: variant, language, prompt windows, records.
+"""Input side of the productivity write: language, prompt windows, new records.
 
-Extractor input (seed 1 §3):
+Extractor input (``docs/design.md#extractor-input-windows``):
 
 * ``NEW MESSAGES``: every message of this ``add()`` (system prompts excluded: they
   instruct the agent and are not part of the work), never cut by the history window.
@@ -14,9 +14,8 @@ Extractor input (seed 1 §3):
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.messages import (
@@ -28,15 +27,14 @@ from hy_memory_langgraph.messages import (
     tool_names,
 )
 from hy_memory_langgraph.nodes.context import MemoryContext
-from hy_memory_langgraph.nodes.state import WriteState
-from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
-from hy_memory_langgraph.timeutil import iso, utcnow
-from hy_memory_langgraph.repos.productivity import ACTIVE, Kind, ProductivityRepository, new_id
+from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id
+from hy_memory_langgraph.timeutil import iso
 
 __all__ = [
-    "ASSISTANT_MAX_CHARS", "ASSISTANT_KEEP_CHARS", "resolve_variant", "work_messages",
-    "compress", "render_new_messages", "render_history", "prepare_productivity",
-    "base_record", "default_subject", "merge_unique", "repo_of",
+    "ASSISTANT_KEEP_CHARS", "ASSISTANT_MAX_CHARS", "compress", "default_subject",
+    "merge_unique", "prepare_productivity", "record_fields", "render_history",
+    "render_new_messages", "repo_of", "work_messages",
 ]
 
 ASSISTANT_MAX_CHARS: Final = 6000
@@ -45,17 +43,9 @@ _NONE: Final = {"en": "(none)", "zh": "（无）"}
 _SUBJECT_CHARS: Final = 80
 
 
-def resolve_variant(route: str | None, scene: str | None) -> str:
-    """The judge's route when it chose working/coding, else the explicit scene."""
-    for candidate in (route, scene):
-        if candidate in PRODUCTIVITY_SCENES:
-            return candidate
-    raise ValueError(f"no productivity variant in route={route!r} / scene={scene!r}")
-
-
-def repo_of(state: WriteState, ctx: MemoryContext) -> ProductivityRepository:
-    """The repository of the write's variant."""
-    return ctx.productivity_repo(state["variant"])
+def repo_of(state: ProductivityWriteState, ctx: MemoryContext) -> ProductivityRepository:
+    """The repository of the write's scene."""
+    return ctx.productivity_repo(state["route"])
 
 
 def work_messages(msgs: list[Msg]) -> list[Msg]:
@@ -64,7 +54,7 @@ def work_messages(msgs: list[Msg]) -> list[Msg]:
 
 
 def compress(msgs: list[Msg], config: MemoryConfig) -> list[Msg]:
-    """Prompt compression of seed 1 §3 (tool results by bytes, assistant text by chars)."""
+    """Prompt compression: tool results by bytes, assistant text by characters."""
     return compress_for_prompt(
         msgs,
         tool_result_max_bytes=config.coding.tool_result_max_bytes,
@@ -86,11 +76,10 @@ def render_history(ctx: MemoryContext, user_id: str, session_id: str | None, lan
     return text or _NONE.get(lang, _NONE["en"])
 
 
-def prepare_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Fix the variant, the prompt language and the files touched by the trace."""
+def prepare_productivity(state: ProductivityWriteState) -> dict[str, Any]:
+    """Fix the prompt language and the files touched by the trace."""
     msgs = work_messages(state["msgs"])
     return {
-        "variant": resolve_variant(state.get("route"), state.get("scene")),
         "lang": detect_language(msgs),
         "touched_files": files_from_tool_calls(msgs),
         "experience_drafts": [], "fact_draft": None, "experience_ops": [],
@@ -99,18 +88,16 @@ def prepare_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> 
     }
 
 
-def base_record(state: WriteState, kind: Kind) -> dict[str, Any]:
-    """Fields every stored experience/fact carries (ids, scope, provenance, times)."""
-    now = iso(utcnow())
+def record_fields(state: ProductivityWriteState, kind: Literal["fact", "experience"]) -> dict[str, Any]:
+    """Fields every new experience/fact of this write carries (id, scope, provenance, time)."""
     at = state["at"]
     return {
-        "kind": kind, "memory_id": new_id(kind, state["variant"]),
-        "user_id": state["user_id"], "variant": state["variant"],
-        "request_id": state["request_id"], "workspace_id": state.get("workspace_id"),
-        "branch": state.get("branch"), "session_id": state.get("session_id"),
-        "agent_id": state.get("agent_id"), "metadata": dict(state.get("metadata") or {}),
-        "memory_at": iso(at), "memory_ts": at.timestamp(), "status": ACTIVE,
-        "created_at": now, "updated_at": now,
+        "memory_id": new_id(kind, state["route"]), "user_id": state["user_id"],
+        "variant": state["route"], "request_id": state["request_id"],
+        "workspace_id": state.get("workspace_id"), "branch": state.get("branch"),
+        "session_id": state.get("session_id"), "agent_id": state.get("agent_id"),
+        "metadata": dict(state.get("metadata") or {}),
+        "memory_at": iso(at), "memory_ts": at.timestamp(),
     }
 
 

@@ -1,6 +1,6 @@
 """The one extraction call of a productivity write, and its output parsing.
 
-The variant picks the instructions (``productivity_extract_working`` or
+The scene registry names the instructions (``productivity_extract_working`` or
 ``productivity_extract_coding``), the NEW user messages pick the language. The reply
 gives experiences (reusable how-to) and one fact (this write's episodic record).
 
@@ -31,15 +31,16 @@ from hy_memory_langgraph.messages import Msg, truncate_chars_head_tail, user_tex
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_float, as_list, as_str, as_str_list
-from hy_memory_langgraph.nodes.productivity_input import (
+from hy_memory_langgraph.nodes.productivity.input import (
     default_subject,
     merge_unique,
     render_history,
     render_new_messages,
     work_messages,
 )
-from hy_memory_langgraph.nodes.productivity_lite import deterministic_fact
-from hy_memory_langgraph.nodes.state import WriteState
+from hy_memory_langgraph.nodes.productivity.lite import deterministic_fact
+from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
@@ -55,12 +56,12 @@ _DEFAULT_CONFIDENCE: Final = 0.5
 EXTRACT_FAILED: Final = "extract_failed"
 
 
-def extract_productivity(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One LLM call: experience drafts and the fact draft of this write."""
     ctx = runtime.context
     lang = state["lang"]
     reply = ask_json(
-        ctx.llm, f"{state['variant']}_extract", f"productivity_extract_{state['variant']}", lang,
+        ctx.llm, f"{state['route']}_extract", get_scene(state["route"]).extract_prompt or "", lang,
         memory_at=iso(state["at"]), workspace=state.get("workspace_id") or "",
         branch=state.get("branch") or "",
         history=render_history(ctx, state["user_id"], state.get("session_id"), lang),

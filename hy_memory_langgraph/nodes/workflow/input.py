@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hy_memory_langgraph.nodes.workflow_state import WorkflowExtractState
+from hy_memory_langgraph.nodes.workflow.state import WorkflowExtractState
 from hy_memory_langgraph.workflow.validation import validate_extract
 
 __all__ = ["validate_input"]

@@ -16,8 +16,10 @@ from typing import Any, TypeVar
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from hy_memory_langgraph.client.workflow import WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
     LLMGateway,
     LLMUsage,
@@ -29,12 +31,11 @@ from hy_memory_langgraph.models import (
 from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, StoreRegistry
 from hy_memory_langgraph.pipelines.search import build_search_graph
 from hy_memory_langgraph.pipelines.write import build_write_graph
-from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.repos.chat import ChatRepository
-from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
-from hy_memory_langgraph.workflow import OAContextProvider, WorkflowMemoryService
+from hy_memory_langgraph.timeutil import coerce_datetime
+from hy_memory_langgraph.workflow import OAContextProvider
 
 __all__ = ["HyMemoryClient"]
 
@@ -101,7 +102,8 @@ class HyMemoryClient:
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
             metadata: dict[str, Any] | None = None, memory_at: Any = None) -> dict[str, Any]:
-        """Remember a conversation; returns the scene's write result (seed 1 §4)."""
+        """Remember a conversation; returns the scene's write result
+        (``docs/design.md#return-shapes``)."""
         state = self.write_graph.invoke(self._write_input(locals()), context=self.context)
         return state["result"]
 
@@ -118,7 +120,7 @@ class HyMemoryClient:
                user_ids: list[str] | None = None, workspace_id: str | None = None,
                branch: str | None = None, limit: int = 10, min_score: float | None = None,
                created_after: Any = None, created_before: Any = None) -> dict[str, Any]:
-        """Recall memories; the route follows seed 1 §2 (see :mod:`nodes.search_routing`)."""
+        """Recall memories; the route follows ``docs/design.md#search-routing``."""
         state = self.search_graph.invoke(self._search_input(locals()), context=self.context)
         return state["result"]
 
@@ -144,10 +146,9 @@ class HyMemoryClient:
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory (chat memory, working/coding experience or fact) by id, or ``None``."""
         memory_id = require_id(memory_id, "memory_id")
-        if (repo := self._productivity(memory_id)) is not None:
-            return repo.get_public(memory_id)
-        memory = self._chat.get(memory_id)
-        return None if memory is None else memory.to_dict()
+        repo = self._productivity(memory_id) or self._chat
+        record = repo.get(memory_id)
+        return None if record is None else record.to_dict()
 
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
                memory_at: Any = None) -> dict[str, Any]:
@@ -175,9 +176,8 @@ class HyMemoryClient:
     def delete(self, memory_id: str) -> bool:
         """Delete one memory; ``False`` when it did not exist."""
         memory_id = require_id(memory_id, "memory_id")
-        if (repo := self._productivity(memory_id)) is not None:
-            return repo.delete(memory_id)
-        return self._chat.delete(memory_id, request_id="manual")
+        repo = self._productivity(memory_id) or self._chat
+        return repo.delete(memory_id, request_id="manual")
 
     def delete_all(self, user_id: str) -> int:
         """Delete every memory, history event, trace and version chain of ``user_id``.
@@ -196,11 +196,9 @@ class HyMemoryClient:
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every version of a memory (and of those it superseded), oldest first."""
         memory_id = require_id(memory_id, "memory_id")
-        if (repo := self._productivity(memory_id)) is not None:
-            return repo.history(memory_id)
-        return self._chat.history(memory_id)
+        return (self._productivity(memory_id) or self._chat).history(memory_id)
 
-    # -- workflow memory (seed 2) -----------------------------------------------------------
+    # -- workflow memory ---------------------------------------------------------------------
     def memory_prompt(self, user_id: str, workflow_id: str | None = None) -> dict[str, Any]:
         """``workflow.memoryPrompt``: see :meth:`WorkflowMemoryService.memory_prompt`."""
         return self.workflow.memory_prompt(user_id, workflow_id)

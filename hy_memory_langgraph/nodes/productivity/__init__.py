@@ -1,0 +1,1 @@
+"""Nodes of the productivity scenes (working, coding): dual-layer write, search, chain."""

@@ -1,0 +1,1 @@
+"""Nodes of the workflow-memory extraction graph."""

@@ -1,0 +1,320 @@
+"""What every record repository shares: id index, history log, one batch per change.
+
+Layout inside a LangGraph ``BaseStore`` (labels pass through :func:`encode_label`):
+
+* ``(collection, user)`` / ``memory_id`` → a record (:mod:`.records`); one collection
+  per record kind;
+* ``(history, user)`` / ``memory_id:seq`` → one event per change of a record;
+* ``("memory_ids",)`` / ``memory_id`` → ``{"user_id", "kind"}``, so an id is found
+  without a scan;
+* ``("revisions",)`` / ``user`` → a marker changed by every change of that user's
+  records (any process), so readers may reuse what they loaded while it stays.
+
+A :class:`Change` collects the puts, deletes and events of one logical change and is
+written by :meth:`RecordRepository.commit` in ONE store batch. Deleting a record
+erases its events (one content-free ``DELETE`` event stays) and gives the records it
+had superseded back: to its successor when it was itself superseded (``RELINKED``),
+else as active records (``RESTORED``).
+
+Example:
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> from hy_memory_langgraph.repos.records import ChatMemory
+    >>> repo = RecordRepository(InMemoryStore(), {"chat": "chat"}, "chat_history")
+    >>> change = repo.begin("r1")
+    >>> change.add(ChatMemory(memory_id="m1", user_id="u1", content="hi",
+    ...                       memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0), "ADD")
+    >>> repo.commit(change)
+    >>> [e["op"] for e in repo.history("m1")]
+    ['ADD']
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+
+from hy_memory_langgraph.repos.namespaces import encode_label
+from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Record, record_from_value
+from hy_memory_langgraph.timeutil import iso, utcnow
+
+__all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or"]
+
+ID_NS: Final = ("memory_ids",)
+REV_NS: Final = ("revisions",)
+SCAN_LIMIT: Final = 1_000_000
+_SEQ = itertools.count()
+
+
+@dataclass(frozen=True)
+class StoreCapabilities:
+    """What a store can do beyond the ``BaseStore`` contract (asked, never assumed).
+
+    Attributes:
+        or_filters: Search filters may hold a top-level ``$or``.
+        replaces_vectors: Re-putting an item replaces all its vectors (an item put with
+            ``index=False`` leaves the vector index).
+    """
+
+    or_filters: bool = False
+    replaces_vectors: bool = False
+
+    @classmethod
+    def of(cls, store: BaseStore) -> StoreCapabilities:
+        """The capabilities ``store`` declares (``supports_or_filters`` and
+        ``replaces_vectors_on_put`` attributes; absent means no)."""
+        return cls(or_filters=bool(getattr(store, "supports_or_filters", False)),
+                   replaces_vectors=bool(getattr(store, "replaces_vectors_on_put", False)))
+
+
+def split_or(where: dict[str, Any]) -> list[dict[str, Any]]:
+    """Split a top-level ``$or`` into plain filters (their results are merged by the caller)."""
+    if "$or" not in where:
+        return [where]
+    base = {k: v for k, v in where.items() if k != "$or"}
+    return [{**base, **alt} for alt in where["$or"]]
+
+
+def _seq() -> int:
+    """Orders events: nanoseconds, plus a counter so events of one change keep their order."""
+    return time.time_ns() + next(_SEQ) % 1000
+
+
+@dataclass
+class Change:
+    """The puts, deletes and history events of one change, written in one batch.
+
+    Build it with :meth:`RecordRepository.begin`; nothing is stored before
+    :meth:`RecordRepository.commit`.
+    """
+
+    repo: RecordRepository
+    request_id: str | None
+    now: str = field(default_factory=lambda: iso(utcnow()))
+    ops: list[PutOp] = field(default_factory=list)
+    users: set[str] = field(default_factory=set)
+    replaced: list[Record] = field(default_factory=list)
+
+    def add(self, record: Record, op: str, *, related: str | None = None) -> Record:
+        """Store a new record (and its id entry) with its creation event ``op``."""
+        record.created_at = record.created_at or self.now
+        record.updated_at = self.now
+        record.request_id = record.request_id or self.request_id
+        self.ops.append(PutOp(ID_NS, record.memory_id,
+                              {"user_id": record.user_id, "kind": record.kind}, index=False))
+        return self._put(record, op, related=related)
+
+    def save(self, record: Record, op: str, *, previous: str | None = None,
+             related: str | None = None) -> Record:
+        """Overwrite an existing record and record the event ``op``."""
+        record.updated_at = self.now
+        self.replaced.append(record)
+        return self._put(record, op, previous=previous, related=related)
+
+    def remove(self, record: Record, events: Iterable[Item] = ()) -> None:
+        """Delete a record, its id entry and its ``events``; keep a content-free ``DELETE``."""
+        self.ops.append(PutOp(self.repo.namespace(record.kind, record.user_id), record.memory_id, None))
+        self.ops.append(PutOp(ID_NS, record.memory_id, None))
+        self.ops.extend(PutOp(e.namespace, e.key, None) for e in events)
+        tombstone = {"memory_id": record.memory_id, "user_id": record.user_id,
+                     "kind": record.kind, "op": "DELETE", "status": "deleted", "at": self.now,
+                     "seq": _seq(), "request_id": self.request_id}
+        self._event(record.user_id, tombstone)
+
+    def _put(self, record: Record, op: str, *, previous: str | None = None,
+             related: str | None = None) -> Record:
+        ns = self.repo.namespace(record.kind, record.user_id)
+        self.ops.append(PutOp(ns, record.memory_id, record.stored_value(),
+                              index=record.index_paths()))
+        event = {
+            "memory_id": record.memory_id, "user_id": record.user_id, "kind": record.kind,
+            "op": op, "version": record.version, "content": record.text,
+            "previous_content": previous, "status": record.status,
+            "supersedes": list(record.supersedes), "superseded_by": record.superseded_by,
+            "related_id": related, "memory_at": record.memory_at, "at": self.now, "seq": _seq(),
+            "request_id": self.request_id, **record.event_fields(),
+        }
+        self._event(record.user_id, event)
+        return record
+
+    def _event(self, user_id: str, event: dict[str, Any]) -> None:
+        key = f"{event['memory_id']}:{event['seq']:020d}:{uuid.uuid4().hex[:6]}"
+        self.ops.append(PutOp(self.repo.history_namespace(user_id), key, event, index=False))
+        self.users.add(user_id)
+
+
+class RecordRepository:
+    """Records of several kinds in one store, with the shared mechanics above.
+
+    Args:
+        store: Any LangGraph store; capabilities are read with :meth:`StoreCapabilities.of`.
+        collections: Collection (first namespace label) of each record kind.
+        history: Label of the history namespace.
+    """
+
+    def __init__(self, store: BaseStore, collections: Mapping[str, str], history: str) -> None:
+        self.store = store
+        self.caps = StoreCapabilities.of(store)
+        self._labels = {kind: encode_label(name) for kind, name in collections.items()}
+        self._history = encode_label(history)
+
+    # -- namespaces -----------------------------------------------------------------
+    def namespace(self, kind: str, user_id: str) -> tuple[str, str]:
+        """Where records of ``kind`` of ``user_id`` live."""
+        return (self._labels[kind], encode_label(user_id))
+
+    def history_namespace(self, user_id: str) -> tuple[str, str]:
+        return (self._history, encode_label(user_id))
+
+    # -- reads ----------------------------------------------------------------------
+    def locate(self, memory_id: str) -> tuple[str, str] | None:
+        """``(user_id, kind)`` of an existing record of this repository, or ``None``."""
+        entry = self.store.get(ID_NS, memory_id)
+        if entry is None or entry.value.get("kind", "chat") not in self._labels:
+            return None
+        return str(entry.value["user_id"]), str(entry.value.get("kind", "chat"))
+
+    def get(self, memory_id: str) -> Record | None:
+        """The record ``memory_id`` (any status), or ``None``."""
+        found = self.get_many([memory_id])
+        return found[0] if found else None
+
+    def get_many(self, ids: Iterable[str]) -> list[Record]:
+        """The records of ``ids`` that exist, in order, duplicates dropped (two batches)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        entries = self.store.batch([GetOp(ID_NS, i) for i in wanted])
+        located = [(i, e.value) for i, e in zip(wanted, entries)
+                   if isinstance(e, Item) and e.value.get("kind", "chat") in self._labels]
+        items = self.store.batch([GetOp(self.namespace(v.get("kind", "chat"), v["user_id"]), i)
+                                  for i, v in located]) if located else []
+        return [record_from_value(item.value) for item in items if isinstance(item, Item)]
+
+    def revision(self, user_id: str) -> str | None:
+        """A marker that changes whenever a record of ``user_id`` changes (any process)."""
+        item = self.store.get(REV_NS, encode_label(user_id))
+        return None if item is None else str(item.value["rev"])
+
+    def scan(self, kind: str, user_id: str, where: dict[str, Any] | None = None, *,
+             limit: int = SCAN_LIMIT) -> list[Record]:
+        """Records of ``user_id`` matching ``where`` (no ranking; ``$or`` honoured on any store)."""
+        filters = [where or {}] if self.caps.or_filters else split_or(where or {})
+        seen: dict[str, Record] = {}
+        for f in filters:
+            for item in self.store.search(self.namespace(kind, user_id), filter=f or None,
+                                          limit=limit):
+                seen.setdefault(item.key, record_from_value(item.value))
+        return list(seen.values())
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """Events of ``memory_id`` and of every record it superseded, oldest first.
+
+        Ops: the creation op (``ADD``, ``INSERT`` or ``SUPERSEDE``), ``UPDATE``,
+        ``SUPERSEDED``, ``DELETE`` (content-free after a delete), ``RESTORED``,
+        ``RELINKED``.
+        """
+        user_id = self._history_owner(memory_id)
+        if user_id is None:
+            return []
+        events: list[dict[str, Any]] = []
+        pending, seen = [memory_id], set()
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            found = [e.value for e in self._events(user_id, current)]
+            events.extend(found)
+            record = self.get(current)
+            pending.extend(record.supersedes if record else [])
+            for event in found:
+                pending.extend(event.get("supersedes") or [])
+        return sorted(events, key=lambda e: (e["seq"], e["at"]))
+
+    # -- writes ---------------------------------------------------------------------
+    def begin(self, request_id: str | None) -> Change:
+        """A new, empty change."""
+        return Change(self, request_id)
+
+    def commit(self, change: Change) -> None:
+        """Write ``change`` (and a revision bump of each user it touched) in one batch.
+
+        On a store that keeps stale vectors when an item is re-put, records being
+        replaced are deleted first (a second batch), so no old vector outlives them.
+        """
+        if not change.ops:
+            return
+        if change.replaced and not self.caps.replaces_vectors:
+            self.store.batch([PutOp(self.namespace(r.kind, r.user_id), r.memory_id, None)
+                              for r in change.replaced])
+        bumps = [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False)
+                 for u in sorted(change.users)]
+        self.store.batch([*change.ops, *bumps])
+
+    def delete(self, memory_id: str, *, request_id: str | None = None) -> bool:
+        """Delete one record in one change; ``False`` when it did not exist."""
+        record = self.get(memory_id)
+        if record is None:
+            return False
+        change = self.begin(request_id)
+        change.remove(record, self._events(record.user_id, memory_id))
+        self._release_predecessors(change, record)
+        self.commit(change)
+        return True
+
+    def delete_all(self, user_id: str) -> int:
+        """Delete every record, event and id entry of ``user_id`` in one batch; the count."""
+        ops: list[PutOp] = []
+        removed = 0
+        for kind in self._labels:
+            for item in self._items(self.namespace(kind, user_id)):
+                ops += [PutOp(item.namespace, item.key, None), PutOp(ID_NS, item.key, None)]
+                removed += 1
+        ops += [PutOp(i.namespace, i.key, None) for i in self._items(self.history_namespace(user_id))]
+        ops.append(PutOp(REV_NS, encode_label(user_id), None))
+        self.store.batch(ops)
+        return removed
+
+    # -- helpers --------------------------------------------------------------------
+    def _items(self, namespace: tuple[str, ...], where: dict[str, Any] | None = None) -> list[Item]:
+        return list(self.store.search(namespace, filter=where, limit=SCAN_LIMIT))
+
+    def _events(self, user_id: str, memory_id: str) -> list[Item]:
+        return self._items(self.history_namespace(user_id), {"memory_id": memory_id})
+
+    def _history_owner(self, memory_id: str) -> str | None:
+        located = self.locate(memory_id)
+        if located is not None:
+            return located[0]
+        hits = self.store.search((self._history,), filter={"memory_id": memory_id}, limit=1)
+        return str(hits[0].value["user_id"]) if hits else None
+
+    def _release_predecessors(self, change: Change, deleted: Record) -> None:
+        """Give the records ``deleted`` superseded to its successor, or make them active."""
+        preds = [r for r in self.get_many(deleted.supersedes)
+                 if r.status == SUPERSEDED and r.superseded_by == deleted.memory_id]
+        if not preds:
+            return
+        successor = self.get(deleted.superseded_by) if deleted.superseded_by else None
+        for pred in sorted(preds, key=lambda r: r.memory_id):
+            if successor is not None:
+                pred.superseded_by = successor.memory_id
+                change.save(pred, "RELINKED", related=deleted.memory_id)
+            else:
+                pred.status, pred.superseded_by = ACTIVE, None
+                change.save(pred, "RESTORED", related=deleted.memory_id)
+        if successor is not None:
+            moved = [p.memory_id for p in preds]
+            kept = [i for i in successor.supersedes if i != deleted.memory_id]
+            successor.supersedes = list(dict.fromkeys([*kept, *moved]))
+            change.replaced.append(successor)
+            change.ops.append(PutOp(self.namespace(successor.kind, successor.user_id),
+                                    successor.memory_id, successor.stored_value(),
+                                    index=successor.index_paths()))
+

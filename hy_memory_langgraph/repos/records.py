@@ -1,0 +1,197 @@
+"""Stored memory records: one dataclass per kind, sharing the fields every record has.
+
+* :class:`ChatMemory`: one chat memory (a fact from extraction or a lite turn).
+* :class:`Experience`: a reusable how-to of a productivity scene (task, keys, solution).
+* :class:`Fact`: the episodic record of one productivity write.
+
+Every record has an id, an owner, a status (``active``, ``superseded`` or ``deleted``),
+the time it speaks of (``memory_at`` / ``memory_ts``), a version, the records it
+superseded and the one that superseded it. Only active records are indexed for
+vector search; their ``index_fields`` say which text is embedded.
+
+Example:
+    >>> m = ChatMemory(memory_id="m1", user_id="u1", content="Alice likes tea",
+    ...                memory_at="2024-05-01T00:00:00+00:00", memory_ts=0.0)
+    >>> m.kind, m.text, m.index_paths()
+    ('chat', 'Alice likes tea', ['content'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal
+
+__all__ = [
+    "ACTIVE", "DELETED", "SUPERSEDED", "ChatMemory", "Experience", "Fact", "Record",
+    "record_from_value",
+]
+
+ACTIVE: Final = "active"
+SUPERSEDED: Final = "superseded"
+DELETED: Final = "deleted"
+
+
+@dataclass(kw_only=True)
+class Record:
+    """Fields shared by every stored memory.
+
+    ``created_at`` / ``updated_at`` are ISO-8601 times set by the repository; ``score``
+    is transient (set on search hits, never stored).
+    """
+
+    kind: ClassVar[str] = ""
+    index_fields: ClassVar[tuple[str, ...]] = ()
+    #: Stored fields left out of the caller-facing dict.
+    internal_fields: ClassVar[frozenset[str]] = frozenset()
+
+    memory_id: str
+    user_id: str
+    memory_at: str
+    memory_ts: float
+    status: str = ACTIVE
+    version: int = 1
+    supersedes: list[str] = field(default_factory=list)
+    superseded_by: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    request_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    updated_at: str = ""
+    score: float | None = None
+
+    @property
+    def text(self) -> str:
+        """The record's main text (what history events and logs show)."""
+        raise NotImplementedError
+
+    def index_paths(self) -> list[str] | Literal[False]:
+        """Fields to embed when stored: the kind's fields while active, else none."""
+        return list(self.index_fields) if self.status == ACTIVE else False
+
+    def stored_value(self) -> dict[str, Any]:
+        """The JSON value written to the store (``kind`` included, ``score`` left out)."""
+        value = dataclasses.asdict(self)
+        value.pop("score")
+        value["kind"] = self.kind
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The caller-facing dict: every public field, ``score`` rounded when set."""
+        out = {k: v for k, v in self.stored_value().items() if k not in self.internal_fields}
+        out["score"] = None if self.score is None else round(float(self.score), 6)
+        return out
+
+    def event_fields(self) -> dict[str, Any]:
+        """Kind-specific fields a history event keeps of this version."""
+        return {}
+
+    @classmethod
+    def from_value(cls, value: dict[str, Any], score: float | None = None) -> Record:
+        """Rebuild a record from its stored value (unknown keys are ignored)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        data = {k: v for k, v in value.items() if k in known}
+        data["score"] = score
+        return cls(**data)
+
+
+@dataclass(kw_only=True)
+class ChatMemory(Record):
+    """One chat memory; only ``content`` is embedded.
+
+    ``context`` is the message before a lite turn (lexical retrieval only); ``owner``
+    says whose fact it is (``user`` or ``assistant``); ``subject`` names who or what it
+    is about (empty when unknown).
+    """
+
+    kind: ClassVar[str] = "chat"
+    index_fields: ClassVar[tuple[str, ...]] = ("content",)
+
+    content: str
+    subject: str = ""
+    owner: str = "user"
+    role: str | None = None
+    source: str = "extract"
+    context: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.content
+
+    @property
+    def retrieval_text(self) -> str:
+        """What lexical search matches: the content plus its conversational context."""
+        return f"{self.content}\n{self.context}" if self.context else self.content
+
+
+@dataclass(kw_only=True)
+class _ProductivityRecord(Record):
+    """Fields of both productivity layers: the scene (``variant``) and the scope."""
+
+    variant: str
+    workspace_id: str | None = None
+    branch: str | None = None
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class Experience(_ProductivityRecord):
+    """A reusable how-to; ``task`` and each of ``search_keys`` are separate vectors."""
+
+    kind: ClassVar[str] = "experience"
+    index_fields: ClassVar[tuple[str, ...]] = ("task", "search_keys[*]")
+
+    task: str
+    solution: str
+    search_keys: list[str] = field(default_factory=list)
+    boundary_envs: list[str] = field(default_factory=list)
+    confidence: float = 0.5
+    last_op: str = "ADD"
+
+    @property
+    def text(self) -> str:
+        return self.task
+
+    def event_fields(self) -> dict[str, Any]:
+        return {"task": self.task, "solution": self.solution,
+                "search_keys": list(self.search_keys)}
+
+
+@dataclass(kw_only=True)
+class Fact(_ProductivityRecord):
+    """The episodic record of one write; only ``embed_text`` is embedded.
+
+    ``details`` (a verbatim trace excerpt) is never embedded. ``summary`` is the
+    progress summary over the facts it superseded.
+    """
+
+    kind: ClassVar[str] = "fact"
+    index_fields: ClassVar[tuple[str, ...]] = ("embed_text",)
+    internal_fields: ClassVar[frozenset[str]] = frozenset({"embed_text", "subject_key"})
+
+    subject: str
+    statement: str
+    subject_key: str = ""
+    embed_text: str = ""
+    details: str = ""
+    source: str = "extract"
+    summary: str | None = None
+    experience_ids: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return self.statement
+
+    def event_fields(self) -> dict[str, Any]:
+        return {"subject": self.subject, "summary": self.summary}
+
+
+_KINDS: Final[dict[str, type[Record]]] = {
+    cls.kind: cls for cls in (ChatMemory, Experience, Fact)
+}
+
+
+def record_from_value(value: dict[str, Any], score: float | None = None) -> Record:
+    """The record a stored value describes (its ``kind`` picks the class)."""
+    return _KINDS[str(value.get("kind") or "chat")].from_value(value, score)
