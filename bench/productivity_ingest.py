@@ -154,7 +154,7 @@ def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data
             failures.append(f"{dialogue['session_id']}: {type(exc).__name__}: {exc}")
             continue
         latencies.append((time.perf_counter() - start - sum(spent[before:])) * 1000.0)
-        if result["scene"] != "productivity":  # no tool trace: seed 1 §1 falls back to chat
+        if result["scene"] != "productivity":  # no tool trace: routing falls back to chat
             chat += 1
             continue
         productive.append(latencies[-1])

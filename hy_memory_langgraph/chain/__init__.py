@@ -1,4 +1,4 @@
-"""Coding version-evolution chain (seed 1 §6, SPEC §5): zero LLM, zero embedding.
+"""Coding version-evolution chain (``docs/design.md#coding-version-chain``): zero LLM, zero embedding.
 
 A *thread* is one function / block of one file on one branch of one owner
 (``"user_id|workspace_id"``); a *round* is one revision of it, numbered 1, 2, 3…, with

@@ -12,7 +12,7 @@ from hy_memory_langgraph.prompts import load_prompt
 
 __all__ = ["ask_json"]
 
-logger = logging.getLogger("hy_memory_langgraph")
+logger = logging.getLogger(__name__)
 
 
 def ask_json(llm: LLMGateway | None, stage: str, prompt: str, lang: str,

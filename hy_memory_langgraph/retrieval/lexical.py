@@ -1,6 +1,6 @@
 """CJK-aware lexical search: tokenizer, incremental Okapi BM25, per-scope cache, score fusion.
 
-Used by search (seed 1 §3-4): facts are ranked by vector similarity with a small lexical
+Used by search: facts are ranked by vector similarity with a small lexical
 tie-break, and lexical scores can be fused with vector scores (:func:`hybrid_scores`,
 :func:`rrf`).
 

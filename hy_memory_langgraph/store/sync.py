@@ -34,7 +34,7 @@ from hy_memory_langgraph.store.vectors import POS_BITS, VectorIndex
 
 __all__ = ["IndexSync"]
 
-logger = logging.getLogger("hy_memory_langgraph.store")
+logger = logging.getLogger(__name__)
 
 
 class IndexSync:

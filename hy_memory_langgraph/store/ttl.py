@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 __all__ = ["expires_at", "TTLSweeper", "DEFAULT_SWEEP_MINUTES"]
 
-logger = logging.getLogger("hy_memory_langgraph.store")
+logger = logging.getLogger(__name__)
 
 DEFAULT_SWEEP_MINUTES = 5.0
 _US_PER_MINUTE = 60_000_000

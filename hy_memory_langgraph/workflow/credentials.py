@@ -1,4 +1,4 @@
-"""Refuse inputs that carry credentials (seed 2: the CLI manages them, inputs never do)."""
+"""Refuse inputs that carry credentials (the CLI manages them, inputs never do)."""
 
 from __future__ import annotations
 

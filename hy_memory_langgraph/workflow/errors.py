@@ -1,4 +1,4 @@
-"""Errors of the workflow memory (seed 2)."""
+"""Errors of the workflow memory."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Recognised, and nothing else (otherwise nothing is saved):
 
-* alias fact sentences, in any message (the seed tells agents to write them):
+* alias fact sentences, in any message (agents are told to write them):
   ``业务别名"问题流程"= 工作流"E10客户问题支持解决流程"，workflowId=1003655203465764898``
   and ``alias "X" = workflow "Y", workflowId=N``; a missing id or ``（待确认）`` → pending;
 * explicit preference sentences of the user → ``user`` (page size, reply style,

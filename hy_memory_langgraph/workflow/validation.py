@@ -1,4 +1,4 @@
-"""Validation of ``memory_extract`` / ``memory_prompt`` inputs (seed 2 field names)."""
+"""Validation of ``memory_extract`` / ``memory_prompt`` inputs (the operations' field names)."""
 
 from __future__ import annotations
 

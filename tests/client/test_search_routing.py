@@ -1,4 +1,4 @@
-"""Search routing of seed 1 §2: which calls spend an LLM call, and on what."""
+"""Search routing (docs/design.md#search-routing): which calls spend an LLM call, and on what."""
 
 from __future__ import annotations
 

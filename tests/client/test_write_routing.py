@@ -1,4 +1,4 @@
-"""Write routing of seed 1 §1 on the chat side (the productivity side has its own tests)."""
+"""Write routing (docs/design.md#write-routing) on the chat side (the productivity side has its own tests)."""
 
 from __future__ import annotations
 

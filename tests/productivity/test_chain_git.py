@@ -44,7 +44,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _touch(path: str, user: str) -> list[dict[str, Any]]:
-    """A trace that names the file but carries no edit text (seed 1 §1 example)."""
+    """A trace that names the file but carries no edit text (the write-routing example of docs/design.md)."""
     return tool_trace(user, tool="apply_patch", args={"path": path}, result="Patch applied successfully")
 
 

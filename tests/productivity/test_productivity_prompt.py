@@ -1,4 +1,4 @@
-"""Extractor input: windows, compression and language routing (seed 1 §3)."""
+"""Extractor input: windows, compression and language routing (docs/design.md#extractor-input-windows)."""
 
 from __future__ import annotations
 

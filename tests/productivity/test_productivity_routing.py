@@ -1,4 +1,4 @@
-"""Write/search routing into the productivity pipeline (seed 1 §1-2)."""
+"""Write/search routing into the productivity pipeline (docs/design.md#write-routing, #search-routing)."""
 
 from __future__ import annotations
 

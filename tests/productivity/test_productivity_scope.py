@@ -1,4 +1,4 @@
-"""Workspace/branch scoping and working/coding isolation (seed 1 §5)."""
+"""Workspace/branch scoping and working/coding isolation (docs/design.md#storage-and-scoping)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def _ids(found: dict[str, Any]) -> set[str]:
     return {h["memory_id"] for h in found["facts"]} | {h["memory_id"] for h in found["experiences"]}
 
 
-def test_working_and_coding_never_mix(make_client, store_factory, tmp_path: Path) -> None:
+def test_working_and_coding_never_mix(make_client, backend, tmp_path: Path) -> None:
     script = StageScript({
         "working_extract": extraction("deploy.md", "documented the deploy", [experience("deploy docs")]),
         "coding_extract": extraction("deploy.py", "fixed the deploy script", [experience("deploy script")]),
@@ -113,7 +113,7 @@ def test_working_and_coding_never_mix(make_client, store_factory, tmp_path: Path
     assert "(none)" not in script.last("coding_extract").user.split("</history>", 1)[0]
     for memory_id in working_ids | coding_ids:
         assert client.get(memory_id) is not None
-    if store_factory.__name__ == "_hy_factory":
+    if backend == "sqlite":
         data = client.config.working_db_path.parent
         assert client.config.working_db_path.name == "coding_memory.db"
         names = {p.name for p in data.iterdir() if p.suffix == ".db"}

@@ -1,4 +1,4 @@
-"""Return shapes (seed 1 §4), lite mode, verbatim fallback, search layers, client ops."""
+"""Return shapes (docs/design.md#return-shapes), lite mode, verbatim fallback, search layers, client ops."""
 
 from __future__ import annotations
 

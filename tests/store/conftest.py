@@ -1,4 +1,7 @@
-"""Fixtures for the store tests: the InMemoryStore oracle and HyMemoryStore twins."""
+"""Fixtures of the store tests: HyMemoryStore-only stores and the default ``store``.
+
+The backend-parametrised ``open_store`` comes from tests/conftest.py.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
-from langgraph.store.memory import InMemoryStore
 
 from hy_memory_langgraph.store import HyMemoryStore
 
@@ -37,21 +39,7 @@ def hy_factory(tmp_path: Path) -> Iterator[Callable[..., HyMemoryStore]]:
         store.close()
 
 
-@pytest.fixture(params=["memory", "hy"])
-def store_factory(request: pytest.FixtureRequest, hy_factory: Callable[..., HyMemoryStore]) -> StoreFactory:
-    """Factory of either the oracle (``InMemoryStore``) or ``HyMemoryStore``."""
-    if request.param == "memory":
-
-        def make_memory(*, index: IndexConfig | None | str = "default", **_: Any) -> BaseStore:
-            config = index_config(["text"]) if index == "default" else index
-            return InMemoryStore(index=config)
-
-        return make_memory
-    counter = iter(range(1_000_000))
-    return lambda **kw: hy_factory(f"s{next(counter)}.db", **kw)
-
-
 @pytest.fixture
-def store(store_factory: StoreFactory) -> BaseStore:
+def store(open_store: StoreFactory) -> BaseStore:
     """A store with ``fields=["text"]`` semantic index, oracle or HyMemoryStore."""
-    return store_factory()
+    return open_store()

@@ -207,8 +207,8 @@ def test_index_false_items_come_after_scored(store: BaseStore) -> None:
     assert "hidden" not in key_set(top)
 
 
-def test_index_paths_with_wildcards(store_factory: StoreFactory) -> None:
-    store = store_factory(index=index_config(["title"]))
+def test_index_paths_with_wildcards(open_store: StoreFactory) -> None:
+    store = open_store(index=index_config(["title"]))
     store.put(("w",), "a", {"title": "weather report", "search_keys": ["penguin", "iceberg"]},
               index=["search_keys[*]"])
     store.put(("w",), "b", {"title": "penguin colony", "search_keys": ["weather"]})
@@ -220,8 +220,8 @@ def test_index_paths_with_wildcards(store_factory: StoreFactory) -> None:
     assert {r.key for r in exact} == {"a", "b"}
 
 
-def test_whole_document_default_field(store_factory: StoreFactory) -> None:
-    store = store_factory(index=index_config())  # fields default ["$"]
+def test_whole_document_default_field(open_store: StoreFactory) -> None:
+    store = open_store(index=index_config())  # fields default ["$"]
     store.put(("d",), "a", {"title": "zebra crossing"})
     store.put(("d",), "b", {"title": "apple pie"})
     assert store.search(("d",), query="zebra crossing", limit=1)[0].key == "a"
@@ -234,8 +234,8 @@ def test_overwrite_replaces_vectors(store: BaseStore) -> None:
     assert store.search(("o",), query="baking bread at home", limit=1)[0].key == "k"
 
 
-def test_query_without_index_is_plain_search(store_factory: StoreFactory) -> None:
-    store = store_factory(index=None)
+def test_query_without_index_is_plain_search(open_store: StoreFactory) -> None:
+    store = open_store(index=None)
     store.put(("x",), "a", {"text": "hello"})
     results = store.search(("x",), query="hello")
     assert key_set(results) == {"a"} and results[0].score is None

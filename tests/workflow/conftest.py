@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.testing import HashingEmbeddings
 from hy_memory_langgraph.client import WorkflowMemoryService
 
 WF_ID = "1003655203465764898"
@@ -44,18 +42,3 @@ def make_service(workflow_root: Path) -> Callable[..., WorkflowMemoryService]:
 @pytest.fixture
 def service(make_service: Callable[..., WorkflowMemoryService]) -> WorkflowMemoryService:
     return make_service()
-
-
-@pytest.fixture
-def make_client(tmp_path: Path) -> Iterator[Callable[..., HyMemoryClient]]:
-    clients: list[HyMemoryClient] = []
-
-    def make(mode: str = "lite", llm: Any = None, **kwargs: Any) -> HyMemoryClient:
-        kwargs.setdefault("data_dir", tmp_path / "data")
-        client = HyMemoryClient(mode=mode, llm=llm, embeddings=HashingEmbeddings(dims=32), **kwargs)
-        clients.append(client)
-        return client
-
-    yield make
-    for client in clients:
-        client.close()

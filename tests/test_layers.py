@@ -1,0 +1,114 @@
+"""The package's layers import one way, and no import hides inside a function to dodge a cycle.
+
+Layers, lowest first (a module may import its own layer's lower units and any lower
+layer, never a higher one):
+
+0. foundation: ``errors``, ``scenes``, ``config``, ``ids``, ``timeutil``
+1. infrastructure: ``store``, ``models``, ``messages``, ``prompts``, ``retrieval``
+2. domain data: ``repos``, ``chain``, ``workflow`` (documents)
+3. ``nodes``
+4. ``pipelines``
+5. ``client``
+6. faces: ``integrations``, ``cli``, ``testing``, the package root
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hy_memory_langgraph"
+
+LAYERS: dict[str, int] = {
+    "errors": 0, "scenes": 0, "config": 0, "ids": 0, "timeutil": 0,
+    "store": 1, "models": 1, "messages": 1, "prompts": 1, "retrieval": 1,
+    "repos": 2, "chain": 2, "workflow": 2,
+    "nodes": 3,
+    "pipelines": 4,
+    "client": 5,
+    "integrations": 6, "cli": 6, "testing": 6, "__init__": 6,
+}
+# Function-level imports of our own modules that are deliberate (optional dependency).
+LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware")}
+
+
+def _modules() -> list[tuple[str, Path, ast.Module]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        unit = rel.parts[0].removesuffix(".py") if len(rel.parts) > 1 or rel.name != "__init__.py" \
+            else "__init__"
+        out.append((unit, rel, ast.parse(path.read_text(encoding="utf-8"))))
+    return out
+
+
+def _own_imports(tree: ast.AST) -> list[ast.ImportFrom | ast.Import]:
+    found: list[ast.ImportFrom | ast.Import] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hy_memory_langgraph"):
+            found.append(node)
+        elif isinstance(node, ast.Import) and any(a.name.startswith("hy_memory_langgraph")
+                                                  for a in node.names):
+            found.append(node)
+    return found
+
+
+def _target_unit(node: ast.ImportFrom | ast.Import) -> str:
+    name = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+    parts = (name or "").split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {unit for unit, _, _ in _modules()}
+    assert units <= set(LAYERS), f"give these a layer in LAYERS: {sorted(units - set(LAYERS))}"
+
+
+def test_imports_never_point_up() -> None:
+    upward = []
+    for unit, rel, tree in _modules():
+        for node in _own_imports(tree):
+            target = _target_unit(node)
+            if target != unit and LAYERS[target] > LAYERS[unit]:
+                upward.append(f"{rel}:{node.lineno} {unit} (layer {LAYERS[unit]}) imports "
+                              f"{target} (layer {LAYERS[target]})")
+    assert upward == []
+
+
+def test_units_of_one_layer_do_not_form_cycles() -> None:
+    graph: dict[str, set[str]] = defaultdict(set)
+    for unit, _, tree in _modules():
+        for node in _own_imports(tree):
+            target = _target_unit(node)
+            if target != unit and LAYERS[target] == LAYERS[unit]:
+                graph[unit].add(target)
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+                   for nxt in graph.get(start, set()))
+
+    cycles = sorted(u for u in list(graph) if reaches(u, u, {u}))
+    assert cycles == []
+
+
+def test_no_function_level_imports_of_our_own_modules() -> None:
+    hidden = []
+    for _, rel, tree in _modules():
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in _own_imports(fn):
+                name = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+                if (str(rel), name) not in LAZY_ALLOWED:
+                    hidden.append(f"{rel}:{node.lineno} imports {name} inside {fn.name}()")
+    assert hidden == []
+
+
+@pytest.mark.parametrize("private", ["_msg_", "repos._time"])
+def test_no_private_cross_package_helpers(private: str) -> None:
+    offenders = [str(rel) for _, rel, tree in _modules() for node in _own_imports(tree)
+                 if private in (getattr(node, "module", "") or "")]
+    assert offenders == []
