@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from hy_memory_langgraph.pipelines.diagrams import render_diagrams
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -25,3 +27,10 @@ def test_langgraph_json_graphs_remember_and_recall(monkeypatch) -> None:
     found = recall.invoke({"query": "vinyl", "user_ids": ["studio"]})["result"]
     assert found["memories"][0]["content"] == "I collect vinyl records"
     module.client().close()
+
+
+def test_docs_graphs_are_generated_from_the_compiled_graphs() -> None:
+    expected = render_diagrams()
+    assert "subgraph productivity" in expected and "judge_scene" in expected
+    assert (ROOT / "docs" / "graphs.md").read_text(encoding="utf-8") == expected, (
+        "docs/graphs.md is stale: python -m hy_memory_langgraph.pipelines.diagrams > docs/graphs.md")

@@ -14,7 +14,7 @@ prompt, the store file and the vector collections. Input ``PreparedWrite`` /
                       → [nothing usable] finish
 
 Every path into ``finish`` passes ``record_chain`` first (coding only, zero LLM: the
-version-evolution chain, best effort; see :mod:`nodes.productivity_chain`).
+version-evolution chain, best effort; see :mod:`hy_memory_langgraph.nodes.productivity.chain`).
 
 LLM calls per write: lite 0; pro 1 (extract) + 1 if some experience draft has
 candidates + 1 if the fact has candidates + 1 if it superseded older facts.
