@@ -18,7 +18,7 @@ from langgraph.store.memory import InMemoryStore
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.store import HyMemoryStore
-from hy_memory_langgraph.testing import HashingEmbeddings
+from hy_memory_langgraph.testing import HashingEmbeddings, RaisingChatModel
 
 #: Every store backend the parametrised fixtures run on.
 BACKENDS = ("memory", "sqlite")
@@ -37,6 +37,12 @@ def default_index(fields: list[str] | None = None, dims: int = DIMS) -> IndexCon
 @pytest.fixture
 def embeddings() -> HashingEmbeddings:
     return HashingEmbeddings(dims=DIMS)
+
+
+@pytest.fixture
+def raising_model() -> RaisingChatModel:
+    """A chat model whose every call raises (proves a path makes no LLM call)."""
+    return RaisingChatModel.create()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -87,13 +87,6 @@ def test_dot_in_db_file_name_keeps_working_and_coding_writes_valid(make_client, 
             assert client.delete(result["memory_id"]) is True
 
 
-def test_collection_names_stay_as_configured(make_client, tmp_path: Path) -> None:
-    client = make_client("lite", env={"MEMORY_CODING_DB_PATH": str(tmp_path / "team.memory.db")})
-    repo = client.context.productivity_repo("working")
-    assert client.context.config.fact_collection("working") == "team.memory_working_facts"
-    assert repo.namespace("fact", "u1") == ("team%2Ememory_working_facts", "u1")
-
-
 # ------------------------------------------------ deleting a superseding fact
 
 def _supersede_all(user: str) -> dict[str, Any]:

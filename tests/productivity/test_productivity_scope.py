@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from types import SimpleNamespace
@@ -88,55 +87,3 @@ def test_fact_search_and_experiences_are_filtered_by_scope(make_client) -> None:
                           workspace_id="ws2", min_score=-1.0)
     assert [f["subject"] for f in found["facts"]] == ["report.docx"]
     assert [e["task"] for e in found["experiences"]] == ["write the quarterly report"]
-
-
-def _ids(found: dict[str, Any]) -> set[str]:
-    return {h["memory_id"] for h in found["facts"]} | {h["memory_id"] for h in found["experiences"]}
-
-
-def test_working_and_coding_never_mix(make_client, backend, tmp_path: Path) -> None:
-    script = StageScript({
-        "working_extract": extraction("deploy.md", "documented the deploy", [experience("deploy docs")]),
-        "coding_extract": extraction("deploy.py", "fixed the deploy script", [experience("deploy script")]),
-    })
-    client = make_client("pro", script.model())
-    working = client.add(tool_trace("deploy"), scene="working", user_id="u1", session_id="s")
-    coding = client.add(tool_trace("deploy"), scene="coding", user_id="u1", session_id="s")
-    working_ids = set(working["experience_ids"]) | {working["memory_id"]}
-    coding_ids = set(coding["experience_ids"]) | {coding["memory_id"]}
-    assert script.count("experience_reconcile") == 0 and script.count("fact_reconcile") == 0
-    for scene, own, other in (("working", working_ids, coding_ids), ("coding", coding_ids, working_ids)):
-        found = client.search("deploy", scene=scene, user_ids=["u1"], min_score=-1.0)
-        assert _ids(found) == own and not _ids(found) & other
-    # the trace store is shared: the coding write saw the working write as history
-    assert "deploy" in script.last("coding_extract").user.split("<history>", 1)[1]
-    assert "(none)" not in script.last("coding_extract").user.split("</history>", 1)[0]
-    for memory_id in working_ids | coding_ids:
-        assert client.get(memory_id) is not None
-    if backend == "sqlite":
-        data = client.config.working_db_path.parent
-        assert client.config.working_db_path.name == "coding_memory.db"
-        names = {p.name for p in data.iterdir() if p.suffix == ".db"}
-        assert {"coding_memory.db", "coding_memory_cv.db", "coding_memory_trace.db"} <= names
-
-
-def test_one_client_alternates_variants_with_separate_stores(make_client) -> None:
-    client = make_client("lite")
-    for i in range(3):
-        client.add(tool_trace(f"working job {i}"), scene="working", user_id="u1")
-        client.add(tool_trace(f"coding job {i}"), scene="coding", user_id="u1")
-    stores = client.context.stores
-    assert stores.productivity("working") is not stores.productivity("coding")
-    for scene in ("working", "coding"):
-        found = client.search("job", scene=scene, user_ids=["u1"], min_score=-1.0)
-        assert len(found["facts"]) == 3
-        assert all(scene in f["statement"] and f["variant"] == scene for f in found["facts"])
-
-
-def test_collections_are_the_first_namespace_label(make_client) -> None:
-    client = make_client("lite")
-    client.add(tool_trace(), scene="coding", user_id="user.one", workspace_id="ws")
-    store = client.context.stores.productivity("coding")
-    namespaces = set(store.list_namespaces())
-    assert ("coding_memory_working_facts_cv", "user%2Eone") in namespaces
-    assert all(not ns[0].endswith("_facts") for ns in namespaces)

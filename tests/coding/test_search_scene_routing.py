@@ -1,10 +1,23 @@
-"""Search routing (docs/design.md#search-routing): which calls spend an LLM call, and on what."""
+"""Search routing, every row of docs/design.md#search-routing, counting the LLM calls
+each call spends and what they are for."""
 
 from __future__ import annotations
 
 from hy_memory_langgraph.config import CodingConfig, MemoryConfig
-from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.testing import ScriptedChatModel
+from hy_memory_langgraph.timeutil import coerce_datetime
+from tests.productivity.support import StageScript, extraction, tool_trace
+
+
+PLAIN = [{"role": "user", "content": "I like green tea."},
+         {"role": "assistant", "content": "Noted!"}]
+
+
+def _script(**replies: object) -> StageScript:
+    base: dict[str, object] = {"working_extract": extraction(), "coding_extract": extraction(),
+                               "chat_extract": {"facts": []}}
+    base.update(replies)
+    return StageScript(base)
 
 
 def _config(tmp_path, *, coding: bool = True, rewrite: bool = False, max_chars: int = 1000) -> MemoryConfig:
@@ -107,3 +120,27 @@ def test_caller_time_range_wins_over_the_models(make_client) -> None:
     client = _seeded(make_client, model)
     found = client.search("trips", user_ids=["u1"], search_mode="agentic", created_after="2024-05-01")
     assert [m["content"] for m in found["memories"]] == ["We visited Oslo in June 2024"]
+
+
+def test_explicit_search_scene_makes_zero_llm_calls(make_client) -> None:
+    script = _script()
+    client = make_client("pro", script.model())
+    client.add(tool_trace(), scene="working", user_id="u1")
+    before = len(script.calls)
+    explicit = client.search("timeout", scene="coding", user_ids=["u1"])
+    assert explicit["scene"] == "productivity" and "chain_block" in explicit
+    explicit_working = client.search("timeout", scene="working", user_ids=["u1"])
+    assert "chain_block" not in explicit_working and len(script.calls) == before
+
+
+def test_search_uses_the_route_from_query_analysis(make_client) -> None:
+    def analysis(user: str) -> dict[str, object]:
+        return {"scene": "coding", "rewrite": "search client timeout", "time_range": {}}
+
+    script = StageScript({"coding_extract": extraction(statement="raised the search client timeout")})
+    client = make_client("pro", script.model())
+    client.add(tool_trace(), scene="coding", user_id="u1")
+    script.replies["other"] = analysis
+    found = client.search("what about that timeout?", search_mode="agentic", user_ids=["u1"])
+    assert found["scene"] == "productivity" and found["chain_block"] == ""
+    assert found["facts"] and found["facts"][0]["variant"] == "coding"
