@@ -30,6 +30,10 @@ Variables (default in brackets):
   multi-query default search.
 * ``MEMORY_QUERY_REWRITE_MAX_CHARS`` [``1000``]: queries longer than this are never
   rewritten (>= 0).
+* ``MEMORY_PIPELINE_LOG_DAYS`` [``7``]: days the per-request pipeline log keeps its
+  records (``{DATA_DIR}/data/pipeline_log.db``); ``0`` keeps none (logging only).
+* ``MEMORY_PIPELINE_LOG_TEXT`` [``false``]: keep prompt and message text (memory
+  content, statements, rewrites) in the pipeline log; it may hold personal data.
 
 Booleans accept ``true/false/1/0/yes/no/on/off`` (any case). ``~`` is expanded in
 paths, and relative paths are made absolute against the current directory when the
@@ -160,6 +164,8 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("HCM_BLOCK_OFF", "coding", "block_off", _parse_bool),
     _Var("MEMORY_ENABLE_QUERY_REWRITE", "memory", "enable_query_rewrite", _parse_bool),
     _Var("MEMORY_QUERY_REWRITE_MAX_CHARS", "memory", "query_rewrite_max_chars", _int_parser(0)),
+    _Var("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", _int_parser(0)),
+    _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
 )
 
 #: Names of every environment variable :meth:`MemoryConfig.from_env` reads.
@@ -235,7 +241,8 @@ class CodingConfig:
 
 
 _MEMORY_OVERRIDES: Final = frozenset(
-    {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars"}
+    {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
+     "pipeline_log_days", "pipeline_log_text"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 
@@ -256,6 +263,8 @@ class MemoryConfig:
         coding: The working/coding settings.
         enable_query_rewrite: ``MEMORY_ENABLE_QUERY_REWRITE``.
         query_rewrite_max_chars: ``MEMORY_QUERY_REWRITE_MAX_CHARS``.
+        pipeline_log_days: ``MEMORY_PIPELINE_LOG_DAYS``.
+        pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -267,6 +276,8 @@ class MemoryConfig:
     coding: CodingConfig = field(default_factory=CodingConfig)
     enable_query_rewrite: bool = False
     query_rewrite_max_chars: int = 1000
+    pipeline_log_days: int = 7
+    pipeline_log_text: bool = False
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")
@@ -367,6 +378,11 @@ class MemoryConfig:
     def collection_base(self) -> str:
         """Stem of the working file (``coding_memory`` by default)."""
         return self.working_db_path.stem
+
+    @property
+    def pipeline_log_path(self) -> Path:
+        """``{data_dir}/data/pipeline_log.db``."""
+        return self.data_dir / "data" / "pipeline_log.db"
 
     @property
     def workflow_dir(self) -> Path:

@@ -14,7 +14,12 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from hy_memory_langgraph.cli.workflow import CliError, load_input, run_operation, service_from_env
+from hy_memory_langgraph.cli.workflow import (
+    CliError,
+    load_input,
+    run_operation,
+    service_from_env,
+)
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.models import E5Embeddings
 

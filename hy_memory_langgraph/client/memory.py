@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
 
 from hy_memory_langgraph.client.workflow import WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
@@ -33,6 +35,7 @@ from hy_memory_langgraph.pipelines.search import build_search_graph
 from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
+from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
@@ -40,6 +43,13 @@ from hy_memory_langgraph.workflow import OAContextProvider
 __all__ = ["HyMemoryClient"]
 
 T = TypeVar("T")
+
+
+def _recorder(config: MemoryConfig) -> PipelineRecorder:
+    """The pipeline log of a client (kept in the data dir unless retention is 0 days)."""
+    store = (PipelineLogStore(config.pipeline_log_path, retention_days=config.pipeline_log_days)
+             if config.pipeline_log_days > 0 else None)
+    return PipelineRecorder(store, keep_text=config.pipeline_log_text)
 
 
 def _in_thread(method: Callable[..., T]) -> Callable[..., Any]:
@@ -91,7 +101,9 @@ class HyMemoryClient:
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
         self.embeddings = resolve_embeddings(embeddings)
         stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory)
-        self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores)
+        self.recorder = _recorder(config)
+        self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
+                                     recorder=self.recorder)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
         self.workflow = WorkflowMemoryService(config.workflow_dir, mode=self.mode, llm=gateway,
@@ -101,37 +113,70 @@ class HyMemoryClient:
     def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
-            metadata: dict[str, Any] | None = None, memory_at: Any = None) -> dict[str, Any]:
+            metadata: dict[str, Any] | None = None, memory_at: Any = None,
+            config: RunnableConfig | None = None) -> dict[str, Any]:
         """Remember a conversation; returns the scene's write result
-        (``docs/design.md#return-shapes``)."""
-        state = self.write_graph.invoke(self._write_input(locals()), context=self.context)
-        return state["result"]
+        (``docs/design.md#return-shapes``).
+
+        ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
+        """
+        args = self._write_input(locals())
+        try:
+            return self.write_graph.invoke(args, config, context=self.context)["result"]
+        finally:
+            self.recorder.flush(args["request_id"])
 
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
                    agent_id: str | None = None, session_id: str | None = None,
                    workspace_id: str | None = None, branch: str | None = None,
-                   metadata: dict[str, Any] | None = None, memory_at: Any = None) -> dict[str, Any]:
+                   metadata: dict[str, Any] | None = None, memory_at: Any = None,
+                   config: RunnableConfig | None = None) -> dict[str, Any]:
         """Async twin of :meth:`add`."""
-        state = await self.write_graph.ainvoke(self._write_input(locals()), context=self.context)
-        return state["result"]
+        args = self._write_input(locals())
+        try:
+            return (await self.write_graph.ainvoke(args, config, context=self.context))["result"]
+        finally:
+            await asyncio.to_thread(self.recorder.flush, args["request_id"])
 
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
                scene: str | None = None, search_mode: str = "default",
                user_ids: list[str] | None = None, workspace_id: str | None = None,
                branch: str | None = None, limit: int = 10, min_score: float | None = None,
-               created_after: Any = None, created_before: Any = None) -> dict[str, Any]:
-        """Recall memories; the route follows ``docs/design.md#search-routing``."""
-        state = self.search_graph.invoke(self._search_input(locals()), context=self.context)
-        return state["result"]
+               created_after: Any = None, created_before: Any = None,
+               config: RunnableConfig | None = None) -> dict[str, Any]:
+        """Recall memories; the route follows ``docs/design.md#search-routing``.
+
+        ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
+        """
+        args = self._search_input(locals())
+        try:
+            return self.search_graph.invoke(args, config, context=self.context)["result"]
+        finally:
+            self.recorder.flush(args["request_id"])
 
     async def asearch(self, query: str | None = None, *, queries: list[str] | None = None,
                       scene: str | None = None, search_mode: str = "default",
                       user_ids: list[str] | None = None, workspace_id: str | None = None,
                       branch: str | None = None, limit: int = 10, min_score: float | None = None,
-                      created_after: Any = None, created_before: Any = None) -> dict[str, Any]:
+                      created_after: Any = None, created_before: Any = None,
+                      config: RunnableConfig | None = None) -> dict[str, Any]:
         """Async twin of :meth:`search`."""
-        state = await self.search_graph.ainvoke(self._search_input(locals()), context=self.context)
-        return state["result"]
+        args = self._search_input(locals())
+        try:
+            return (await self.search_graph.ainvoke(args, config, context=self.context))["result"]
+        finally:
+            await asyncio.to_thread(self.recorder.flush, args["request_id"])
+
+    def pipeline_log(self, request_id: str) -> list[dict[str, Any]]:
+        """The stages a write or search went through, in order (``[]`` when unknown).
+
+        Each record has ``stage``, ``node``, ``graph``, ``duration_ms``, and when they
+        apply ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``decision``
+        (route and reason, analysis, time range), ``decided`` (the model's operations,
+        before they are applied), ``applied``, ``counts``, ``fallback``, ``llm_errors``
+        and ``error``. Text is left out unless ``MEMORY_PIPELINE_LOG_TEXT=true``.
+        """
+        return self.recorder.read(require_id(request_id, "request_id"))
 
     # -- single memories ------------------------------------------------------------------
     @property
@@ -219,11 +264,13 @@ class HyMemoryClient:
     ahistory = _in_thread(history)
     amemory_prompt = _in_thread(memory_prompt)
     amemory_extract = _in_thread(memory_extract)
+    apipeline_log = _in_thread(pipeline_log)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:
-        """Close every store (flushes derived indexes)."""
+        """Close every store (flushes derived indexes) and the pipeline log."""
         self.context.stores.close()
+        self.recorder.close()
 
     def __enter__(self) -> HyMemoryClient:
         return self
@@ -236,10 +283,10 @@ class HyMemoryClient:
     def _write_input(args: dict[str, Any]) -> dict[str, Any]:
         keys = ("messages", "scene", "user_id", "agent_id", "session_id", "workspace_id",
                 "branch", "metadata", "memory_at")
-        return {k: args[k] for k in keys}
+        return {"request_id": uuid.uuid4().hex, **{k: args[k] for k in keys}}
 
     @staticmethod
     def _search_input(args: dict[str, Any]) -> dict[str, Any]:
         keys = ("query", "queries", "scene", "search_mode", "user_ids", "workspace_id", "branch",
                 "limit", "min_score", "created_after", "created_before")
-        return {k: args[k] for k in keys}
+        return {"request_id": uuid.uuid4().hex, **{k: args[k] for k in keys}}

@@ -26,7 +26,11 @@ from hy_memory_langgraph.messages.compression import (
     truncate_chars_head_tail,
 )
 from hy_memory_langgraph.messages.files import files_from_text, files_from_tool_calls
-from hy_memory_langgraph.messages.language import detect_language, detect_text_language, is_cjk
+from hy_memory_langgraph.messages.language import (
+    detect_language,
+    detect_text_language,
+    is_cjk,
+)
 from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.messages.render import judge_summary, render_transcript
 from hy_memory_langgraph.messages.turns import (

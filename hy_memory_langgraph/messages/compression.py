@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 
 __all__ = ["truncate_bytes_head_tail", "truncate_chars_head_tail", "compress_for_prompt"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import (
@@ -18,8 +18,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 
 __all__ = ["normalize_messages", "make_tool_call"]
 

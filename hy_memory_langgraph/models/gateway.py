@@ -13,6 +13,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hy_memory_langgraph.errors import InvalidInputError, LLMCallError
+from hy_memory_langgraph.runlog.trace import count_llm
 
 __all__ = ["LLMGateway", "LLMUsage", "StageUsage"]
 
@@ -59,7 +60,8 @@ class LLMUsage:
         estimated: bool,
         failed: bool = False,
     ) -> None:
-        """Add one call to ``stage``."""
+        """Add one call to ``stage`` (and to the pipeline log's running stage, if any)."""
+        count_llm(max(0, int(prompt_tokens)), max(0, int(completion_tokens)), failed=failed)
         with self._lock:
             entry = self._stages.setdefault(stage, StageUsage())
             entry.calls += 1

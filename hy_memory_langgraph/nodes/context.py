@@ -12,14 +12,15 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
 
-from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.retrieval.lexical import LexicalCache
-from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.chain.store import ChainStore
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.repos.trace import TraceRepository
+from hy_memory_langgraph.retrieval.lexical import LexicalCache
+from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.store import HyMemoryStore
 
 __all__ = ["BoundedCache", "MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
@@ -136,6 +137,7 @@ class MemoryContext:
         llm: The LLM gateway (``None`` in lite mode).
         stores: The opened stores.
         lexical: BM25 indexes kept warm between searches.
+        recorder: Where the pipeline log of each request goes (``None``: no log).
     """
 
     config: MemoryConfig
@@ -144,6 +146,7 @@ class MemoryContext:
     stores: StoreRegistry
     lexical: LexicalCache = field(default_factory=LexicalCache)
     search_cache: BoundedCache = field(default_factory=BoundedCache)
+    recorder: PipelineRecorder | None = None
 
     @property
     def chat_repo(self) -> ChatRepository:

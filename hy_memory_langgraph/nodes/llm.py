@@ -9,6 +9,7 @@ from hy_memory_langgraph.errors import HyMemoryError
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.nodes.parsing import parse_json_object
 from hy_memory_langgraph.prompts import load_prompt
+from hy_memory_langgraph.runlog.trace import note_llm_error
 
 __all__ = ["ask_json"]
 
@@ -29,8 +30,10 @@ def ask_json(llm: LLMGateway | None, stage: str, prompt: str, lang: str,
         reply = llm.invoke(stage, user, system=system)
     except HyMemoryError as exc:
         logger.warning("LLM stage %s failed (%s); using the fallback", stage, exc)
+        note_llm_error(f"{stage}: call failed ({type(exc.__cause__ or exc).__name__})")
         return None
     parsed = parse_json_object(reply)
     if parsed is None:
         logger.warning("LLM stage %s returned no usable JSON; using the fallback", stage)
+        note_llm_error(f"{stage}: no usable JSON object in the reply")
     return parsed

@@ -19,6 +19,7 @@ from hy_memory_langgraph.nodes.chat.write import (
 )
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.routing.state import PreparedWrite, ResultOutput
+from hy_memory_langgraph.pipelines.tracing import add_traced_nodes
 
 __all__ = ["build_chat_graph"]
 
@@ -38,12 +39,14 @@ def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, Prep
     """
     builder = StateGraph(ChatWriteState, context_schema=MemoryContext, input_schema=PreparedWrite,
                          output_schema=ResultOutput)
-    builder.add_node("store_turns", store_turns)
-    builder.add_node("extract_facts", extract_facts)
-    builder.add_node("gather_candidates", gather_candidates)
-    builder.add_node("reconcile", reconcile)
-    builder.add_node("apply_decisions", apply_decisions)
-    builder.add_node("finish_chat", finish_chat)
+    add_traced_nodes(builder, "chat_write", {
+        "store_turns": store_turns,
+        "extract_facts": extract_facts,
+        "gather_candidates": gather_candidates,
+        "reconcile": reconcile,
+        "apply_decisions": apply_decisions,
+        "finish_chat": finish_chat,
+    })
     builder.add_conditional_edges(START, _route_by_mode, ["extract_facts", "store_turns"])
     builder.add_conditional_edges("extract_facts", route_after_extract,
                                   ["store_turns", "gather_candidates", "finish_chat"])

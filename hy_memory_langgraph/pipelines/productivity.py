@@ -58,7 +58,12 @@ from hy_memory_langgraph.nodes.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
-from hy_memory_langgraph.nodes.routing.state import PreparedSearch, PreparedWrite, ResultOutput
+from hy_memory_langgraph.nodes.routing.state import (
+    PreparedSearch,
+    PreparedWrite,
+    ResultOutput,
+)
+from hy_memory_langgraph.pipelines.tracing import add_traced_nodes
 
 __all__ = ["build_productivity_graph", "build_productivity_search_graph"]
 
@@ -87,18 +92,20 @@ def build_productivity_graph() -> CompiledStateGraph[
     """
     b = StateGraph(ProductivityWriteState, context_schema=MemoryContext,
                    input_schema=PreparedWrite, output_schema=ResultOutput)
-    b.add_node("prepare", prepare_productivity)
-    b.add_node("lite_fact", lite_fact)
-    b.add_node("extract", extract_productivity)
-    b.add_node("gather_experience_candidates", gather_experience_candidates)
-    b.add_node("reconcile_experiences", reconcile_experiences)
-    b.add_node("apply_experiences", apply_experiences)
-    b.add_node("gather_fact_candidates", gather_fact_candidates)
-    b.add_node("reconcile_fact", reconcile_fact)
-    b.add_node("summarize_progress", summarize_progress)
-    b.add_node("insert_fact", insert_fact)
-    b.add_node("record_chain", record_chain)
-    b.add_node("finish", finish_productivity)
+    add_traced_nodes(b, "productivity_write", {
+        "prepare": prepare_productivity,
+        "lite_fact": lite_fact,
+        "extract": extract_productivity,
+        "gather_experience_candidates": gather_experience_candidates,
+        "reconcile_experiences": reconcile_experiences,
+        "apply_experiences": apply_experiences,
+        "gather_fact_candidates": gather_fact_candidates,
+        "reconcile_fact": reconcile_fact,
+        "summarize_progress": summarize_progress,
+        "insert_fact": insert_fact,
+        "record_chain": record_chain,
+        "finish": finish_productivity,
+    })
     b.add_edge(START, "prepare")
     b.add_conditional_edges("prepare", _route_by_mode, ["extract", "lite_fact"])
     b.add_edge("lite_fact", "insert_fact")
@@ -133,10 +140,12 @@ def build_productivity_search_graph() -> CompiledStateGraph[
     """
     b = StateGraph(ProductivitySearchState, context_schema=MemoryContext,
                    input_schema=PreparedSearch, output_schema=ResultOutput)
-    b.add_node("search_facts", search_facts)
-    b.add_node("search_experiences", search_experiences)
-    b.add_node("chain_block", chain_block)
-    b.add_node("finish", finish_productivity_search)
+    add_traced_nodes(b, "productivity_search", {
+        "search_facts": search_facts,
+        "search_experiences": search_experiences,
+        "chain_block": chain_block,
+        "finish": finish_productivity_search,
+    })
     b.add_edge(START, "search_facts")
     b.add_edge("search_facts", "search_experiences")
     b.add_edge("search_experiences", "chain_block")

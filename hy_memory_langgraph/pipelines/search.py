@@ -13,8 +13,13 @@ from hy_memory_langgraph.nodes.routing.search import (
     route_after_analysis,
     route_after_prepare_search,
 )
-from hy_memory_langgraph.nodes.routing.state import ResultOutput, SearchArgs, SearchState
+from hy_memory_langgraph.nodes.routing.state import (
+    ResultOutput,
+    SearchArgs,
+    SearchState,
+)
 from hy_memory_langgraph.pipelines.productivity import build_productivity_search_graph
+from hy_memory_langgraph.pipelines.tracing import add_traced_nodes
 
 __all__ = ["build_search_graph"]
 
@@ -29,9 +34,11 @@ def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, Searc
     """
     builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=SearchArgs,
                          output_schema=ResultOutput)
-    builder.add_node("prepare", prepare_search)
-    builder.add_node("analyze_query", analyze_query)
-    builder.add_node("chat_search", chat_search)
+    add_traced_nodes(builder, "memory_search", {
+        "prepare": prepare_search,
+        "analyze_query": analyze_query,
+        "chat_search": chat_search,
+    })
     builder.add_node("productivity_search", build_productivity_search_graph())
     builder.add_edge(START, "prepare")
     routes = ["analyze_query", "chat_search", "productivity_search"]

@@ -16,6 +16,7 @@ from hy_memory_langgraph.nodes.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
 )
+from hy_memory_langgraph.pipelines.tracing import add_traced_nodes
 
 __all__ = ["build_workflow_extract_graph"]
 
@@ -28,11 +29,13 @@ def build_workflow_extract_graph() -> CompiledStateGraph:
         ['extract_lite', 'extract_llm']
     """
     builder = StateGraph(WorkflowExtractState, context_schema=WorkflowContext)
-    builder.add_node("validate_input", validate_input)
-    builder.add_node("extract_llm", extract_llm)
-    builder.add_node("extract_lite", extract_lite)
-    builder.add_node("route_dimensions", route_dimensions)
-    builder.add_node("merge_and_save", merge_and_save)
+    add_traced_nodes(builder, "workflow_extract", {
+        "validate_input": validate_input,
+        "extract_llm": extract_llm,
+        "extract_lite": extract_lite,
+        "route_dimensions": route_dimensions,
+        "merge_and_save": merge_and_save,
+    })
     builder.add_edge(START, "validate_input")
     builder.add_conditional_edges("validate_input", route_by_mode, ["extract_llm", "extract_lite"])
     builder.add_edge("extract_llm", "route_dimensions")

@@ -16,6 +16,7 @@ from hy_memory_langgraph.nodes.routing.write import (
 )
 from hy_memory_langgraph.pipelines.chat import build_chat_graph
 from hy_memory_langgraph.pipelines.productivity import build_productivity_graph
+from hy_memory_langgraph.pipelines.tracing import add_traced_nodes
 
 __all__ = ["build_write_graph"]
 
@@ -30,9 +31,11 @@ def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteAr
     """
     builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
                          output_schema=ResultOutput)
-    builder.add_node("prepare", prepare_write)
-    builder.add_node("judge_scene", judge_scene)
-    builder.add_node("strip_tools", strip_tools)
+    add_traced_nodes(builder, "memory_write", {
+        "prepare": prepare_write,
+        "judge_scene": judge_scene,
+        "strip_tools": strip_tools,
+    })
     builder.add_node("chat", build_chat_graph())
     builder.add_node("productivity", build_productivity_graph())
     builder.add_edge(START, "prepare")

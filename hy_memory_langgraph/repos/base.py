@@ -40,7 +40,12 @@ from typing import Any, Final
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from hy_memory_langgraph.repos.namespaces import encode_label
-from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Record, record_from_value
+from hy_memory_langgraph.repos.records import (
+    ACTIVE,
+    SUPERSEDED,
+    Record,
+    record_from_value,
+)
 from hy_memory_langgraph.timeutil import iso, utcnow
 
 __all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or"]

@@ -32,7 +32,12 @@ from langgraph.store.base import BaseStore, SearchItem, SearchOp
 
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.repos.base import RecordRepository, split_or
-from hy_memory_langgraph.repos.records import Experience, Fact, Record, record_from_value
+from hy_memory_langgraph.repos.records import (
+    Experience,
+    Fact,
+    Record,
+    record_from_value,
+)
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 
 __all__ = ["Kind", "ProductivityRepository", "new_id", "parse_id"]

@@ -14,7 +14,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.messages import compress_for_prompt, detect_language, render_transcript
+from hy_memory_langgraph.messages import (
+    compress_for_prompt,
+    detect_language,
+    render_transcript,
+)
 from hy_memory_langgraph.nodes.chat.search import hybrid_search
 from hy_memory_langgraph.nodes.chat.state import ChatWriteState
 from hy_memory_langgraph.nodes.context import MemoryContext
@@ -22,6 +26,7 @@ from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
+from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
@@ -85,6 +90,7 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
         new_messages=render_transcript(compress_for_prompt(state["msgs"], **limits)),
     )
     if reply is None or not isinstance(reply.get("facts"), list):
+        note_fallback("extraction unusable: the raw turns are stored")
         return {"facts": [], "fallback": "extract_failed"}
     facts = []
     for raw in as_list(reply.get("facts")):
@@ -133,6 +139,8 @@ def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[st
         new_facts="\n".join(_fact_line(i, f, at) for i, f in enumerate(facts)),
         candidates="\n".join(_candidate_line(i, m) for i, m in enumerate(candidates)),
     )
+    if reply is None:
+        note_fallback("reconcile unusable: every fact is added")
     decided: dict[int, dict[str, Any]] = {}
     for raw in as_list((reply or {}).get("operations")):
         if not isinstance(raw, dict):

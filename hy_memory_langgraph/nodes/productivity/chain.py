@@ -26,7 +26,11 @@ from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.messages import Msg, files_from_tool_calls
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity.input import work_messages
-from hy_memory_langgraph.nodes.productivity.state import ProductivitySearchState, ProductivityWriteState
+from hy_memory_langgraph.nodes.productivity.state import (
+    ProductivitySearchState,
+    ProductivityWriteState,
+)
+from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.timeutil import iso
 
@@ -42,6 +46,7 @@ def record_chain(state: ProductivityWriteState, runtime: Runtime[MemoryContext])
     try:
         return {"chain_rounds": record_write(state, runtime.context)}
     except Exception:  # best effort: the dual-layer write is already stored
+        note_fallback("chain record failed: the write is kept with 0 rounds")
         log.warning("coding chain: recording failed for request %s; write kept",
                     state.get("request_id"), exc_info=True)
         return {"chain_rounds": 0}
@@ -110,6 +115,7 @@ def chain_block(state: ProductivitySearchState, runtime: Runtime[MemoryContext])
         block, used = chain_context(ctx.chain_store, facts, workspace_id=state.get("workspace_id"),
                                     branch=state.get("branch"))
     except Exception:  # best effort: the search result stands without the block
+        note_fallback("chain block failed: the facts are returned without it")
         log.warning("coding chain: rendering failed for request %s", state.get("request_id"),
                     exc_info=True)
         return {"chain_block": "", "chain_used": []}

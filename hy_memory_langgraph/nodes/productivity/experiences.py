@@ -23,12 +23,23 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
-from hy_memory_langgraph.nodes.parsing import as_choice, as_float, as_list, as_str, as_str_list
+from hy_memory_langgraph.nodes.parsing import (
+    as_choice,
+    as_float,
+    as_list,
+    as_str,
+    as_str_list,
+)
 from hy_memory_langgraph.nodes.productivity.extract import MAX_SEARCH_KEYS
-from hy_memory_langgraph.nodes.productivity.input import merge_unique, record_fields, repo_of
+from hy_memory_langgraph.nodes.productivity.input import (
+    merge_unique,
+    record_fields,
+    repo_of,
+)
 from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.repos.filters import scope_filter
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
+from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
@@ -99,6 +110,8 @@ def reconcile_experiences(state: ProductivityWriteState, runtime: Runtime[Memory
     block, aliases = render_drafts(drafts, candidates)
     reply = ask_json(runtime.context.llm, "experience_reconcile", "experience_reconcile",
                      state["lang"], drafts=block)
+    if reply is None:
+        note_fallback("experience reconcile unusable: every draft is added")
     decided: dict[int, dict[str, Any]] = {}
     for raw in as_list((reply or {}).get("operations")):
         if not isinstance(raw, dict):

@@ -40,6 +40,7 @@ from hy_memory_langgraph.nodes.productivity.input import (
 )
 from hy_memory_langgraph.nodes.productivity.lite import deterministic_fact
 from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.timeutil import iso
 
@@ -74,6 +75,8 @@ def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryC
             fact = verbatim_fact(state["msgs"], state["touched_files"], ctx.config)
         if fact is None and failed:
             fact = deterministic_fact(state["msgs"], state["touched_files"], lang)
+    if failed:
+        note_fallback(f"extraction unusable: the {fact['source'] if fact else 'no'} fact is stored")
     return {"experience_drafts": drafts, "fact_draft": fact,
             "fallback": EXTRACT_FAILED if failed else None}
 

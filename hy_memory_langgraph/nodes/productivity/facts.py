@@ -27,6 +27,7 @@ from hy_memory_langgraph.nodes.productivity.input import record_fields, repo_of
 from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.repos.filters import scope_filter, subject_key
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
+from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["FACT_CANDIDATES", "FACT_OPS", "SUMMARY_GENERATIONS", "embed_text",
@@ -95,6 +96,8 @@ def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext
         new_fact=_new_fact_line(state),
         candidates="\n".join(_candidate_line(a, c) for a, c in zip(aliases, candidates)),
     )
+    if reply is None:
+        note_fallback("fact reconcile unusable: the fact is inserted, nothing superseded")
     chosen = [aliases[a] for a in as_str_list((reply or {}).get("supersede")) if a in aliases]
     return {"superseded_ids": list(dict.fromkeys(chosen))}
 
@@ -111,6 +114,8 @@ def summarize_progress(state: ProductivityWriteState,
     lines = [f"[{f.memory_at}] {f.subject or '-'}: {_cut(f.statement)}" for f in chain]
     reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
                      chain="\n".join(lines), new_fact=_new_fact_line(state))
+    if reply is None:
+        note_fallback("progress summary unusable: the fact is stored without one")
     summary = as_str((reply or {}).get("summary"))
     return {"progress_summary": summary or None}
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.messages import (
     Msg,

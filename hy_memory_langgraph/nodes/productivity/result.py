@@ -11,9 +11,8 @@ from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity.experiences import EXPERIENCE_OPS
 from hy_memory_langgraph.nodes.productivity.facts import FACT_OPS
 from hy_memory_langgraph.nodes.productivity.input import work_messages
-from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
-
+from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.scenes import get_scene
 
 __all__ = ["finish_productivity", "WRITE_KEYS"]

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import date, datetime, time as dtime, timezone
+from datetime import date, datetime, timezone
+from datetime import time as dtime
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -29,7 +30,13 @@ from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_str
 from hy_memory_langgraph.nodes.routing.state import SEARCH_MODES, SearchState
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity, validate_scene
+from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.scenes import (
+    DEFAULT_SCENE,
+    SCENES,
+    is_productivity,
+    validate_scene,
+)
 from hy_memory_langgraph.timeutil import coerce_datetime
 
 __all__ = ["prepare_search", "route_after_prepare_search", "analyze_query", "route_after_analysis"]
@@ -76,7 +83,7 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
         raise InvalidInputError(f"min_score must be a number or None (got {min_score!r})")
     queries = _queries(state)
     return {
-        "request_id": uuid.uuid4().hex, "started": time.perf_counter(),
+        "request_id": state.get("request_id") or uuid.uuid4().hex, "started": time.perf_counter(),
         "search_mode": mode, "queries": queries, "effective_query": queries[-1],
         "user_ids": _user_ids(state.get("user_ids")), "limit": limit,
         "created_after": coerce_datetime(state.get("created_after"), "created_after"),
@@ -152,6 +159,7 @@ def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[s
         values["scene_definitions"] = scene_definitions("search", lang, SCENES)
     reply = ask_json(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind], lang, **values)
     if reply is None:
+        note_fallback("query analysis unusable: default search with the original query")
         return {"analysis": f"{kind}_failed", "route": DEFAULT_SCENE}
     scene = _searchable(as_choice(reply.get("scene"), SCENES, DEFAULT_SCENE), ctx)
     rewrite = as_str(reply.get("rewrite")).strip() or None

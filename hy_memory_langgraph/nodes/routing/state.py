@@ -27,8 +27,10 @@ class ResultOutput(TypedDict, total=False):
 
 
 class WriteArgs(TypedDict, total=False):
-    """Input of the write graph: the arguments of ``client.add``."""
+    """Input of the write graph: the arguments of ``client.add`` (and the request id the
+    client chose, so the pipeline log can be flushed and read under it)."""
 
+    request_id: str
     messages: Any
     scene: str | None
     user_id: str
@@ -71,8 +73,9 @@ class WriteState(PreparedWrite, total=False):
 
 
 class SearchArgs(TypedDict, total=False):
-    """Input of the search graph: the arguments of ``client.search``."""
+    """Input of the search graph: the arguments of ``client.search`` (and its request id)."""
 
+    request_id: str
     query: str | None
     queries: list[str] | None
     scene: str | None

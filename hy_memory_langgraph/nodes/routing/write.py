@@ -39,7 +39,13 @@ from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice
 from hy_memory_langgraph.nodes.routing.state import WriteState
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity, validate_scene
+from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.scenes import (
+    DEFAULT_SCENE,
+    SCENES,
+    is_productivity,
+    validate_scene,
+)
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
 
 __all__ = ["judge_scene", "prepare_write", "route_after_judge", "route_after_prepare",
@@ -124,6 +130,8 @@ def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
     lang = detect_language(msgs)
     reply = ask_json(ctx.llm, "scene_judge", "scene_judge", lang, summary=judge_summary(msgs),
                      scene_definitions=scene_definitions("write", lang, SCENES))
+    if reply is None:
+        note_fallback("scene judge unusable: routed to chat")
     scene = as_choice((reply or {}).get("scene"), SCENES, DEFAULT_SCENE)
     return {"route": scene, "route_reason": "judge" if reply else "judge_failed"}
 

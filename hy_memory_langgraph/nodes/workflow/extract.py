@@ -13,6 +13,7 @@ from hy_memory_langgraph.nodes.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
 )
+from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.workflow.files import dimension_of
 from hy_memory_langgraph.workflow.lite import lite_candidates
 from hy_memory_langgraph.workflow.render import render_prompt
@@ -63,6 +64,7 @@ def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) 
     )
     entries = _valid_entries(parsed)
     if entries is None:
+        note_fallback("workflow extraction unusable: the lite rules are applied")
         return {"candidates": lite_candidates(request.messages), "source": "lite_fallback"}
     return {"candidates": entries, "source": "llm"}
 

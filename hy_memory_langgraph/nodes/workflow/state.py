@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.workflow.files import WorkflowFiles
 from hy_memory_langgraph.workflow.routing import Routed, Skipped
 from hy_memory_langgraph.workflow.validation import ExtractRequest
@@ -20,6 +21,7 @@ class WorkflowContext:
     files: WorkflowFiles
     mode: str = "lite"
     llm: LLMGateway | None = None
+    recorder: PipelineRecorder | None = None
 
 
 class WorkflowExtractState(TypedDict, total=False):

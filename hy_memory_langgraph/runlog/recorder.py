@@ -1,0 +1,124 @@
+"""Collect the stage records of each request and write them when the request ends.
+
+Records are buffered per request id (a request runs in one graph invocation), written
+in one transaction by :meth:`PipelineRecorder.flush`, and emitted through the
+``hy_memory_langgraph.runlog.recorder`` logger as they happen (INFO for stages, WARNING
+for fallbacks).
+
+Example:
+    >>> import tempfile, os
+    >>> from hy_memory_langgraph.runlog.trace import StageTrace
+    >>> rec = PipelineRecorder(PipelineLogStore(os.path.join(tempfile.mkdtemp(), "l.db"),
+    ...                                         retention_days=1), keep_text=False)
+    >>> rec.stage("r1", graph="memory_write", node="prepare", duration_ms=1.0,
+    ...           trace=StageTrace(), update={"route": "chat"})
+    >>> rec.flush("r1")
+    >>> [r["stage"] for r in rec.read("r1")]
+    ['normalise']
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from dataclasses import asdict
+from typing import Any, Final
+
+from hy_memory_langgraph.runlog.store import PipelineLogStore
+from hy_memory_langgraph.runlog.summary import summarize
+from hy_memory_langgraph.runlog.trace import StageTrace
+
+__all__ = ["STAGE_NAMES", "PipelineRecorder"]
+
+logger = logging.getLogger(__name__)
+
+#: Stage name of each node (``graph:node``); other nodes are logged under their own name.
+STAGE_NAMES: Final[dict[str, str]] = {
+    "memory_write:prepare": "normalise", "memory_write:judge_scene": "scene_judge",
+    "memory_write:strip_tools": "strip_tools",
+    "chat_write:store_turns": "store", "chat_write:extract_facts": "extract",
+    "chat_write:gather_candidates": "candidates", "chat_write:reconcile": "reconcile",
+    "chat_write:apply_decisions": "store", "chat_write:finish_chat": "finish",
+    "productivity_write:prepare": "prepare", "productivity_write:lite_fact": "extract",
+    "productivity_write:extract": "extract",
+    "productivity_write:gather_experience_candidates": "experience_candidates",
+    "productivity_write:reconcile_experiences": "experience_reconcile",
+    "productivity_write:apply_experiences": "experience_store",
+    "productivity_write:gather_fact_candidates": "fact_candidates",
+    "productivity_write:reconcile_fact": "fact_reconcile",
+    "productivity_write:summarize_progress": "progress_summary",
+    "productivity_write:insert_fact": "fact_store", "productivity_write:record_chain": "chain_record",
+    "productivity_write:finish": "finish",
+    "memory_search:prepare": "search_route", "memory_search:analyze_query": "rewrite_time_range",
+    "memory_search:chat_search": "retrieval",
+    "productivity_search:search_facts": "retrieval", "productivity_search:search_experiences":
+        "retrieval_experiences",
+    "productivity_search:chain_block": "chain_decorate", "productivity_search:finish": "finish",
+    "workflow_extract:validate_input": "normalise", "workflow_extract:extract_llm": "extract",
+    "workflow_extract:extract_lite": "extract", "workflow_extract:route_dimensions": "route",
+    "workflow_extract:merge_and_save": "store",
+}
+
+
+class PipelineRecorder:
+    """Stage records of running requests, written per request.
+
+    Args:
+        store: Where records are kept (``None``: emitted through logging only).
+        keep_text: Keep prompt and message text in the records.
+    """
+
+    def __init__(self, store: PipelineLogStore | None, *, keep_text: bool) -> None:
+        self.store = store
+        self.keep_text = keep_text
+        self._buffers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._lock = threading.Lock()
+
+    def stage(self, request_id: str, *, graph: str, node: str, duration_ms: float,
+              trace: StageTrace, update: dict[str, Any] | None, error: str | None = None) -> None:
+        """Record one finished (or failed) node of ``request_id``."""
+        record: dict[str, Any] = {
+            "request_id": request_id, "stage": STAGE_NAMES.get(f"{graph}:{node}", node),
+            "graph": graph, "node": node, "ts": time.time(),
+            "duration_ms": round(duration_ms, 3),
+            **{k: v for k, v in asdict(trace).items() if v and k != "fallbacks"},
+            **summarize(update, keep_text=self.keep_text),
+        }
+        if trace.fallbacks:
+            record["fallback"] = [*record.get("fallback", []), *trace.fallbacks]
+        if error:
+            record["error"] = error
+        with self._lock:
+            buffer = self._buffers[request_id]
+            record["seq"] = len(buffer)
+            buffer.append(record)
+        self._emit(record)
+
+    def flush(self, request_id: str) -> None:
+        """Write the buffered records of ``request_id`` (one transaction) and forget them."""
+        with self._lock:
+            records = self._buffers.pop(request_id, [])
+        if self.store is not None and records:
+            self.store.write(records)
+
+    def read(self, request_id: str) -> list[dict[str, Any]]:
+        """Every record of ``request_id``: written ones, then any still buffered."""
+        written = self.store.read(request_id) if self.store is not None else []
+        with self._lock:
+            pending = list(self._buffers.get(request_id, []))
+        return [*written, *pending]
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    @staticmethod
+    def _emit(record: dict[str, Any]) -> None:
+        level = logging.WARNING if record.get("fallback") or record.get("error") else logging.INFO
+        if logger.isEnabledFor(level):
+            logger.log(level, "request %s %s (%s) %.1f ms%s", record["request_id"], record["stage"],
+                       record["node"], record["duration_ms"],
+                       f" fallback={record['fallback']}" if record.get("fallback") else "",
+                       extra={"hy_memory_stage": record})
