@@ -15,6 +15,7 @@ __all__ = [
     "ModelUnavailableError",
     "StoreError",
     "StoreCorruptionError",
+    "ConflictError",
     "LLMCallError",
 ]
 
@@ -41,6 +42,11 @@ class ModelUnavailableError(HyMemoryError, RuntimeError):
 
 class StoreError(HyMemoryError):
     """The store could not complete an operation."""
+
+
+class ConflictError(StoreError):
+    """A guarded write found its record changed or deleted by a concurrent writer;
+    nothing was written. Read the record again and retry."""
 
 
 class StoreCorruptionError(StoreError):

@@ -11,7 +11,12 @@ Layout inside a LangGraph ``BaseStore`` (labels pass through :func:`encode_label
   records (any process), so readers may reuse what they loaded while it stays.
 
 A :class:`Change` collects the puts, deletes and events of one logical change and is
-written by :meth:`RecordRepository.commit` in ONE store batch. Deleting a record
+written by :meth:`RecordRepository.commit` in ONE store batch. Every record the change
+overwrites or deletes is guarded: the batch is written only if that record is still as
+it was read (same ``updated_at``), else :class:`ConflictError` and nothing is written.
+Stores with ``supports_guards`` check this inside their write transaction (atomic across
+processes); on other stores the repository checks under a lock of this process. Deleting
+a record
 erases its events (one content-free ``DELETE`` event stays) and gives the records it
 had superseded back: to its successor when it was itself superseded (``RELINKED``),
 else as active records (``RESTORED``).
@@ -31,14 +36,17 @@ Example:
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
+from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.records import (
     ACTIVE,
@@ -46,6 +54,7 @@ from hy_memory_langgraph.repos.records import (
     Record,
     record_from_value,
 )
+from hy_memory_langgraph.store import GuardOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
 __all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or"]
@@ -53,7 +62,17 @@ __all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or"]
 ID_NS: Final = ("memory_ids",)
 REV_NS: Final = ("revisions",)
 SCAN_LIMIT: Final = 1_000_000
+#: Attempts of a read-change-write that met concurrent changes.
+RETRIES: Final = 8
 _SEQ = itertools.count()
+_LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.RLock] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def _process_lock(store: BaseStore) -> threading.RLock:
+    """The lock serialising guarded changes to ``store`` within this process."""
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(store, threading.RLock())
 
 
 @dataclass(frozen=True)
@@ -64,17 +83,20 @@ class StoreCapabilities:
         or_filters: Search filters may hold a top-level ``$or``.
         replaces_vectors: Re-putting an item replaces all its vectors (an item put with
             ``index=False`` leaves the vector index).
+        guards: Batches may hold :class:`GuardOp` checks, made in the write transaction.
     """
 
     or_filters: bool = False
     replaces_vectors: bool = False
+    guards: bool = False
 
     @classmethod
     def of(cls, store: BaseStore) -> StoreCapabilities:
-        """The capabilities ``store`` declares (``supports_or_filters`` and
-        ``replaces_vectors_on_put`` attributes; absent means no)."""
+        """The capabilities ``store`` declares (``supports_or_filters``,
+        ``replaces_vectors_on_put``, ``supports_guards`` attributes; absent means no)."""
         return cls(or_filters=bool(getattr(store, "supports_or_filters", False)),
-                   replaces_vectors=bool(getattr(store, "replaces_vectors_on_put", False)))
+                   replaces_vectors=bool(getattr(store, "replaces_vectors_on_put", False)),
+                   guards=bool(getattr(store, "supports_guards", False)))
 
 
 def split_or(where: dict[str, Any]) -> list[dict[str, Any]]:
@@ -104,6 +126,7 @@ class Change:
     ops: list[PutOp] = field(default_factory=list)
     users: set[str] = field(default_factory=set)
     replaced: list[Record] = field(default_factory=list)
+    guards: list[GuardOp] = field(default_factory=list)
 
     def add(self, record: Record, op: str, *, related: str | None = None) -> Record:
         """Store a new record (and its id entry) with its creation event ``op``."""
@@ -116,13 +139,15 @@ class Change:
 
     def save(self, record: Record, op: str, *, previous: str | None = None,
              related: str | None = None) -> Record:
-        """Overwrite an existing record and record the event ``op``."""
+        """Overwrite an existing record (guarded: unchanged since read) with the event ``op``."""
+        self._guard(record)
         record.updated_at = self.now
         self.replaced.append(record)
         return self._put(record, op, previous=previous, related=related)
 
     def remove(self, record: Record, events: Iterable[Item] = ()) -> None:
         """Delete a record, its id entry and its ``events``; keep a content-free ``DELETE``."""
+        self._guard(record)
         self.ops.append(PutOp(self.repo.namespace(record.kind, record.user_id), record.memory_id, None))
         self.ops.append(PutOp(ID_NS, record.memory_id, None))
         self.ops.extend(PutOp(e.namespace, e.key, None) for e in events)
@@ -130,6 +155,18 @@ class Change:
                      "kind": record.kind, "op": "DELETE", "status": "deleted", "at": self.now,
                      "seq": _seq(), "request_id": self.request_id}
         self._event(record.user_id, tombstone)
+
+    def relink(self, record: Record) -> None:
+        """Overwrite a record whose links changed (guarded, no event of its own)."""
+        self._guard(record)
+        record.updated_at = self.now
+        self.replaced.append(record)
+        self.ops.append(PutOp(self.repo.namespace(record.kind, record.user_id), record.memory_id,
+                              record.stored_value(), index=record.index_paths()))
+
+    def _guard(self, record: Record) -> None:
+        ns = self.repo.namespace(record.kind, record.user_id)
+        self.guards.append(GuardOp(ns, record.memory_id, {"updated_at": record.updated_at}))
 
     def _put(self, record: Record, op: str, *, previous: str | None = None,
              related: str | None = None) -> Record:
@@ -250,28 +287,53 @@ class RecordRepository:
     def commit(self, change: Change) -> None:
         """Write ``change`` (and a revision bump of each user it touched) in one batch.
 
-        On a store that keeps stale vectors when an item is re-put, records being
-        replaced are deleted first (a second batch), so no old vector outlives them.
+        Raises:
+            ConflictError: a record the change overwrites or deletes changed since it
+                was read; nothing was written.
         """
         if not change.ops:
             return
-        if change.replaced and not self.caps.replaces_vectors:
-            self.store.batch([PutOp(self.namespace(r.kind, r.user_id), r.memory_id, None)
-                              for r in change.replaced])
         bumps = [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False)
                  for u in sorted(change.users)]
-        self.store.batch([*change.ops, *bumps])
+        if self.caps.guards:
+            self.store.batch([*change.guards, *change.ops, *bumps])
+            return
+        with _process_lock(self.store):
+            self._check_here(change.guards)
+            if change.replaced and not self.caps.replaces_vectors:
+                # delete first, or the store would keep the replaced records' old vectors
+                self.store.batch([PutOp(self.namespace(r.kind, r.user_id), r.memory_id, None)
+                                  for r in change.replaced])
+            self.store.batch([*change.ops, *bumps])
+
+    def _check_here(self, guards: list[GuardOp]) -> None:
+        """The guards of a store without guard support, checked in this process."""
+        for guard in guards:
+            item = self.store.get(guard.namespace, guard.key)
+            if item is None:
+                raise ConflictError(f"record {guard.key!r} was deleted concurrently")
+            if any(item.value.get(k) != v for k, v in (guard.expect or {}).items()):
+                raise ConflictError(f"record {guard.key!r} changed concurrently; read it again")
 
     def delete(self, memory_id: str, *, request_id: str | None = None) -> bool:
-        """Delete one record in one change; ``False`` when it did not exist."""
-        record = self.get(memory_id)
-        if record is None:
-            return False
-        change = self.begin(request_id)
-        change.remove(record, self._events(record.user_id, memory_id))
-        self._release_predecessors(change, record)
-        self.commit(change)
-        return True
+        """Delete one record in one change; ``False`` when it did not exist.
+
+        A concurrent change of the record (or of a record it links) makes the delete
+        read again and retry; a concurrent delete makes it return ``False``.
+        """
+        for _ in range(RETRIES):
+            record = self.get(memory_id)
+            if record is None:
+                return False
+            change = self.begin(request_id)
+            change.remove(record, self._events(record.user_id, memory_id))
+            self._release_predecessors(change, record)
+            try:
+                self.commit(change)
+            except ConflictError:
+                continue
+            return True
+        raise ConflictError(f"memory_id={memory_id!r} kept changing while being deleted; retry")
 
     def delete_all(self, user_id: str) -> int:
         """Delete every record, event and id entry of ``user_id`` in one batch; the count."""
@@ -318,8 +380,5 @@ class RecordRepository:
             moved = [p.memory_id for p in preds]
             kept = [i for i in successor.supersedes if i != deleted.memory_id]
             successor.supersedes = list(dict.fromkeys([*kept, *moved]))
-            change.replaced.append(successor)
-            change.ops.append(PutOp(self.namespace(successor.kind, successor.user_id),
-                                    successor.memory_id, successor.stored_value(),
-                                    index=successor.index_paths()))
+            change.relink(successor)
 

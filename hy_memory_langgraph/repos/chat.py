@@ -20,7 +20,8 @@ from typing import Any, cast
 
 from langgraph.store.base import BaseStore
 
-from hy_memory_langgraph.repos.base import RecordRepository
+from hy_memory_langgraph.errors import ConflictError
+from hy_memory_langgraph.repos.base import RETRIES, RecordRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, ChatMemory
 from hy_memory_langgraph.timeutil import iso, utcnow
 
@@ -66,21 +67,29 @@ class ChatRepository(RecordRepository):
         """Replace the content of a memory (a new version); ``None`` when it is gone.
 
         ``memory_at`` moves only forward; ``metadata`` replaces the old one when given.
+        The change is guarded: a concurrent update makes it read again and apply on top
+        (no update is lost); a concurrent delete makes it return ``None`` with nothing
+        written.
         """
-        memory = self._chat(memory_id)
-        if memory is None:
-            return None
-        previous = memory.content
-        memory.content = content
-        memory.version += 1
-        if memory_at is not None and memory_at.timestamp() >= memory.memory_ts:
-            memory.memory_at, memory.memory_ts = iso(memory_at), memory_at.timestamp()
-        if metadata is not None:
-            memory.metadata = metadata
-        change = self.begin(request_id)
-        change.save(memory, op, previous=previous)
-        self.commit(change)
-        return memory
+        for _ in range(RETRIES):
+            memory = self._chat(memory_id)
+            if memory is None:
+                return None
+            previous = memory.content
+            memory.content = content
+            memory.version += 1
+            if memory_at is not None and memory_at.timestamp() >= memory.memory_ts:
+                memory.memory_at, memory.memory_ts = iso(memory_at), memory_at.timestamp()
+            if metadata is not None:
+                memory.metadata = metadata
+            change = self.begin(request_id)
+            change.save(memory, op, previous=previous)
+            try:
+                self.commit(change)
+            except ConflictError:
+                continue
+            return memory
+        raise ConflictError(f"memory_id={memory_id!r} kept changing while being updated; retry")
 
     # -- reads ------------------------------------------------------------------------
     def active(self, user_id: str) -> list[ChatMemory]:

@@ -37,6 +37,7 @@ Modules, one concern each:
 * :mod:`.vectors` / :mod:`.mirror` / :mod:`.sync` / :mod:`.persist`: the derived
   FAISS index, its namespace map, change-log replay and atomic persistence.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
+* :mod:`.guards`: guarded batches (write only if what was read is unchanged).
 
 Example:
     >>> from hy_memory_langgraph.store import HyMemoryStore
@@ -50,6 +51,7 @@ Example:
 from __future__ import annotations
 
 from hy_memory_langgraph.store.filters import FilterError
+from hy_memory_langgraph.store.guards import GuardOp
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["HyMemoryStore", "FilterError"]
+__all__ = ["FilterError", "GuardOp", "HyMemoryStore"]

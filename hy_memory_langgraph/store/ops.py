@@ -41,6 +41,7 @@ from langgraph.store.base import (
 )
 
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.store.guards import GuardOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.vectors import MAX_VECTORS_PER_ITEM
 
@@ -84,6 +85,7 @@ class BatchPlan:
     )
     lists: list[tuple[int, ListNamespacesOp]] = dataclasses.field(default_factory=list)
     puts: dict[tuple[str, str], PutPlan] = dataclasses.field(default_factory=dict)
+    guards: list[tuple[str, str, Mapping[str, Any] | None]] = dataclasses.field(default_factory=list)
 
     @property
     def has_reads(self) -> bool:
@@ -160,6 +162,10 @@ def plan_batch(
     op_list = list(ops)
     plan = BatchPlan(results=[None] * len(op_list))
     for i, op in enumerate(op_list):
+        if isinstance(op, GuardOp):
+            require_namespace(op.namespace)
+            plan.guards.append((encode(op.namespace), op.key, op.expect))
+            continue
         if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
             raise InvalidInputError(f"unknown store operation: {type(op).__name__}")
         validate_op_namespace(op)

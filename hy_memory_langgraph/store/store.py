@@ -78,6 +78,8 @@ class HyMemoryStore(BaseStore):
     supports_or_filters = True
     #: Re-putting an item replaces all its vectors; ``index=False`` drops them.
     replaces_vectors_on_put = True
+    #: ``GuardOp`` in a batch: the writes happen only if the guarded items are as read.
+    supports_guards = True
 
     def __init__(
         self,
@@ -238,7 +240,7 @@ class HyMemoryStore(BaseStore):
             self._check_open()
             now = sql.now_us()
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
-            if plan.puts or ttl_ids:
+            if plan.puts or ttl_ids or plan.guards:
                 self._write(plan, text_vectors, ttl_ids, now)
             self._maybe_persist()
         return plan.results

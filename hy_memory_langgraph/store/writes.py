@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store.guards import check_guards
 from hy_memory_langgraph.store.mirror import ItemVectors
 from hy_memory_langgraph.store.ops import BatchPlan
 from hy_memory_langgraph.store.ttl import expires_at
@@ -112,6 +113,8 @@ def apply_writes(
     """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction."""
     entries: list[dict[str, Any]] = []
     local: dict[int, ItemVectors] = {}
+    if plan is not None:
+        check_guards(conn, plan.guards, now)
     if ttl_ids:
         sql.refresh_ttl(conn, ttl_ids, now)
     if sweep:

@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
@@ -25,6 +26,7 @@ from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.timeutil import iso
@@ -187,8 +189,13 @@ def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datet
 
 
 def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Write the decided operations (one store batch each); one op per fact in the result."""
-    repo, rid = runtime.context.chat_repo, state["request_id"]
+    """Write the decided operations (one store batch each); one op per fact in the result.
+
+    A decision whose target is gone, retired or already changed by this write, or that
+    meets a concurrent change of its target, is carried out as ``ADD``: the fact is
+    never lost.
+    """
+    repo = runtime.context.chat_repo
     decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
     ops: list[dict[str, Any]] = []
     changed: set[str] = set()
@@ -202,18 +209,34 @@ def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> d
             changed.add(target)
         if op == "SKIP":
             ops.append({"op": "SKIP", "memory_id": target, "content": fact["content"]})
-        elif op == "UPDATE":
-            updated = repo.update(target, decision["content"], request_id=rid, memory_at=state["at"])
-            ops.append({"op": "UPDATE", "memory_id": target, "content": updated.content if updated else ""})
-        else:
-            created = repo.create(
-                state["user_id"], fact["content"], request_id=rid, memory_at=state["at"],
-                subject=fact["subject"], owner=fact["owner"],
-                supersedes=[target] if op == "SUPERSEDE" else None, **_fields(state),
-            )
-            ops.append({"op": op, "memory_id": created.memory_id, "content": created.content,
-                        **({"superseded": target} if op == "SUPERSEDE" else {})})
+            continue
+        ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
     return {"ops": ops}
+
+
+def _apply(repo: ChatRepository, state: ChatWriteState, fact: dict[str, Any], op: str,
+           target: str | None, content: str | None) -> dict[str, Any]:
+    rid = state["request_id"]
+    if op == "UPDATE" and target:
+        updated = repo.update(target, content or fact["content"], request_id=rid,
+                              memory_at=state["at"])
+        if updated is not None:
+            return {"op": "UPDATE", "memory_id": target, "content": updated.content}
+        note_fallback("update target deleted concurrently: the fact is added")
+        op = "ADD"
+    supersedes = [target] if op == "SUPERSEDE" and target else None
+    try:
+        created = repo.create(state["user_id"], fact["content"], request_id=rid,
+                              memory_at=state["at"], subject=fact["subject"], owner=fact["owner"],
+                              supersedes=supersedes, **_fields(state))
+    except ConflictError:
+        note_fallback("supersede target changed concurrently: the fact is added")
+        op, supersedes = "ADD", None
+        created = repo.create(state["user_id"], fact["content"], request_id=rid,
+                              memory_at=state["at"], subject=fact["subject"], owner=fact["owner"],
+                              **_fields(state))
+    return {"op": op, "memory_id": created.memory_id, "content": created.content,
+            **({"superseded": target} if supersedes else {})}
 
 
 def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:

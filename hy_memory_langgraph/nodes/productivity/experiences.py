@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
+from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import (
@@ -38,6 +39,7 @@ from hy_memory_langgraph.nodes.productivity.input import (
 )
 from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.repos.filters import scope_filter
+from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
 from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.timeutil import iso
@@ -165,6 +167,24 @@ def _revise(target: Experience, state: ProductivityWriteState, op: str,
                    memory_ts=at.timestamp() if later else target.memory_ts)
 
 
+def _store(repo: ProductivityRepository, request_id: str, changed: list[Experience],
+           new: list[Experience]) -> None:
+    """One change: the revised experiences and the new ones."""
+    change = repo.begin(request_id)
+    for revised in changed:
+        change.save(revised, revised.last_op)
+    for record in new:
+        change.add(record, "ADD")
+    repo.commit(change)
+
+
+def _all_added(state: ProductivityWriteState) -> tuple[list[Experience], list[dict[str, Any]], list[str]]:
+    """Every draft as a new experience: records, ops and linked ids."""
+    new = [Experience(**record_fields(state, "experience"), **d) for d in state["experience_drafts"]]
+    ops = [{"op": "ADD", "memory_id": e.memory_id, "task": e.task} for e in new]
+    return new, ops, [e.memory_id for e in new]
+
+
 def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Write the decided operations in one change; one op per draft in the result."""
     repo = repo_of(state, runtime.context)
@@ -197,10 +217,10 @@ def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryCont
             entry["deleted_id"] = target_id
         ops.append(entry)
         linked.append(record.memory_id)
-    change = repo.begin(state["request_id"])
-    for revised in changed.values():
-        change.save(revised, revised.last_op)
-    for record in new:
-        change.add(record, "ADD")
-    repo.commit(change)
+    try:
+        _store(repo, state["request_id"], list(changed.values()), new)
+    except ConflictError:  # a target changed meanwhile: keep every draft as a new experience
+        note_fallback("reconciled experiences changed concurrently: every draft is added")
+        new, ops, linked = _all_added(state)
+        _store(repo, state["request_id"], [], new)
     return {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}

@@ -20,12 +20,14 @@ from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
+from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_str, as_str_list
 from hy_memory_langgraph.nodes.productivity.input import record_fields, repo_of
 from hy_memory_langgraph.nodes.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.repos.filters import scope_filter, subject_key
+from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
 from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.timeutil import iso
@@ -120,6 +122,16 @@ def summarize_progress(state: ProductivityWriteState,
     return {"progress_summary": summary or None}
 
 
+def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact]) -> None:
+    """One change: the new fact and the retirement of the facts it supersedes."""
+    change = repo.begin(request_id)
+    change.add(fact, "SUPERSEDE" if retired else "INSERT")
+    for old in retired:
+        old.status, old.superseded_by = SUPERSEDED, fact.memory_id
+        change.save(old, "SUPERSEDED", related=fact.memory_id)
+    repo.commit(change)
+
+
 def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Insert the new fact and retire the facts it supersedes, in one change."""
     draft = state["fact_draft"]
@@ -135,12 +147,12 @@ def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) 
         experience_ids=list(state.get("linked_experience_ids") or []),
         supersedes=[old.memory_id for old in retired],
     )
-    change = repo.begin(state["request_id"])
-    change.add(fact, "SUPERSEDE" if retired else "INSERT")
-    for old in retired:
-        old.status, old.superseded_by = SUPERSEDED, fact.memory_id
-        change.save(old, "SUPERSEDED", related=fact.memory_id)
-    repo.commit(change)
+    try:
+        _store(repo, state["request_id"], fact, retired)
+    except ConflictError:  # an older fact changed meanwhile: keep the new one, supersede none
+        note_fallback("superseded facts changed concurrently: the fact is inserted alone")
+        fact.supersedes, retired = [], []
+        _store(repo, state["request_id"], fact, retired)
     ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
             "statement": fact.statement}]
     ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
