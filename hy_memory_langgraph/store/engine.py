@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,16 +53,25 @@ def create_store_engine(path: str | os.PathLike[str]) -> tuple[Engine, Path | No
     if "://" in text:
         url = make_url(text)
     else:
-        file = Path(text).expanduser().resolve()
-        file.parent.mkdir(parents=True, exist_ok=True)
-        url = URL.create("sqlite", database=str(file))
+        url = URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
     local = _local_sqlite_file(url)
     if local is not None:
-        local.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(local)
     engine = sa.create_engine(url, **_engine_kwargs(url, local))
     if engine.dialect.name == "sqlite":
         _install_sqlite_hooks(engine)
     return engine, local
+
+
+def _create_private(file: Path) -> None:
+    """Create the database file (and missing directories) readable by its owner only.
+
+    SQLite gives its ``-wal`` / ``-shm`` files the database file's permissions. An
+    existing file keeps the permissions it has.
+    """
+    file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def _local_sqlite_file(url: URL) -> Path | None:
@@ -96,6 +106,8 @@ def _install_sqlite_hooks(engine: Engine) -> None:
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = ON")
+            # deleted content is overwritten, not left readable in free pages
+            cursor.execute("PRAGMA secure_delete = ON")
         finally:
             cursor.close()
 

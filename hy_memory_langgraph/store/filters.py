@@ -64,6 +64,7 @@ OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"
 _LOGICAL = ("$and", "$or")
 _RANGE: dict[str, CompareOp] = {"$gt": "gt", "$gte": "ge", "$lt": "lt", "$lte": "le"}
 _MAX_DEPTH = 32
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 Scalar = str | int | float | bool | None
 
@@ -80,7 +81,7 @@ def parse_key(key: object) -> tuple[str, ...]:
     for segment in segments:
         if not SEGMENT_RE.fullmatch(segment):
             raise FilterError(
-                f"unsafe filter key {key!r}: each dotted segment must match "
+                f"Invalid filter key {key!r}: each dotted segment must match "
                 f"{SEGMENT_RE.pattern} (letters, digits, '_' and '-')"
             )
     return segments
@@ -150,8 +151,13 @@ def _scalar(value: object, what: str) -> Scalar:
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            raise FilterError(f"{what} operand must be a finite number, got {value!r}")
+        if isinstance(value, float) and math.isnan(value):
+            raise FilterError(f"{what} operand must be a number, not NaN")
+        if isinstance(value, int) and not _INT64_MIN <= value <= _INT64_MAX:
+            raise FilterError(
+                f"{what} operand {value} does not fit in 64 bits; compare with a float "
+                f"({float(value)!r}) or a smaller integer"
+            )
         return value
     raise FilterError(
         f"{what} operand must be a string, number, boolean or None, got {type(value).__name__}"

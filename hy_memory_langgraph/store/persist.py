@@ -59,7 +59,8 @@ def checksum(data: npt.NDArray[np.uint8] | bytes) -> str:
 
 
 def _atomic_write(target: Path, data: bytes | memoryview) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    prefix = f".{target.name}.{os.getpid()}."  # the writer's pid: see remove_stale_temps
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -70,6 +71,35 @@ def _atomic_write(target: Path, data: bytes | memoryview) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temps(index_file: Path) -> int:
+    """Delete temp files of interrupted saves of ``index_file`` (their writer is gone).
+
+    A save writes ``.<name>.<pid>.<random>.tmp`` then renames it; a process killed in
+    between leaves the temp file, as large as the index. Temp files of a live process
+    (a save in progress) are kept. Returns how many were removed.
+    """
+    removed = 0
+    for name in (index_file.name, index_file.name + ".json"):
+        for tmp in index_file.parent.glob(f".{name}.*.tmp"):
+            pid = tmp.name[len(name) + 2:].split(".", 1)[0]
+            if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
+                continue
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+                removed += 1
+    return removed
 
 
 def save(index_file: Path, data: npt.NDArray[np.uint8], manifest: Manifest) -> None:

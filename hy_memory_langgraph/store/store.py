@@ -128,6 +128,8 @@ class HyMemoryStore(BaseStore):
         if dims is None:
             return None
         index_file = persist.index_paths(self._local_file)[0] if self._local_file else None
+        if index_file is not None:
+            persist.remove_stale_temps(index_file)
         sync = IndexSync(Mirror(dims, search_threads=search_threads), index_file=index_file, store_uid=uid)
         with read_tx(self._engine) as conn:
             sync.open(conn, sql.now_us())

@@ -20,6 +20,7 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
+from hy_memory_langgraph.store import FilterError
 from store_helpers import StoreFactory, index_config, is_hy, key_set, keys
 
 DOCS = {
@@ -289,3 +290,42 @@ async def test_async_twins(store: BaseStore) -> None:
     assert await store.aget(("as", "1"), "a") is None
     results = await store.abatch([GetOp(("as", "2"), "b"), SearchOp(("as",))])
     assert results[0].key == "b" and key_set(results[1]) == {"b"}
+
+
+# ---------------------------------------------- filters users write for LangGraph's stores
+
+
+@pytest.mark.parametrize(("flt", "expected"), [
+    ({"score": {"$lt": float("inf")}}, {"tea", "coffee", "bread", "cake"}),
+    ({"score": {"$gt": float("-inf")}}, {"tea", "coffee", "bread", "cake"}),
+    ({"score": {"$gt": float("inf")}}, set()),
+    ({"score": {"$lte": 4.0, "$gt": float("-inf")}}, {"coffee", "bread", "cake"}),
+])
+def test_infinite_range_bounds_behave_like_langgraph_stores(open_store: StoreFactory,
+                                                            flt: dict, expected: set[str]) -> None:
+    store = open_store()
+    for key, value in DOCS.items():
+        store.put(("docs",), key, value)
+    assert key_set(store.search(("docs",), filter=flt, limit=10)) == expected
+
+
+def test_injection_shaped_filter_key_is_an_invalid_filter_key(open_store: StoreFactory,
+                                                              backend: str) -> None:
+    store = open_store()
+    store.put(("docs",), "a", {"text": "x", "n": 1})
+    hostile = {"n') OR 1=1 --": 1}
+    if backend == "memory":  # LangGraph's in-memory store simply matches nothing
+        assert store.search(("docs",), filter=hostile) == []
+        return
+    with pytest.raises(ValueError, match="Invalid filter key"):
+        store.search(("docs",), filter=hostile)
+
+
+def test_integer_beyond_64_bits_is_our_filter_error(open_store: StoreFactory, backend: str) -> None:
+    store = open_store()
+    store.put(("docs",), "a", {"text": "x", "n": 1})
+    if backend == "memory":
+        assert store.search(("docs",), filter={"n": {"$lt": 2**70}})[0].key == "a"
+        return
+    with pytest.raises(FilterError, match="64 bits"):
+        store.search(("docs",), filter={"n": {"$lt": 2**70}})
