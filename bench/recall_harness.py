@@ -49,11 +49,17 @@ __all__ = [
     "LexSpec",
     "RankConfig",
     "attach_embeddings",
+    "build_table",
+    "by_category",
     "evaluate",
+    "fold_mean",
+    "in_sample",
     "loco_cv",
     "loco_folds",
+    "pooled",
     "recall_at",
     "select_config",
+    "with_",
 ]
 
 KS = (5, 10)
@@ -172,6 +178,7 @@ class CorpusRun:
         self._indexes: dict[LexSpec, BM25Index] = {}
         self._lexical: dict[tuple, list[dict[str, float]]] = {}
         self._vector: dict[int, list[dict[str, float]]] = {}
+        self._lexical_pool: dict[tuple, list[dict[str, float]]] = {}
         self._spans = [time_mentions(q.text) for q in corpus.queries]
         self._answer_texts = [normalize_answer_text(d.text) for d in corpus.docs]
         self._by_id = dict(zip(self.ids, self._answer_texts, strict=True))
@@ -195,6 +202,13 @@ class CorpusRun:
                                   for q in self.corpus.queries]
         return self._lexical[key]
 
+    def lexical_pool(self, cfg: RankConfig) -> list[dict[str, float]]:
+        """Top-``pool`` BM25 dicts per question (first pass, before PRF)."""
+        key = (cfg.lex, cfg.k1, cfg.b, cfg.max_df, cfg.pool)
+        if key not in self._lexical_pool:
+            self._lexical_pool[key] = [_top(scores, cfg.pool) for scores in self.lexical(cfg)]
+        return self._lexical_pool[key]
+
     @staticmethod
     def query_terms(index: BM25Index, text: str, max_df: float) -> Counter[str]:
         return drop_common_terms(Counter(index.tokenize(text)), index, max_df)
@@ -214,17 +228,16 @@ class CorpusRun:
         if cfg.retriever == "vector":
             ranked = sorted(self.vector(cfg.pool)[qi].items(), key=lambda kv: (-kv[1], kv[0]))
         else:
-            lex = self.lexical(cfg)[qi]
+            lex_pool = self.lexical_pool(cfg)[qi]
             if cfg.prf_docs and cfg.prf_weight:
                 index = self.index(cfg.lex, cfg.k1, cfg.b)
-                first = _top(lex, cfg.pool)
+                first = lex_pool
                 if cfg.retriever == "hybrid":
                     first = dict(fuse(self.vector(cfg.pool)[qi], first, cfg.fusion))
                 terms = self.query_terms(index, self.corpus.queries[qi].text, cfg.max_df)
                 weights = expand_with_feedback(terms, index, _top(first, cfg.prf_docs),
                                                n_terms=cfg.prf_terms, weight=cfg.prf_weight)
-                lex = index.score_terms(weights)
-            lex_pool = _top(lex, cfg.pool)
+                lex_pool = _top(index.score_terms(weights), cfg.pool)
             if cfg.retriever == "bm25":
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
             else:

@@ -62,11 +62,13 @@ class FusionConfig:
 
 
 def _ranked(scores: Scores) -> list[str]:
-    """Ids best first (ties by id)."""
-    return sorted(scores, key=lambda d: (-scores[d], d))
+    """Ids best first (ties by id: the sort is stable, and ids are pre-sorted)."""
+    return sorted(sorted(scores), key=scores.__getitem__, reverse=True)
 
 
 def _clean(scores: Scores) -> dict[str, float]:
+    if all(math.isfinite(s) for s in scores.values()):
+        return dict(scores)
     return {d: (s if math.isfinite(s) else 0.0) for d, s in scores.items()}
 
 
@@ -89,8 +91,8 @@ def _minmax(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
 
 def _zscore(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
     clean = _clean(scores)
-    mean = math.fsum(clean.values()) / len(clean)
-    var = math.fsum((s - mean) ** 2 for s in clean.values()) / len(clean)
+    mean = sum(clean.values()) / len(clean)
+    var = sum((s - mean) ** 2 for s in clean.values()) / len(clean)
     std = math.sqrt(var)
     if std <= 0.0 or not math.isfinite(std):
         return {d: 0.0 for d in clean}, 0.0
@@ -163,4 +165,4 @@ def fuse(vector: Scores, lexical: Scores, config: FusionConfig) -> list[tuple[st
         d: w * nv.get(d, floor_v) + (1.0 - w) * nl.get(d, floor_l)
         for d in dict.fromkeys([*vector, *lexical])
     }
-    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(d, fused[d]) for d in _ranked(fused)]

@@ -223,13 +223,17 @@ def boost_by_time(
     boost: float,
     tolerance_days: int = 0,
 ) -> list[tuple[str, float]]:
-    """Re-rank: scores of candidates dated within any span are multiplied by ``1 + boost``.
+    """Re-rank: candidates dated within any span gain ``boost`` times the score range.
+
+    The gain is ``boost * (best score - worst score)`` over ``ranked``, so it works the same
+    on any fusion scale (reciprocal ranks, z-scores that can be negative, ...): with
+    ``boost`` 1.0 the worst dated candidate ties with the best undated one.
 
     Args:
-        ranked: ``(doc_id, score)`` with non-negative scores, best first.
+        ranked: ``(doc_id, score)``, best first.
         dates: Memory date of each candidate (missing or None: never boosted).
         spans: From :func:`time_mentions`; no spans (or ``boost == 0``) returns the input.
-        boost: Relative boost, >= 0.
+        boost: Share of the score range added, >= 0.
         tolerance_days: Widen each span by this many days on both sides.
 
     Returns:
@@ -237,18 +241,20 @@ def boost_by_time(
 
     Example:
         >>> spans = time_mentions("in May 2023")
-        >>> boost_by_time([("a", 1.0), ("b", 0.8)], {"b": date(2023, 5, 2)}, spans, boost=0.5)
-        [('b', 1.2000000000000002), ('a', 1.0)]
+        >>> boost_by_time([("a", 1.0), ("b", 0.5), ("c", 0.0)], {"b": date(2023, 5, 2)}, spans, boost=1.0)
+        [('b', 1.5), ('a', 1.0), ('c', 0.0)]
     """
     if boost < 0:
         raise ValueError("boost must be >= 0")
-    if not spans or boost == 0:
+    if not spans or boost == 0 or not ranked:
         return list(ranked)
+    scores = [score for _, score in ranked]
+    gain = boost * (max(scores) - min(scores))
     out = []
     for doc_id, score in ranked:
         when = dates.get(doc_id)
         if isinstance(when, datetime):
             when = when.date()
         hit = when is not None and any(s.contains(when, tolerance_days) for s in spans)
-        out.append((doc_id, score * (1.0 + boost) if hit else score))
+        out.append((doc_id, score + gain if hit else score))
     return sorted(out, key=lambda kv: (-kv[1], kv[0]))
