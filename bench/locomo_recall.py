@@ -68,10 +68,10 @@ def fusion_grid(quick: bool = False) -> list[FusionConfig]:
     """Fusion methods and parameters searched by CV."""
     if quick:
         return [FusionConfig("max", 0.5), FusionConfig("zscore", 0.3), FusionConfig("rrf", 0.5, 10)]
-    grid = [FusionConfig("max", w) for w in (0.2, 0.3, 0.5)]
-    grid += [FusionConfig(m, w) for m in ("minmax", "zscore") for w in (0.2, 0.3, 0.4, 0.5)]
-    grid += [FusionConfig("rank", w) for w in (0.2, 0.3, 0.4)]
-    grid += [FusionConfig("rrf", w, k) for k in (5, 10, 20, 60) for w in (0.3, 0.4, 0.5, 0.6)]
+    grid = [FusionConfig("max", w) for w in (0.3, 0.5)]
+    grid += [FusionConfig(m, w) for m in ("minmax", "zscore") for w in (0.2, 0.3, 0.4)]
+    grid += [FusionConfig("rank", w) for w in (0.2, 0.3)]
+    grid += [FusionConfig("rrf", w, k) for k in (5, 10, 20, 60) for w in (0.4, 0.5, 0.6)]
     return grid
 
 
@@ -99,30 +99,45 @@ def space(base: RankConfig, *, fusions: Sequence[FusionConfig] | None, quick: bo
 
 LEGACY = RankConfig()  # the shipped ranking before this work: max fusion w=0.5, k1 0.9, b 0.4, prev 1
 
-# Each idea: name -> knob values (the first value of each knob is "off").
+# Each idea: name -> knob values, tried one at a time on top of the tuned hybrid with the
+# legacy lexical settings (the knob is forced to the value; fusion and k1/b still tuned).
 IDEAS: dict[str, dict[str, list[object]]] = {
-    "snowball stemmer": {"lex_stemmer": ["light", "snowball"]},
-    "no stemming": {"lex_stemmer": ["light", "none"]},
-    "no stop-words": {"lex_stopwords": [True, False]},
-    "speaker prefix stripped (diagnostic)": {"lex_strip_speaker": [False, True]},
-    "drop common query terms (max_df 0.3)": {"max_df": [1.0, 0.3]},
-    "context: 2 previous turns": {"lex_prev": [1, 2]},
-    "context: 1 next turn": {"lex_next": [0, 1]},
-    "context: 2 previous + 1 next": {"lex_prev": [1, 2], "lex_next": [0, 1]},
-    "no context": {"lex_prev": [1, 0]},
-    "time boost (+0.5 range)": {"time_boost": [0.0, 0.5]},
-    "time boost (+1.0 range)": {"time_boost": [0.0, 1.0]},
-    "PRF (3 docs, 10 terms, w 0.3)": {"prf_docs": [0, 3], "prf_weight": [0.0, 0.3]},
-    "PRF (5 docs, 20 terms, w 0.5)": {"prf_docs": [0, 5], "prf_terms": [10, 20], "prf_weight": [0.0, 0.5]},
-    "pool 100": {"pool": [50, 100]},
+    "snowball stemmer": {"lex_stemmer": ["snowball"]},
+    "no stemming": {"lex_stemmer": ["none"]},
+    "no stop-words": {"lex_stopwords": [False]},
+    "speaker prefix stripped (diagnostic)": {"lex_strip_speaker": [True]},
+    "drop common query terms (max_df 0.3)": {"max_df": [0.3]},
+    "no context (legacy has 1 previous turn)": {"lex_prev": [0]},
+    "context: 2 previous turns": {"lex_prev": [2]},
+    "context: 1 next turn": {"lex_next": [1]},
+    "context: 2 previous + 1 next": {"lex_prev": [2], "lex_next": [1]},
+    "context: 3 previous + 1 next": {"lex_prev": [3], "lex_next": [1]},
+    "context: 2 previous + 2 next": {"lex_prev": [2], "lex_next": [2]},
+    "time boost (+0.5 range)": {"time_boost": [0.5]},
+    "time boost (+1.0 range)": {"time_boost": [1.0]},
+    "time boost (+0.5 range, 3 days tolerance)": {"time_boost": [0.5], "time_tolerance": [3]},
+    "PRF (3 docs, 10 terms, w 0.3)": {"prf_docs": [3], "prf_weight": [0.3]},
+    "pool 100": {"pool": [100]},
+    "pool 200": {"pool": [200]},
+    "session cap 3 per top-k (diversity)": {"session_cap": [3]},
 }
 
-# The knobs of the final search space (what the shipped default is chosen from).
+# The knobs of the final search space (what the shipped default is chosen from): the
+# ideas kept after the one-at-a-time table, with their strength tuned inside each fold.
 FINAL_KNOBS: dict[str, list[object]] = {
-    "lex_prev": [1, 2],
-    "lex_next": [0, 1],
+    "lex_prev": [2],
+    "lex_next": [1],
     "lex_stemmer": ["light", "snowball"],
-    "time_boost": [0.0, 0.5, 1.0],
+    "time_boost": [0.5, 1.0],
+    "pool": [100, 200, 400],
+}
+
+# Leave-one-idea-out from the final space: the kept idea switched back to legacy.
+ABLATIONS: dict[str, dict[str, list[object]]] = {
+    "without session context (prev 1, next 0)": {"lex_prev": [1], "lex_next": [0]},
+    "without snowball (light stemmer only)": {"lex_stemmer": ["light"]},
+    "without time boost": {"time_boost": [0.0]},
+    "without larger pool (50)": {"pool": [50]},
 }
 
 
@@ -210,19 +225,31 @@ def cv_mode(args: argparse.Namespace) -> None:
     # 3. Ideas, one at a time: CV with the idea forced on vs the same CV with it off.
     print("\n## Ideas one at a time (held-out delta vs the tuned hybrid with legacy lexical settings)\n")
     off = rows["hybrid, fusion + k1/b tuned (legacy lexical)"]
-    base_pooled = pooled(off)
-    print(f"reference (off): pooled {_fmt(base_pooled)}, fold mean {_fmt(fold_mean(off))}\n")
-    print("| idea | pooled R@5 / R@10 | delta R@5 / R@10 | folds improved (R@10) | per-category delta R@10 |")
-    print("|---|---|---|---|---|")
-    base_cats = by_category(off)
+    print(f"reference (off): pooled {_fmt(pooled(off))}, fold mean {_fmt(fold_mean(off))}\n")
+    _delta_header()
     for name, knobs in IDEAS.items():
-        on_values = {k: [v[-1]] for k, v in knobs.items()}
-        res = run_cv(runs, space(LEGACY, fusions=fusions, quick=quick, **on_values), f"idea-{name}")
-        delta = pooled(res) - base_pooled
-        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, off, strict=True))
-        cats = by_category(res)
-        cat_delta = ", ".join(f"{c} {cats[c][1] - base_cats[c][1]:+.3f}" for c in CATEGORIES.values() if c in cats)
-        print(f"| {name} | {_fmt(pooled(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better}/{len(res)} | {cat_delta} |")
+        _delta_row(name, run_cv(runs, space(LEGACY, fusions=fusions, quick=quick, **knobs), f"idea-{name}"), off)
+
+    # 4. Leave-one-idea-out from the final space.
+    print("\n## Ablation: the final space with one kept idea switched back (held-out delta vs DEFAULT)\n")
+    _delta_header()
+    for name, knobs in ABLATIONS.items():
+        res = run_cv(runs, space(LEGACY, fusions=fusions, quick=quick, **{**FINAL_KNOBS, **knobs}), f"ablate-{name}")
+        _delta_row(name, res, final)
+
+
+def _delta_header() -> None:
+    print("| variant | pooled R@5 / R@10 | delta R@5 / R@10 | folds improved (R@10) | per-category delta R@10 |")
+    print("|---|---|---|---|---|")
+
+
+def _delta_row(name: str, res: list[FoldResult], ref: list[FoldResult]) -> None:
+    delta = pooled(res) - pooled(ref)
+    better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
+    cats, ref_cats = by_category(res), by_category(ref)
+    cat_delta = ", ".join(f"{c} {cats[c][1] - ref_cats[c][1]:+.3f}" for c in CATEGORIES.values() if c in cats)
+    print(f"| {name} | {_fmt(pooled(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better}/{len(res)} | {cat_delta} |",
+          flush=True)
 
 
 def _every_fold_check(rows: dict[str, list[FoldResult]]) -> None:

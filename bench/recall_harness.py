@@ -122,6 +122,7 @@ class RankConfig:
     prf_weight: float = 0.0
     time_boost: float = 0.0
     time_tolerance: int = 0
+    session_cap: int = 0
 
     def label(self) -> str:
         """A compact one-line description (only what differs from the legacy default)."""
@@ -143,6 +144,8 @@ class RankConfig:
             parts.append(f"pool={self.pool}")
         if self.time_boost:
             parts.append(f"time(+{self.time_boost:g},tol={self.time_tolerance}d)")
+        if self.session_cap:
+            parts.append(f"session_cap={self.session_cap}")
         return " ".join(parts)
 
 
@@ -174,6 +177,7 @@ class CorpusRun:
         self.corpus = corpus
         self.ids = [d.id for d in corpus.docs]
         self.dates = {d.id: d.date for d in corpus.docs}
+        self.sessions = {d.id: d.session for d in corpus.docs}
         self.cos = (_unit(query_vecs) @ _unit(doc_vecs).T).astype(np.float64)
         self._indexes: dict[LexSpec, BM25Index] = {}
         self._lexical: dict[tuple, list[dict[str, float]]] = {}
@@ -245,10 +249,23 @@ class CorpusRun:
         if cfg.time_boost:
             ranked = boost_by_time(ranked[: cfg.pool * 2], self.dates, self._spans[qi],
                                    boost=cfg.time_boost, tolerance_days=cfg.time_tolerance)
-        return [doc for doc, _ in ranked[:depth]]
+        ids = [doc for doc, _ in ranked]
+        if cfg.session_cap:
+            ids = _cap_per_session(ids, self.sessions, cfg.session_cap)
+        return ids[:depth]
 
     def recall(self, query: Query, ranked: Sequence[str], k: int) -> float:
         return recall_at(query, ranked, k, self.corpus.gold_kind, self._by_id)
+
+
+def _cap_per_session(ids: list[str], sessions: dict[str, str], cap: int) -> list[str]:
+    """At most ``cap`` ids per session first, the rest after (order kept within each part)."""
+    seen: Counter[str] = Counter()
+    head, tail = [], []
+    for doc in ids:
+        seen[sessions[doc]] += 1
+        (head if seen[sessions[doc]] <= cap else tail).append(doc)
+    return head + tail
 
 
 def _unit(m: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
