@@ -35,6 +35,8 @@ from recall_data import Corpus, Query, normalize_answer_text  # noqa: E402
 
 from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E402
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
+from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours  # noqa: E402
+from hy_memory_langgraph.retrieval.ranking import ChatRanking, rank_candidates  # noqa: E402
 from hy_memory_langgraph.retrieval.query import (  # noqa: E402
     boost_by_time,
     drop_common_terms,
@@ -155,18 +157,19 @@ def _strip_speaker(text: str) -> str:
 
 
 def lexical_texts(corpus: Corpus, spec: LexSpec) -> list[str]:
-    """The text indexed for each memory: the message plus its session neighbours."""
-    own = [_strip_speaker(d.text) if spec.strip_speaker else d.text for d in corpus.docs]
-    by_session: dict[str, list[int]] = defaultdict(list)
-    for i, doc in enumerate(corpus.docs):
-        by_session[doc.session].append(i)
-    out = list(own)
-    for members in by_session.values():
-        for pos, i in enumerate(members):
-            before = [corpus.docs[j].text for j in members[max(0, pos - spec.prev) : pos]]
-            after = [corpus.docs[j].text for j in members[pos + 1 : pos + 1 + spec.next]]
-            out[i] = "\n".join([own[i], *before, *after])
-    return out
+    """The text indexed for each memory: the message plus its session neighbours.
+
+    Built by the library's :func:`texts_with_neighbours` (turns in write order).
+    """
+    turns = [Utterance(d.id, d.session, (i,), _strip_speaker(d.text) if spec.strip_speaker else d.text)
+             for i, d in enumerate(corpus.docs)]
+    if spec.strip_speaker:  # diagnostic: the neighbours keep their prefix, as before
+        own = {t.id: t.text for t in turns}
+        full = texts_with_neighbours([replace(t, text=d.text) for t, d in zip(turns, corpus.docs, strict=True)],
+                                     before=spec.prev, after=spec.next)
+        return [own[d.id] + full[d.id][len(d.text):] for d in corpus.docs]
+    texts = texts_with_neighbours(turns, before=spec.prev, after=spec.next)
+    return [texts[d.id] for d in corpus.docs]
 
 
 class CorpusRun:
@@ -242,12 +245,15 @@ class CorpusRun:
                 weights = expand_with_feedback(terms, index, _top(first, cfg.prf_docs),
                                                n_terms=cfg.prf_terms, weight=cfg.prf_weight)
                 lex_pool = _top(index.score_terms(weights), cfg.pool)
-            if cfg.retriever == "bm25":
-                ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
+            if cfg.retriever == "hybrid":
+                ranking = ChatRanking(fusion=cfg.fusion, time_boost=cfg.time_boost,
+                                      time_tolerance_days=cfg.time_tolerance)
+                ranked = rank_candidates(self.vector(cfg.pool)[qi], lex_pool, query=self.corpus.queries[qi].text,
+                                         dates=self.dates, ranking=ranking)
             else:
-                ranked = fuse(self.vector(cfg.pool)[qi], lex_pool, cfg.fusion)
-        if cfg.time_boost:
-            ranked = boost_by_time(ranked[: cfg.pool * 2], self.dates, self._spans[qi],
+                ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
+        if cfg.time_boost and cfg.retriever != "hybrid":
+            ranked = boost_by_time(ranked, self.dates, self._spans[qi],
                                    boost=cfg.time_boost, tolerance_days=cfg.time_tolerance)
         ids = [doc for doc, _ in ranked]
         if cfg.session_cap:

@@ -280,17 +280,23 @@ class BM25Index:
             if not posting:
                 del self._postings[term]
 
-    def score(self, query: str, *, allowed: Collection[str] | None = None) -> dict[str, float]:
+    def score(
+        self, query: str, *, allowed: Collection[str] | None = None,
+        k1: float | None = None, b: float | None = None,
+    ) -> dict[str, float]:
         """BM25 score of every document sharing a term with ``query`` (scores > 0 only).
 
         Args:
             query: Query text, tokenized like the documents.
             allowed: When given, only these document ids are scored.
+            k1: Overrides the index's ``k1`` for this call.
+            b: Overrides the index's ``b`` for this call.
         """
-        return self.score_terms(Counter(self._tokenize(query or "")), allowed=allowed)
+        return self.score_terms(Counter(self._tokenize(query or "")), allowed=allowed, k1=k1, b=b)
 
     def score_terms(
-        self, weights: Mapping[str, float], *, allowed: Collection[str] | None = None
+        self, weights: Mapping[str, float], *, allowed: Collection[str] | None = None,
+        k1: float | None = None, b: float | None = None,
     ) -> dict[str, float]:
         """BM25 score for weighted query terms: ``sum(weight * idf * tf part)``.
 
@@ -300,6 +306,8 @@ class BM25Index:
         Args:
             weights: ``{term: weight}``; terms with weight <= 0 are skipped.
             allowed: When given, only these document ids are scored.
+            k1: Overrides the index's ``k1`` for this call.
+            b: Overrides the index's ``b`` for this call.
 
         Returns:
             ``{doc_id: score}`` for documents with a positive score.
@@ -312,7 +320,8 @@ class BM25Index:
             if not n_docs or not weights:
                 return scores
             avg_len = self._total_len / n_docs or 1.0
-            k1, b = self.k1, self.b
+            k1 = self.k1 if k1 is None else k1
+            b = self.b if b is None else b
             for term, weight in weights.items():
                 posting = self._postings.get(term)
                 if not posting or weight <= 0:
@@ -341,15 +350,17 @@ class BM25Index:
         return self._tokenize(text or "")
 
     def top(
-        self, query: str, k: int, *, allowed: Collection[str] | None = None
+        self, query: str, k: int, *, allowed: Collection[str] | None = None,
+        k1: float | None = None, b: float | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best ``(doc_id, score)`` pairs, best first (ties by id).
 
-        ``allowed`` filters before ranking, so a small scope never loses recall.
+        ``allowed`` filters before ranking, so a small scope never loses recall; ``k1`` and
+        ``b`` override the index's parameters for this call.
         """
         if k <= 0:
             return []
-        scores = self.score(query, allowed=allowed)
+        scores = self.score(query, allowed=allowed, k1=k1, b=b)
         return heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
