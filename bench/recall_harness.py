@@ -126,6 +126,13 @@ class RankConfig:
     time_tolerance: int = 0
     session_cap: int = 0
 
+    @classmethod
+    def from_ranking(cls, ranking: ChatRanking) -> RankConfig:
+        """The harness configuration of the library's chat ranking settings."""
+        return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
+                   lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
+                   time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days)
+
     def label(self) -> str:
         """A compact one-line description (only what differs from the legacy default)."""
         base = RankConfig()
@@ -305,13 +312,13 @@ def recall_at(query: Query, ranked: Sequence[str], k: int, gold_kind: str,
     return 1.0 if any(a in texts[d] for d in top for a in answers) else 0.0
 
 
-def evaluate(run: CorpusRun, cfg: RankConfig) -> FloatArray:
-    """Recall at each of :data:`KS` for every question of ``run``: shape ``(n_q, len(KS))``."""
+def evaluate(run: CorpusRun, cfg: RankConfig, ks: Sequence[int] = KS) -> FloatArray:
+    """Recall at each of ``ks`` for every question of ``run``: shape ``(n_q, len(ks))``."""
     rows = []
     for qi, query in enumerate(run.corpus.queries):
-        ranked = run.rank(qi, cfg)
-        rows.append([run.recall(query, ranked, k) for k in KS])
-    return np.array(rows, dtype=np.float64).reshape(-1, len(KS))
+        ranked = run.rank(qi, cfg, depth=max(ks))
+        rows.append([run.recall(query, ranked, k) for k in ks])
+    return np.array(rows, dtype=np.float64).reshape(-1, len(ks))
 
 
 def attach_embeddings(corpora: Sequence[Corpus], cache: EmbeddingCache,
