@@ -41,13 +41,13 @@ class ChatRanking:
         time_tolerance_days: Days each named date is widened by.
     """
 
-    fusion: FusionConfig = field(default_factory=lambda: FusionConfig("rrf", 0.5, 10.0))
-    k1: float = 0.9
-    b: float = 0.4
-    min_pool: int = 200
+    fusion: FusionConfig = field(default_factory=lambda: FusionConfig("minmax", 0.4))
+    k1: float = 0.6
+    b: float = 0.6
+    min_pool: int = 400
     context_before: int = 2
     context_after: int = 1
-    time_boost: float = 1.0
+    time_boost: float = 0.5
     time_tolerance_days: int = 0
 
     def pool(self, limit: int) -> int:
