@@ -37,7 +37,7 @@ def test_zero_window_keeps_own_text_and_long_neighbours_are_cut() -> None:
 
 def test_rank_candidates_scores_in_unit_range_and_boosts_dates() -> None:
     vector = {"a": 0.84, "b": 0.83, "c": 0.80}
-    lexical = {"a": 7.0, "c": 3.0}
+    lexical = {"a": 7.0, "c": 3.0, "b": 1.0}
     plain = rank_candidates(vector, lexical, query="camping trip", dates={})
     assert [d for d, _ in plain][0] == "a"
     assert plain[0][1] == pytest.approx(1.0)  # first in both rankings
