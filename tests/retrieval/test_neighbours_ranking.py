@@ -43,7 +43,7 @@ def test_rank_candidates_scores_in_unit_range_and_boosts_dates() -> None:
     assert plain[0][1] == pytest.approx(1.0)  # first in both rankings
     assert all(0.0 <= s <= 1.0 for _, s in plain)
     dated = rank_candidates(vector, lexical, query="camping trip on 7 July, 2023",
-                            dates={"c": date(2023, 7, 7)}, ranking=ChatRanking(time_boost=1.0))
+                            dates={"c": date(2023, 7, 7)}, ranking=ChatRanking(time_boost=2.0))
     assert [d for d, _ in dated][0] == "c"
     assert all(0.0 <= s <= 1.0 for _, s in dated)
 
