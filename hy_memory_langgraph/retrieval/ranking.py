@@ -37,7 +37,8 @@ class ChatRanking:
         context_before: Previous turns of the session added to a turn's lexical text.
         context_after: Following turns of the session added to a turn's lexical text.
         time_boost: Share of the score range added to memories dated within a date named
-            in the query (0 turns it off; 1.0 or more puts every such candidate first).
+            in the query (0 turns it off; at 1.0 the worst dated candidate draws level with
+            the best undated one).
         time_tolerance_days: Days each named date is widened by.
     """
 
