@@ -218,6 +218,8 @@ def cv_mode(args: argparse.Namespace) -> None:
         chosen, score = in_sample(table, runs, cfgs)
         print(f"In-sample (tuned on all five, optimistic) [{label}]: R@5 / R@10 {_fmt(score)}  <- {chosen.label()}")
     _every_fold_check(rows)
+    if args.section == "main":
+        return None
 
     # 2. Fusion families (each family's parameters and k1/b tuned inside the folds).
     print("\n## Fusion families (held-out, legacy lexical settings)\n")
@@ -375,8 +377,8 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
     parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
-    parser.add_argument("--section", choices=["all", "ablation"], default="all",
-                        help="cv: run everything, or only the leave-one-idea-out ablation")
+    parser.add_argument("--section", choices=["all", "main", "ablation"], default="all",
+                        help="cv: everything; only the main held-out table; or only the ablation")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
     args = parser.parse_args()
