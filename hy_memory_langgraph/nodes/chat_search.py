@@ -63,7 +63,7 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     lexical = dict(index.top(query, pool, allowed=by_id.keys(), k1=ranking.k1, b=ranking.b))
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
-    dates = {mid: datetime.fromisoformat(m.memory_at) for mid, m in by_id.items()}
+    dates = {mid: datetime.fromisoformat(by_id[mid].memory_at) for mid in vector.keys() | lexical.keys()}
     ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking)[:limit]
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
 
