@@ -1,7 +1,10 @@
-"""Identifiers passed by callers (user, session, workspace, memory and workflow ids).
+"""Identifiers passed by callers (user, session, workspace, memory, workflow ids).
 
-Validation lives here so every entry point (client, graphs, workflow memory, CLI)
-accepts and rejects the same ids with the same message.
+Ids are taken exactly as given: ``"Alice"`` and ``"alice"`` are two users, and an id
+with leading or trailing whitespace, a control character (NUL included), a lone UTF-16
+surrogate or more than :data:`MAX_ID_BYTES` UTF-8 bytes is refused with an error naming
+the field, never silently changed into another id. Validation lives here so every
+entry point (client, graphs, workflow memory, CLI) accepts the same ids.
 
 Example:
     >>> require_id("user_123", "user_id")
@@ -10,26 +13,61 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["optional_id", "require_id"]
+__all__ = ["MAX_ID_BYTES", "optional_id", "require_id"]
+
+#: Longest id accepted, in UTF-8 bytes.
+MAX_ID_BYTES: Final = 512
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _hint(field: str) -> str:
+    if field == "memory_id":
+        return "an id returned by add() or search()"
+    return f"the id exactly as your application knows it, e.g. {field}='user_123'"
+
+
+def _check(value: str, field: str) -> str:
+    if value != value.strip():
+        raise InvalidInputError(
+            f"{field}={value!r} has leading or trailing whitespace; ids are taken as given, "
+            f"so pass {value.strip()!r} if that is the id you mean")
+    if _CONTROL.search(value):
+        raise InvalidInputError(f"{field}={value!r} contains a control character; "
+                                f"pass {_hint(field)}")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{field} contains a lone surrogate (not valid Unicode text); "
+                                f"pass {_hint(field)}") from None
+    if size > MAX_ID_BYTES:
+        raise InvalidInputError(f"{field} is {size} bytes long; ids may have at most "
+                                f"{MAX_ID_BYTES} UTF-8 bytes (use a shorter id or a hash of it)")
+    return value
 
 
 def require_id(value: object, field: str) -> str:
-    """Return ``value`` as a stripped id, or raise naming ``field`` and the fix."""
+    """Return ``value`` unchanged if it is a valid id, else raise naming ``field`` and the fix."""
     if not isinstance(value, str) or not value.strip():
-        hint = ("an id returned by add() or search()" if field == "memory_id"
-                else f"the id of the user the memory belongs to, e.g. {field}='user_123'")
-        raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); pass {hint}")
-    return value.strip()
+        raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); "
+                                f"pass {_hint(field)}")
+    return _check(value, field)
 
 
 def optional_id(value: Any, field: str) -> str | None:
-    """``None`` (also for a blank string) or the stripped id; non-strings raise."""
-    if value is None:
+    """``None`` for ``None`` or an empty string, else :func:`require_id`'s check.
+
+    Raises:
+        InvalidInputError: for a non-string (e.g. a filter dict passed as a workspace id)
+            or an invalid id.
+    """
+    if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise InvalidInputError(f"{field} must be a string or None (got {type(value).__name__})")
-    return value.strip() or None
+        raise InvalidInputError(f"{field} must be a string or None (got {type(value).__name__}); "
+                                "scopes are matched exactly, filters are not accepted here")
+    return require_id(value, field)

@@ -80,7 +80,23 @@ def normalize_messages(messages: Any) -> list[Msg]:
     out: list[Msg] = []
     for i, item in enumerate(messages):
         out.extend(_one(item, i))
+    _check_encodable(out)
     return _resolve_tool_names(out)
+
+
+def _check_encodable(msgs: list[Msg]) -> None:
+    """Refuse text that is not valid Unicode (lone surrogates cannot be stored or embedded)."""
+    for i, m in enumerate(msgs):
+        texts = [("content", m.content), *((f"tool_calls[{j}].arguments", c.raw_arguments)
+                                           for j, c in enumerate(m.tool_calls))]
+        for field, text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidInputError(
+                    f"messages[{i}].{field} contains a lone surrogate (not valid Unicode); "
+                    "decode your text with errors='replace' or remove the broken characters"
+                ) from None
 
 
 def make_tool_call(call_id: str, name: str, args: Any, where: str) -> ToolCall:

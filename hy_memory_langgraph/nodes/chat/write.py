@@ -244,6 +244,9 @@ def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[
     ctx = runtime.context
     ctx.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"], scene="chat")
     ops = state.get("ops") or []
+    if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in _OWNERS):
+        ops = [{"op": "SKIP", "memory_id": None,
+                "reason": "no user or assistant text left once tool traces were removed"}]
     ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]
     return {"result": {
         "success": True, "scene": "chat", "request_id": state["request_id"],

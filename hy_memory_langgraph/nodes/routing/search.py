@@ -14,6 +14,7 @@ Analysis failure (or lite mode) → default behaviour with the original last que
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from datetime import date, datetime, timezone
@@ -23,7 +24,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.ids import require_id
+from hy_memory_langgraph.ids import optional_id, require_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
@@ -56,6 +57,12 @@ def _queries(state: SearchState) -> list[str]:
             items.append(query)
     if not items:
         raise InvalidInputError("search needs a non-empty query=... or queries=[...]")
+    for text in items:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInputError("query contains a lone surrogate (not valid Unicode text); "
+                                    "remove the broken characters") from None
     return items
 
 
@@ -79,7 +86,8 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer (got {limit!r})")
     min_score = state.get("min_score")
-    if min_score is not None and not isinstance(min_score, (int, float)):
+    if min_score is not None and (not isinstance(min_score, (int, float))
+                                  or isinstance(min_score, bool) or math.isnan(min_score)):
         raise InvalidInputError(f"min_score must be a number or None (got {min_score!r})")
     queries = _queries(state)
     return {
@@ -91,6 +99,8 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
         "rewrite": None, "time_range": {}, "analysis": None,
         "multi": bool(state.get("queries")),
         "route": _searchable(scene or DEFAULT_SCENE, runtime.context),
+        "workspace_id": optional_id(state.get("workspace_id"), "workspace_id"),
+        "branch": optional_id(state.get("branch"), "branch"),
     }
 
 

@@ -67,7 +67,10 @@ def _metadata(value: Any) -> dict[str, Any]:
     if not isinstance(metadata, dict):
         raise InvalidInputError("metadata must be a dict of JSON-serialisable values or None")
     try:
-        json.dumps(metadata, allow_nan=False)
+        json.dumps(metadata, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError("metadata contains a lone surrogate (not valid Unicode text); "
+                                "remove the broken characters") from None
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(
             f"metadata must hold only JSON values (str, number, bool, None, list, dict): {exc}; "
@@ -98,6 +101,10 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
     scene = validate_scene(state.get("scene"))
     metadata = _metadata(state.get("metadata"))
     msgs = normalize_messages(_as_list(state.get("messages")))
+    if not any(m.content.strip() or m.tool_calls for m in msgs):
+        raise InvalidInputError(
+            "messages holds nothing to remember (no text and no tool calls); pass at least one "
+            "message with content, e.g. [{'role': 'user', 'content': 'I like green tea'}]")
     route, reason = _route(scene, msgs, runtime.context)
     return {
         "request_id": state.get("request_id") or uuid.uuid4().hex,
