@@ -12,6 +12,8 @@ from hy_memory_langgraph.config import ENV_VARS, CodingConfig, MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 
 HOME_DEFAULT = Path(os.path.expanduser("~/.hy_memory"))
+OA_FILE = Path(__file__).resolve().parent / "workflow" / "data" / "oa_context.json"
+OA_SPEC = "tests.workflow.oa_providers:by_user"
 
 
 # --------------------------------------------------------------------------- defaults
@@ -47,7 +49,7 @@ def test_docstring_documents_every_variable() -> None:
     doc = config_module.__doc__ or ""
     for name in ENV_VARS:
         assert f"`{name}`" in doc, name
-    assert len(ENV_VARS) == 11
+    assert len(ENV_VARS) == 13
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -68,6 +70,8 @@ PARSE_CASES = [
     ("HCM_BLOCK_OFF", "1", lambda c: c.coding.block_off, True),
     ("MEMORY_ENABLE_QUERY_REWRITE", "YES", lambda c: c.enable_query_rewrite, True),
     ("MEMORY_QUERY_REWRITE_MAX_CHARS", " 250 ", lambda c: c.query_rewrite_max_chars, 250),
+    ("MEMORY_OA_CONTEXT_PROVIDER", f" {OA_SPEC} ", lambda c: c.oa_context_provider_spec, OA_SPEC),
+    ("MEMORY_OA_CONTEXT_FILE", str(OA_FILE), lambda c: c.oa_context_file, OA_FILE),
 ]
 
 
@@ -121,6 +125,9 @@ BAD_VALUES = {
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
     "MEMORY_CODING_CHAIN_REPO_ROOT": "{file}",
+    # OA context: a spec without ':', a file that is not JSON.
+    "MEMORY_OA_CONTEXT_PROVIDER": "tests.workflow.oa_providers.by_user",
+    "MEMORY_OA_CONTEXT_FILE": "{file}",
 }
 
 

@@ -16,7 +16,10 @@ from typing import Any, TypeVar
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from hy_memory_langgraph.client.workflow import WorkflowMemoryService
+from hy_memory_langgraph.client.workflow import (
+    WorkflowMemoryService,
+    oa_context_provider_from_config,
+)
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_id
@@ -67,7 +70,9 @@ class HyMemoryClient:
         store_factory: Opens a LangGraph ``BaseStore`` for a path and an index
             config; default :class:`HyMemoryStore`.
         oa_context_provider: Supplies ``oaContext`` to :meth:`memory_prompt`
-            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`); default none.
+            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`); default the
+            one configured by ``MEMORY_OA_CONTEXT_PROVIDER`` / ``MEMORY_OA_CONTEXT_FILE``,
+            else none.
 
     Example:
         >>> client = HyMemoryClient(mode="lite", data_dir="/tmp/hy-doc")  # doctest: +SKIP
@@ -94,6 +99,8 @@ class HyMemoryClient:
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
+        if oa_context_provider is None:
+            oa_context_provider = oa_context_provider_from_config(config)
         self.workflow = WorkflowMemoryService(config.workflow_dir, mode=self.mode, llm=gateway,
                                               oa_context_provider=oa_context_provider)
 
@@ -199,9 +206,10 @@ class HyMemoryClient:
         return (self._productivity(memory_id) or self._chat).history(memory_id)
 
     # -- workflow memory ---------------------------------------------------------------------
-    def memory_prompt(self, user_id: str, workflow_id: str | None = None) -> dict[str, Any]:
+    def memory_prompt(self, user_id: str, workflow_id: str | None = None,
+                      memory_app_id: str | None = None) -> dict[str, Any]:
         """``workflow.memoryPrompt``: see :meth:`WorkflowMemoryService.memory_prompt`."""
-        return self.workflow.memory_prompt(user_id, workflow_id)
+        return self.workflow.memory_prompt(user_id, workflow_id, memory_app_id)
 
     def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
                        user_message: list[str] | None = None,

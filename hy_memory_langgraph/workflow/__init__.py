@@ -22,6 +22,8 @@ from hy_memory_langgraph.workflow.errors import (
     WorkflowStorageError,
 )
 from hy_memory_langgraph.workflow.oa_context import (
+    CallableOAContextProvider,
+    FileOAContextProvider,
     OAContextProvider,
     StaticOAContextProvider,
     smart_grouping,
@@ -29,7 +31,9 @@ from hy_memory_langgraph.workflow.oa_context import (
 
 __all__ = [
     "PENDING_ID",
+    "CallableOAContextProvider",
     "CredentialsRefusedError",
+    "FileOAContextProvider",
     "Entry",
     "MemoryNotSupportedError",
     "OAContextProvider",
