@@ -264,9 +264,8 @@ def _parse_oa_context_file(source: str, value: object) -> Path | None:
         return None
     path = _parse_path(source, value)
     if not path.is_file():
-        raise ConfigError(
-            f"{source}={str(path)!r} is invalid: no such file; expected an existing JSON file."
-        )
+        why = "it is a directory" if path.is_dir() else "no such file"
+        raise ConfigError(f"{source}={str(path)!r} is invalid: {why}; expected an existing JSON file.")
     load_oa_context_file(source, path)
     return path
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hy_memory_langgraph.workflow.entries import one_line
+from hy_memory_langgraph.workflow.entries import normalize_text, one_line
 from hy_memory_langgraph.workflow.lite.patterns import (
     Q_CLOSE,
     Q_OPEN,
@@ -122,6 +122,13 @@ def _looks_like_workflow(name: str, zh: bool, has_id: bool) -> bool:
     return name[:1].isupper() or name[:1].isdigit()
 
 
+def _plausible_alias(alias: str, raw_alias: str, name: str, explicit: bool, display_id: str | None) -> bool:
+    """Form B (``X就是Y``) needs some sign that X names a workflow, not "下一步就是提交流程"."""
+    if explicit or display_id or strip_quotes(raw_alias) != raw_alias.strip():
+        return True
+    return bool(_ZH_WORKFLOW_END.search(alias)) or normalize_text(alias) in normalize_text(name)
+
+
 def alias_statement(sentence: str) -> dict[str, Any] | None:
     """An alias stated by the user in their own words, or ``None``.
 
@@ -130,7 +137,7 @@ def alias_statement(sentence: str) -> dict[str, Any] | None:
         '国内差旅费用报销流程'
     """
     zh = is_zh(sentence)
-    for pattern in _STATEMENTS_ZH if zh else _STATEMENTS_EN:
+    for number, pattern in enumerate(_STATEMENTS_ZH if zh else _STATEMENTS_EN):
         match = pattern.match(sentence.strip())
         if match is None:
             continue
@@ -139,7 +146,8 @@ def alias_statement(sentence: str) -> dict[str, Any] | None:
         name, display_id = split_display(raw_name)
         if (not alias or _GENERIC_ALIAS.match(alias) or _INSIDE_WORDS.search(alias)
                 or alias.lower() == name.lower()
-                or not _looks_like_workflow(name, zh, display_id is not None)):
+                or not _looks_like_workflow(name, zh, display_id is not None)
+                or not _plausible_alias(alias, match["alias"], name, number == 0 or not zh, display_id)):
             continue
         return _candidate(alias, name, display_id, sentence)
     return None

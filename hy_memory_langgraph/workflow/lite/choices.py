@@ -37,7 +37,7 @@ from hy_memory_langgraph.workflow.validation import Message
 __all__ = ["choice_candidates"]
 
 _ASKS = re.compile(
-    r"哪一?[个项条种]|请选择|选择一个|选一个|请确认要|请确认是|多个.{0,30}请确认|完整名称|全称|具体名称|请提供|请明确|指的是哪"
+    r"哪一?[个项条种](?![月年日天号时人次])|请选择|选择一个|选一个|请确认要|请确认是|多个.{0,30}请确认|完整名称|全称|具体名称|请提供|请明确|指的是哪"
     r"|\b(?:multiple|several)\b.{0,60}\bconfirm\b"
     r"|\bwhich\b|\bplease\s+(?:choose|select|pick|specify|confirm\s+which)\b|\bdid\s+you\s+mean\b"
     r"|\bfull\s+name\b|\bexact\s+name\b",
@@ -47,9 +47,12 @@ _FIELD_CONTEXT = re.compile(r"字段|浏览按钮|浏览框|浏览|选项|下拉
                             re.IGNORECASE)
 _BROWSE = re.compile(r"浏览|\bbrowse\b|\blookup\b", re.IGNORECASE)
 _WORKFLOW_CONTEXT = re.compile(r"工作流|流程|\bworkflows?\b|\bprocess(?:es)?\b", re.IGNORECASE)
-_NUMBERED = re.compile(r"(?:^|(?<=[\s：:，,；;。(（]))(?P<n>\d{1,2})\s*[.、．)）](?!\d)\s*")
-_ITEM_END = re.compile(r"[；;。，\n?？]|,\s")
-_DISPLAYED = re.compile(r"(?P<name>[^\s：:，,；;。、()（）" + Q_OPEN + Q_CLOSE + r"]{2,60}?)\s*[(（](?P<id>\d{2,40})[)）]")
+_NUMBERED = re.compile(r"(?:^|(?<=[\s：:，,；;。]))(?P<n>\d{1,2})\s*[.、．)）](?!\d)\s*")
+_ITEM_END = re.compile(r"[；;。，\n?？]|,\s|\.(?:\s|$)")
+_DISPLAYED = re.compile(
+    r"(?P<name>(?:[A-Z0-9][\w&/-]*\s+){0,8}[A-Z0-9][\w&/-]*|[^\s：:，,；;。、()（）" + Q_OPEN + Q_CLOSE + r"]{2,60}?)"
+    r"\s*[(（](?P<id>\d{2,40})[)）]"
+)
 _FIELD_QUOTED = re.compile(
     rf"[{Q_OPEN}](?P<f>[^{Q_CLOSE}\n]{{1,30}})[{Q_CLOSE}]\s*(?:这个|该)?\s*(?:是|为|is|\(|（)?\s*"
     r"(?:一个|an?\s+)?(?:浏览按钮|浏览框|浏览|选项|下拉|字段|field|option|browse|drop-?down)",
@@ -124,7 +127,8 @@ def _listed(text: str) -> list[tuple[str, str | None]]:
 
 def _reply_core(reply: str) -> str:
     text = reply.strip().strip("。.!！").strip()
-    text = _REPLY_LEAD.sub("", text, count=1).strip()
+    for _ in range(2):  # "I meant the …", "不是…，是…"
+        text = _REPLY_LEAD.sub("", text, count=1).strip()
     return strip_quotes(_REPLY_TAIL.sub("", text).strip())
 
 
@@ -231,7 +235,7 @@ def choice_candidates(messages: tuple[Message, ...] | list[Message], *,
             continue
         if _FIELD_CONTEXT.search(question.text) and (found := _field_choice(request, question.text, reply)):
             out.append(found)
-        elif workflow_choices and _WORKFLOW_CONTEXT.search(question.text + request):
+        elif workflow_choices and (_WORKFLOW_CONTEXT.search(question.text) or _DISPLAYED.search(question.text)):
             if (found := _workflow_choice(request, question.text, reply)) is not None:
                 out.append(found)
     return out

@@ -11,7 +11,8 @@ approval step **and** clarifies it:
   browse button``;
 * a meaning: ``"一线城市"指北上广深``, ``成本中心指的是部门编码字段``, ``"Urgent" means same-day``;
 * a plain ``就是`` / ``is`` whose right side is itself a field or option
-  (``成本中心就是部门编码那个字段``);
+  (``成本中心就是部门编码那个字段``), or that explains a picked option
+  (``"紧急程度"选"高"就是当天处理``);
 * a correction: ``不是部门字段，是成本中心字段``.
 
 Never saved: questions, alias talk (left to the alias rules), one-off values typed into
@@ -45,8 +46,8 @@ _OPTION_PICK = re.compile(
     re.IGNORECASE,
 )
 _STRONG = re.compile(
-    r"就是指|是指|指的是|意思是|的意思|代表|表示|即为|即是|等同于|对应|也叫|又叫|简称|俗称|也就是"
-    r"|(?<![手食拇中])指(?![定导示标南令出明望引点责])"
+    r"就是指|是指|指的是|意思是|代表|表示|即为|即是|等同于|对应|也叫|又叫|简称|俗称|也就是"
+    r"|(?<![手食拇中])指(?![定导示标南令出明望引点责派挥数纹])"
     r"|\bmeans?\b|\bmeant\b|\brefers?\s+to\b|\bstands?\s+for\b|\bis\s+short\s+for\b|\bis\s+the\s+same\s+as\b"
     r"|\bcorresponds?\s+to\b|\bmaps?\s+to\b|\bi\.e\.",
     re.IGNORECASE,
@@ -63,6 +64,7 @@ _ASSIGN = re.compile(r"填写?|写上?|录入|输入|改成|改为|设为|设置
 _CORRECTION = re.compile(r"不是.{1,30}?[，,]?\s*(?:而)?是|\bnot\b.{1,40}?,?\s*but\b", re.IGNORECASE)
 _ID_TALK = re.compile(r"workflowId|fieldId|工作流\s*ID|别名|\balias\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，,；;]")
+_PRONOUN = re.compile(r"^(?:我们?|你们?|他们?|她|它|这|那|this|that|it|i|we|you|they)$", re.IGNORECASE)
 
 
 def _right_clause(text: str, start: int) -> str:
@@ -73,12 +75,15 @@ def _clarifies(text: str) -> bool:
     if _STRUCTURAL.search(text):
         return True
     if (strong := _STRONG.search(text)) is not None:
+        subject = re.split(r"[，,；;]", text[:strong.start()])[-1].strip(" 的")
+        if not subject or _PRONOUN.match(subject):
+            return False  # "我代表部门提交", "This means …": nothing is being defined
         return not is_value_like(_right_clause(text, strong.end()))
     if _ASSIGN.search(text):
         return False
     if (weak := _WEAK.search(text)) is not None:
         rhs = _right_clause(text, weak.end())
-        if _INSIDE.search(rhs) and not is_value_like(rhs):
+        if (_INSIDE.search(rhs) or _OPTION_PICK.search(text)) and not is_value_like(rhs):
             return True
     return bool(_CORRECTION.search(text))
 
