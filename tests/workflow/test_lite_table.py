@@ -40,8 +40,8 @@ ALIASES = [
         [("global", f"- [alias] 问题流程 → E10客户问题支持解决流程 (workflowId={ISSUE_ID})")]),
     row("zh-listed-candidates-by-name-part", msgs(
         "看看我的差旅报销流程",
-        (A, f"匹配到两个工作流：国内差旅费用报销流程({DOMESTIC})、海外差旅费用报销流程(100003460000000088)，"
-            "请问是哪一个？"),
+        (A, (f"匹配到两个工作流：国内差旅费用报销流程({DOMESTIC})、海外差旅费用报销流程(100003460000000088)，"
+             "请问是哪一个？")),
         "不是海外的，是国内的"), None,
         [("global", f"- [alias] 差旅报销流程 → 国内差旅费用报销流程 (workflowId={DOMESTIC})")]),
     row("zh-name-clarification-with-workflowId", msgs(
@@ -66,14 +66,14 @@ ALIASES = [
         [("global", f"- [alias] expense claims → （名称待确认） (workflowId={W})")]),
     row("en-listed-candidates-by-ordinal", msgs(
         "Show my travel claims from this month.",
-        (A, f"Two workflows match: 1. Domestic Travel Expense Reimbursement({DOMESTIC}) "
-            "2. Overseas Travel Expense Reimbursement(100003460000000088). Which one?"),
+        (A, (f"Two workflows match: 1. Domestic Travel Expense Reimbursement({DOMESTIC}) "
+             "2. Overseas Travel Expense Reimbursement(100003460000000088). Which one?")),
         "the first one"), None,
         [("global", f"- [alias] travel claims → Domestic Travel Expense Reimbursement (workflowId={DOMESTIC})")]),
     row("en-listed-candidates-by-name-part", msgs(
         "Show my travel claims from this month.",
-        (A, f"Did you mean Domestic Travel Expense Reimbursement ({DOMESTIC}) or "
-            "Overseas Travel Expense Reimbursement (100003460000000088)?"),
+        (A, (f"Did you mean Domestic Travel Expense Reimbursement ({DOMESTIC}) or "
+             "Overseas Travel Expense Reimbursement (100003460000000088)?")),
         "I meant the domestic one"), None,
         [("global", f"- [alias] travel claims → Domestic Travel Expense Reimbursement (workflowId={DOMESTIC})")]),
     row("en-statement-display-form", msgs(f"By leave request I mean Employee Leave Request ({LEAVE})."), None,
@@ -104,8 +104,8 @@ FIELDS = [
         [(WF, "- [rule] cost center refers to the department code field")]),
     row("en-field-names-its-workflow-no-id", msgs(
         "In the Domestic Travel Expense Reimbursement workflow, cost center means the department code field."), None,
-        [("global", "- [fact] In the Domestic Travel Expense Reimbursement workflow, cost center means the "
-                    "department code field")]),
+        [("global", ("- [fact] In the Domestic Travel Expense Reimbursement workflow, cost center means the "
+                     "department code field"))]),
     row("en-field-this-workflow-no-id", msgs("In this workflow cost center means the department code field."), None,
         []),
 ]
@@ -122,12 +122,12 @@ BROWSE = [
     row("en-browse-statement", msgs(
         'In this workflow the Destination City field is a browse button, "tier-1 cities" means Beijing, '
         "Shanghai, Guangzhou and Shenzhen."), W,
-        [(WF, '- [rule] In this workflow the Destination City field is a browse button, "tier-1 cities" means '
-              "Beijing, Shanghai, Guangzhou and Shenzhen")]),
+        [(WF, ('- [rule] In this workflow the Destination City field is a browse button, "tier-1 cities" means '
+               "Beijing, Shanghai, Guangzhou and Shenzhen"))]),
     row("en-browse-choice", msgs(
         "Start a travel request, project E10.",
-        (A, 'The "Project" browse field matches several projects: 1. E10 Upgrade Project '
-            "2. E10 Operations Project. Which one?"), "the first"), W,
+        (A, ('The "Project" browse field matches several projects: 1. E10 Upgrade Project '
+             "2. E10 Operations Project. Which one?")), "the first"), W,
         [(WF, '- [rule] Field "Project" (browse button): "E10" means "E10 Upgrade Project"')]),
 ]
 

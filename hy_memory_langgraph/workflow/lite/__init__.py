@@ -3,18 +3,14 @@
 The rules cover the four clarifications the contract names (``docs/design.md#workflow-memory``)
 plus the profile:
 
-=====================================  ==========================================  =============
-kind                                   recognised by                               proposed for
-=====================================  ==========================================  =============
-workflow name / disambiguation         alias fact sentences (:mod:`.aliases`, any  ``global``
-                                       message), alias statements of the user,
-                                       answered "which workflow?" questions
-                                       (:mod:`.choices`)
-field name, browse-button value,       definitions of the user (:mod:`.definitions`)  ``workflow``
-option value                           and answered "which value of field X?"
-                                       questions (:mod:`.choices`)
-preferences                            :mod:`.preferences`                         ``user``
-=====================================  ==========================================  =============
+* **workflow name / disambiguation** → ``global`` aliases: alias fact sentences in any
+  message and alias statements of the user (:mod:`.aliases`), and answered "which
+  workflow?" questions (:mod:`.choices`);
+* **field name, browse-button value, option value** → ``workflow``: definitions the
+  user states (:mod:`.definitions`) and answered "which value of field X?" questions
+  (:mod:`.choices`);
+* **preferences** → ``user``: page size, reply style, "from now on …" habits
+  (:mod:`.preferences`).
 
 When no rule can structure a clarification of a field, option or browse button, the
 user's sentence is kept verbatim. One-off values typed into a form (text, dates,

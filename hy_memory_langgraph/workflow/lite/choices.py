@@ -226,16 +226,21 @@ def choice_candidates(messages: tuple[Message, ...] | list[Message], *,
     for i, question in enumerate(messages):
         if question.role != "assistant" or i + 1 >= len(messages) or messages[i + 1].role != "user":
             continue
-        if not _ASKS.search(question.text):
-            continue
-        sentences = split_sentences(messages[i + 1].text)
-        reply = sentences[0].text if sentences else ""
         request = next((m.text for m in reversed(messages[:i]) if m.role == "user"), "")
-        if not reply:
-            continue
-        if _FIELD_CONTEXT.search(question.text) and (found := _field_choice(request, question.text, reply)):
+        found = _answered(request, question.text, messages[i + 1].text, workflow_choices)
+        if found is not None:
             out.append(found)
-        elif workflow_choices and (_WORKFLOW_CONTEXT.search(question.text) or _DISPLAYED.search(question.text)):
-            if (found := _workflow_choice(request, question.text, reply)) is not None:
-                out.append(found)
     return out
+
+
+def _answered(request: str, question: str, answer: str, workflow_choices: bool) -> dict[str, Any] | None:
+    """The candidate of one question and the user's answer (its first sentence), if any."""
+    sentences = split_sentences(answer)
+    if not _ASKS.search(question) or not sentences:
+        return None
+    reply = sentences[0].text
+    if _FIELD_CONTEXT.search(question) and (found := _field_choice(request, question, reply)):
+        return found
+    if workflow_choices and (_WORKFLOW_CONTEXT.search(question) or _DISPLAYED.search(question)):
+        return _workflow_choice(request, question, reply)
+    return None
