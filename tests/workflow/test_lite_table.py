@@ -44,6 +44,12 @@ ALIASES = [
              "请问是哪一个？")),
         "不是海外的，是国内的"), None,
         [("global", f"- [alias] 差旅报销流程 → 国内差旅费用报销流程 (workflowId={DOMESTIC})")]),
+    row("zh-correction-by-index", msgs(
+        "看看我的报销流程",
+        (A, (f"找到多个流程：1. 国内差旅费用报销流程({DOMESTIC}) 2. 海外差旅费用报销流程(100003460000000088)，"
+             "请问您要查看哪个？")),
+        "不是这个，是第二个"), None,
+        [("global", "- [alias] 报销流程 → 海外差旅费用报销流程 (workflowId=100003460000000088)")]),
     row("zh-name-clarification-with-workflowId", msgs(
         "查一下我的用车流程", (A, '没有找到名为"用车流程"的工作流，请提供完整名称。'), "公务用车申请流程"),
         "100003460000000099",
@@ -81,6 +87,8 @@ ALIASES = [
     row("en-statement-workflow-word", msgs('"travel claim" means the Domestic Travel Expense Reimbursement workflow'),
         DOMESTIC,
         [("global", f"- [alias] travel claim → Domestic Travel Expense Reimbursement (workflowId={DOMESTIC})")]),
+    row("en-when-i-say", msgs("When I say PTO, I mean Employee Leave Request."), LEAVE,
+        [("global", f"- [alias] PTO → Employee Leave Request (workflowId={LEAVE})")]),
     row("en-fact-sentence-unquoted", msgs(f"alias leave = workflow Employee Leave Request, workflowId={LEAVE}"), None,
         [("global", f"- [alias] leave → Employee Leave Request (workflowId={LEAVE})")]),
     row("en-alias-with-workflowId-still-global", msgs(
@@ -163,6 +171,9 @@ MUST_NOT_SAVE = [
     row("zh-which-month", msgs("看看我的报销流程", (A, "您要查看哪一个月的报销？"), "3"), W, []),
     row("zh-next-step-choice", msgs("帮我发起出差申请", (A, "请选择下一步操作：1. 提交 2. 保存草稿"), "1"), W, []),
     row("zh-pronoun-subject", msgs("我代表部门提交这个表单"), W, []),
+    row("zh-unnamed-field", msgs("这个字段是必填的"), W, []),
+    row("zh-todo-list-pick", msgs("看看我的报销流程待办",
+                                  (A, "以下是你的待办：1. 差旅报销-张三(123456) 2. 差旅报销-李四(123457)"), "1"), W, []),
     row("en-text-value", msgs('Set the reason field to "client visit".'), W, []),
     row("en-date-value", msgs("The start date is 2024-03-05."), W, []),
     row("en-amount-value", msgs("The amount field is 1200 yuan."), W, []),

@@ -135,6 +135,8 @@ def _reply_core(reply: str) -> str:
 def _pick(reply: str, items: list[tuple[str, str | None]]) -> tuple[str, str | None] | None:
     """The listed candidate the reply picks (by index or by name), or ``None``."""
     index = _index(reply)
+    if index is None:
+        index = _index(_reply_core(reply))  # "不是这个，是第二个"
     if index is not None:
         if items and (index == -1 or 1 <= index <= len(items)):
             return items[index - 1] if index > 0 else items[-1]

@@ -71,9 +71,21 @@ def _right_clause(text: str, start: int) -> str:
     return _CLAUSE_END.split(text[start:], maxsplit=1)[0]
 
 
+_GENERIC_SUBJECT = re.compile(
+    r"这个|那个|这|那|该|此|本|它|流程|工作流|字段|栏位|的|里|中|\b(?:the|this|that|it|field|workflow|in|of)\b"
+    rf"|[\s{Q_OPEN}{Q_CLOSE}，,：:]",
+    re.IGNORECASE,
+)
+
+
+def _names_something(subject: str) -> bool:
+    """Whether a subject names a field or a term (not just "这个字段" / "this field")."""
+    return len(_GENERIC_SUBJECT.sub("", subject)) >= 2
+
+
 def _clarifies(text: str) -> bool:
-    if _STRUCTURAL.search(text):
-        return True
+    if (structural := _STRUCTURAL.search(text)) is not None:
+        return _names_something(re.split(r"[，,；;]", text[:structural.start()])[-1])
     if (strong := _STRONG.search(text)) is not None:
         subject = re.split(r"[，,；;]", text[:strong.start()])[-1].strip(" 的")
         if not subject or _PRONOUN.match(subject):
