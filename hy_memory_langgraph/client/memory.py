@@ -39,6 +39,7 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
+from hy_memory_langgraph.workflow.oa_context import OAContextFunction
 
 __all__ = ["HyMemoryClient"]
 
@@ -70,7 +71,8 @@ class HyMemoryClient:
         store_factory: Opens a LangGraph ``BaseStore`` for a path and an index
             config; default :class:`HyMemoryStore`.
         oa_context_provider: Supplies ``oaContext`` to :meth:`memory_prompt`
-            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`); default the
+            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`, or a function
+            of the user id); default the
             one configured by ``MEMORY_OA_CONTEXT_PROVIDER`` / ``MEMORY_OA_CONTEXT_FILE``,
             else none.
 
@@ -85,7 +87,7 @@ class HyMemoryClient:
                  embeddings: Embeddings | Callable[..., Any] | None = None,
                  config: MemoryConfig | None = None, data_dir: str | Path | None = None,
                  store_factory: StoreFactory | None = None,
-                 oa_context_provider: OAContextProvider | None = None) -> None:
+                 oa_context_provider: OAContextProvider | OAContextFunction | None = None) -> None:
         config = config or MemoryConfig.from_env()
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())

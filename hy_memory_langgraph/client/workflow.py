@@ -21,6 +21,7 @@ from hy_memory_langgraph.workflow.errors import (
 from hy_memory_langgraph.workflow.files import WorkflowFiles, dimension_of
 from hy_memory_langgraph.workflow.oa_context import (
     FileOAContextProvider,
+    OAContextFunction,
     OAContextProvider,
     as_oa_context_provider,
     build_oa_context,
@@ -68,7 +69,8 @@ class WorkflowMemoryService:
         root: The directory (usually ``MemoryConfig.workflow_dir``).
         mode: ``"lite"`` (rules, zero LLM) or ``"pro"`` (one ``workflow_extract`` call).
         llm: The gateway used in pro mode (ignored in lite mode).
-        oa_context_provider: Supplies ``oaContext`` (see :mod:`.oa_context`); ``None``
+        oa_context_provider: Supplies ``oaContext`` (see :mod:`.oa_context`): an object
+            with ``get_oa_context(user_id)`` or a function of the user id; ``None``
             → ``oaContext: null`` + ``oaContextMissing: true``.
         memory_supported: ``False`` → every call answers ``memoryNotSupported: true``.
 
@@ -80,11 +82,12 @@ class WorkflowMemoryService:
     """
 
     def __init__(self, root: str | Path, *, mode: str = "lite", llm: LLMGateway | None = None,
-                 oa_context_provider: OAContextProvider | None = None,
+                 oa_context_provider: OAContextProvider | OAContextFunction | None = None,
                  memory_supported: bool = True) -> None:
         self.files = WorkflowFiles(Path(root))
         self.mode = mode
-        self.oa_context_provider = oa_context_provider
+        self.oa_context_provider = (None if oa_context_provider is None
+                                    else as_oa_context_provider(oa_context_provider))
         self.memory_supported = memory_supported
         self.context = WorkflowContext(files=self.files, mode=mode, llm=llm if mode == "pro" else None)
         self.graph = build_workflow_extract_graph()

@@ -31,6 +31,7 @@ __all__ = [
     "SMART_GROUPING_SINCE",
     "CallableOAContextProvider",
     "FileOAContextProvider",
+    "OAContextFunction",
     "OAContextProvider",
     "StaticOAContextProvider",
     "as_oa_context_provider",
@@ -41,6 +42,9 @@ __all__ = [
 ]
 
 SMART_GROUPING_SINCE = "10.0.9909.01"
+
+#: A function of the user id returning the raw OA context (or ``None``); it may raise.
+OAContextFunction = Callable[[str], Mapping[str, Any] | None]
 _SEGMENT = re.compile(r"^\s*[vV]?(\d+)")
 
 
@@ -75,7 +79,7 @@ class CallableOAContextProvider:
         {'user': {'employeeId': 'E42'}}
     """
 
-    def __init__(self, fn: Callable[[str], Mapping[str, Any] | None]) -> None:
+    def __init__(self, fn: OAContextFunction) -> None:
         self.fn = fn
 
     def get_oa_context(self, user_id: str) -> Mapping[str, Any] | None:

@@ -192,3 +192,9 @@ def test_as_oa_context_provider() -> None:
     assert isinstance(as_oa_context_provider(lambda user_id: None), CallableOAContextProvider)
     with pytest.raises(TypeError, match="not an OA context provider"):
         as_oa_context_provider(42)
+
+
+def test_a_plain_function_is_accepted_as_provider(make_client: Any) -> None:
+    client = make_client(oa_context_provider=lambda user_id: {"version": "10.0.9909.02", "user": {"employeeId": user_id}})
+    oa = client.memory_prompt("bob")["oaContext"]
+    assert oa["smartGrouping"] is True and oa["user"]["employeeId"] == "bob"

@@ -2,10 +2,11 @@
 
 The ``weaver-work-cli`` of the examples is ``hy-memory`` here; everything after it is
 the example as written: ``--input-json '{}'``, ``--input-json
-'{"workflowId":"100003460000000060"}'`` and ``--input ./mem-extract.json`` with the
-file the bash heredoc writes (and the one PowerShell's ``Set-Content -Encoding utf8``
-writes: a BOM and CRLF line ends). OA context providers configured by environment
-variable are exercised through the CLI as well.
+'{"workflowId":"100003460000000060"}'``, ``--input ./mem-extract.json`` with the file
+the bash heredoc writes, and the same payload through ``--input-json`` — in real
+processes. The file PowerShell's ``Set-Content -Encoding utf8`` writes (a BOM, CRLF
+line ends) and OA context providers configured by environment variable are exercised
+through the CLI as well.
 """
 
 from __future__ import annotations
@@ -62,44 +63,44 @@ def _run_all(commands: list[tuple[list[str], dict[str, str], Path]]) -> list[tup
 
 
 def test_seed_examples_verbatim_through_the_cli(tmp_path: Path) -> None:
-    bash_dir, ps_dir, json_dir, oa_dir = (tmp_path / name for name in ("bash", "ps", "json", "oa"))
-    for folder in (bash_dir, ps_dir, json_dir, oa_dir):
+    file_dir, json_dir = tmp_path / "file", tmp_path / "json"
+    for folder in (file_dir, json_dir):
         folder.mkdir()
-    (bash_dir / "mem-extract.json").write_text(SEED_EXTRACT_FILE, encoding="utf-8", newline="\n")
-    (ps_dir / "mem-extract.json").write_text(SEED_EXTRACT_FILE, encoding="utf-8-sig", newline="\r\n")
+    (file_dir / "mem-extract.json").write_text(SEED_EXTRACT_FILE, encoding="utf-8", newline="\n")
     payload = json.dumps(json.loads(SEED_EXTRACT_FILE), ensure_ascii=False)
 
     extracts = _run_all([
-        (["workflow.memoryExtract", "--input", "./mem-extract.json"], _env(bash_dir / "data"), bash_dir),
-        (["workflow.memoryExtract", "--input", "./mem-extract.json"], _env(ps_dir / "data"), ps_dir),
+        (["workflow.memoryExtract", "--input", "./mem-extract.json"], _env(file_dir / "data"), file_dir),
         (["workflow.memoryExtract", "--input-json", payload], _env(json_dir / "data"), json_dir),
     ])
     for code, envelope in extracts:
         assert code == 0 and envelope["ok"] is True
-        data = envelope["data"]
-        assert data["saved"] is True and data["source"] == "lite" and data["workflowId"] == SEED_ID
-        assert [(e["dimension"], e["line"], e["file"]) for e in data["entries"]] == [
-            ("global", SEED_ALIAS_LINE, "memory.md")]
+        _assert_seed_extract(envelope["data"])
 
-    prompts = _run_all([
-        (["workflow.memoryPrompt", "--input-json", SEED_PROMPT_GLOBAL], _env(bash_dir / "data"), bash_dir),
-        (["workflow.memoryPrompt", "--input-json", SEED_PROMPT_WORKFLOW], _env(bash_dir / "data"), bash_dir),
-        (["workflow.memoryPrompt", "--input-json", SEED_PROMPT_GLOBAL],
-         _env(oa_dir / "data", MEMORY_OA_CONTEXT_PROVIDER="tests.workflow.oa_providers:by_user",
-              HY_MEMORY_USER_ID="E7"), oa_dir),
+    # the second read also runs with a provider configured by environment variable
+    (code, glob), (code_wf, wf) = _run_all([
+        (["workflow.memoryPrompt", "--input-json", SEED_PROMPT_GLOBAL], _env(file_dir / "data"), file_dir),
+        (["workflow.memoryPrompt", "--input-json", SEED_PROMPT_WORKFLOW],
+         _env(json_dir / "data", MEMORY_OA_CONTEXT_PROVIDER="tests.workflow.oa_providers:by_user",
+              HY_MEMORY_USER_ID="default"), json_dir),
     ])
-    (code, glob), (code_wf, wf), (code_oa, oa) = prompts
-    assert code == code_wf == code_oa == 0
+    assert code == code_wf == 0
     assert glob["data"]["available"] is True and glob["data"]["oaContext"] is None
     assert glob["data"]["oaContextMissing"] is True
     assert f"## 长期记忆 (memory.md)\n{SEED_ALIAS_LINE}" in glob["data"]["memoryPrompt"]
     assert "工作流记忆" not in glob["data"]["memoryPrompt"]
     assert f"## 工作流记忆 (workflow:{SEED_ID})\n- （暂无）" in wf["data"]["memoryPrompt"]
     assert SEED_ALIAS_LINE in wf["data"]["memoryPrompt"] and wf["data"]["workflowId"] == SEED_ID
-    assert oa["data"]["oaContext"] == {"version": "10.0.9909.01", "smartGrouping": True,
+    assert wf["data"]["oaContext"] == {"version": "10.0.9909.01", "smartGrouping": True,
                                        "user": {"position": "工程师", "department": "研发部",
-                                                "subcompany": None, "employeeId": "E7"}}
-    assert oa["data"]["oaContextMissing"] is False
+                                                "subcompany": None, "employeeId": "default"}}
+    assert wf["data"]["oaContextMissing"] is False
+
+
+def _assert_seed_extract(data: dict[str, Any]) -> None:
+    assert data["saved"] is True and data["source"] == "lite" and data["workflowId"] == SEED_ID
+    assert [(e["dimension"], e["line"], e["file"]) for e in data["entries"]] == [
+        ("global", SEED_ALIAS_LINE, "memory.md")]
 
 
 # --------------------------------------------------------------------------- in-process CLI
@@ -116,6 +117,17 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
         return code, json.loads(capsys.readouterr().out)
 
     return run
+
+
+def test_seed_powershell_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The file PowerShell's ``Set-Content -Encoding utf8`` writes: a BOM and CRLF line ends."""
+    monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "ps"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mem-extract.json").write_text(SEED_EXTRACT_FILE, encoding="utf-8-sig", newline="\r\n")
+    assert (tmp_path / "mem-extract.json").read_bytes().startswith(b"\xef\xbb\xbf{\r\n")
+    assert main(["--json", "workflow", "run", "workflow.memoryExtract", "--input", "./mem-extract.json"]) == 0
+    _assert_seed_extract(json.loads(capsys.readouterr().out)["data"])
 
 
 def test_cli_file_provider(cli: Any) -> None:
