@@ -34,6 +34,13 @@ Variables (default in brackets):
   records (``{DATA_DIR}/data/pipeline_log.db``); ``0`` keeps none (logging only).
 * ``MEMORY_PIPELINE_LOG_TEXT`` [``false``]: keep prompt and message text (memory
   content, statements, rewrites) in the pipeline log; it may hold personal data.
+* ``MEMORY_OA_CONTEXT_PROVIDER`` [unset]: ``package.module:callable`` supplying the
+  ``oaContext`` of workflow memory; called with the user id, it returns a mapping or
+  ``None`` (or raises). The module must import and the attribute must be a function or
+  an instance (callable, or with ``get_oa_context``).
+* ``MEMORY_OA_CONTEXT_FILE`` [unset]: a UTF-8 JSON file holding the ``oaContext`` of
+  every user: ``{"version": ..., "user": {"position", "department", "subcompany",
+  "employeeId"}}``. At most one of the two OA variables may be set.
 
 Booleans accept ``true/false/1/0/yes/no/on/off`` (any case). ``~`` is expanded in
 paths, and relative paths are made absolute against the current directory when the
@@ -50,7 +57,10 @@ Example:
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -59,7 +69,7 @@ from typing import Any, Final, Literal
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, Scene, get_scene
 
-__all__ = ["ENV_VARS", "CodingConfig", "MemoryConfig"]
+__all__ = ["ENV_VARS", "CodingConfig", "MemoryConfig", "load_oa_context_file", "resolve_object_spec"]
 
 _TRUE: Final = frozenset({"true", "1", "yes", "on"})
 _FALSE: Final = frozenset({"false", "0", "no", "off"})
@@ -142,6 +152,128 @@ def _parse_db_path(source: str, value: object) -> Path | None:
     return path
 
 
+_SPEC: Final = re.compile(
+    r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<attr>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$"
+)
+_SPEC_ACCEPTED: Final = "package.module:callable (a function or an instance, importable from PYTHONPATH)"
+_OA_USER_FIELDS: Final = ("position", "department", "subcompany", "employeeId")
+
+
+def resolve_object_spec(source: str, spec: str) -> Any:
+    """Import ``package.module:attr`` and return the attribute.
+
+    Args:
+        source: The variable or field named in errors (e.g. ``MEMORY_OA_CONTEXT_PROVIDER``).
+        spec: ``package.module:callable``; the attribute may be dotted (``mod:obj.method``).
+
+    Raises:
+        ConfigError: The spec is malformed, the module does not import, the attribute
+            is missing, is a class, or is neither callable nor has ``get_oa_context``.
+
+    Example:
+        >>> resolve_object_spec("X", "os.path:join").__name__
+        'join'
+    """
+    match = _SPEC.match(spec.strip()) if isinstance(spec, str) else None
+    if match is None:
+        raise _bad(source, spec, _SPEC_ACCEPTED)
+    try:
+        target: Any = importlib.import_module(match["module"])
+    except Exception as exc:  # noqa: BLE001 - any import failure is a configuration error
+        raise ConfigError(
+            f"{source}={spec!r} is invalid: module {match['module']!r} does not import "
+            f"({type(exc).__name__}: {exc}); expected {_SPEC_ACCEPTED}."
+        ) from exc
+    for part in match["attr"].split("."):
+        if not hasattr(target, part):
+            raise ConfigError(
+                f"{source}={spec!r} is invalid: {match['module']!r} has no attribute "
+                f"{match['attr']!r}; expected {_SPEC_ACCEPTED}."
+            )
+        target = getattr(target, part)
+    if isinstance(target, type):
+        raise ConfigError(
+            f"{source}={spec!r} is invalid: it names a class; expected a function or an "
+            "instance (create the instance in the module and point to it)."
+        )
+    if not (callable(target) or callable(getattr(target, "get_oa_context", None))):
+        raise ConfigError(
+            f"{source}={spec!r} is invalid: {type(target).__name__} is not callable; "
+            f"expected {_SPEC_ACCEPTED}."
+        )
+    return target
+
+
+def _parse_object_spec(source: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _bad(source, value, _SPEC_ACCEPTED)
+    resolve_object_spec(source, value)
+    return value.strip()
+
+
+def _check_oa_context(source: str, path: Path, data: object) -> dict[str, Any]:
+    def bad(why: str) -> ConfigError:
+        return ConfigError(
+            f"{source}={str(path)!r} is invalid: {why}; expected a JSON object like "
+            '{"version": "10.0.9909.01", "user": {"position": ..., "department": ..., '
+            '"subcompany": ..., "employeeId": ...}}.'
+        )
+
+    if not isinstance(data, dict):
+        raise bad(f"the file holds a JSON {type(data).__name__}, not an object")
+    version = data.get("version")
+    if version is not None and not isinstance(version, str):
+        raise bad(f"'version' must be a string such as \"10.0.9909.01\" (got {version!r})")
+    user = data.get("user")
+    if user is not None and not isinstance(user, dict):
+        raise bad(f"'user' must be an object (got {type(user).__name__})")
+    for name in _OA_USER_FIELDS:
+        value = (user or {}).get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+            raise bad(f"'user.{name}' must be a string or null (got {value!r})")
+    return data
+
+
+def load_oa_context_file(source: str, path: Path) -> dict[str, Any]:
+    """Read and check an OA context JSON file (UTF-8, a BOM is tolerated).
+
+    ``smartGrouping`` in the file is ignored by the workflow memory: it is always
+    computed from ``version``.
+
+    Raises:
+        ConfigError: The file is missing, unreadable, not JSON, or not of the shape
+            ``{"version": str, "user": {position, department, subcompany, employeeId}}``.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: cannot read it ({type(exc).__name__}: {exc}); "
+            "expected a readable UTF-8 JSON file."
+        ) from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: it is not JSON ({exc}); expected a JSON object "
+            'such as {"version": "10.0.9909.01", "user": {"employeeId": "E42"}}.'
+        ) from exc
+    return _check_oa_context(source, path, data)
+
+
+def _parse_oa_context_file(source: str, value: object) -> Path | None:
+    if value is None:
+        return None
+    path = _parse_path(source, value)
+    if not path.is_file():
+        why = "it is a directory" if path.is_dir() else "no such file"
+        raise ConfigError(f"{source}={str(path)!r} is invalid: {why}; expected an existing JSON file.")
+    load_oa_context_file(source, path)
+    return path
+
+
 @dataclass(frozen=True)
 class _Var:
     env: str
@@ -166,6 +298,8 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("MEMORY_QUERY_REWRITE_MAX_CHARS", "memory", "query_rewrite_max_chars", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
+    _Var("MEMORY_OA_CONTEXT_PROVIDER", "memory", "oa_context_provider_spec", _parse_object_spec),
+    _Var("MEMORY_OA_CONTEXT_FILE", "memory", "oa_context_file", _parse_oa_context_file),
 )
 
 #: Names of every environment variable :meth:`MemoryConfig.from_env` reads.
@@ -242,9 +376,10 @@ class CodingConfig:
 
 _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
-     "pipeline_log_days", "pipeline_log_text"}
+     "pipeline_log_days", "pipeline_log_text", "oa_context_provider_spec", "oa_context_file"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
+_OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
 
 
 def _default_data_dir() -> Path:
@@ -265,6 +400,8 @@ class MemoryConfig:
         query_rewrite_max_chars: ``MEMORY_QUERY_REWRITE_MAX_CHARS``.
         pipeline_log_days: ``MEMORY_PIPELINE_LOG_DAYS``.
         pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
+        oa_context_provider_spec: ``MEMORY_OA_CONTEXT_PROVIDER`` (``package.module:callable``).
+        oa_context_file: ``MEMORY_OA_CONTEXT_FILE`` (a JSON file).
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -278,12 +415,21 @@ class MemoryConfig:
     query_rewrite_max_chars: int = 1000
     pipeline_log_days: int = 7
     pipeline_log_text: bool = False
+    oa_context_provider_spec: str | None = None
+    oa_context_file: Path | None = None
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")
         if not isinstance(self.coding, CodingConfig):
             raise ConfigError(
                 f"MemoryConfig.coding={self.coding!r} is invalid: expected a CodingConfig."
+            )
+        if self.oa_context_provider_spec is not None and self.oa_context_file is not None:
+            raise ConfigError(
+                "MEMORY_OA_CONTEXT_PROVIDER (oa_context_provider_spec) and MEMORY_OA_CONTEXT_FILE "
+                f"(oa_context_file) are both set ({self.oa_context_provider_spec!r}, "
+                f"{str(self.oa_context_file)!r}): expected at most one OA context source; "
+                "unset one of them."
             )
 
     # ------------------------------------------------------------------ builders
@@ -297,8 +443,10 @@ class MemoryConfig:
             **overrides: Field values that beat the environment: ``data_dir``,
                 ``enable_query_rewrite``, ``query_rewrite_max_chars``, ``coding``
                 (a whole :class:`CodingConfig`, replacing the environment's) and any
-                :class:`CodingConfig` field (applied last, on top of ``coding``).
-                A value of ``None`` means "not overridden".
+                :class:`CodingConfig` field (applied last, on top of ``coding``),
+                ``oa_context_provider_spec`` and ``oa_context_file`` (either one replaces
+                both OA variables of the environment). A value of ``None`` means
+                "not overridden".
 
         Returns:
             The validated configuration.
@@ -321,7 +469,10 @@ class MemoryConfig:
 
         memory_values: dict[str, Any] = {}
         coding_values: dict[str, Any] = {}
+        oa_overridden = bool(_OA_FIELDS & set(given))
         for var in _VARS:
+            if oa_overridden and var.field in _OA_FIELDS:
+                continue
             raw = _env_value(source, var.env)
             if raw is None:
                 continue

@@ -12,6 +12,8 @@ from hy_memory_langgraph.config import ENV_VARS, CodingConfig, MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 
 HOME_DEFAULT = Path(os.path.expanduser("~/.hy_memory"))
+OA_FILE = Path(__file__).resolve().parent / "workflow" / "data" / "oa_context.json"
+OA_SPEC = "tests.workflow.oa_providers:by_user"
 
 
 # --------------------------------------------------------------------------- defaults
@@ -47,7 +49,7 @@ def test_docstring_documents_every_variable() -> None:
     doc = config_module.__doc__ or ""
     for name in ENV_VARS:
         assert f"`{name}`" in doc, name
-    assert len(ENV_VARS) == 13
+    assert len(ENV_VARS) == 15
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -70,6 +72,8 @@ PARSE_CASES = [
     ("MEMORY_QUERY_REWRITE_MAX_CHARS", " 250 ", lambda c: c.query_rewrite_max_chars, 250),
     ("MEMORY_PIPELINE_LOG_DAYS", "30", lambda c: c.pipeline_log_days, 30),
     ("MEMORY_PIPELINE_LOG_TEXT", "yes", lambda c: c.pipeline_log_text, True),
+    ("MEMORY_OA_CONTEXT_PROVIDER", f" {OA_SPEC} ", lambda c: c.oa_context_provider_spec, OA_SPEC),
+    ("MEMORY_OA_CONTEXT_FILE", str(OA_FILE), lambda c: c.oa_context_file, OA_FILE),
 ]
 
 
@@ -125,6 +129,9 @@ BAD_VALUES = {
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
     "MEMORY_CODING_CHAIN_REPO_ROOT": "{file}",
+    # OA context: a spec without ':', a file that is not JSON.
+    "MEMORY_OA_CONTEXT_PROVIDER": "tests.workflow.oa_providers.by_user",
+    "MEMORY_OA_CONTEXT_FILE": "{file}",
 }
 
 

@@ -1,10 +1,13 @@
 """``hy-memory workflow run OP``: the workflow-memory operations, JSON in, JSON out.
 
-Operations: ``workflow.memoryPrompt`` (input ``{"workflowId"?}``) and
+Operations: ``workflow.memoryPrompt`` (input ``{"workflowId"?, "memoryAppId"?}``) and
 ``workflow.memoryExtract`` (input ``{"msgList"? | "userMessage"+"assistantMessage",
 "workflowId"?, "dynamicContext"?, "memoryAppId"?, "async"?}``). Success prints
 ``{"ok": true, "data": {...}}`` (exit 0); bad input prints
 ``{"ok": false, "error": {"code", "message"}}`` (exit 2; exit 1 for internal errors).
+
+The OA context comes from ``MEMORY_OA_CONTEXT_PROVIDER`` or ``MEMORY_OA_CONTEXT_FILE``
+(see :mod:`hy_memory_langgraph.config`); an invalid value is a ``CONFIG_ERROR``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hy_memory_langgraph.client import WorkflowMemoryService
+from hy_memory_langgraph.client import WorkflowMemoryService, oa_context_provider_from_config
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
@@ -25,7 +28,7 @@ __all__ = ["OPERATIONS", "CliError", "load_input", "run_operation", "service_fro
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
-_PROMPT_KEYS = ("workflowId",)
+_PROMPT_KEYS = ("workflowId", "memoryAppId")
 _EXTRACT_KEYS = ("msgList", "userMessage", "assistantMessage", "workflowId", "dynamicContext",
                  "memoryAppId", "async")
 
@@ -45,7 +48,7 @@ def _check_keys(payload: dict[str, Any], allowed: tuple[str, ...], op: str) -> N
 
 def _memory_prompt(service: WorkflowMemoryService, user_id: str, payload: dict[str, Any]) -> dict[str, Any]:
     _check_keys(payload, _PROMPT_KEYS, "workflow.memoryPrompt")
-    return service.memory_prompt(user_id, payload.get("workflowId"))
+    return service.memory_prompt(user_id, payload.get("workflowId"), payload.get("memoryAppId"))
 
 
 def _memory_extract(service: WorkflowMemoryService, user_id: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -69,11 +72,15 @@ def service_from_env(mode: str | None = None) -> WorkflowMemoryService:
     """A service on ``MemoryConfig.from_env().workflow_dir`` (``MEMORY_DATA_DIR``).
 
     ``mode=None``: pro when a chat model is configured (``OPENAI_API_KEY``), else lite.
+    The OA context provider is the configured one (``MEMORY_OA_CONTEXT_PROVIDER`` /
+    ``MEMORY_OA_CONTEXT_FILE``), if any.
     """
+    config = MemoryConfig.from_env()
     chat_model = None if mode == "lite" else resolve_chat_model(None)
     resolved = resolve_mode(mode, chat_model)
     gateway = LLMGateway(chat_model) if resolved == "pro" and chat_model is not None else None
-    return WorkflowMemoryService(MemoryConfig.from_env().workflow_dir, mode=resolved, llm=gateway)
+    return WorkflowMemoryService(config.workflow_dir, mode=resolved, llm=gateway,
+                                 oa_context_provider=oa_context_provider_from_config(config))
 
 
 def load_input(input_json: str | None, input_file: str | None) -> dict[str, Any]:

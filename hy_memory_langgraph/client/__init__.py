@@ -9,6 +9,9 @@
 from __future__ import annotations
 
 from hy_memory_langgraph.client.memory import HyMemoryClient
-from hy_memory_langgraph.client.workflow import WorkflowMemoryService
+from hy_memory_langgraph.client.workflow import (
+    WorkflowMemoryService,
+    oa_context_provider_from_config,
+)
 
-__all__ = ["HyMemoryClient", "WorkflowMemoryService"]
+__all__ = ["HyMemoryClient", "WorkflowMemoryService", "oa_context_provider_from_config"]

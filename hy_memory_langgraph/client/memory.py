@@ -18,7 +18,10 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from hy_memory_langgraph.client.workflow import WorkflowMemoryService
+from hy_memory_langgraph.client.workflow import (
+    WorkflowMemoryService,
+    oa_context_provider_from_config,
+)
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_id
@@ -39,6 +42,7 @@ from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
+from hy_memory_langgraph.workflow.oa_context import OAContextFunction
 
 __all__ = ["HyMemoryClient"]
 
@@ -77,7 +81,10 @@ class HyMemoryClient:
         store_factory: Opens a LangGraph ``BaseStore`` for a path and an index
             config; default :class:`HyMemoryStore`.
         oa_context_provider: Supplies ``oaContext`` to :meth:`memory_prompt`
-            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`); default none.
+            (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`, or a function
+            of the user id); default the
+            one configured by ``MEMORY_OA_CONTEXT_PROVIDER`` / ``MEMORY_OA_CONTEXT_FILE``,
+            else none.
 
     Example:
         >>> client = HyMemoryClient(mode="lite", data_dir="/tmp/hy-doc")  # doctest: +SKIP
@@ -90,7 +97,7 @@ class HyMemoryClient:
                  embeddings: Embeddings | Callable[..., Any] | None = None,
                  config: MemoryConfig | None = None, data_dir: str | Path | None = None,
                  store_factory: StoreFactory | None = None,
-                 oa_context_provider: OAContextProvider | None = None) -> None:
+                 oa_context_provider: OAContextProvider | OAContextFunction | None = None) -> None:
         config = config or MemoryConfig.from_env()
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
@@ -106,6 +113,8 @@ class HyMemoryClient:
                                      recorder=self.recorder)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
+        if oa_context_provider is None:
+            oa_context_provider = oa_context_provider_from_config(config)
         self.workflow = WorkflowMemoryService(config.workflow_dir, mode=self.mode, llm=gateway,
                                               oa_context_provider=oa_context_provider)
 
@@ -244,9 +253,10 @@ class HyMemoryClient:
         return (self._productivity(memory_id) or self._chat).history(memory_id)
 
     # -- workflow memory ---------------------------------------------------------------------
-    def memory_prompt(self, user_id: str, workflow_id: str | None = None) -> dict[str, Any]:
+    def memory_prompt(self, user_id: str, workflow_id: str | None = None,
+                      memory_app_id: str | None = None) -> dict[str, Any]:
         """``workflow.memoryPrompt``: see :meth:`WorkflowMemoryService.memory_prompt`."""
-        return self.workflow.memory_prompt(user_id, workflow_id)
+        return self.workflow.memory_prompt(user_id, workflow_id, memory_app_id)
 
     def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
                        user_message: list[str] | None = None,

@@ -22,6 +22,8 @@ from hy_memory_langgraph.workflow.errors import (
     WorkflowStorageError,
 )
 from hy_memory_langgraph.workflow.oa_context import (
+    CallableOAContextProvider,
+    FileOAContextProvider,
     OAContextProvider,
     StaticOAContextProvider,
     smart_grouping,
@@ -29,8 +31,10 @@ from hy_memory_langgraph.workflow.oa_context import (
 
 __all__ = [
     "PENDING_ID",
+    "CallableOAContextProvider",
     "CredentialsRefusedError",
     "Entry",
+    "FileOAContextProvider",
     "MemoryNotSupportedError",
     "OAContextProvider",
     "StaticOAContextProvider",

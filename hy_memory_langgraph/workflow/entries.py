@@ -4,10 +4,13 @@ Line formats (``kind`` in ``alias | pref | fact | rule | note``)::
 
     - [alias] 问题流程 → E10客户问题支持解决流程 (workflowId=1003655203465764898)
     - [alias] 报销 → 国内差旅费用报销流程 (workflowId=（待确认）)
+    - [alias] 报销流程 → （名称待确认） (workflowId=100003460000000060)
     - [pref:pageSize] 列表每页显示20条
     - [fact] 查询待办前先看统计。
     - [rule] 在该流程中"成本中心"指"部门编码"字段。
 
+An alias whose workflow name is unknown (the user picked a candidate by number and
+only the id is known) shows :data:`PENDING_NAME`; a later save with the name fills it.
 A ``:key`` names a slot (one value per slot: a new value replaces the old one in
 place). A bullet without a tag (hand-written) is read as ``note``.
 """
@@ -20,6 +23,7 @@ from dataclasses import dataclass, replace
 
 __all__ = [
     "PENDING_ID",
+    "PENDING_NAME",
     "Entry",
     "normalize_target_id",
     "normalize_text",
@@ -29,6 +33,7 @@ __all__ = [
 ]
 
 PENDING_ID = "（待确认）"
+PENDING_NAME = "（名称待确认）"
 KINDS = ("alias", "pref", "fact", "rule", "note")
 _PENDING_FORMS = {"", "（待确认）", "(待确认)", "待确认", "待确认）", "pending", "(pending)",
                   "unknown", "tbd", "null", "none"}
@@ -61,9 +66,19 @@ def _clean_name(text: object) -> str:
     return one_line(text).replace("→", "->").strip(" \"'“”「」")
 
 
+def _workflow_name(text: object) -> str:
+    name = _clean_name(text)
+    return PENDING_NAME if not name or "名称待确认" in name else name
+
+
 @dataclass(frozen=True)
 class Entry:
-    """A parsed memory line. ``text`` is the readable body (alias: rebuilt from fields)."""
+    """A parsed memory line. ``text`` is the readable body (alias: rebuilt from fields).
+
+    Example:
+        >>> Entry.make_alias("报销", "国内差旅费用报销流程", None).line()
+        '- [alias] 报销 → 国内差旅费用报销流程 (workflowId=（待确认）)'
+    """
 
     kind: str
     text: str
@@ -73,8 +88,9 @@ class Entry:
     target_id: str | None = None
 
     @classmethod
-    def make_alias(cls, alias: str, workflow_name: str, target_id: object) -> Entry:
-        alias, name = _clean_name(alias), _clean_name(workflow_name)
+    def make_alias(cls, alias: str, workflow_name: str | None, target_id: object) -> Entry:
+        """An alias line; an empty name becomes :data:`PENDING_NAME`, an unknown id :data:`PENDING_ID`."""
+        alias, name = _clean_name(alias), _workflow_name(workflow_name)
         tid = normalize_target_id(target_id)
         return cls(kind="alias", text=f"{alias} → {name} (workflowId={tid})", alias=alias,
                    workflow_name=name, target_id=tid)
@@ -86,6 +102,10 @@ class Entry:
     @property
     def pending(self) -> bool:
         return self.kind == "alias" and self.target_id == PENDING_ID
+
+    @property
+    def name_pending(self) -> bool:
+        return self.kind == "alias" and self.workflow_name == PENDING_NAME
 
     @property
     def identity(self) -> tuple[str, ...]:

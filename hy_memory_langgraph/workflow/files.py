@@ -2,10 +2,14 @@
 
 Layout under ``config.workflow_dir``::
 
-    <escaped user_id>/user.md              profile
-    <escaped user_id>/memory.md            global long-term memory
-    <escaped user_id>/workflows/<id>.md    workflow:{id}
-    <escaped user_id>/.lock                writers' lock
+    <escaped user_id>/user.md              profile                  ┐ no memory app id
+    <escaped user_id>/memory.md            global long-term memory  │
+    <escaped user_id>/workflows/<id>.md    workflow:{id}            ┘
+    <escaped user_id>/apps/<escaped app id>/…   the same three, for one memory app id
+    <escaped user_id>/.lock                writers' lock (one per user, every app)
+
+A memory app id is a storage scope of its own: nothing saved under one app id (or
+under none) is read under another.
 
 Writes are atomic (temp file in the same directory, fsync, ``os.replace``) and
 happen under :func:`~hy_memory_langgraph.workflow.locking.file_lock`, so readers
@@ -45,7 +49,13 @@ def dimension_of(workflow_id: str | None) -> str:
 
 
 class WorkflowFiles:
-    """Reads and writes one user's dimension documents."""
+    """Reads and writes the users' dimension documents under ``root``.
+
+    Example:
+        >>> files = WorkflowFiles(Path("/data/workflow"))
+        >>> files.relative("u1", "global", app_id="crm")
+        'apps/crm/memory.md'
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -53,8 +63,13 @@ class WorkflowFiles:
     def user_dir(self, user_id: str) -> Path:
         return self.root / escape_name(user_id)
 
-    def path(self, user_id: str, dimension: str) -> Path:
+    def scope_dir(self, user_id: str, app_id: str | None = None) -> Path:
+        """The directory of one user's documents for one memory app id (or none)."""
         base = self.user_dir(user_id)
+        return base if app_id is None else base / "apps" / escape_name(app_id)
+
+    def path(self, user_id: str, dimension: str, app_id: str | None = None) -> Path:
+        base = self.scope_dir(user_id, app_id)
         if dimension == "user":
             return base / "user.md"
         if dimension == "global":
@@ -63,12 +78,13 @@ class WorkflowFiles:
             return base / "workflows" / f"{escape_name(dimension[len('workflow:'):])}.md"
         raise ValueError(f"unknown dimension {dimension!r}")
 
-    def relative(self, user_id: str, dimension: str) -> str:
-        return self.path(user_id, dimension).relative_to(self.user_dir(user_id)).as_posix()
+    def relative(self, user_id: str, dimension: str, app_id: str | None = None) -> str:
+        """The file of a dimension relative to the user's directory (``apps/x/memory.md``)."""
+        return self.path(user_id, dimension, app_id).relative_to(self.user_dir(user_id)).as_posix()
 
-    def read(self, user_id: str, dimension: str) -> list[Entry]:
+    def read(self, user_id: str, dimension: str, app_id: str | None = None) -> list[Entry]:
         """The entries of one dimension (``[]`` when the file does not exist)."""
-        path = self.path(user_id, dimension)
+        path = self.path(user_id, dimension, app_id)
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -77,9 +93,10 @@ class WorkflowFiles:
             raise WorkflowStorageError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
         return parse_entries(text)
 
-    def write(self, user_id: str, dimension: str, entries: list[Entry]) -> None:
+    def write(self, user_id: str, dimension: str, entries: list[Entry],
+              app_id: str | None = None) -> None:
         """Replace a dimension document atomically (call inside :meth:`locked`)."""
-        path = self.path(user_id, dimension)
+        path = self.path(user_id, dimension, app_id)
         title = _TITLES.get(dimension) or f"# {dimension} — 工作流记忆 (fields, options, nodes, approval rules, risks)"
         body = "\n".join([title, "", *(e.line() for e in entries)]) + "\n"
         try:

@@ -1,23 +1,40 @@
-"""The OA context of ``memory_prompt``: a pluggable provider plus the smart-grouping rule.
+"""The OA context of ``memory_prompt``: pluggable providers plus the smart-grouping rule.
 
 A provider is any object with ``get_oa_context(user_id) -> mapping | None``. The
 mapping may hold ``version`` and ``user`` (``position``, ``department``,
 ``subcompany``, ``employeeId``; flat keys are accepted too). ``None`` means "not
 available" (→ ``oaContext: null`` + ``oaContextMissing: true``). Raising
 :class:`~hy_memory_langgraph.workflow.errors.MemoryNotSupportedError` (or returning
-``{"memorySupported": False}``) means the environment does not support memory.
+``{"memorySupported": False}``) means the environment does not support memory. Any
+other exception is a provider failure: ``memory_prompt`` still returns the memory
+body and reports the failure in ``diagnosis`` (``docs/design.md#workflow-memory``).
+
+``smartGrouping`` is always computed here from ``version``; a ``smartGrouping`` key in
+the provider's mapping is ignored.
+
+Providers shipped here: :class:`StaticOAContextProvider` (one fixed mapping),
+:class:`CallableOAContextProvider` (a function of the user id) and
+:class:`FileOAContextProvider` (a JSON file, re-read on every call). The client layer
+builds one from ``MEMORY_OA_CONTEXT_PROVIDER`` / ``MEMORY_OA_CONTEXT_FILE``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from hy_memory_langgraph.config import load_oa_context_file
 
 __all__ = [
     "SMART_GROUPING_SINCE",
+    "CallableOAContextProvider",
+    "FileOAContextProvider",
+    "OAContextFunction",
     "OAContextProvider",
     "StaticOAContextProvider",
+    "as_oa_context_provider",
     "build_oa_context",
     "compare_versions",
     "parse_version",
@@ -25,6 +42,9 @@ __all__ = [
 ]
 
 SMART_GROUPING_SINCE = "10.0.9909.01"
+
+#: A function of the user id returning the raw OA context (or ``None``); it may raise.
+OAContextFunction = Callable[[str], Mapping[str, Any] | None]
 _SEGMENT = re.compile(r"^\s*[vV]?(\d+)")
 
 
@@ -36,13 +56,70 @@ class OAContextProvider(Protocol):
 
 
 class StaticOAContextProvider:
-    """A provider returning one fixed mapping (tests, CLI, single-tenant setups)."""
+    """A provider returning one fixed mapping (tests, single-tenant setups).
+
+    Example:
+        >>> StaticOAContextProvider({"version": "10.0.9909.01"}).get_oa_context("u1")
+        {'version': '10.0.9909.01'}
+    """
 
     def __init__(self, context: Mapping[str, Any] | None) -> None:
         self.context = context
 
     def get_oa_context(self, user_id: str) -> Mapping[str, Any] | None:
         return self.context
+
+
+class CallableOAContextProvider:
+    """Adapts a function ``fn(user_id) -> mapping | None`` (it may raise) to a provider.
+
+    Example:
+        >>> provider = CallableOAContextProvider(lambda uid: {"user": {"employeeId": uid}})
+        >>> provider.get_oa_context("E42")
+        {'user': {'employeeId': 'E42'}}
+    """
+
+    def __init__(self, fn: OAContextFunction) -> None:
+        self.fn = fn
+
+    def get_oa_context(self, user_id: str) -> Mapping[str, Any] | None:
+        return self.fn(user_id)
+
+
+class FileOAContextProvider:
+    """The same OA context for every user, read from a JSON file on every call.
+
+    The file holds ``{"version": "...", "user": {"position", "department",
+    "subcompany", "employeeId"}}`` (UTF-8, a BOM is tolerated). Re-reading keeps a
+    long-running process in step with edits; a file that became unreadable or invalid
+    raises :class:`~hy_memory_langgraph.errors.ConfigError` naming ``source``, which
+    ``memory_prompt`` reports in ``diagnosis``.
+
+    Example:
+        >>> FileOAContextProvider("/etc/oa.json").path.name
+        'oa.json'
+    """
+
+    def __init__(self, path: str | Path, *, source: str = "MEMORY_OA_CONTEXT_FILE") -> None:
+        self.path = Path(path)
+        self.source = source
+
+    def get_oa_context(self, user_id: str) -> Mapping[str, Any] | None:
+        return load_oa_context_file(self.source, self.path)
+
+
+def as_oa_context_provider(obj: Any) -> OAContextProvider:
+    """``obj`` itself when it has ``get_oa_context``, else a callable wrapped as a provider.
+
+    Raises:
+        TypeError: ``obj`` is neither.
+    """
+    if callable(getattr(obj, "get_oa_context", None)):
+        return obj  # type: ignore[no-any-return]
+    if callable(obj):
+        return CallableOAContextProvider(obj)
+    raise TypeError(f"{type(obj).__name__} is not an OA context provider: pass an object with "
+                    "get_oa_context(user_id) or a function of the user id")
 
 
 def parse_version(version: object) -> tuple[int, ...] | None:

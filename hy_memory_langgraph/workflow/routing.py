@@ -2,13 +2,18 @@
 
 Rules, in order:
 
-1. An alias → workflow mapping (``alias`` + ``workflow_name`` given, or an alias fact
-   sentence in ``text``) goes to ``global``, whatever dimension was proposed and
-   whatever ``workflow_id`` was passed. Its target id must appear in the exchange
-   (messages, hint or dynamic context); an id seen nowhere is never trusted and
-   becomes ``（待确认）``.
+1. An alias → workflow mapping (``alias`` given, or an alias fact sentence in
+   ``text``) goes to ``global``, whatever dimension was proposed and whatever
+   ``workflow_id`` was passed. A name in display form ``名称(ID)`` is split. A missing
+   id (not an explicit ``（待确认）``) is taken from the hint, else
+   ``dynamicContext.workflowId`` — only when exactly one alias of the call lacks one.
+   The id must appear in the exchange (messages, hint or dynamic context); an id
+   seen nowhere is never trusted and becomes ``（待确认）``. An alias with neither a
+   name nor an id is skipped (``unresolved``).
 2. ``workflow`` needs the id of its workflow: the candidate's, else the hint, else
-   ``dynamicContext.workflowId``; none → skipped (``no_workflow_id``).
+   ``dynamicContext.workflowId``. Without one, a text that names its workflow
+   (``在国内差旅费用报销流程里…``) is a ``global`` fact; any other is skipped
+   (``no_workflow_id``) — a clarification of "this workflow" never lands in global.
 3. ``user`` → ``user.md`` (``pref``); ``global`` → ``memory.md`` (``fact``).
 4. Anything carrying a credential is dropped (``credentials``).
 """
@@ -26,7 +31,8 @@ from hy_memory_langgraph.workflow.entries import (
     one_line,
 )
 from hy_memory_langgraph.workflow.files import dimension_of
-from hy_memory_langgraph.workflow.lite import parse_alias_sentence
+from hy_memory_langgraph.workflow.lite import names_workflow, parse_alias_sentence
+from hy_memory_langgraph.workflow.lite.patterns import split_display
 
 __all__ = ["Routed", "Skipped", "context_workflow_id", "route_candidates"]
 
@@ -54,32 +60,63 @@ def context_workflow_id(dynamic_context: dict[str, Any]) -> str | None:
     return None
 
 
-def _alias_entry(alias: str, name: str, target: Any, corpus: str) -> Entry:
+@dataclass(frozen=True)
+class _Ids:
+    """The ids a candidate may borrow: the hint, the dynamic context's, and the corpus."""
+
+    hint: str | None
+    context: str | None
+    corpus: str
+    fill_alias: bool  # exactly one alias of the call lacks an id
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _alias_entry(alias: str, name: Any, target: Any, ids: _Ids) -> Entry | None:
+    name, display_id = split_display(one_line(name))
+    if _missing(target):
+        target = display_id or ((ids.hint or ids.context) if ids.fill_alias else None)
     tid = normalize_target_id(target)
-    if tid != PENDING_ID and tid not in corpus:
+    if tid != PENDING_ID and tid not in ids.corpus:
         tid = PENDING_ID  # never trust an id that the exchange does not show
-    return Entry.make_alias(alias, name, tid)
+    entry = Entry.make_alias(alias, name, tid)
+    return None if entry.pending and entry.name_pending else entry
 
 
-def _route_one(c: dict[str, Any], hint: str | None, ctx_id: str | None, corpus: str) -> Routed | Skipped:
-    text = one_line(c.get("text"))
-    alias, name = one_line(c.get("alias")), one_line(c.get("workflow_name"))
-    if alias and name:
-        return Routed("global", _alias_entry(alias, name, c.get("workflow_id"), corpus))
+def _alias_fields(c: dict[str, Any], text: str) -> tuple[str, Any, Any] | None:
+    alias = one_line(c.get("alias"))
+    if alias:
+        return alias, c.get("workflow_name"), c.get("workflow_id")
     parsed = parse_alias_sentence(text) if text else []
     if parsed:
-        a = parsed[0]
-        return Routed("global", _alias_entry(a["alias"], a["workflow_name"], a["workflow_id"], corpus))
+        return parsed[0]["alias"], parsed[0]["workflow_name"], parsed[0]["workflow_id"]
+    return None
+
+
+def _route_workflow(c: dict[str, Any], text: str, key: str | None, ids: _Ids) -> Routed | Skipped:
+    wid = normalize_target_id(c.get("workflow_id"))
+    wid = wid if wid != PENDING_ID else (ids.hint or ids.context)
+    if wid:
+        return Routed(dimension_of(wid), Entry.make("rule", text, key))
+    if names_workflow(text):
+        return Routed("global", Entry.make("fact", text, key))
+    return Skipped(text, "no_workflow_id", "workflow")
+
+
+def _route_one(c: dict[str, Any], ids: _Ids) -> Routed | Skipped:
+    text = one_line(c.get("text"))
+    fields = _alias_fields(c, text)
+    if fields is not None:
+        entry = _alias_entry(*fields, ids)
+        return Routed("global", entry) if entry else Skipped(text, "unresolved", "global")
     if not text:
         return Skipped(text, "empty")
     dimension = str(c.get("dimension") or "").strip().lower()
     key = c.get("key") if isinstance(c.get("key"), str) else None
     if dimension == "workflow":
-        wid = normalize_target_id(c.get("workflow_id"))
-        wid = wid if wid != PENDING_ID else (hint or ctx_id)
-        if not wid:
-            return Skipped(text, "no_workflow_id", "workflow")
-        return Routed(dimension_of(wid), Entry.make("rule", text, key))
+        return _route_workflow(c, text, key, ids)
     if dimension == "user":
         return Routed("user", Entry.make("pref", text, key))
     if dimension == "global":
@@ -87,12 +124,21 @@ def _route_one(c: dict[str, Any], hint: str | None, ctx_id: str | None, corpus: 
     return Skipped(text, "invalid_dimension", dimension or None)
 
 
+def _lacks_alias_id(c: Any) -> bool:
+    if not isinstance(c, dict):
+        return False
+    text = one_line(c.get("text"))
+    fields = _alias_fields(c, text)
+    return fields is not None and _missing(fields[2]) and split_display(one_line(fields[1]))[1] is None
+
+
 def route_candidates(candidates: list[dict[str, Any]], *, hint: str | None,
                      dynamic_context: dict[str, Any], corpus: str) -> tuple[list[Routed], list[Skipped]]:
     """Split candidates into routed entries and skipped ones (with the reason)."""
     routed: list[Routed] = []
     skipped: list[Skipped] = []
-    ctx_id = context_workflow_id(dynamic_context)
+    ids = _Ids(hint=hint, context=context_workflow_id(dynamic_context), corpus=corpus,
+               fill_alias=sum(_lacks_alias_id(c) for c in candidates) == 1)
     for c in candidates:
         if not isinstance(c, dict):
             skipped.append(Skipped(one_line(c), "invalid_entry"))
@@ -101,7 +147,7 @@ def route_candidates(candidates: list[dict[str, Any]], *, hint: str | None,
         if find_credential(blob):
             skipped.append(Skipped(one_line(c.get("text")), "credentials"))
             continue
-        outcome = _route_one(c, hint, ctx_id, corpus)
+        outcome = _route_one(c, ids)
         if isinstance(outcome, Routed):
             routed.append(outcome)
         else:

@@ -44,9 +44,12 @@ def test_extract_then_prompt(capsys: Any, tmp_path: Path, data_dir: Path) -> Non
         "msgList": msgs(ALIAS_ZH_PENDING), "workflowId": WF_ID, "async": True}))
     assert code == 0 and env["ok"] is True and env["data"]["saved"] is True
     code, env = run(capsys, "workflow.memoryExtract", "--input", _file(tmp_path, {
-        "userMessage": [ALIAS_ZH], "assistantMessage": ["好的"], "memoryAppId": "app1"}, bom=True))
+        "userMessage": [ALIAS_ZH], "assistantMessage": ["好的"]}, bom=True))
     assert code == 0 and env["data"]["entries"][0]["status"] == "updated"
-    assert env["data"]["memoryAppId"] == "app1"
+    code, env = run(capsys, "workflow.memoryExtract", "--input-json", json.dumps({
+        "userMessage": [ALIAS_ZH], "assistantMessage": ["好的"], "memoryAppId": "app1"}))
+    assert env["data"]["memoryAppId"] == "app1"  # its own scope: added there, not a duplicate
+    assert [(e["status"], e["file"]) for e in env["data"]["entries"]] == [("added", "apps/app1/memory.md")]
     code, env = run(capsys, "workflow.memoryPrompt", "--input-json", json.dumps({"workflowId": WF_ID}))
     assert code == 0
     data = env["data"]

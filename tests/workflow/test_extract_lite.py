@@ -76,7 +76,7 @@ def test_page_size_preference_is_updated_in_place(service: WorkflowMemoryService
 
 def test_nothing_recognised_saves_nothing(service: WorkflowMemoryService, workflow_root: Path) -> None:
     result = service.memory_extract("u1", msg_list=msgs(
-        "我本月发起的报销流程怎么样了", ("assistant", "匹配到多个报销相关工作流，请确认。"), "5",
+        "我本月发起的报销流程怎么样了", ("assistant", "你本月发起了3条报销流程，都在审批中。"), "好的，谢谢",
     ), workflow_id="100003460000000060")
     assert result == {**result, "saved": False, "entries": [], "source": "lite"}
     assert not (workflow_root / "u1").exists()

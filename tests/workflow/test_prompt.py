@@ -104,13 +104,17 @@ class _Unsupported:
         raise MemoryNotSupportedError()
 
 
-def test_provider_failure_gives_available_false_with_diagnosis(make_service: Any) -> None:
+def test_provider_failure_keeps_the_memory_body_and_reports_it(filled: WorkflowMemoryService,
+                                                               make_service: Any) -> None:
+    expected = filled.memory_prompt("u1")
     result = make_service(oa_context_provider=_Raising()).memory_prompt("u1")
-    assert result["available"] is False and result["memoryNotSupported"] is False
+    assert result["available"] is True and result["memoryNotSupported"] is False
+    assert result["memoryPrompt"] == expected["memoryPrompt"] != ""
+    assert result["oaContext"] is None and result["oaContextMissing"] is True
     diagnosis = result["diagnosis"]
     assert {k: diagnosis[k] for k in ("code", "status", "fail", "dataEmpty")} == {
-        "code": "OA_CONTEXT_FAILED", "status": 502, "fail": "oaContext", "dataEmpty": True}
-    assert "OA down" in diagnosis["message"]
+        "code": "OA_CONTEXT_FAILED", "status": 502, "fail": "oaContext", "dataEmpty": False}
+    assert "ConnectionError: OA down" in diagnosis["message"]
 
 
 @pytest.mark.parametrize("provider", [_Unsupported(), StaticOAContextProvider({"memorySupported": False})])

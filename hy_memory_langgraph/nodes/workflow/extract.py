@@ -35,7 +35,7 @@ def _existing(ctx: WorkflowContext, request: ExtractRequest) -> str:
     for wid in (request.workflow_id, context_workflow_id(request.dynamic_context)):
         if wid and dimension_of(wid) not in dims:
             dims.append(dimension_of(wid))
-    text = render_prompt({d: ctx.files.read(request.user_id, d) for d in dims})
+    text = render_prompt({d: ctx.files.read(request.user_id, d, request.memory_app_id) for d in dims})
     return text or "(none)"
 
 

@@ -37,8 +37,12 @@ def _item(dimension: str, entry: Entry, **extra: Any) -> dict[str, Any]:
 
 
 def merge_and_save(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) -> dict[str, Any]:
-    """Re-read every touched document inside the user's lock, merge, write atomically."""
+    """Re-read every touched document inside the user's lock, merge, write atomically.
+
+    Documents are those of the request's memory app id (a storage scope of its own).
+    """
     files, request = runtime.context.files, state["request"]
+    app_id = request.memory_app_id
     saved: list[dict[str, Any]] = []
     skipped = [{"dimension": s.dimension, "text": s.text, "reason": s.reason}
                for s in state.get("skipped", [])]
@@ -48,19 +52,19 @@ def merge_and_save(state: WorkflowExtractState, runtime: Runtime[WorkflowContext
             docs: dict[str, list[Entry]] = {}
             changed: set[str] = set()
             for r in routed:
-                doc = docs.setdefault(r.dimension, files.read(request.user_id, r.dimension))
+                doc = docs.setdefault(r.dimension, files.read(request.user_id, r.dimension, app_id))
                 outcome = merge_entry(doc, r.entry)
                 if outcome.status == "skipped":
                     skipped.append(_item(r.dimension, r.entry, reason=outcome.reason))
                     continue
                 changed.add(r.dimension)
                 extra: dict[str, Any] = {"status": outcome.status,
-                                         "file": files.relative(request.user_id, r.dimension)}
+                                         "file": files.relative(request.user_id, r.dimension, app_id)}
                 if outcome.previous is not None:
                     extra["previous"] = outcome.previous.line()
-                saved.append(_item(r.dimension, r.entry, **extra))
+                saved.append(_item(r.dimension, outcome.entry or r.entry, **extra))
             for dimension in sorted(changed):
-                files.write(request.user_id, dimension, docs[dimension])
+                files.write(request.user_id, dimension, docs[dimension], app_id)
     result = {
         "saved": bool(saved),
         "entries": saved,
