@@ -30,6 +30,9 @@ Variables (default in brackets):
   multi-query default search.
 * ``MEMORY_QUERY_REWRITE_MAX_CHARS`` [``1000``]: queries longer than this are never
   rewritten (>= 0).
+* ``MEMORY_REDACT_SECRETS`` [``true``]: replace API keys, tokens, passwords and private
+  keys in what is written with ``[REDACTED:<kind>]`` before anything is stored,
+  embedded or sent to a model (``redact.py``).
 * ``MEMORY_PIPELINE_LOG_DAYS`` [``7``]: days the per-request pipeline log keeps its
   records (``{DATA_DIR}/data/pipeline_log.db``); ``0`` keeps none (logging only).
 * ``MEMORY_PIPELINE_LOG_TEXT`` [``false``]: keep prompt and message text (memory
@@ -296,6 +299,7 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("HCM_BLOCK_OFF", "coding", "block_off", _parse_bool),
     _Var("MEMORY_ENABLE_QUERY_REWRITE", "memory", "enable_query_rewrite", _parse_bool),
     _Var("MEMORY_QUERY_REWRITE_MAX_CHARS", "memory", "query_rewrite_max_chars", _int_parser(0)),
+    _Var("MEMORY_REDACT_SECRETS", "memory", "redact_secrets", _parse_bool),
     _Var("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
     _Var("MEMORY_OA_CONTEXT_PROVIDER", "memory", "oa_context_provider_spec", _parse_object_spec),
@@ -376,7 +380,8 @@ class CodingConfig:
 
 _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
-     "pipeline_log_days", "pipeline_log_text", "oa_context_provider_spec", "oa_context_file"}
+     "redact_secrets", "pipeline_log_days", "pipeline_log_text", "oa_context_provider_spec",
+     "oa_context_file"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 _OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
@@ -398,6 +403,7 @@ class MemoryConfig:
         coding: The working/coding settings.
         enable_query_rewrite: ``MEMORY_ENABLE_QUERY_REWRITE``.
         query_rewrite_max_chars: ``MEMORY_QUERY_REWRITE_MAX_CHARS``.
+        redact_secrets: ``MEMORY_REDACT_SECRETS``.
         pipeline_log_days: ``MEMORY_PIPELINE_LOG_DAYS``.
         pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
         oa_context_provider_spec: ``MEMORY_OA_CONTEXT_PROVIDER`` (``package.module:callable``).
@@ -413,6 +419,7 @@ class MemoryConfig:
     coding: CodingConfig = field(default_factory=CodingConfig)
     enable_query_rewrite: bool = False
     query_rewrite_max_chars: int = 1000
+    redact_secrets: bool = True
     pipeline_log_days: int = 7
     pipeline_log_text: bool = False
     oa_context_provider_spec: str | None = None

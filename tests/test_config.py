@@ -49,7 +49,7 @@ def test_docstring_documents_every_variable() -> None:
     doc = config_module.__doc__ or ""
     for name in ENV_VARS:
         assert f"`{name}`" in doc, name
-    assert len(ENV_VARS) == 15
+    assert len(ENV_VARS) == 16
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -70,6 +70,7 @@ PARSE_CASES = [
     ("HCM_BLOCK_OFF", "1", lambda c: c.coding.block_off, True),
     ("MEMORY_ENABLE_QUERY_REWRITE", "YES", lambda c: c.enable_query_rewrite, True),
     ("MEMORY_QUERY_REWRITE_MAX_CHARS", " 250 ", lambda c: c.query_rewrite_max_chars, 250),
+    ("MEMORY_REDACT_SECRETS", "off", lambda c: c.redact_secrets, False),
     ("MEMORY_PIPELINE_LOG_DAYS", "30", lambda c: c.pipeline_log_days, 30),
     ("MEMORY_PIPELINE_LOG_TEXT", "yes", lambda c: c.pipeline_log_text, True),
     ("MEMORY_OA_CONTEXT_PROVIDER", f" {OA_SPEC} ", lambda c: c.oa_context_provider_spec, OA_SPEC),
@@ -123,6 +124,7 @@ BAD_VALUES = {
     "HCM_BLOCK_OFF": "nah",
     "MEMORY_ENABLE_QUERY_REWRITE": "yep",
     "MEMORY_QUERY_REWRITE_MAX_CHARS": "1e3",
+    "MEMORY_REDACT_SECRETS": "maybe",
     "MEMORY_PIPELINE_LOG_DAYS": "-1",
     "MEMORY_PIPELINE_LOG_TEXT": "sometimes",
     # Path variables: a directory where a file is expected, or the reverse.

@@ -18,7 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hy_memory_langgraph.client import WorkflowMemoryService, oa_context_provider_from_config
+from hy_memory_langgraph.client import (
+    WorkflowMemoryService,
+    oa_context_provider_from_config,
+)
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode

@@ -36,6 +36,7 @@ from hy_memory_langgraph.models import (
 from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, StoreRegistry
 from hy_memory_langgraph.pipelines.search import build_search_graph
 from hy_memory_langgraph.pipelines.write import build_write_graph
+from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
@@ -221,6 +222,8 @@ class HyMemoryClient:
                 "place: use delete(memory_id) and add the corrected trace instead"
             )
         at = coerce_datetime(memory_at, "memory_at")
+        if self.config.redact_secrets:
+            content, metadata = redact_text(content), redact_value(metadata)
         updated = self._chat.update(memory_id, content.strip(), request_id="manual",
                                     memory_at=at, metadata=metadata)
         if updated is None:

@@ -36,6 +36,7 @@ from hy_memory_langgraph.messages.render import judge_summary, render_transcript
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
     last_user_turns,
+    redact_messages,
     split_user_turns,
     strip_tool_trace,
     tool_names,
@@ -59,6 +60,7 @@ __all__ = [
     "messages_from_dicts",
     "messages_to_dicts",
     "normalize_messages",
+    "redact_messages",
     "render_transcript",
     "split_user_turns",
     "strip_tool_trace",

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from hy_memory_langgraph.messages.types import Msg
+from hy_memory_langgraph.redact import redact_text, redact_value
 
-__all__ = ["has_tool_trace", "last_user_turns", "split_user_turns", "strip_tool_trace",
-           "tool_names", "user_text"]
+__all__ = ["has_tool_trace", "last_user_turns", "redact_messages", "split_user_turns",
+           "strip_tool_trace", "tool_names", "user_text"]
 
 
 def has_tool_trace(msgs: Iterable[Msg]) -> bool:
@@ -76,3 +77,14 @@ def last_user_turns(msgs: Iterable[Msg], n: int) -> list[Msg]:
     if n <= 0:
         return []
     return [m for turn in split_user_turns(msgs)[-n:] for m in turn]
+
+
+def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
+    """The messages with every secret in text and tool-call arguments replaced by a typed
+    placeholder (see :mod:`hy_memory_langgraph.redact`)."""
+    out: list[Msg] = []
+    for m in msgs:
+        calls = tuple(replace(c, arguments=redact_value(c.arguments),
+                              raw_arguments=redact_text(c.raw_arguments)) for c in m.tool_calls)
+        out.append(replace(m, content=redact_text(m.content), tool_calls=calls))
+    return out

@@ -46,9 +46,10 @@ def test_bad_user_id(service: WorkflowMemoryService) -> None:
 
 @pytest.mark.parametrize(("kwargs", "where"), [
     ({"msg_list": msgs(ALIAS_ZH, "Cookie: ETEAMSID=abc123")}, "messages[1] (user)"),
-    ({"msg_list": msgs(ALIAS_ZH, ("assistant", "用你的 token 调用接口"))}, "messages[1] (assistant)"),
+    ({"msg_list": msgs(ALIAS_ZH, ("assistant", "接口返回 X-Auth-Token: a8Fj2kLq9"))}, "messages[1] (assistant)"),
     ({"msg_list": msgs(ALIAS_ZH, "eteamsid=xyz")}, "messages[1]"),
-    ({"user_message": [ALIAS_ZH], "assistant_message": ["header.operator 已设置"]}, "messages[1] (assistant)"),
+    ({"user_message": [ALIAS_ZH], "assistant_message": ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdefgh"]},
+     "messages[1] (assistant)"),
     ({"msg_list": msgs(ALIAS_ZH), "dynamic_context": {"Cookie": "a=b"}}, "dynamicContext.Cookie"),
     ({"msg_list": msgs(ALIAS_ZH), "dynamic_context": {"accessToken": "x"}}, "dynamicContext.accessToken"),
     ({"msg_list": msgs(ALIAS_ZH), "dynamic_context": {"header": {"operator": "42"}}}, "dynamicContext.header.operator"),
@@ -68,3 +69,14 @@ def test_credentials_are_refused_and_nothing_is_written(service: WorkflowMemoryS
 def test_innocent_words_are_not_credentials(service: WorkflowMemoryService) -> None:
     result = service.memory_extract("u1", msg_list=msgs(ALIAS_ZH, "tokenizer 和 cookiecutter、tokenization 都可以"))
     assert result["saved"] is True
+
+
+@pytest.mark.parametrize("text", [
+    "报销单里的 token 字段就是指发票号",
+    "用你的 token 调用接口",
+    "header.operator 已设置",
+    "the cookie banner should stay hidden",
+])
+def test_credential_words_without_a_value_are_normal_memories(service: WorkflowMemoryService,
+                                                               text: str) -> None:
+    service.memory_extract("u1", msg_list=msgs(text))  # no CredentialsRefusedError

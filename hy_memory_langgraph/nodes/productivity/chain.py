@@ -30,6 +30,7 @@ from hy_memory_langgraph.nodes.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
+from hy_memory_langgraph.redact import redact_text
 from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.timeutil import iso
@@ -98,6 +99,10 @@ def record_write(state: ProductivityWriteState, ctx: MemoryContext) -> int:
     if any(not e.asked for e in edits):
         fallback = _history_ask(state, ctx)
         edits = [e if e.asked else replace(e, asked=fallback) for e in edits]
+    if ctx.config.redact_secrets:  # work-tree diffs never went through the message redaction
+        edits = [replace(e, removed=tuple(map(redact_text, e.removed)),
+                         added=tuple(map(redact_text, e.added)), asked=redact_text(e.asked))
+                 for e in edits]
     recorded = ctx.chain_store.record(owner, branch, edits, request_id=state.get("request_id"),
                             fact_id=state.get("fact_id"), at=iso(state["at"]))
     return recorded.hunks

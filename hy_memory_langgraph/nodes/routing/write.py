@@ -32,6 +32,7 @@ from hy_memory_langgraph.messages import (
     has_tool_trace,
     judge_summary,
     normalize_messages,
+    redact_messages,
     strip_tool_trace,
 )
 from hy_memory_langgraph.nodes.context import MemoryContext
@@ -39,6 +40,7 @@ from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice
 from hy_memory_langgraph.nodes.routing.state import WriteState
 from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.redact import redact_value
 from hy_memory_langgraph.runlog.trace import note_fallback
 from hy_memory_langgraph.scenes import (
     DEFAULT_SCENE,
@@ -101,6 +103,8 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
     scene = validate_scene(state.get("scene"))
     metadata = _metadata(state.get("metadata"))
     msgs = normalize_messages(_as_list(state.get("messages")))
+    if runtime.context.config.redact_secrets:  # before anything is stored, embedded or sent
+        msgs, metadata = redact_messages(msgs), redact_value(metadata)
     if not any(m.content.strip() or m.tool_calls for m in msgs):
         raise InvalidInputError(
             "messages holds nothing to remember (no text and no tool calls); pass at least one "
