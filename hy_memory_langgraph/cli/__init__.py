@@ -91,7 +91,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``hy-memory`` command."""
+    """Entry point of the ``hy-memory`` command.
+
+    The command owns its process, so it asks OpenMP (FAISS, the e5 engine) for
+    passive waits before either runtime loads; a value in the environment wins.
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     args = _parser().parse_args(argv)
     try:
         return int(args.handler(args))

@@ -36,6 +36,7 @@ from hy_memory_langgraph.store.schema import items, metadata
 from hy_memory_langgraph.store.search import run_search
 from hy_memory_langgraph.store.sync import IndexSync
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
+from hy_memory_langgraph.store.vectors import check_thread_count
 from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
 
 __all__ = ["HyMemoryStore"]
@@ -61,7 +62,14 @@ class HyMemoryStore(BaseStore):
             (at least half the index size, so saving stays amortised O(1)).
         changelog_retention: Change-log rows kept; store objects further behind
             rebuild their index instead of replaying.
-        search_threads: OpenMP threads per FAISS search (``None``: FAISS default).
+        search_threads: OpenMP threads FAISS may use for one search (``None``:
+            the OpenMP default, one per core). It is set for the searching thread
+            only and restored afterwards, so other threads and stores are neither
+            affected nor serialised (one store object still runs one batch at a
+            time). See "Threads" in the README.
+
+    Raises:
+        ConfigError: An argument is out of range (the message names it).
 
     Example:
         >>> from hy_memory_langgraph.testing import HashingEmbeddings
@@ -93,6 +101,7 @@ class HyMemoryStore(BaseStore):
     ) -> None:
         if changelog_retention < 1 or persist_every < 1:
             raise ConfigError("changelog_retention and persist_every must be at least 1")
+        search_threads = check_thread_count(search_threads, "search_threads")
         self.ttl_config = ttl
         self.index_config, self.embeddings, fields = _index_setup(index)
         self._fields = fields

@@ -18,17 +18,24 @@ Example:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 
-import faiss
 import numpy as np
 import numpy.typing as npt
 
-from hy_memory_langgraph.errors import InvalidInputError, StoreCorruptionError
+from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreCorruptionError
 
-__all__ = ["POS_BITS", "MAX_VECTORS_PER_ITEM", "BRUTE_FORCE_MAX", "VectorIndex", "pack", "normalize"]
+__all__ = [
+    "POS_BITS",
+    "MAX_VECTORS_PER_ITEM",
+    "BRUTE_FORCE_MAX",
+    "VectorIndex",
+    "check_thread_count",
+    "pack",
+    "normalize",
+]
 
 POS_BITS = 20
 MAX_VECTORS_PER_ITEM = 1 << POS_BITS
@@ -36,8 +43,6 @@ BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector s
 
 FloatArray = npt.NDArray[np.float32]
 IdArray = npt.NDArray[np.int64]
-
-_THREADS_LOCK = threading.Lock()
 
 
 def pack(item_id: int, pos: int) -> int:
@@ -55,23 +60,60 @@ def normalize(vectors: FloatArray) -> FloatArray:
     return out
 
 
+def _faiss() -> ModuleType:
+    """The ``faiss`` module, imported on first use.
+
+    Loading faiss starts its OpenMP runtime, which reads ``OMP_WAIT_POLICY`` and
+    ``OMP_NUM_THREADS`` once, at load. Importing it with the first index (not with
+    the package) lets ``hy_memory_langgraph.configure_threads`` or the ``hy-memory``
+    command set them after ``import hy_memory_langgraph``.
+    """
+    import faiss
+
+    return faiss
+
+
+def check_thread_count(value: object, field: str) -> int | None:
+    """Return ``value`` if it is a valid OpenMP thread count: a positive int or ``None``.
+
+    Args:
+        value: The setting to check (``None`` means "the OpenMP default").
+        field: Its name, for the error message.
+
+    Raises:
+        ConfigError: ``value`` is not ``None`` and not an int >= 1 (bools rejected).
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"{field}={value!r} is invalid: expected a positive int, or None for the OpenMP default."
+        )
+    return value
+
+
 @contextmanager
 def _omp_threads(threads: int | None) -> Iterator[None]:
-    """Run a FAISS call with ``threads`` OpenMP threads (``None`` = unchanged).
+    """Run FAISS calls of the calling thread with ``threads`` OpenMP threads.
 
-    A single-query flat scan is memory bound; OpenMP fan-out only adds overhead
-    there, so stores search with one thread by default.
+    ``omp_set_num_threads`` sets the nthreads ICV of the calling thread's data
+    environment only (OpenMP spec; checked for the libgomp that faiss bundles),
+    so no lock is needed: searches in other threads keep their own setting. The
+    caller's previous value is restored. ``None`` leaves the setting alone.
     """
     if threads is None:
         yield
         return
-    with _THREADS_LOCK:
-        previous = faiss.omp_get_max_threads()
-        faiss.omp_set_num_threads(threads)
-        try:
-            yield
-        finally:
-            faiss.omp_set_num_threads(previous)
+    faiss = _faiss()
+    previous = faiss.omp_get_max_threads()
+    if previous == threads:
+        yield
+        return
+    faiss.omp_set_num_threads(threads)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(previous)
 
 
 class VectorIndex:
@@ -79,12 +121,20 @@ class VectorIndex:
 
     Args:
         dims: Vector size.
-        search_threads: OpenMP threads for a search (``None``: FAISS default).
+        search_threads: OpenMP threads FAISS may use for one search, set for the
+            searching thread only (``None``: the OpenMP default, one per core).
+            Even a single query fans out: faiss >= 1.14.2 splits an unrestricted
+            scan of 10,000+ vectors over the threads, and ``IndexIDMap2`` maps
+            result ids in a parallel loop.
+
+    Raises:
+        ConfigError: ``search_threads`` is not a positive int or ``None``.
     """
 
     def __init__(self, dims: int, *, search_threads: int | None = 1) -> None:
+        faiss = _faiss()
         self.dims = dims
-        self.search_threads = search_threads
+        self.search_threads = check_thread_count(search_threads, "search_threads")
         self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dims))
 
     @property
@@ -93,7 +143,7 @@ class VectorIndex:
 
     def ids(self) -> IdArray:
         """All vector ids currently indexed."""
-        return faiss.vector_to_array(self._index.id_map).astype(np.int64, copy=False)
+        return _faiss().vector_to_array(self._index.id_map).astype(np.int64, copy=False)
 
     def add(self, ids: IdArray, vectors: FloatArray) -> None:
         """Add raw vectors (normalised here) under ``ids``."""
@@ -108,7 +158,7 @@ class VectorIndex:
         """Remove ``ids`` (unknown ids are ignored); returns how many were removed."""
         if len(ids) == 0 or self.ntotal == 0:
             return 0
-        selector = faiss.IDSelectorBatch(np.ascontiguousarray(ids, dtype=np.int64))
+        selector = _faiss().IDSelectorBatch(np.ascontiguousarray(ids, dtype=np.int64))
         return int(self._index.remove_ids(selector))
 
     def search(
@@ -116,21 +166,27 @@ class VectorIndex:
     ) -> tuple[FloatArray, IdArray]:
         """Top-``k`` vectors by cosine, best first, optionally only among ``allowed``.
 
-        Returns fewer than ``k`` hits only when fewer vectors are eligible.
+        Returns fewer than ``k`` hits only when fewer vectors are eligible. FAISS
+        runs with :attr:`search_threads` OpenMP threads in the calling thread.
         """
         q = normalize(query)
-        if allowed is not None and len(allowed) <= BRUTE_FORCE_MAX:
-            return self._brute_force(q[0], k, allowed)
+        with _omp_threads(self.search_threads):
+            if allowed is not None and len(allowed) <= BRUTE_FORCE_MAX:
+                return self._brute_force(q[0], k, allowed)
+            return self._scan(q, k, allowed)
+
+    def _scan(self, q: FloatArray, k: int, allowed: IdArray | None) -> tuple[FloatArray, IdArray]:
+        """FAISS flat scan, over a selector of ``allowed`` ids when given."""
         eligible = self.ntotal if allowed is None else len(allowed)
         k = min(k, eligible)
         if k <= 0:
             return np.empty(0, np.float32), np.empty(0, np.int64)
         params = None
         if allowed is not None:
+            faiss = _faiss()
             selector = faiss.IDSelectorBatch(np.ascontiguousarray(allowed, dtype=np.int64))
             params = faiss.SearchParameters(sel=selector)
-        with _omp_threads(self.search_threads):
-            scores, vids = self._index.search(q, k, params=params)
+        scores, vids = self._index.search(q, k, params=params)
         keep = vids[0] >= 0
         return scores[0][keep], vids[0][keep]
 
@@ -150,13 +206,14 @@ class VectorIndex:
 
     def to_bytes(self) -> npt.NDArray[np.uint8]:
         """Serialise the index (FAISS format)."""
-        return faiss.serialize_index(self._index)
+        return _faiss().serialize_index(self._index)
 
     @classmethod
     def from_bytes(
         cls, data: npt.NDArray[np.uint8], dims: int, *, search_threads: int | None = 1
     ) -> VectorIndex:
         """Load a serialised index; :class:`StoreCorruptionError` if unusable."""
+        faiss = _faiss()
         try:
             index = faiss.deserialize_index(np.ascontiguousarray(data, dtype=np.uint8))
         except RuntimeError as exc:
