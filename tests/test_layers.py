@@ -29,7 +29,7 @@ LAYERS: dict[str, int] = {
     "nodes": 3,
     "pipelines": 4,
     "client": 5,
-    "integrations": 6, "cli": 6, "testing": 6, "__init__": 6,
+    "integrations": 6, "cli": 6, "testing": 6, "threads": 6, "__init__": 6,
 }
 # Function-level imports of our own modules that are deliberate (optional dependency).
 LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware")}

@@ -34,7 +34,7 @@ import json, os
 before = dict(os.environ)
 import hy_memory_langgraph, hy_memory_langgraph.store, hy_memory_langgraph.cli
 changed = sorted(k for k in set(before) | set(os.environ) if before.get(k) != os.environ.get(k))
-print(json.dumps({"changed": changed, "runtimes": hy_memory_langgraph._loaded_omp_runtimes()}))
+print(json.dumps({"changed": changed, "runtimes": hy_memory_langgraph.threads._loaded_omp_runtimes()}))
 """
 
 
