@@ -36,7 +36,12 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
-from hy_memory_langgraph.store.engine import create_store_engine, read_tx, write_tx
+from hy_memory_langgraph.store.engine import (
+    checkpoint,
+    create_store_engine,
+    read_tx,
+    write_tx,
+)
 
 __all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of"]
 
@@ -80,6 +85,12 @@ SNAPSHOTS: Final = sa.Table(
 )
 sa.Index("ix_rounds_fact", ROUNDS.c.fact_id)
 sa.Index("ix_threads_owner_file", THREADS.c.owner, THREADS.c.file)
+
+
+def _owned(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]:
+    """``column`` starts with ``prefix``, compared exactly (case and ``%``/``_`` included;
+    ``LIKE`` would ignore case on SQLite)."""
+    return sa.func.substr(column, 1, len(prefix)) == prefix
 
 
 def owner_of(user_id: str, workspace_id: str | None) -> str:
@@ -187,15 +198,30 @@ class ChainStore:
     def delete_user(self, user_id: str) -> int:
         """Delete every thread (with its rounds) and snapshot of ``user_id``, in every
         workspace; returns the threads removed (for ``client.delete_all``)."""
-        like = owner_of(user_id, None).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        prefix = owner_of(user_id, None)
         with write_tx(self.engine) as conn:
             ids = [r[0] for r in conn.execute(
-                sa.select(THREADS.c.id).where(THREADS.c.owner.like(like, escape="\\")))]
+                sa.select(THREADS.c.id).where(_owned(THREADS.c.owner, prefix)))]
             if ids:
                 conn.execute(ROUNDS.delete().where(ROUNDS.c.thread_id.in_(ids)))
                 conn.execute(THREADS.delete().where(THREADS.c.id.in_(ids)))
-            conn.execute(SNAPSHOTS.delete().where(SNAPSHOTS.c.owner.like(like, escape="\\")))
+            conn.execute(SNAPSHOTS.delete().where(_owned(SNAPSHOTS.c.owner, prefix)))
         return len(ids)
+
+    def forget_fact(self, user_id: str, fact_id: str) -> int:
+        """Erase the user's words kept with the rounds of a deleted fact (the code changes
+        stay: they are the history of the code, not of the memory); returns the rounds."""
+        prefix = owner_of(user_id, None)
+        threads = sa.select(THREADS.c.id).where(_owned(THREADS.c.owner, prefix))
+        with write_tx(self.engine) as conn:
+            result = conn.execute(ROUNDS.update().where(ROUNDS.c.fact_id == fact_id,
+                                                        ROUNDS.c.thread_id.in_(threads))
+                                  .values(asked="", fact_id=None))
+        return int(result.rowcount or 0)
+
+    def flush_erasure(self) -> None:
+        """Fold the write-ahead log into the database after deletes (erasure)."""
+        checkpoint(self.engine)
 
     # ------------------------------------------------------------------ git snapshots
     def snapshot(self, owner: str, branch: str | None, root: str, file: str) -> tuple[str, str] | None:

@@ -39,8 +39,9 @@ from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
+from hy_memory_langgraph.repos.records import Fact
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
-from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, get_scene
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
 from hy_memory_langgraph.workflow.oa_context import OAContextFunction
@@ -231,13 +232,29 @@ class HyMemoryClient:
         return updated.to_dict()
 
     def delete(self, memory_id: str) -> bool:
-        """Delete one memory; ``False`` when it did not exist."""
+        """Erase one memory; ``False`` when it did not exist.
+
+        Erasure (``docs/design.md#erasure``): the record, its history content (a
+        content-free ``DELETE`` event stays), the trace messages it quotes and the
+        retrieval context other memories kept of it are removed; the vector index files
+        are rewritten without it.
+        """
         memory_id = require_id(memory_id, "memory_id")
-        repo = self._productivity(memory_id) or self._chat
-        return repo.delete(memory_id, request_id="manual")
+        productivity = self._productivity(memory_id)
+        repo = productivity or self._chat
+        record = repo.get(memory_id)
+        if record is None or not repo.delete(memory_id, request_id="manual"):
+            return False
+        traces = self.context.productivity_traces if productivity else self.context.chat_traces
+        traces.scrub(record.user_id, record.quoted_texts())
+        if isinstance(record, Fact) and get_scene(record.variant).version_chain:
+            self.context.chain_store.forget_fact(record.user_id, record.memory_id)
+        self.context.stores.flush()
+        return True
 
     def delete_all(self, user_id: str) -> int:
-        """Delete every memory, history event, trace and version chain of ``user_id``.
+        """Erase everything of ``user_id``: memories, history, traces, version chain and
+        workflow memory (every app scope); the vector index files are rewritten.
 
         Returns the number of memories (chat, experiences, facts) removed.
         """
@@ -248,6 +265,8 @@ class HyMemoryClient:
             removed += self.context.productivity_repo(scene).delete_all(user_id)
         self.context.productivity_traces.delete_user(user_id)
         self.context.chain_store.delete_user(user_id)
+        self.workflow.delete_user(user_id)
+        self.context.stores.flush()
         return removed
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:

@@ -171,6 +171,10 @@ class WorkflowMemoryService:
                                            result.get("dataEmpty"), "memory is not supported here"))
         return result
 
+    def delete_user(self, user_id: str) -> int:
+        """Erase every workflow-memory document of ``user_id`` (all app scopes)."""
+        return self.files.delete_user(require_id(user_id, "user_id"))
+
     # -- write --------------------------------------------------------------------------
     def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
                        user_message: list[str] | None = None,

@@ -86,6 +86,19 @@ class StoreRegistry:
                 self._chain = ChainStore(self.config.chain_db_path)
             return self._chain
 
+    def flush(self) -> None:
+        """After a delete: let every opened store that keeps local files drop what it
+        still holds of erased data (index files, write-ahead logs)."""
+        with self._lock:
+            stores = list(self._stores.values())
+            chain = self._chain
+        for store in stores:
+            flush = getattr(store, "flush_erasure", None)
+            if callable(flush):
+                flush()
+        if chain is not None:
+            chain.flush_erasure()
+
     def close(self) -> None:
         with self._lock:
             if self._chain is not None:

@@ -328,6 +328,7 @@ class RecordRepository:
             change = self.begin(request_id)
             change.remove(record, self._events(record.user_id, memory_id))
             self._release_predecessors(change, record)
+            self._forget_quotes(change, record)
             try:
                 self.commit(change)
             except ConflictError:
@@ -361,6 +362,9 @@ class RecordRepository:
             return located[0]
         hits = self.store.search((self._history,), filter={"memory_id": memory_id}, limit=1)
         return str(hits[0].value["user_id"]) if hits else None
+
+    def _forget_quotes(self, change: Change, deleted: Record) -> None:
+        """Remove what other records keep of ``deleted``'s text (none by default)."""
 
     def _release_predecessors(self, change: Change, deleted: Record) -> None:
         """Give the records ``deleted`` superseded to its successor, or make them active."""

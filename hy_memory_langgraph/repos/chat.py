@@ -21,8 +21,8 @@ from typing import Any, cast
 from langgraph.store.base import BaseStore
 
 from hy_memory_langgraph.errors import ConflictError
-from hy_memory_langgraph.repos.base import RETRIES, RecordRepository
-from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, ChatMemory
+from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
+from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, ChatMemory, Record
 from hy_memory_langgraph.timeutil import iso, utcnow
 
 __all__ = ["ChatRepository"]
@@ -104,6 +104,17 @@ class ChatRepository(RecordRepository):
                                  limit=limit)
         return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
                 for h in hits if h.score is not None]
+
+    def _forget_quotes(self, change: Change, deleted: Record) -> None:
+        """Lite turns keep the message before them as retrieval context: when that message
+        is the deleted memory, the context goes with it."""
+        if not isinstance(deleted, ChatMemory) or not deleted.content.strip():
+            return
+        text = deleted.content.strip()
+        for memory in self.active(deleted.user_id):
+            if memory.memory_id != deleted.memory_id and memory.context and text in memory.context:
+                memory.context = ""
+                change.relink(memory)
 
     def _chat(self, memory_id: str) -> ChatMemory | None:
         record = self.get(memory_id)

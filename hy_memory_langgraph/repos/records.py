@@ -87,6 +87,10 @@ class Record:
         """Kind-specific fields a history event keeps of this version."""
         return {}
 
+    def quoted_texts(self) -> list[str]:
+        """The texts of this record that may quote conversation messages (erasure)."""
+        return [self.text]
+
     @classmethod
     def from_value(cls, value: dict[str, Any], score: float | None = None) -> Record:
         """Rebuild a record from its stored value (unknown keys are ignored)."""
@@ -157,6 +161,9 @@ class Experience(_ProductivityRecord):
         return {"task": self.task, "solution": self.solution,
                 "search_keys": list(self.search_keys)}
 
+    def quoted_texts(self) -> list[str]:
+        return [self.task, self.solution, *self.search_keys]
+
 
 @dataclass(kw_only=True)
 class Fact(_ProductivityRecord):
@@ -185,6 +192,9 @@ class Fact(_ProductivityRecord):
 
     def event_fields(self) -> dict[str, Any]:
         return {"subject": self.subject, "summary": self.summary}
+
+    def quoted_texts(self) -> list[str]:
+        return [self.statement, self.details]
 
 
 _KINDS: Final[dict[str, type[Record]]] = {

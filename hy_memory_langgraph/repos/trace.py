@@ -22,8 +22,9 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, PutOp
 
 from hy_memory_langgraph.messages import (
     Msg,
@@ -33,12 +34,14 @@ from hy_memory_langgraph.messages import (
 )
 from hy_memory_langgraph.repos.namespaces import encode_label
 
-__all__ = ["TraceRepository", "MAX_HISTORY_TURNS"]
+__all__ = ["MAX_HISTORY_TURNS", "MIN_SCRUB_CHARS", "TraceRepository"]
 
 MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"
 _WINDOW_KEY = "recent"
 _WINDOW_LOCK = threading.Lock()
+#: Shorter messages ("ok", "thanks") are never scrubbed: too many memories quote them.
+MIN_SCRUB_CHARS = 8
 
 
 def _ns(user_id: str, session_id: str | None, root: str = "trace") -> tuple[str, ...]:
@@ -80,8 +83,47 @@ class TraceRepository:
         return last_user_turns(self._window(user_id, session_id), turns)
 
     def delete_user(self, user_id: str) -> None:
-        """Remove every trace and window of ``user_id``."""
+        """Remove every trace and window of ``user_id`` (one batch)."""
+        ops = [PutOp(item.namespace, item.key, None) for item in self._user_items(user_id)]
+        if ops:
+            self.store.batch(ops)
+
+    def scrub(self, user_id: str, texts: Sequence[str]) -> int:
+        """Drop every message of ``user_id``'s traces (and windows) that a deleted memory
+        quotes or that quotes it, so its text is gone from the history too.
+
+        A message matches when its content (at least :data:`MIN_SCRUB_CHARS` characters)
+        occurs in one of ``texts``, or one of ``texts`` occurs in it. Returns the
+        messages dropped.
+        """
+        needles = [t.strip() for t in texts if len(t.strip()) >= MIN_SCRUB_CHARS]
+        if not needles:
+            return 0
+        ops: list[PutOp] = []
+        dropped = 0
+        for item in self._user_items(user_id):
+            msgs = messages_from_dicts(item.value["messages"])
+            kept = [m for m in msgs if not _quoted(m.content, needles)]
+            if len(kept) == len(msgs):
+                continue
+            dropped += len(msgs) - len(kept)
+            value = {**item.value, "messages": messages_to_dicts(kept)}
+            ops.append(PutOp(item.namespace, item.key, value if kept else None, index=False))
+        if ops:
+            with _WINDOW_LOCK:
+                self.store.batch(ops)
+        return dropped
+
+    def _user_items(self, user_id: str) -> list[Any]:
+        items = []
         for root in ("trace", "trace_window"):
             for ns in self.store.list_namespaces(prefix=(root, encode_label(user_id)), limit=100_000):
-                for item in self.store.search(ns, limit=1_000_000):
-                    self.store.delete(ns, item.key)
+                items += self.store.search(ns, limit=1_000_000)
+        return items
+
+
+def _quoted(content: str, needles: Sequence[str]) -> bool:
+    text = content.strip()
+    if len(text) < MIN_SCRUB_CHARS:
+        return False
+    return any(text in needle or needle in text for needle in needles)

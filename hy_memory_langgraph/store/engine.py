@@ -32,7 +32,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["BUSY_TIMEOUT_MS", "create_store_engine", "read_tx", "write_tx"]
+__all__ = ["BUSY_TIMEOUT_MS", "checkpoint", "create_store_engine", "read_tx", "write_tx"]
 
 BUSY_TIMEOUT_MS = 30_000
 _BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE"}
@@ -115,6 +115,15 @@ def _install_sqlite_hooks(engine: Engine) -> None:
     def _on_begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
         conn.exec_driver_sql(_BEGIN_MODES[mode])
+
+
+def checkpoint(engine: Engine) -> None:
+    """Move a SQLite write-ahead log into the database and truncate it (erasure: the log
+    still holds pages written before a delete). No-op on other databases."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 @contextmanager

@@ -74,6 +74,7 @@ changes = sa.Table(
     sa.Column("op", sa.String(8), nullable=False),
     sa.Column("namespace", sa.Text, nullable=False),
     sa.Column("key", sa.Text, nullable=False),
+    sa.Index("ix_hy_store_changes_item", "item_id"),
     sqlite_autoincrement=True,
 )
 

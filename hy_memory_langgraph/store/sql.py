@@ -38,6 +38,7 @@ __all__ = [
     "row_to_search_item",
     "fetch_by_keys",
     "fetch_by_ids",
+    "forget_change_names",
     "newest_first",
     "without_vectors",
     "matching_ids",
@@ -341,6 +342,16 @@ def last_seq(conn: Connection) -> int:
 def changes_since(conn: Connection, seq: int) -> list[Row[Any]]:
     stmt = sa.select(changes.c.seq, changes.c.item_id).where(changes.c.seq > seq)
     return list(conn.execute(stmt.order_by(changes.c.seq)))
+
+
+def forget_change_names(conn: Connection, item_ids: Sequence[int]) -> None:
+    """Blank the namespace and key of earlier log entries of deleted items (erasure).
+
+    Replay only needs the item ids; the names would keep a deleted user's id and keys.
+    """
+    for part in chunks(list(item_ids)):
+        conn.execute(sa.update(changes).where(changes.c.item_id.in_(part))
+                     .values(namespace="", key=""))
 
 
 def prune_changes(conn: Connection, upto: int) -> None:

@@ -27,7 +27,12 @@ from langgraph.store.base import (
 
 from hy_memory_langgraph.errors import ConfigError, StoreError
 from hy_memory_langgraph.store import namespaces, persist, sql
-from hy_memory_langgraph.store.engine import create_store_engine, read_tx, write_tx
+from hy_memory_langgraph.store.engine import (
+    checkpoint,
+    create_store_engine,
+    read_tx,
+    write_tx,
+)
 from hy_memory_langgraph.store.filters import compile_filter
 from hy_memory_langgraph.store.jsonsql import json_access
 from hy_memory_langgraph.store.mirror import Mirror
@@ -187,6 +192,14 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             return self._sync.persist() if self._sync is not None else False
+
+    def flush_erasure(self) -> None:
+        """Leave no trace of deleted items in local files: rewrite the index file and
+        fold the SQLite write-ahead log into the database (deleted pages are zeroed)."""
+        self.persist_index()
+        with self._lock:
+            self._check_open()
+            checkpoint(self._engine)
 
     # ------------------------------------------------------------ batch API
 

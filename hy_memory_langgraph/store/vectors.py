@@ -25,7 +25,11 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
-from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreCorruptionError
+from hy_memory_langgraph.errors import (
+    ConfigError,
+    InvalidInputError,
+    StoreCorruptionError,
+)
 
 __all__ = [
     "POS_BITS",

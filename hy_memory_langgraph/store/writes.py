@@ -60,9 +60,11 @@ def _puts(
     local: dict[int, ItemVectors],
 ) -> None:
     deletes = [(p.namespace, p.key) for p in plan.puts.values() if p.value_json is None]
-    for row in sql.delete_items(conn, deletes):
-        entries.append(_change(row.id, "delete", row.namespace, row.key))
+    removed = sql.delete_items(conn, deletes)
+    for row in removed:  # a deleted item leaves no name behind in the change log
+        entries.append(_change(row.id, "delete", "", ""))
         local[row.id] = None
+    sql.forget_change_names(conn, [row.id for row in removed])
     upserts = [p for p in plan.puts.values() if p.value_json is not None]
     if not upserts:
         return

@@ -19,7 +19,9 @@ entries (they re-read inside the lock).
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -32,6 +34,8 @@ from hy_memory_langgraph.workflow.locking import file_lock
 
 __all__ = ["WorkflowFiles", "dimension_of", "escape_name"]
 
+#: Longest escaped file name (file systems allow 255 bytes).
+_MAX_NAME = 200
 _TITLES = {
     "user": "# user.md — 用户画像 (profile: identity, display and communication preferences)",
     "global": "# memory.md — 长期记忆 (global: aliases → workflows, cross-workflow facts, lessons)",
@@ -39,8 +43,21 @@ _TITLES = {
 
 
 def escape_name(value: str) -> str:
-    """A file-name-safe, reversible escape (percent-encoding; ``.`` escaped too)."""
-    return quote(value, safe="").replace(".", "%2E")
+    """A file-name-safe escape (percent-encoding; ``.`` escaped too).
+
+    Names whose escape would be too long for a file system (over :data:`_MAX_NAME`
+    characters, e.g. long non-ASCII ids) keep a readable head and end with a hash of
+    the whole id, so distinct ids never share a file.
+
+    Example:
+        >>> escape_name("a.b/c")
+        'a%2Eb%2Fc'
+    """
+    escaped = quote(value, safe="").replace(".", "%2E")
+    if len(escaped) <= _MAX_NAME:
+        return escaped
+    digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
+    return f"{escaped[:_MAX_NAME - 40]}~{digest}"
 
 
 def dimension_of(workflow_id: str | None) -> str:
@@ -113,6 +130,20 @@ class WorkflowFiles:
                 raise
         except OSError as exc:
             raise WorkflowStorageError(f"cannot write {path}: {type(exc).__name__}: {exc}") from exc
+
+    def delete_user(self, user_id: str) -> int:
+        """Remove every document of ``user_id`` (all app scopes); returns the files removed."""
+        base = self.user_dir(user_id)
+        if not base.exists():
+            return 0
+        with self.locked(user_id):
+            files = [p for p in base.rglob("*") if p.is_file() and p.name != ".lock"]
+            for path in files:
+                path.unlink()
+            for directory in sorted((p for p in base.rglob("*") if p.is_dir()), reverse=True):
+                directory.rmdir()
+        shutil.rmtree(base, ignore_errors=True)
+        return len(files)
 
     @contextmanager
     def locked(self, user_id: str) -> Iterator[None]:

@@ -1,0 +1,117 @@
+"""Erasure: after ``delete(id)`` / ``delete_all(user)`` no file under the data dir holds
+the erased content (rows, history, traces, chain, workflow files, change log, index
+files, free pages, write-ahead logs)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.store.engine import create_store_engine
+from hy_memory_langgraph.testing import HashingEmbeddings
+from tests.productivity.support import tool_trace
+
+
+def _client(data_dir: Path) -> HyMemoryClient:
+    return HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=HashingEmbeddings(dims=32))
+
+
+def _holding(root: Path, needle: str) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.is_file() and needle.encode("utf-8") in p.read_bytes())
+
+
+def _fill(client: HyMemoryClient, user: str, tag: str) -> dict[str, Any]:
+    first = client.add(f"My locker code is {tag}-LOCKER-7731", user_id=user, session_id="s1")
+    client.add(f"My favourite tea is {tag}-OOLONG-1191", user_id=user, session_id="s1")
+    coding = client.add(tool_trace(f"Fix {tag}-CODE-4410 in search.py", tool="Edit",
+                                   args={"file_path": "search.py", "old_string": "t = 1",
+                                         "new_string": f"t = '{tag}-PATCH-5520'"}),
+                        scene="coding", user_id=user)
+    client.add(tool_trace(f"Send the {tag}-MAIL-6630 report"), scene="working", user_id=user)
+    client.memory_extract(user, msg_list=[{"msgRole": "user",
+                                           "msgValue": f"以后回复用中文 {tag}-WORKFLOW-8840"}])
+    return {"chat": first["memory_ids"][0], "fact": coding["memory_id"]}
+
+
+def test_delete_one_memory_leaves_its_text_nowhere(tmp_path: Path) -> None:
+    client = _client(tmp_path / "d")
+    ids = _fill(client, "alice", "ALICE")
+    assert _holding(tmp_path / "d", "ALICE-LOCKER-7731")  # stored before the delete
+    assert client.delete(ids["chat"]) is True
+    assert _holding(tmp_path / "d", "ALICE-LOCKER-7731") == []
+    history = client.history(ids["chat"])
+    assert [e["op"] for e in history] == ["DELETE"] and "content" not in history[0]
+    # the next turn no longer carries it as retrieval context; the rest is kept
+    tea = client.search("favourite tea", user_ids=["alice"])["memories"][0]
+    assert "LOCKER" not in tea.get("context", "") and "ALICE-OOLONG-1191" in tea["content"]
+    assert client.delete(ids["fact"]) is True
+    assert _holding(tmp_path / "d", "ALICE-CODE-4410") == []
+    client.close()
+    assert _holding(tmp_path / "d", "ALICE-LOCKER-7731") == []
+
+
+def test_delete_all_erases_every_file_trace_of_the_user(tmp_path: Path) -> None:
+    client = _client(tmp_path / "d")
+    _fill(client, "alice", "ALICE")
+    _fill(client, "bob", "BOB")
+    client.delete_all("alice")
+    client.close()
+    for needle in ("ALICE-LOCKER-7731", "ALICE-OOLONG-1191", "ALICE-CODE-4410",
+                   "ALICE-PATCH-5520", "ALICE-MAIL-6630", "ALICE-WORKFLOW-8840", "alice"):
+        assert _holding(tmp_path / "d", needle) == [], needle
+    for needle in ("BOB-LOCKER-7731", "BOB-PATCH-5520", "BOB-WORKFLOW-8840"):
+        assert _holding(tmp_path / "d", needle), needle  # other users keep everything
+
+
+def test_ids_are_matched_exactly_when_erasing(tmp_path: Path) -> None:
+    client = _client(tmp_path / "d")
+    for user in ("alice", "Alice", "alice_", "al%ce"):
+        _fill(client, user, user.upper().replace("%", "P").replace("_", "U") + user[-1])
+    client.delete_all("ALICE")  # no such user: nothing of the others goes
+    client.delete_all("al%ce")
+    assert client.search("locker", user_ids=["alice"])["memories"]
+    assert client.search("locker", user_ids=["alice_"])["memories"]
+    chain = client.context.chain_store
+    from hy_memory_langgraph.chain.store import owner_of
+    for user in ("alice", "Alice", "alice_"):
+        assert chain.threads_for(owner_of(user, None), None, any_file=True), user
+    assert chain.threads_for(owner_of("al%ce", None), None, any_file=True) == []
+    client.close()
+
+
+def test_secure_delete_is_on_for_every_database(tmp_path: Path) -> None:
+    client = _client(tmp_path / "d")
+    _fill(client, "alice", "ALICE")
+    client.close()
+    databases = list((tmp_path / "d").rglob("*.db"))
+    assert len(databases) >= 5
+    for db in databases:
+        engine, _ = create_store_engine(db)
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("PRAGMA secure_delete")).scalar() == 1, db.name
+        engine.dispose()
+
+
+@pytest.mark.parametrize("count", [5000])
+def test_delete_all_is_a_bulk_operation(tmp_path: Path, count: int) -> None:
+    client = _client(tmp_path / "d")
+    repo = client.context.chat_repo
+    for start in range(0, count, 500):
+        change = repo.begin("bulk")
+        for i in range(start, start + 500):
+            from hy_memory_langgraph.repos.records import ChatMemory
+            change.add(ChatMemory(memory_id=f"m{i}", user_id="alice", content=f"note number {i}",
+                                  memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0), "ADD")
+        repo.commit(change)
+    started = time.perf_counter()
+    assert client.delete_all("alice") == count
+    elapsed = time.perf_counter() - started
+    assert client.search("note", user_ids=["alice"])["memories"] == []
+    client.close()
+    assert elapsed < 4.0, f"delete_all of {count} memories took {elapsed:.2f} s"
