@@ -116,7 +116,8 @@ class PipelineRecorder:
 
     @staticmethod
     def _emit(record: dict[str, Any]) -> None:
-        level = logging.WARNING if record.get("fallback") or record.get("error") else logging.INFO
+        # a fallback is worth a warning; an error propagates to the caller anyway
+        level = logging.WARNING if record.get("fallback") else logging.INFO
         if logger.isEnabledFor(level):
             logger.log(level, "request %s %s (%s) %.1f ms%s", record["request_id"], record["stage"],
                        record["node"], record["duration_ms"],
