@@ -131,11 +131,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        args = self._write_input(locals())
-        try:
-            return self.write_graph.invoke(args, config, context=self.context)["result"]
-        finally:
-            self.recorder.flush(args["request_id"])
+        return self._run(self.write_graph, self._write_input(locals()), config)
 
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
                    agent_id: str | None = None, session_id: str | None = None,
@@ -143,11 +139,7 @@ class HyMemoryClient:
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
                    config: RunnableConfig | None = None) -> dict[str, Any]:
         """Async twin of :meth:`add`."""
-        args = self._write_input(locals())
-        try:
-            return (await self.write_graph.ainvoke(args, config, context=self.context))["result"]
-        finally:
-            await asyncio.to_thread(self.recorder.flush, args["request_id"])
+        return await self._arun(self.write_graph, self._write_input(locals()), config)
 
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
                scene: str | None = None, search_mode: str = "default",
@@ -159,11 +151,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        args = self._search_input(locals())
-        try:
-            return self.search_graph.invoke(args, config, context=self.context)["result"]
-        finally:
-            self.recorder.flush(args["request_id"])
+        return self._run(self.search_graph, self._search_input(locals()), config)
 
     async def asearch(self, query: str | None = None, *, queries: list[str] | None = None,
                       scene: str | None = None, search_mode: str = "default",
@@ -172,11 +160,7 @@ class HyMemoryClient:
                       created_after: Any = None, created_before: Any = None,
                       config: RunnableConfig | None = None) -> dict[str, Any]:
         """Async twin of :meth:`search`."""
-        args = self._search_input(locals())
-        try:
-            return (await self.search_graph.ainvoke(args, config, context=self.context))["result"]
-        finally:
-            await asyncio.to_thread(self.recorder.flush, args["request_id"])
+        return await self._arun(self.search_graph, self._search_input(locals()), config)
 
     def pipeline_log(self, request_id: str) -> list[dict[str, Any]]:
         """The stages a write or search went through, in order (``[]`` when unknown).
@@ -311,6 +295,19 @@ class HyMemoryClient:
         self.close()
 
     # -- helpers ------------------------------------------------------------------------------
+    def _run(self, graph: Any, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
+        """Run a memory graph and write its pipeline log (also when it raised)."""
+        try:
+            return graph.invoke(args, config, context=self.context)["result"]
+        finally:
+            self.recorder.flush(args["request_id"])
+
+    async def _arun(self, graph: Any, args: dict[str, Any],
+                    config: RunnableConfig | None) -> dict[str, Any]:
+        try:
+            return (await graph.ainvoke(args, config, context=self.context))["result"]
+        finally:
+            await asyncio.to_thread(self.recorder.flush, args["request_id"])
     @staticmethod
     def _write_input(args: dict[str, Any]) -> dict[str, Any]:
         keys = ("messages", "scene", "user_id", "agent_id", "session_id", "workspace_id",

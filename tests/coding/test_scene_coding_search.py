@@ -8,39 +8,19 @@ import logging
 from typing import Any
 
 from hy_memory_langgraph.chain.store import owner_of
-from tests.productivity.support import tool_trace
-
-WS = "github.com/example/service"
-
-
-def _edit(user: str, old: str, new: str, *, call_id: str = "c1", result: str = "ok") -> list[dict[str, Any]]:
-    args = {"file_path": "src/search.py",
-            "old_string": f"    def fetch(self, q):\n{old}", "new_string": f"    def fetch(self, q):\n{new}"}
-    return tool_trace(user, tool="Edit", args=args, result=result, call_id=call_id)
-
-
-def _three_writes(client: Any, *, branch: str | None = "fix/search-timeout", user: str = "u1") -> list[dict[str, Any]]:
-    steps = [
-        ("Raise the search timeout to 30 seconds", "        t = 10", "        t = 30"),
-        ("Add retries to the search fetch", "        t = 30", "        t = 30\n        retries = 3"),
-        ("Revert the search timeout back to 10 seconds", "        t = 30", "        t = 10"),
-    ]
-    return [client.add(_edit(ask, old, new), scene="coding", user_id=user, workspace_id=WS,
-                       branch=branch, memory_at=f"2024-05-0{day}T09:00:00Z")
-            for day, (ask, old, new) in enumerate(steps, start=1)]
-
-
-def _search(client: Any, **kw: Any) -> dict[str, Any]:
-    args = {"scene": "coding", "user_ids": ["u1"], "workspace_id": WS,
-            "branch": "fix/search-timeout", "min_score": -1.0, **kw}
-    return client.search("search timeout", **args)
+from tests.productivity.support import (
+    WS,
+    chain_search,
+    edit_trace,
+    three_chain_writes,
+)
 
 
 def test_chain_rounds_and_block_over_three_writes(make_client) -> None:
     client = make_client("lite", chain_block_enabled=True)
-    results = _three_writes(client)
+    results = three_chain_writes(client)
     assert [r["chain_rounds"] for r in results] == [1, 1, 1]
-    found = _search(client)
+    found = chain_search(client)
     assert len(found["facts"]) == 3 and found["chain_used"] == [0, 1, 2]
     block = found["chain_block"]
     assert "## src/search.py · fetch (branch fix/search-timeout)" in block
@@ -57,15 +37,15 @@ def test_chain_rounds_and_block_over_three_writes(make_client) -> None:
 
 def test_flag_off_by_default_env_on_and_hcm_block_off(make_client) -> None:
     off = make_client("lite")
-    _three_writes(off)
-    got = _search(off)
+    three_chain_writes(off)
+    got = chain_search(off)
     assert (got["chain_block"], got["chain_used"]) == ("", []) and len(got["facts"]) == 3
     on = make_client("lite", env={"MEMORY_CODING_CHAIN_BLOCK_ENABLED": "true"})
-    _three_writes(on)
-    assert _search(on)["chain_block"].count("## src/search.py") == 1
+    three_chain_writes(on)
+    assert chain_search(on)["chain_block"].count("## src/search.py") == 1
     ablated = make_client("lite", env={"MEMORY_CODING_CHAIN_BLOCK_ENABLED": "true", "HCM_BLOCK_OFF": "1"})
-    _three_writes(ablated)
-    got = _search(ablated)
+    three_chain_writes(ablated)
+    got = chain_search(ablated)
     assert (got["chain_block"], got["chain_used"]) == ("", []) and len(got["facts"]) == 3
 
 
@@ -77,9 +57,9 @@ def test_chain_failure_never_fails_write_or_search(make_client, monkeypatch, cap
 
     monkeypatch.setattr(client.context.stores, "chain", boom)
     with caplog.at_level(logging.WARNING, logger="hy_memory_langgraph.nodes.productivity.chain"):
-        result = client.add(_edit("Raise it", "        t = 10", "        t = 30"), scene="coding",
+        result = client.add(edit_trace("Raise it", "        t = 10", "        t = 30"), scene="coding",
                             user_id="u1", workspace_id=WS, branch="fix/search-timeout")
-        found = _search(client)
+        found = chain_search(client)
     assert result["success"] is True and result["chain_rounds"] == 0 and result["fact_ids"]
     assert found["facts"] and (found["chain_block"], found["chain_used"]) == ("", [])
     assert sum("coding chain" in r.getMessage() for r in caplog.records) == 2

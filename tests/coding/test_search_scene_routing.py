@@ -6,18 +6,12 @@ from __future__ import annotations
 from hy_memory_langgraph.config import CodingConfig, MemoryConfig
 from hy_memory_langgraph.testing import ScriptedChatModel
 from hy_memory_langgraph.timeutil import coerce_datetime
-from tests.productivity.support import StageScript, extraction, tool_trace
-
-
-PLAIN = [{"role": "user", "content": "I like green tea."},
-         {"role": "assistant", "content": "Noted!"}]
-
-
-def _script(**replies: object) -> StageScript:
-    base: dict[str, object] = {"working_extract": extraction(), "coding_extract": extraction(),
-                               "chat_extract": {"facts": []}}
-    base.update(replies)
-    return StageScript(base)
+from tests.productivity.support import (
+    StageScript,
+    extraction,
+    routing_script,
+    tool_trace,
+)
 
 
 def _config(tmp_path, *, coding: bool = True, rewrite: bool = False, max_chars: int = 1000) -> MemoryConfig:
@@ -123,7 +117,7 @@ def test_caller_time_range_wins_over_the_models(make_client) -> None:
 
 
 def test_explicit_search_scene_makes_zero_llm_calls(make_client) -> None:
-    script = _script()
+    script = routing_script()
     client = make_client("pro", script.model())
     client.add(tool_trace(), scene="working", user_id="u1")
     before = len(script.calls)

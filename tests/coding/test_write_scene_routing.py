@@ -5,7 +5,11 @@ judge failure and garbage, judged chat, and the productivity switch."""
 from __future__ import annotations
 
 from hy_memory_langgraph.testing import RaisingChatModel, ScriptedChatModel
-from tests.productivity.support import StageScript, extraction, tool_trace
+from tests.productivity.support import (
+    PLAIN,
+    routing_script,
+    tool_trace,
+)
 
 TOOL_TRACE = [
     {"role": "user", "content": "What's the weather in Paris? I'm flying there Friday."},
@@ -16,15 +20,6 @@ TOOL_TRACE = [
 ]
 
 
-PLAIN = [{"role": "user", "content": "I like green tea."},
-         {"role": "assistant", "content": "Noted!"}]
-
-
-def _script(**replies: object) -> StageScript:
-    base: dict[str, object] = {"working_extract": extraction(), "coding_extract": extraction(),
-                               "chat_extract": {"facts": []}}
-    base.update(replies)
-    return StageScript(base)
 
 
 def _contents(client, user="u1"):
@@ -90,7 +85,7 @@ def test_scene_none_without_tools_zero_judge_calls(make_client) -> None:
 
 
 def test_explicit_scene_with_tools_goes_to_that_variant_without_judge(make_client) -> None:
-    script = _script()
+    script = routing_script()
     client = make_client("pro", script.model())
     coding = client.add(tool_trace(), scene="coding", user_id="u1")
     working = client.add(tool_trace(), scene="working", user_id="u1")
@@ -101,7 +96,7 @@ def test_explicit_scene_with_tools_goes_to_that_variant_without_judge(make_clien
 
 
 def test_explicit_scene_without_tools_falls_back_to_chat(make_client) -> None:
-    script = _script()
+    script = routing_script()
     client = make_client("pro", script.model())
     result = client.add(PLAIN, scene="working", user_id="u1")
     assert result["scene"] == "chat"
@@ -109,7 +104,7 @@ def test_explicit_scene_without_tools_falls_back_to_chat(make_client) -> None:
 
 
 def test_no_scene_without_tools_is_chat_with_zero_judge_calls(make_client) -> None:
-    script = _script()
+    script = routing_script()
     client = make_client("pro", script.model())
     assert client.add(PLAIN, user_id="u1")["scene"] == "chat"
     assert "scene_judge" not in script.stages()
@@ -117,7 +112,7 @@ def test_no_scene_without_tools_is_chat_with_zero_judge_calls(make_client) -> No
 
 def test_no_scene_with_tools_asks_the_judge_once_and_follows_it(make_client, tmp_path) -> None:
     for judged, prefix in (("coding", "fact_coding_"), ("working", "fact_working_")):
-        script = _script(scene_judge={"scene": judged, "reason": "tools on files"})
+        script = routing_script(scene_judge={"scene": judged, "reason": "tools on files"})
         client = make_client("pro", script.model())
         result = client.add(tool_trace(), user_id="u1")
         assert result["scene"] == "productivity" and result["memory_id"].startswith(prefix)
@@ -126,7 +121,7 @@ def test_no_scene_with_tools_asks_the_judge_once_and_follows_it(make_client, tmp
 
 def test_judge_failure_or_garbage_goes_to_chat_with_tools_stripped(make_client) -> None:
     for reply in ("no idea, sorry", {"scene": "banana"}):
-        script = _script(scene_judge=reply)
+        script = routing_script(scene_judge=reply)
         client = make_client("pro", script.model())
         result = client.add(tool_trace(result="SECRET-TOOL-OUTPUT"), user_id="u1")
         assert result["scene"] == "chat"
@@ -136,7 +131,7 @@ def test_judge_failure_or_garbage_goes_to_chat_with_tools_stripped(make_client) 
 
 
 def test_judge_says_chat_goes_to_chat(make_client) -> None:
-    script = _script(scene_judge={"scene": "chat", "reason": "small talk"})
+    script = routing_script(scene_judge={"scene": "chat", "reason": "small talk"})
     client = make_client("pro", script.model())
     assert client.add(tool_trace(), user_id="u1")["scene"] == "chat"
 

@@ -15,8 +15,8 @@ from langchain_core.messages import BaseMessage
 
 from hy_memory_langgraph.testing import ScriptedChatModel
 
-__all__ = ["StageScript", "Call", "stage_of", "tool_trace", "extraction", "experience",
-           "section"]
+__all__ = ["PLAIN", "WS", "Call", "StageScript", "chain_search", "edit_trace", "experience", "extraction",
+           "routing_script", "section", "stage_of", "three_chain_writes", "tool_trace"]
 
 _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("coding_extract", ("memory writer of a coding agent", "编程智能体的记忆整理员")),
@@ -111,3 +111,50 @@ def tool_trace(user: str = "Fix the timeout in the search client.", *, tool: str
 def section(prompt: str, tag: str) -> str:
     """Text between ``<tag>`` and ``</tag>`` of a rendered prompt."""
     return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
+
+
+# ---------------------------------------------------------------- version chain traces
+
+#: The workspace of the version-chain helpers below.
+WS = "github.com/example/service"
+
+
+def edit_trace(user: str, old: str, new: str, *, call_id: str = "c1", result: str = "ok") -> list[dict[str, Any]]:
+    """One ``Edit`` tool call changing the body of ``SearchClient.fetch`` in src/search.py."""
+    args = {"file_path": "src/search.py",
+            "old_string": f"    def fetch(self, q):\n{old}", "new_string": f"    def fetch(self, q):\n{new}"}
+    return tool_trace(user, tool="Edit", args=args, result=result, call_id=call_id)
+
+
+def three_chain_writes(client: Any, *, branch: str | None = "fix/search-timeout", user: str = "u1") -> list[dict[str, Any]]:
+    """Raise the timeout, add retries, revert the timeout: three coding writes."""
+    steps = [
+        ("Raise the search timeout to 30 seconds", "        t = 10", "        t = 30"),
+        ("Add retries to the search fetch", "        t = 30", "        t = 30\n        retries = 3"),
+        ("Revert the search timeout back to 10 seconds", "        t = 30", "        t = 10"),
+    ]
+    return [client.add(edit_trace(ask, old, new), scene="coding", user_id=user, workspace_id=WS,
+                       branch=branch, memory_at=f"2024-05-0{day}T09:00:00Z")
+            for day, (ask, old, new) in enumerate(steps, start=1)]
+
+
+def chain_search(client: Any, **kw: Any) -> dict[str, Any]:
+    """A coding search of the chain writes' scope, every fact kept."""
+    args = {"scene": "coding", "user_ids": ["u1"], "workspace_id": WS,
+            "branch": "fix/search-timeout", "min_score": -1.0, **kw}
+    return client.search("search timeout", **args)
+
+
+# ---------------------------------------------------------------- routing
+
+#: A conversation without any tool trace.
+PLAIN = [{"role": "user", "content": "I like green tea."},
+         {"role": "assistant", "content": "Noted!"}]
+
+
+def routing_script(**replies: object) -> StageScript:
+    """A script answering every extraction stage (overridable per stage)."""
+    base: dict[str, object] = {"working_extract": extraction(), "coding_extract": extraction(),
+                               "chat_extract": {"facts": []}}
+    base.update(replies)
+    return StageScript(base)

@@ -3,48 +3,29 @@ chain_block / chain_used, the opt-in flag and HCM_BLOCK_OFF, scope isolation."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from hy_memory_langgraph.chain.store import owner_of
 
-from .support import StageScript, extraction, tool_trace
-
-WS = "github.com/example/service"
-
-
-def _edit(user: str, old: str, new: str, *, call_id: str = "c1", result: str = "ok") -> list[dict[str, Any]]:
-    args = {"file_path": "src/search.py",
-            "old_string": f"    def fetch(self, q):\n{old}", "new_string": f"    def fetch(self, q):\n{new}"}
-    return tool_trace(user, tool="Edit", args=args, result=result, call_id=call_id)
-
-
-def _three_writes(client: Any, *, branch: str | None = "fix/search-timeout", user: str = "u1") -> list[dict[str, Any]]:
-    steps = [
-        ("Raise the search timeout to 30 seconds", "        t = 10", "        t = 30"),
-        ("Add retries to the search fetch", "        t = 30", "        t = 30\n        retries = 3"),
-        ("Revert the search timeout back to 10 seconds", "        t = 30", "        t = 10"),
-    ]
-    return [client.add(_edit(ask, old, new), scene="coding", user_id=user, workspace_id=WS,
-                       branch=branch, memory_at=f"2024-05-0{day}T09:00:00Z")
-            for day, (ask, old, new) in enumerate(steps, start=1)]
-
-
-def _search(client: Any, **kw: Any) -> dict[str, Any]:
-    args = {"scene": "coding", "user_ids": ["u1"], "workspace_id": WS,
-            "branch": "fix/search-timeout", "min_score": -1.0, **kw}
-    return client.search("search timeout", **args)
+from .support import (
+    WS,
+    StageScript,
+    chain_search,
+    edit_trace,
+    extraction,
+    three_chain_writes,
+    tool_trace,
+)
 
 
 def test_no_edit_is_zero_not_failure_and_working_never_records(make_client) -> None:
     client = make_client("lite", chain_block_enabled=True)
     plain = client.add(tool_trace(), scene="coding", user_id="u1")
     assert plain["success"] is True and plain["chain_rounds"] == 0
-    failed = client.add(_edit("x", "        t = 1", "        t = 2", result="Error: no match"),
+    failed = client.add(edit_trace("x", "        t = 1", "        t = 2", result="Error: no match"),
                         scene="coding", user_id="u1")
     assert failed["chain_rounds"] == 0
-    working = client.add(_edit("edit the doc", "        a", "        b"), scene="working", user_id="u1")
+    working = client.add(edit_trace("edit the doc", "        a", "        b"), scene="working", user_id="u1")
     assert "chain_rounds" not in working and working["success"] is True
     assert client.context.chain_store.threads_for(owner_of("u1", None), None, any_file=True) == []
     assert "chain_block" not in client.search("doc", scene="working", user_ids=["u1"])
@@ -54,10 +35,10 @@ def test_pro_mode_records_the_chain_with_the_fact_id(make_client) -> None:
     script = StageScript({"coding_extract": extraction(subject="src/search.py:fetch",
                                                        statement="search timeout raised to 30 in fetch")})
     client = make_client("pro", script.model(), chain_block_enabled=True)
-    result = client.add(_edit("Raise the search timeout", "        t = 10", "        t = 30"),
+    result = client.add(edit_trace("Raise the search timeout", "        t = 10", "        t = 30"),
                         scene="coding", user_id="u1", workspace_id=WS, branch="fix/search-timeout")
     assert result["chain_rounds"] == 1 and script.count("coding_extract") == 1
-    found = _search(client)
+    found = chain_search(client)
     assert found["chain_used"] == [0] and "+ t = 30" in found["chain_block"]
 
 
@@ -65,13 +46,13 @@ def test_pro_mode_records_the_chain_with_the_fact_id(make_client) -> None:
 def test_branches_and_users_never_share_a_thread(make_client, branches: tuple[str, str]) -> None:
     client = make_client("lite", chain_block_enabled=True)
     one, two = branches
-    client.add(_edit(f"timeout on {one}", "        t = 10", "        t = 30"), scene="coding",
+    client.add(edit_trace(f"timeout on {one}", "        t = 10", "        t = 30"), scene="coding",
                user_id="u1", workspace_id=WS, branch=one)
-    client.add(_edit(f"timeout on {two}", "        t = 10", "        t = 20"), scene="coding",
+    client.add(edit_trace(f"timeout on {two}", "        t = 10", "        t = 20"), scene="coding",
                user_id="u1", workspace_id=WS, branch=two)
-    client.add(_edit("timeout other user", "        t = 10", "        t = 99"), scene="coding",
+    client.add(edit_trace("timeout other user", "        t = 10", "        t = 99"), scene="coding",
                user_id="u2", workspace_id=WS, branch=one)
-    got = _search(client, branch=one, user_ids=["u1", "u2"])
+    got = chain_search(client, branch=one, user_ids=["u1", "u2"])
     block = got["chain_block"]
     assert f"timeout on {one}" in block and "timeout other user" in block
     assert f"timeout on {two}" not in block and "+ t = 20" not in block
@@ -81,7 +62,7 @@ def test_branches_and_users_never_share_a_thread(make_client, branches: tuple[st
 
 async def test_async_add_reports_chain_rounds(make_client) -> None:
     client = make_client("lite")
-    result = await client.aadd(_edit("Raise it", "        t = 10", "        t = 30"), scene="coding",
+    result = await client.aadd(edit_trace("Raise it", "        t = 10", "        t = 30"), scene="coding",
                                user_id="u1")
     assert result["chain_rounds"] == 1
 
@@ -90,7 +71,7 @@ def test_write_without_user_text_takes_the_ask_from_the_previous_write(make_clie
     client = make_client("lite")
     client.add(tool_trace("Make the search client faster"), scene="coding", user_id="u1",
                session_id="s1")
-    tail = _edit("unused", "        t = 10", "        t = 30")[1:]  # no user message
+    tail = edit_trace("unused", "        t = 10", "        t = 30")[1:]  # no user message
     assert client.add(tail, scene="coding", user_id="u1", session_id="s1")["chain_rounds"] == 1
     [thread] = client.context.chain_store.threads_for(owner_of("u1", None), None, any_file=True)
     assert thread.rounds[0].asked == "Make the search client faster"
@@ -98,8 +79,8 @@ def test_write_without_user_text_takes_the_ask_from_the_previous_write(make_clie
 
 def test_delete_all_removes_the_users_chain_only(make_client) -> None:
     client = make_client("lite")
-    _three_writes(client, user="u1")
-    _three_writes(client, user="u2")
+    three_chain_writes(client, user="u1")
+    three_chain_writes(client, user="u2")
     client.delete_all("u1")
     store = client.context.chain_store
     assert store.threads_for(owner_of("u1", WS), "fix/search-timeout", any_file=True) == []

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
-from types import SimpleNamespace
-
 import pytest
+
+from hy_memory_langgraph.repos.filters import in_scope, scope_filter
+
 from .support import (
     StageScript,
     experience,
     extraction,
     tool_trace,
 )
-
-from hy_memory_langgraph.repos.filters import in_scope, scope_filter
 
 ROWS: dict[str, tuple[str | None, str | None]] = {
     "A": (None, None), "B": ("ws1", None), "C": ("ws1", "b1"), "D": ("ws1", "b2"), "E": ("ws2", "b1"),

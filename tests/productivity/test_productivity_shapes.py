@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from hy_memory_langgraph.testing import RaisingChatModel
+
 from .support import (
     StageScript,
     experience,
     extraction,
     tool_trace,
 )
-
-from hy_memory_langgraph.testing import RaisingChatModel
 
 WRITE_KEYS = {"success", "scene", "request_id", "ops", "ops_summary", "experience_ids", "fact_ops",
               "fact_ops_summary", "fact_ids", "memory_id", "elapsed_ms"}

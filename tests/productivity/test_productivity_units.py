@@ -19,7 +19,11 @@ from hy_memory_langgraph.pipelines.productivity import (
     build_productivity_search_graph,
 )
 from hy_memory_langgraph.repos.filters import subject_key
-from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id, parse_id
+from hy_memory_langgraph.repos.productivity import (
+    ProductivityRepository,
+    new_id,
+    parse_id,
+)
 from hy_memory_langgraph.repos.records import Experience, Fact, Record
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.testing import HashingEmbeddings
