@@ -34,6 +34,12 @@ Variables (default in brackets):
   records (``{DATA_DIR}/data/pipeline_log.db``); ``0`` keeps none (logging only).
 * ``MEMORY_PIPELINE_LOG_TEXT`` [``false``]: keep prompt and message text (memory
   content, statements, rewrites) in the pipeline log; it may hold personal data.
+* ``MEMORY_DB_URL`` [unset]: a PostgreSQL URL (``postgresql+psycopg://user:pw@host/db``).
+  Unset: SQLite files under the data dir. Set: every store of the client lives in that
+  database, one schema per store named after its file (``chat_memory``,
+  ``coding_memory_cv``, ``hy_code``, ``pipeline_log``, ``workflow_memory``…).
+* ``MEMORY_INDEX_CACHE_MB`` [``1024``]: budget of the in-memory vector indexes of a
+  process (per-scope FAISS indexes, least recently used evicted first); >= 1.
 
 Booleans accept ``true/false/1/0/yes/no/on/off`` (any case). ``~`` is expanded in
 paths, and relative paths are made absolute against the current directory when the
@@ -51,10 +57,11 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, Scene, get_scene
@@ -142,6 +149,25 @@ def _parse_db_path(source: str, value: object) -> Path | None:
     return path
 
 
+_DB_URL_RE: Final = re.compile(r"^postgres(ql)?(\+psycopg)?://", re.IGNORECASE)
+_DB_URL_EXAMPLE: Final = "postgresql+psycopg://user:password@host:5432/dbname"
+
+
+def _parse_db_url(source: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip():
+        text = value.strip()
+        if _DB_URL_RE.match(text):
+            return "postgresql+psycopg://" + text.split("://", 1)[1]
+        scheme = text.split("://", 1)[0] if "://" in text else text[:20]
+        raise ConfigError(
+            f"{source} must be a PostgreSQL URL such as {_DB_URL_EXAMPLE}, got a value "
+            f"starting with {scheme!r}; unset {source} to keep SQLite files under MEMORY_DATA_DIR."
+        )
+    raise _bad(source, "<hidden>", f"a PostgreSQL URL such as {_DB_URL_EXAMPLE}")
+
+
 @dataclass(frozen=True)
 class _Var:
     env: str
@@ -166,12 +192,21 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("MEMORY_QUERY_REWRITE_MAX_CHARS", "memory", "query_rewrite_max_chars", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
+    _Var("MEMORY_DB_URL", "memory", "db_url", _parse_db_url),
+    _Var("MEMORY_INDEX_CACHE_MB", "memory", "index_cache_mb", _int_parser(1)),
 )
 
 #: Names of every environment variable :meth:`MemoryConfig.from_env` reads.
 ENV_VARS: Final[tuple[str, ...]] = tuple(v.env for v in _VARS)
 
 _BY_FIELD: Final[dict[tuple[str, str], _Var]] = {(v.owner, v.field): v for v in _VARS}
+DEFAULT_INDEX_CACHE_MB: Final = 1024
+
+
+def index_cache_mb(env: Mapping[str, str]) -> int:
+    """``MEMORY_INDEX_CACHE_MB`` from ``env`` (default 1024); ``ConfigError`` if invalid."""
+    raw = _env_value(env, "MEMORY_INDEX_CACHE_MB")
+    return DEFAULT_INDEX_CACHE_MB if raw is None else _int_parser(1)("MEMORY_INDEX_CACHE_MB", raw)
 
 
 def _validate_fields(obj: object, owner: Literal["memory", "coding"]) -> None:
@@ -242,7 +277,7 @@ class CodingConfig:
 
 _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
-     "pipeline_log_days", "pipeline_log_text"}
+     "pipeline_log_days", "pipeline_log_text", "db_url", "index_cache_mb"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 
@@ -265,6 +300,8 @@ class MemoryConfig:
         query_rewrite_max_chars: ``MEMORY_QUERY_REWRITE_MAX_CHARS``.
         pipeline_log_days: ``MEMORY_PIPELINE_LOG_DAYS``.
         pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
+        db_url: ``MEMORY_DB_URL`` (``None``: SQLite files under ``data_dir``).
+        index_cache_mb: ``MEMORY_INDEX_CACHE_MB``.
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -278,6 +315,8 @@ class MemoryConfig:
     query_rewrite_max_chars: int = 1000
     pipeline_log_days: int = 7
     pipeline_log_text: bool = False
+    db_url: str | None = field(default=None, repr=False)
+    index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")
@@ -388,6 +427,71 @@ class MemoryConfig:
     def workflow_dir(self) -> Path:
         """``{data_dir}/workflow``."""
         return self.data_dir / "workflow"
+
+    # ------------------------------------------------------------------ store names
+
+    @property
+    def chat_store(self) -> str:
+        """Name of the chat store: the stem of its file (``chat_memory``)."""
+        return self.chat_db_path.stem
+
+    @property
+    def trace_store(self) -> str:
+        """Name of the productivity history store (``coding_memory_trace``)."""
+        return self.trace_db_path.stem
+
+    @property
+    def chain_store(self) -> str:
+        """Name of the version chain store (``hy_code``)."""
+        return self.chain_db_path.stem
+
+    @property
+    def pipeline_log_store(self) -> str:
+        """Name of the pipeline log store (``pipeline_log``)."""
+        return self.pipeline_log_path.stem
+
+    #: Name of the workflow documents store (only used with ``MEMORY_DB_URL``).
+    workflow_store: ClassVar[str] = "workflow_memory"
+
+    def scene_store(self, scene: str) -> str:
+        """Name of a productivity scene's store (``coding_memory``, ``coding_memory_cv``)."""
+        return self.scene_db_path(scene).stem
+
+    def store_paths(self) -> dict[str, Path]:
+        """Every SQLite store file by store name (the embedded layout).
+
+        Raises:
+            ConfigError: Two stores would get the same name (a ``MEMORY_CODING_DB_PATH``
+                whose stem collides with another store's file).
+        """
+        paths = [self.chat_db_path, *(self.scene_db_path(s) for s in PRODUCTIVITY_SCENES),
+                 self.trace_db_path, self.chain_db_path, self.pipeline_log_path]
+        named = {p.stem: p for p in paths}
+        if len(named) != len(paths) or self.workflow_store in named:
+            raise ConfigError(
+                f"MEMORY_CODING_DB_PATH={str(self.working_db_path)!r} gives a store name used by "
+                "another store; choose another file name (e.g. coding_memory.db)."
+            )
+        return named
+
+    def store_target(self, name: str) -> tuple[str, str | None]:
+        """Where store ``name`` lives: ``(MEMORY_DB_URL, schema)`` or ``(SQLite file, None)``.
+
+        Example:
+            >>> cfg = MemoryConfig.from_env({}, data_dir="/m")
+            >>> cfg.store_target("coding_memory_cv")
+            ('/m/data/coding_memory_cv.db', None)
+            >>> MemoryConfig.from_env({"MEMORY_DB_URL": "postgresql://h/db"}, data_dir="/m").store_target("hy_code")
+            ('postgresql+psycopg://h/db', 'hy_code')
+        """
+        paths = self.store_paths()
+        if name not in paths and name != self.workflow_store:
+            raise InvalidInputError(f"unknown store {name!r}; known: {', '.join(sorted(paths))}")
+        if self.db_url is not None:
+            return self.db_url, name
+        if name == self.workflow_store:
+            return str(self.workflow_dir), None
+        return str(paths[name]), None
 
     def scene_db_path(self, scene: str) -> Path:
         """The store file of a productivity scene: ``X.db`` plus its storage suffix.
