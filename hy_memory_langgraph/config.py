@@ -162,8 +162,8 @@ def _parse_db_url(source: str, value: object) -> str | None:
             return "postgresql+psycopg://" + text.split("://", 1)[1]
         scheme = text.split("://", 1)[0] if "://" in text else text[:20]
         raise ConfigError(
-            f"{source} must be a PostgreSQL URL such as {_DB_URL_EXAMPLE}, got a value "
-            f"starting with {scheme!r}; unset {source} to keep SQLite files under MEMORY_DATA_DIR."
+            f"{source} (MEMORY_DB_URL) must be a PostgreSQL URL such as {_DB_URL_EXAMPLE}, got "
+            f"a value starting with {scheme!r}; unset it to keep SQLite files under MEMORY_DATA_DIR."
         )
     raise _bad(source, "<hidden>", f"a PostgreSQL URL such as {_DB_URL_EXAMPLE}")
 

@@ -1,7 +1,8 @@
 """The chain store: ``hy_code_chain/hy_code.db`` through SQLAlchemy Core.
 
 Tables (portable SQL; SQLite gets WAL and a busy timeout from
-:func:`hy_memory_langgraph.store.engine.create_store_engine`):
+:func:`hy_memory_langgraph.store.engine.create_store_engine`; on PostgreSQL they live
+in the store's schema, ``hy_code`` for a client; versioned by :data:`MIGRATIONS`):
 
 * ``threads(id, owner, branch, branch_key, file, symbol, created_at)``: one function /
   block of one file on one branch of one owner (``"user_id|workspace_id"``);
@@ -36,9 +37,10 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
-from hy_memory_langgraph.store.engine import create_store_engine, read_tx, write_tx
+from hy_memory_langgraph.store.engine import create_store_engine, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.migrations import Migration, MigrationContext, setup
 
-__all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of"]
+__all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
 
 _META = sa.MetaData()
 THREADS: Final = sa.Table(
@@ -80,6 +82,15 @@ SNAPSHOTS: Final = sa.Table(
 )
 sa.Index("ix_rounds_fact", ROUNDS.c.fact_id)
 sa.Index("ix_threads_owner_file", THREADS.c.owner, THREADS.c.file)
+
+
+def _create_v1(ctx: MigrationContext) -> None:
+    # Version 1 is the layout these tables had before versioning; this module's
+    # tables still are exactly that. A later change must be a new migration.
+    ctx.create_all(_META)
+
+
+MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create_v1),)
 
 
 def owner_of(user_id: str, workspace_id: str | None) -> str:
@@ -131,14 +142,19 @@ class ChainStore:
 
     Args:
         path: A SQLite file path, or a SQLAlchemy URL (contains ``"://"``).
+        schema: On PostgreSQL, the schema of the tables (ignored on SQLite).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.engine, self.local_path = create_store_engine(path)
-        _META.create_all(self.engine)
+    def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None) -> None:
+        self.engine, self.local_path = create_store_engine(path, schema=schema)
+        try:
+            setup(self.engine, "version_chain", MIGRATIONS)
+        except BaseException:
+            release_engine(self.engine)
+            raise
 
     def close(self) -> None:
-        self.engine.dispose()
+        release_engine(self.engine)
 
     # ------------------------------------------------------------------ writes
     def record(self, owner: str, branch: str | None, edits: Sequence[Edit], *,

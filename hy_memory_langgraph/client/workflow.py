@@ -16,7 +16,7 @@ from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
 )
-from hy_memory_langgraph.workflow.files import WorkflowFiles, dimension_of
+from hy_memory_langgraph.workflow.files import WorkflowDocuments, dimension_of, workflow_documents
 from hy_memory_langgraph.workflow.oa_context import OAContextProvider, build_oa_context
 from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.validation import optional_id
@@ -34,7 +34,8 @@ class WorkflowMemoryService:
     """Workflow memory of every user, as markdown files under ``root``.
 
     Args:
-        root: The directory (usually ``MemoryConfig.workflow_dir``).
+        root: The directory (usually ``MemoryConfig.workflow_dir``), or a
+            :class:`~hy_memory_langgraph.workflow.files.WorkflowDocuments` store.
         mode: ``"lite"`` (rules, zero LLM) or ``"pro"`` (one ``workflow_extract`` call).
         llm: The gateway used in pro mode (ignored in lite mode).
         oa_context_provider: Supplies ``oaContext`` (see :mod:`.oa_context`); ``None``
@@ -42,10 +43,10 @@ class WorkflowMemoryService:
         memory_supported: ``False`` → every call answers ``memoryNotSupported: true``.
     """
 
-    def __init__(self, root: str | Path, *, mode: str = "lite", llm: LLMGateway | None = None,
+    def __init__(self, root: str | Path | WorkflowDocuments, *, mode: str = "lite", llm: LLMGateway | None = None,
                  oa_context_provider: OAContextProvider | None = None,
                  memory_supported: bool = True) -> None:
-        self.files = WorkflowFiles(Path(root))
+        self.files = workflow_documents(root)
         self.mode = mode
         self.oa_context_provider = oa_context_provider
         self.memory_supported = memory_supported

@@ -11,6 +11,13 @@ Writes are atomic (temp file in the same directory, fsync, ``os.replace``) and
 happen under :func:`~hy_memory_langgraph.workflow.locking.file_lock`, so readers
 never see a half-written file and concurrent writers never lose each other's
 entries (they re-read inside the lock).
+
+The storage seam: :class:`WorkflowDocuments` is what the nodes and the service
+use (``read``, ``write``, ``locked``, ``relative``). :class:`WorkflowFiles` is the
+embedded default; :class:`~hy_memory_langgraph.workflow.database.WorkflowDatabase`
+keeps the same documents in a database (``MEMORY_DB_URL``). The client picks one;
+:func:`workflow_documents` turns a directory into files and passes a documents
+object through.
 """
 
 from __future__ import annotations
@@ -18,15 +25,17 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 from urllib.parse import quote
 
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.locking import file_lock
 
-__all__ = ["WorkflowFiles", "dimension_of", "escape_name"]
+__all__ = ["WorkflowDocuments", "WorkflowFiles", "dimension_of", "escape_name", "relative_name",
+           "render_document", "workflow_documents"]
 
 _TITLES = {
     "user": "# user.md — 用户画像 (profile: identity, display and communication preferences)",
@@ -44,8 +53,49 @@ def dimension_of(workflow_id: str | None) -> str:
     return "global" if workflow_id is None else f"workflow:{workflow_id}"
 
 
+def relative_name(dimension: str) -> str:
+    """The document's file name inside a user's directory (``workflows/<id>.md``…)."""
+    if dimension == "user":
+        return "user.md"
+    if dimension == "global":
+        return "memory.md"
+    if dimension.startswith("workflow:"):
+        return f"workflows/{escape_name(dimension[len('workflow:'):])}.md"
+    raise ValueError(f"unknown dimension {dimension!r}")
+
+
+def render_document(dimension: str, entries: list[Entry]) -> str:
+    """The markdown text of a dimension document (title, blank line, one line per entry)."""
+    title = _TITLES.get(dimension) or f"# {dimension} — 工作流记忆 (fields, options, nodes, approval rules, risks)"
+    return "\n".join([title, "", *(e.line() for e in entries)]) + "\n"
+
+
+@runtime_checkable
+class WorkflowDocuments(Protocol):
+    """Where the dimension documents of every user are kept."""
+
+    def read(self, user_id: str, dimension: str) -> list[Entry]:
+        """The entries of one dimension (``[]`` when there is no document)."""
+
+    def write(self, user_id: str, dimension: str, entries: list[Entry]) -> None:
+        """Replace a dimension document (call inside :meth:`locked`)."""
+
+    def locked(self, user_id: str) -> AbstractContextManager[None]:
+        """Exclusive access to one user's documents (threads and processes)."""
+
+    def relative(self, user_id: str, dimension: str) -> str:
+        """The document's name as reported in results (``memory.md``…)."""
+
+
+def workflow_documents(source: str | Path | WorkflowDocuments) -> WorkflowDocuments:
+    """``source`` itself when it is a documents store, else files under that directory."""
+    if isinstance(source, WorkflowDocuments):
+        return source
+    return WorkflowFiles(Path(source))
+
+
 class WorkflowFiles:
-    """Reads and writes one user's dimension documents."""
+    """Reads and writes one user's dimension documents as markdown files."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -54,17 +104,10 @@ class WorkflowFiles:
         return self.root / escape_name(user_id)
 
     def path(self, user_id: str, dimension: str) -> Path:
-        base = self.user_dir(user_id)
-        if dimension == "user":
-            return base / "user.md"
-        if dimension == "global":
-            return base / "memory.md"
-        if dimension.startswith("workflow:"):
-            return base / "workflows" / f"{escape_name(dimension[len('workflow:'):])}.md"
-        raise ValueError(f"unknown dimension {dimension!r}")
+        return self.user_dir(user_id) / relative_name(dimension)
 
     def relative(self, user_id: str, dimension: str) -> str:
-        return self.path(user_id, dimension).relative_to(self.user_dir(user_id)).as_posix()
+        return relative_name(dimension)
 
     def read(self, user_id: str, dimension: str) -> list[Entry]:
         """The entries of one dimension (``[]`` when the file does not exist)."""
@@ -80,8 +123,7 @@ class WorkflowFiles:
     def write(self, user_id: str, dimension: str, entries: list[Entry]) -> None:
         """Replace a dimension document atomically (call inside :meth:`locked`)."""
         path = self.path(user_id, dimension)
-        title = _TITLES.get(dimension) or f"# {dimension} — 工作流记忆 (fields, options, nodes, approval rules, risks)"
-        body = "\n".join([title, "", *(e.line() for e in entries)]) + "\n"
+        body = render_document(dimension, entries)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
