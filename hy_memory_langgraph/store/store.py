@@ -114,7 +114,8 @@ class HyMemoryStore(BaseStore):
         self._engine, self._local_file = create_store_engine(path, schema=schema)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
-            self._scoped = self._open(search_threads, index_cache or shared_index_cache())
+            cache = shared_index_cache() if index_cache is None else index_cache
+            self._scoped = self._open(search_threads, cache)
         except BaseException:
             release_engine(self._engine)
             raise

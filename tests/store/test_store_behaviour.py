@@ -198,7 +198,7 @@ def test_batch_get_many_and_url(hy_factory: Factory) -> None:
 def test_no_index_store_has_no_faiss_file(tmp_path: Path) -> None:
     with HyMemoryStore(tmp_path / "kv.db") as store:
         store.put(("a",), "k", {"v": 1})
-        assert store.persist_index() is False
+        assert store.index_cache is None
     assert not (tmp_path / "kv.db.faiss").exists()
     with HyMemoryStore(tmp_path / "kv.db", index=index_config(["text"])) as store:
         store.put(("a",), "j", {"text": "now indexed"})
