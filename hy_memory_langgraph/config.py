@@ -38,6 +38,9 @@ Variables (default in brackets):
   Unset: SQLite files under the data dir. Set: every store of the client lives in that
   database, one schema per store named after its file (``chat_memory``,
   ``coding_memory_cv``, ``hy_code``, ``pipeline_log``, ``workflow_memory``…).
+* ``MEMORY_DB_SCHEMA_PREFIX`` [empty]: prefix of every schema name with ``MEMORY_DB_URL``
+  (``staging_`` → ``staging_chat_memory``…), so several deployments share one database;
+  lower-case letters, digits and ``_``.
 * ``MEMORY_INDEX_CACHE_MB`` [``1024``]: budget of the in-memory vector indexes of a
   process (per-scope FAISS indexes, least recently used evicted first); >= 1.
 
@@ -168,6 +171,15 @@ def _parse_db_url(source: str, value: object) -> str | None:
     raise _bad(source, "<hidden>", f"a PostgreSQL URL such as {_DB_URL_EXAMPLE}")
 
 
+_PREFIX_RE: Final = re.compile(r"^[a-z0-9_]{0,40}$")
+
+
+def _parse_schema_prefix(source: str, value: object) -> str:
+    if isinstance(value, str) and _PREFIX_RE.match(value.strip()):
+        return value.strip()
+    raise _bad(source, value, "at most 40 lower-case letters, digits or '_' (e.g. staging_)")
+
+
 @dataclass(frozen=True)
 class _Var:
     env: str
@@ -193,6 +205,7 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
     _Var("MEMORY_DB_URL", "memory", "db_url", _parse_db_url),
+    _Var("MEMORY_DB_SCHEMA_PREFIX", "memory", "db_schema_prefix", _parse_schema_prefix),
     _Var("MEMORY_INDEX_CACHE_MB", "memory", "index_cache_mb", _int_parser(1)),
 )
 
@@ -277,7 +290,8 @@ class CodingConfig:
 
 _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
-     "pipeline_log_days", "pipeline_log_text", "db_url", "index_cache_mb"}
+     "pipeline_log_days", "pipeline_log_text", "db_url", "db_schema_prefix",
+     "index_cache_mb"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 
@@ -301,6 +315,7 @@ class MemoryConfig:
         pipeline_log_days: ``MEMORY_PIPELINE_LOG_DAYS``.
         pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
         db_url: ``MEMORY_DB_URL`` (``None``: SQLite files under ``data_dir``).
+        db_schema_prefix: ``MEMORY_DB_SCHEMA_PREFIX``.
         index_cache_mb: ``MEMORY_INDEX_CACHE_MB``.
 
     Example:
@@ -316,6 +331,7 @@ class MemoryConfig:
     pipeline_log_days: int = 7
     pipeline_log_text: bool = False
     db_url: str | None = field(default=None, repr=False)
+    db_schema_prefix: str = ""
     index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
 
     def __post_init__(self) -> None:
@@ -475,7 +491,7 @@ class MemoryConfig:
         return named
 
     def store_target(self, name: str) -> tuple[str, str | None]:
-        """Where store ``name`` lives: ``(MEMORY_DB_URL, schema)`` or ``(SQLite file, None)``.
+        """Where store ``name`` lives: ``(MEMORY_DB_URL, prefix + name)`` or ``(SQLite file, None)``.
 
         Example:
             >>> cfg = MemoryConfig.from_env({}, data_dir="/m")
@@ -488,7 +504,7 @@ class MemoryConfig:
         if name not in paths and name != self.workflow_store:
             raise InvalidInputError(f"unknown store {name!r}; known: {', '.join(sorted(paths))}")
         if self.db_url is not None:
-            return self.db_url, name
+            return self.db_url, self.db_schema_prefix + name
         if name == self.workflow_store:
             return str(self.workflow_dir), None
         return str(paths[name]), None

@@ -3,14 +3,15 @@
 Every test that takes ``backend``, ``open_store``, ``store_factory`` or ``make_client``
 runs once per entry of :data:`BACKENDS`: LangGraph's ``InMemoryStore`` (the oracle),
 :class:`HyMemoryStore` on SQLite files, and :class:`HyMemoryStore` on PostgreSQL (a
-fresh database per test, one schema per store; a client gets the whole database
-through ``db_url``). PostgreSQL comes from ``HY_TEST_PG_URL`` or a throwaway local
+session database, fresh schemas per test dropped after it — one per store, a client
+gets its own ``MEMORY_DB_SCHEMA_PREFIX`` — or a fresh database per test with ``pg_url``). PostgreSQL comes from ``HY_TEST_PG_URL`` or a throwaway local
 server (see ``pg_server.py``); without one its tests skip, unless
 ``HY_TEST_REQUIRE_PG=1`` (CI), where they fail.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.testing import HashingEmbeddings, RaisingChatModel
 
-from pg_server import PgDatabases, PgServer, start_server
+from pg_server import PgDatabases, PgSchemas, PgServer, start_server
 
 #: Every store backend the parametrised fixtures run on.
 BACKENDS = ("memory", "sqlite", "postgres")
@@ -79,6 +80,23 @@ def pg_url(pg_databases: PgDatabases) -> str:
     return pg_databases.create()
 
 
+@pytest.fixture(scope="session")
+def pg_shared(pg_server: PgServer) -> Iterator[PgSchemas]:
+    """One database for the session's store and client tests."""
+    databases = PgDatabases(pg_server)
+    schemas = PgSchemas(databases.create())
+    yield schemas
+    schemas.dispose()
+    databases.drop_all()
+
+
+@pytest.fixture
+def pg_schemas(pg_shared: PgSchemas) -> Iterator[PgSchemas]:
+    """Schema prefixes of one test in the session database, dropped at its end."""
+    yield pg_shared
+    pg_shared.drop_all()
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -95,7 +113,8 @@ def open_store(backend: str, tmp_path: Path,
     """
     opened: list[BaseStore] = []
     counter = iter(range(1_000_000))
-    db_url = request.getfixturevalue("pg_url") if backend == "postgres" else None
+    schemas = request.getfixturevalue("pg_schemas") if backend == "postgres" else None
+    prefix = schemas.prefix() if schemas is not None else ""
 
     def make(path: str | Path | None = None, *, index: IndexConfig | None | str = "default",
              ttl: TTLConfig | None = None) -> BaseStore:
@@ -103,9 +122,9 @@ def open_store(backend: str, tmp_path: Path,
         target = tmp_path / (path or f"s{next(counter)}.db")
         if backend == "memory":
             store: BaseStore = InMemoryStore(index=config)  # type: ignore[arg-type]
-        elif db_url is not None:
-            store = HyMemoryStore.from_url(db_url, name=Path(target).stem, index=config,  # type: ignore[arg-type]
-                                           ttl=ttl)
+        elif schemas is not None:
+            store = HyMemoryStore.from_url(schemas.url, name=prefix + Path(target).stem,  # type: ignore[arg-type]
+                                           index=config, ttl=ttl)
         else:
             store = HyMemoryStore(target, index=config, ttl=ttl)  # type: ignore[arg-type]
         opened.append(store)
@@ -134,11 +153,12 @@ def make_client(tmp_path: Path, backend: str, store_factory: Callable[..., BaseS
     applied on top of ``env`` (the environment the configuration is read from).
     Each client gets its own data dir unless one is given. ``memory`` clients get
     InMemoryStores through ``store_factory``; ``sqlite`` clients their files under the
-    data dir; ``postgres`` clients one database per data dir, through ``db_url``.
+    data dir; ``postgres`` clients the session database through ``db_url``, with a
+    schema prefix per data dir.
     """
     clients: list[HyMemoryClient] = []
-    databases = request.getfixturevalue("pg_databases") if backend == "postgres" else None
-    urls: dict[Path, str] = {}
+    schemas = request.getfixturevalue("pg_schemas") if backend == "postgres" else None
+    prefixes: dict[Path, str] = {}
 
     def make(mode: str | None = "lite", llm: Any = None, *, env: dict[str, str] | None = None,
              data_dir: Path | None = None, **options: Any) -> HyMemoryClient:
@@ -149,8 +169,10 @@ def make_client(tmp_path: Path, backend: str, store_factory: Callable[..., BaseS
         client_kwargs.setdefault("embeddings", HashingEmbeddings(dims=DIMS))
         if backend == "memory":
             client_kwargs["store_factory"] = store_factory
-        elif databases is not None:
-            client_kwargs["db_url"] = urls.get(data_dir) or urls.setdefault(data_dir, databases.create())
+        elif schemas is not None:
+            prefix = prefixes.get(data_dir) or prefixes.setdefault(data_dir, schemas.prefix())
+            client_kwargs["config"] = dataclasses.replace(client_kwargs["config"], db_schema_prefix=prefix)
+            client_kwargs["db_url"] = schemas.url
         client = HyMemoryClient(mode=mode, llm=llm, data_dir=data_dir, **client_kwargs)
         clients.append(client)
         return client

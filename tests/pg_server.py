@@ -23,7 +23,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-__all__ = ["PgServer", "PgDatabases", "start_server"]
+__all__ = ["PgServer", "PgDatabases", "PgSchemas", "start_server"]
 
 
 def _binaries() -> Path | None:
@@ -109,4 +109,33 @@ class PgDatabases:
             for name in self._names:
                 conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         self._names.clear()
+        self._admin.dispose()
+
+
+class PgSchemas:
+    """Unique schema prefixes in one shared database; :meth:`drop_all` drops their schemas.
+
+    Cheaper than a database per test: a test's stores get schemas ``<prefix><name>``.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._prefixes: list[str] = []
+        self._admin = sa.create_engine(url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+
+    def prefix(self) -> str:
+        value = f"t{uuid.uuid4().hex[:10]}_"
+        self._prefixes.append(value)
+        return value
+
+    def drop_all(self) -> None:
+        with self._admin.connect() as conn:
+            for prefix in self._prefixes:
+                names = conn.execute(sa.text("SELECT nspname FROM pg_namespace WHERE nspname LIKE :p"),
+                                     {"p": prefix + "%"}).scalars().all()
+                for name in names:
+                    conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
+        self._prefixes.clear()
+
+    def dispose(self) -> None:
         self._admin.dispose()
