@@ -163,10 +163,11 @@ def _parse_db_url(source: str, value: object) -> str | None:
         text = value.strip()
         if _DB_URL_RE.match(text):
             return "postgresql+psycopg://" + text.split("://", 1)[1]
-        scheme = text.split("://", 1)[0] if "://" in text else text[:20]
+        shown = re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", text)
+        named = source if source == "MEMORY_DB_URL" else f"{source} (MEMORY_DB_URL)"
         raise ConfigError(
-            f"{source} (MEMORY_DB_URL) must be a PostgreSQL URL such as {_DB_URL_EXAMPLE}, got "
-            f"a value starting with {scheme!r}; unset it to keep SQLite files under MEMORY_DATA_DIR."
+            f"{named}={shown!r} is invalid: expected a PostgreSQL URL such as {_DB_URL_EXAMPLE}; "
+            "unset it to keep SQLite files under MEMORY_DATA_DIR."
         )
     raise _bad(source, "<hidden>", f"a PostgreSQL URL such as {_DB_URL_EXAMPLE}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def test_docstring_documents_every_variable() -> None:
     doc = config_module.__doc__ or ""
     for name in ENV_VARS:
         assert f"`{name}`" in doc, name
-    assert len(ENV_VARS) == 13
+    assert len(ENV_VARS) == 16
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -70,6 +71,10 @@ PARSE_CASES = [
     ("MEMORY_QUERY_REWRITE_MAX_CHARS", " 250 ", lambda c: c.query_rewrite_max_chars, 250),
     ("MEMORY_PIPELINE_LOG_DAYS", "30", lambda c: c.pipeline_log_days, 30),
     ("MEMORY_PIPELINE_LOG_TEXT", "yes", lambda c: c.pipeline_log_text, True),
+    ("MEMORY_DB_URL", "postgresql://u:p@db:5432/mem", lambda c: c.db_url,
+     "postgresql+psycopg://u:p@db:5432/mem"),
+    ("MEMORY_DB_SCHEMA_PREFIX", "staging_", lambda c: c.db_schema_prefix, "staging_"),
+    ("MEMORY_INDEX_CACHE_MB", "64", lambda c: c.index_cache_mb, 64),
 ]
 
 
@@ -121,6 +126,9 @@ BAD_VALUES = {
     "MEMORY_QUERY_REWRITE_MAX_CHARS": "1e3",
     "MEMORY_PIPELINE_LOG_DAYS": "-1",
     "MEMORY_PIPELINE_LOG_TEXT": "sometimes",
+    "MEMORY_DB_URL": "mysql://u@h/db",
+    "MEMORY_DB_SCHEMA_PREFIX": "Prod-",
+    "MEMORY_INDEX_CACHE_MB": "0",
     # Path variables: a directory where a file is expected, or the reverse.
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
@@ -313,3 +321,42 @@ def test_non_productivity_scene_is_rejected() -> None:
         cfg.fact_collection("cv")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         cfg.scene_db_path("x")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- one URL
+
+
+@pytest.mark.parametrize("raw", ["mysql://u@h/db", "sqlite:///x.db", "/var/lib/mem.db"])
+def test_db_url_must_be_postgresql_and_names_the_variable(raw: str) -> None:
+    with pytest.raises(ConfigError, match="MEMORY_DB_URL") as caught:
+        MemoryConfig.from_env({"MEMORY_DB_URL": raw})
+    assert "postgresql+psycopg://" in str(caught.value)
+
+
+def test_db_url_password_is_not_in_repr() -> None:
+    cfg = MemoryConfig.from_env({"MEMORY_DB_URL": "postgresql://u:secret@h/db"})
+    assert "secret" not in repr(cfg)
+
+
+def test_store_targets_follow_the_file_names(tmp_path: Path) -> None:
+    cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path / "mem.db")}, data_dir=tmp_path)
+    assert sorted(cfg.store_paths()) == ["chat_memory", "hy_code", "mem", "mem_cv", "mem_trace",
+                                         "pipeline_log"]
+    assert cfg.store_target("mem_cv") == (str(tmp_path / "mem_cv.db"), None)
+    assert cfg.store_target("workflow_memory") == (str(tmp_path / "workflow"), None)
+    url = dataclasses.replace(cfg, db_url="postgresql+psycopg://h/db", db_schema_prefix="prod_")
+    assert url.store_target("chat_memory") == ("postgresql+psycopg://h/db", "prod_chat_memory")
+    with pytest.raises(InvalidInputError, match="unknown store"):
+        cfg.store_target("nope")
+
+
+def test_colliding_store_names_are_refused(tmp_path: Path) -> None:
+    cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path / "chat_memory.db")})
+    with pytest.raises(ConfigError, match="MEMORY_CODING_DB_PATH"):
+        cfg.store_paths()
+
+
+@pytest.mark.parametrize("raw", ["Bad-Prefix", "x" * 41])
+def test_bad_schema_prefix(raw: str) -> None:
+    with pytest.raises(ConfigError, match="MEMORY_DB_SCHEMA_PREFIX"):
+        MemoryConfig.from_env({"MEMORY_DB_SCHEMA_PREFIX": raw})
