@@ -164,8 +164,8 @@ def make_client(tmp_path: Path, backend: str, store_factory: Callable[..., BaseS
              data_dir: Path | None = None, **options: Any) -> HyMemoryClient:
         client_kwargs = {k: options.pop(k) for k in list(options) if k in _CLIENT_KWARGS}
         data_dir = data_dir or tmp_path / f"data{len(clients)}"
-        client_kwargs.setdefault("config", MemoryConfig.from_env(env or {}, data_dir=data_dir,
-                                                                 **options))
+        if client_kwargs.get("config") is None:
+            client_kwargs["config"] = MemoryConfig.from_env(env or {}, data_dir=data_dir, **options)
         client_kwargs.setdefault("embeddings", HashingEmbeddings(dims=DIMS))
         if backend == "memory":
             client_kwargs["store_factory"] = store_factory
