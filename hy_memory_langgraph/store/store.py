@@ -251,6 +251,7 @@ class HyMemoryStore(BaseStore):
             fields=self._fields,
             compile_filter=lambda f: compile_filter(f, self._json),
             default_ttl=default_ttl,
+            forbid_nul=self._engine.dialect.name == "postgresql",
         )
 
     def _vectors(self, texts: list[str], vectors: list[list[float]]) -> Vectors:

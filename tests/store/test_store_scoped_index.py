@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from langgraph.store.base import BaseStore, PutOp
 
-from hy_memory_langgraph.errors import ConfigError, StoreError
+from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreError
 from hy_memory_langgraph.store import HyMemoryStore, IndexCache
 from store_helpers import index_config, keys, scores_close
 
@@ -183,3 +183,17 @@ def test_quiet_on_open(open_db: Opener, caplog: pytest.LogCaptureFixture) -> Non
     with caplog.at_level(logging.WARNING, logger="hy_memory_langgraph.store"):
         open_db().search(("p",), query="tea")
     assert not caplog.records
+
+
+def test_nul_characters_are_refused_on_postgresql_only(open_db: Opener) -> None:
+    store = open_db()
+    on_postgres = store.url.startswith("postgresql")
+    for value in ({"text": "a\x00b"}, {"other": ["x", "nul \x00 inside"]}):
+        if on_postgres:
+            with pytest.raises(InvalidInputError, match="NUL"):
+                store.put(("p",), "k", value)
+        else:
+            store.put(("p",), "k", value)
+            assert store.get(("p",), "k").value == value
+    store.put(("p",), "fine", {"text": "a backslash \\u0000 is not a NUL"})
+    assert store.get(("p",), "fine").value == {"text": "a backslash \\u0000 is not a NUL"}
