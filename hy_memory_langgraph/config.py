@@ -44,6 +44,15 @@ Variables (default in brackets):
 * ``MEMORY_OA_CONTEXT_FILE`` [unset]: a UTF-8 JSON file holding the ``oaContext`` of
   every user: ``{"version": ..., "user": {"position", "department", "subcompany",
   "employeeId"}}``. At most one of the two OA variables may be set.
+* ``MEMORY_DB_URL`` [unset]: a PostgreSQL URL (``postgresql+psycopg://user:pw@host/db``).
+  Unset: SQLite files under the data dir. Set: every store of the client lives in that
+  database, one schema per store named after its file (``chat_memory``,
+  ``coding_memory_cv``, ``hy_code``, ``pipeline_log``, ``workflow_memory``…).
+* ``MEMORY_DB_SCHEMA_PREFIX`` [empty]: prefix of every schema name with ``MEMORY_DB_URL``
+  (``staging_`` → ``staging_chat_memory``…), so several deployments share one database;
+  lower-case letters, digits and ``_``.
+* ``MEMORY_INDEX_CACHE_MB`` [``1024``]: budget of the in-memory vector indexes of a
+  process (per-scope FAISS indexes, least recently used evicted first); >= 1.
 
 Booleans accept ``true/false/1/0/yes/no/on/off`` (any case). ``~`` is expanded in
 paths, and relative paths are made absolute against the current directory when the
@@ -67,7 +76,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, Scene, get_scene
@@ -275,6 +284,33 @@ def _parse_oa_context_file(source: str, value: object) -> Path | None:
         raise ConfigError(f"{source}={str(path)!r} is invalid: {why}; expected an existing JSON file.")
     load_oa_context_file(source, path)
     return path
+_DB_URL_RE: Final = re.compile(r"^postgres(ql)?(\+psycopg)?://", re.IGNORECASE)
+_DB_URL_EXAMPLE: Final = "postgresql+psycopg://user:password@host:5432/dbname"
+
+
+def _parse_db_url(source: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip():
+        text = value.strip()
+        if _DB_URL_RE.match(text):
+            return "postgresql+psycopg://" + text.split("://", 1)[1]
+        shown = re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", text)
+        named = source if source == "MEMORY_DB_URL" else f"{source} (MEMORY_DB_URL)"
+        raise ConfigError(
+            f"{named}={shown!r} is invalid: expected a PostgreSQL URL such as {_DB_URL_EXAMPLE}; "
+            "unset it to keep SQLite files under MEMORY_DATA_DIR."
+        )
+    raise _bad(source, "<hidden>", f"a PostgreSQL URL such as {_DB_URL_EXAMPLE}")
+
+
+_PREFIX_RE: Final = re.compile(r"^[a-z0-9_]{0,40}$")
+
+
+def _parse_schema_prefix(source: str, value: object) -> str:
+    if isinstance(value, str) and _PREFIX_RE.match(value.strip()):
+        return value.strip()
+    raise _bad(source, value, "at most 40 lower-case letters, digits or '_' (e.g. staging_)")
 
 
 @dataclass(frozen=True)
@@ -304,12 +340,22 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
     _Var("MEMORY_OA_CONTEXT_PROVIDER", "memory", "oa_context_provider_spec", _parse_object_spec),
     _Var("MEMORY_OA_CONTEXT_FILE", "memory", "oa_context_file", _parse_oa_context_file),
+    _Var("MEMORY_DB_URL", "memory", "db_url", _parse_db_url),
+    _Var("MEMORY_DB_SCHEMA_PREFIX", "memory", "db_schema_prefix", _parse_schema_prefix),
+    _Var("MEMORY_INDEX_CACHE_MB", "memory", "index_cache_mb", _int_parser(1)),
 )
 
 #: Names of every environment variable :meth:`MemoryConfig.from_env` reads.
 ENV_VARS: Final[tuple[str, ...]] = tuple(v.env for v in _VARS)
 
 _BY_FIELD: Final[dict[tuple[str, str], _Var]] = {(v.owner, v.field): v for v in _VARS}
+DEFAULT_INDEX_CACHE_MB: Final = 1024
+
+
+def index_cache_mb(env: Mapping[str, str]) -> int:
+    """``MEMORY_INDEX_CACHE_MB`` from ``env`` (default 1024); ``ConfigError`` if invalid."""
+    raw = _env_value(env, "MEMORY_INDEX_CACHE_MB")
+    return DEFAULT_INDEX_CACHE_MB if raw is None else _int_parser(1)("MEMORY_INDEX_CACHE_MB", raw)
 
 
 def _validate_fields(obj: object, owner: Literal["memory", "coding"]) -> None:
@@ -381,7 +427,7 @@ class CodingConfig:
 _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
      "redact_secrets", "pipeline_log_days", "pipeline_log_text", "oa_context_provider_spec",
-     "oa_context_file"}
+     "oa_context_file", "db_url", "db_schema_prefix", "index_cache_mb"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 _OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
@@ -408,6 +454,9 @@ class MemoryConfig:
         pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
         oa_context_provider_spec: ``MEMORY_OA_CONTEXT_PROVIDER`` (``package.module:callable``).
         oa_context_file: ``MEMORY_OA_CONTEXT_FILE`` (a JSON file).
+        db_url: ``MEMORY_DB_URL`` (``None``: SQLite files under ``data_dir``).
+        db_schema_prefix: ``MEMORY_DB_SCHEMA_PREFIX``.
+        index_cache_mb: ``MEMORY_INDEX_CACHE_MB``.
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -424,6 +473,9 @@ class MemoryConfig:
     pipeline_log_text: bool = False
     oa_context_provider_spec: str | None = None
     oa_context_file: Path | None = None
+    db_url: str | None = field(default=None, repr=False)
+    db_schema_prefix: str = ""
+    index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")
@@ -546,6 +598,71 @@ class MemoryConfig:
     def workflow_dir(self) -> Path:
         """``{data_dir}/workflow``."""
         return self.data_dir / "workflow"
+
+    # ------------------------------------------------------------------ store names
+
+    @property
+    def chat_store(self) -> str:
+        """Name of the chat store: the stem of its file (``chat_memory``)."""
+        return self.chat_db_path.stem
+
+    @property
+    def trace_store(self) -> str:
+        """Name of the productivity history store (``coding_memory_trace``)."""
+        return self.trace_db_path.stem
+
+    @property
+    def chain_store(self) -> str:
+        """Name of the version chain store (``hy_code``)."""
+        return self.chain_db_path.stem
+
+    @property
+    def pipeline_log_store(self) -> str:
+        """Name of the pipeline log store (``pipeline_log``)."""
+        return self.pipeline_log_path.stem
+
+    #: Name of the workflow documents store (only used with ``MEMORY_DB_URL``).
+    workflow_store: ClassVar[str] = "workflow_memory"
+
+    def scene_store(self, scene: str) -> str:
+        """Name of a productivity scene's store (``coding_memory``, ``coding_memory_cv``)."""
+        return self.scene_db_path(scene).stem
+
+    def store_paths(self) -> dict[str, Path]:
+        """Every SQLite store file by store name (the embedded layout).
+
+        Raises:
+            ConfigError: Two stores would get the same name (a ``MEMORY_CODING_DB_PATH``
+                whose stem collides with another store's file).
+        """
+        paths = [self.chat_db_path, *(self.scene_db_path(s) for s in PRODUCTIVITY_SCENES),
+                 self.trace_db_path, self.chain_db_path, self.pipeline_log_path]
+        named = {p.stem: p for p in paths}
+        if len(named) != len(paths) or self.workflow_store in named:
+            raise ConfigError(
+                f"MEMORY_CODING_DB_PATH={str(self.working_db_path)!r} gives a store name used by "
+                "another store; choose another file name (e.g. coding_memory.db)."
+            )
+        return named
+
+    def store_target(self, name: str) -> tuple[str, str | None]:
+        """Where store ``name`` lives: ``(MEMORY_DB_URL, prefix + name)`` or ``(SQLite file, None)``.
+
+        Example:
+            >>> cfg = MemoryConfig.from_env({}, data_dir="/m")
+            >>> cfg.store_target("coding_memory_cv")
+            ('/m/data/coding_memory_cv.db', None)
+            >>> MemoryConfig.from_env({"MEMORY_DB_URL": "postgresql://h/db"}, data_dir="/m").store_target("hy_code")
+            ('postgresql+psycopg://h/db', 'hy_code')
+        """
+        paths = self.store_paths()
+        if name not in paths and name != self.workflow_store:
+            raise InvalidInputError(f"unknown store {name!r}; known: {', '.join(sorted(paths))}")
+        if self.db_url is not None:
+            return self.db_url, self.db_schema_prefix + name
+        if name == self.workflow_store:
+            return str(self.workflow_dir), None
+        return str(paths[name]), None
 
     def scene_db_path(self, scene: str) -> Path:
         """The store file of a productivity scene: ``X.db`` plus its storage suffix.

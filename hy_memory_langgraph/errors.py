@@ -50,7 +50,7 @@ class ConflictError(StoreError):
 
 
 class StoreCorruptionError(StoreError):
-    """A derived file (e.g. a FAISS index) is unreadable; it is rebuilt from SQLite."""
+    """Stored data cannot be used as it is (e.g. a stored vector of the wrong size)."""
 
 
 class LLMCallError(HyMemoryError):

@@ -61,12 +61,15 @@ _VALUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("password", re.compile(
         r"(?i)(?:\b(?:password|passwd|pwd)|密码)\s*(?:\bis\b|是|为|[:=：])\s*[\"']?(?P<secret>[^\s\"',;]{4,})")),
     ("token", re.compile(
-        r"(?i)\b[A-Za-z][\w-]*(?:token|authorization)\s*:\s*(?P<secret>[A-Za-z0-9._~+/=-]+)")),
+        r"(?i)(?<![\w-])[A-Za-z][\w-]{0,40}?(?:token|authorization)\s*:\s*"
+        r"(?P<secret>[A-Za-z0-9._~+/=-]+)")),
 )
+# Keys are matched from a key boundary with bounded prefixes and suffixes, so long runs of
+# word characters cost linear time (unbounded ``[...]*`` around a keyword backtracks).
 _ASSIGNMENT: Final = re.compile(
-    r"(?i)(?P<key>[A-Za-z0-9_.-]*(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|apikey|"
-    r"access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[A-Za-z0-9_.-]*)"
-    r"(?P<sep>[\"']?\s*[:=]\s*[\"']?)(?P<secret>[^\s\"',;&}{)\]]{4,})")
+    r"(?i)(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z0-9_.-]{0,40}?(?:pass(?:word|wd)?|pwd|secret|token|"
+    r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)"
+    r"[A-Za-z0-9_.-]{0,40})(?P<sep>[\"']?\s*[:=]\s*[\"']?)(?P<secret>[^\s\"',;&}{)\]]{4,})")
 _PASSWORD_KEY: Final = re.compile(r"(?i)pass(?:word|wd)?|pwd")
 _ALREADY: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
 

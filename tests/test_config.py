@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def test_docstring_documents_every_variable() -> None:
     doc = config_module.__doc__ or ""
     for name in ENV_VARS:
         assert f"`{name}`" in doc, name
-    assert len(ENV_VARS) == 16
+    assert len(ENV_VARS) == 19
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -75,6 +76,10 @@ PARSE_CASES = [
     ("MEMORY_PIPELINE_LOG_TEXT", "yes", lambda c: c.pipeline_log_text, True),
     ("MEMORY_OA_CONTEXT_PROVIDER", f" {OA_SPEC} ", lambda c: c.oa_context_provider_spec, OA_SPEC),
     ("MEMORY_OA_CONTEXT_FILE", str(OA_FILE), lambda c: c.oa_context_file, OA_FILE),
+    ("MEMORY_DB_URL", "postgresql://u:p@db:5432/mem", lambda c: c.db_url,
+     "postgresql+psycopg://u:p@db:5432/mem"),
+    ("MEMORY_DB_SCHEMA_PREFIX", "staging_", lambda c: c.db_schema_prefix, "staging_"),
+    ("MEMORY_INDEX_CACHE_MB", "64", lambda c: c.index_cache_mb, 64),
 ]
 
 
@@ -127,6 +132,9 @@ BAD_VALUES = {
     "MEMORY_REDACT_SECRETS": "maybe",
     "MEMORY_PIPELINE_LOG_DAYS": "-1",
     "MEMORY_PIPELINE_LOG_TEXT": "sometimes",
+    "MEMORY_DB_URL": "mysql://u@h/db",
+    "MEMORY_DB_SCHEMA_PREFIX": "Prod-",
+    "MEMORY_INDEX_CACHE_MB": "0",
     # Path variables: a directory where a file is expected, or the reverse.
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
@@ -322,3 +330,42 @@ def test_non_productivity_scene_is_rejected() -> None:
         cfg.fact_collection("cv")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         cfg.scene_db_path("x")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- one URL
+
+
+@pytest.mark.parametrize("raw", ["mysql://u@h/db", "sqlite:///x.db", "/var/lib/mem.db"])
+def test_db_url_must_be_postgresql_and_names_the_variable(raw: str) -> None:
+    with pytest.raises(ConfigError, match="MEMORY_DB_URL") as caught:
+        MemoryConfig.from_env({"MEMORY_DB_URL": raw})
+    assert "postgresql+psycopg://" in str(caught.value)
+
+
+def test_db_url_password_is_not_in_repr() -> None:
+    cfg = MemoryConfig.from_env({"MEMORY_DB_URL": "postgresql://u:Pw0rd-77x@h/db"})
+    assert "Pw0rd-77x" not in repr(cfg)
+
+
+def test_store_targets_follow_the_file_names(tmp_path: Path) -> None:
+    cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path / "mem.db")}, data_dir=tmp_path)
+    assert sorted(cfg.store_paths()) == ["chat_memory", "hy_code", "mem", "mem_cv", "mem_trace",
+                                         "pipeline_log"]
+    assert cfg.store_target("mem_cv") == (str(tmp_path / "mem_cv.db"), None)
+    assert cfg.store_target("workflow_memory") == (str(tmp_path / "workflow"), None)
+    url = dataclasses.replace(cfg, db_url="postgresql+psycopg://h/db", db_schema_prefix="prod_")
+    assert url.store_target("chat_memory") == ("postgresql+psycopg://h/db", "prod_chat_memory")
+    with pytest.raises(InvalidInputError, match="unknown store"):
+        cfg.store_target("nope")
+
+
+def test_colliding_store_names_are_refused(tmp_path: Path) -> None:
+    cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path / "chat_memory.db")})
+    with pytest.raises(ConfigError, match="MEMORY_CODING_DB_PATH"):
+        cfg.store_paths()
+
+
+@pytest.mark.parametrize("raw", ["Bad-Prefix", "x" * 41])
+def test_bad_schema_prefix(raw: str) -> None:
+    with pytest.raises(ConfigError, match="MEMORY_DB_SCHEMA_PREFIX"):
+        MemoryConfig.from_env({"MEMORY_DB_SCHEMA_PREFIX": raw})

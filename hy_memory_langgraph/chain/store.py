@@ -1,7 +1,8 @@
 """The chain store: ``hy_code_chain/hy_code.db`` through SQLAlchemy Core.
 
 Tables (portable SQL; SQLite gets WAL and a busy timeout from
-:func:`hy_memory_langgraph.store.engine.create_store_engine`):
+:func:`hy_memory_langgraph.store.engine.create_store_engine`; on PostgreSQL they live
+in the store's schema, ``hy_code`` for a client; versioned by :data:`MIGRATIONS`):
 
 * ``threads(id, owner, branch, branch_key, file, symbol, created_at)``: one function /
   block of one file on one branch of one owner (``"user_id|workspace_id"``);
@@ -40,10 +41,12 @@ from hy_memory_langgraph.store.engine import (
     checkpoint,
     create_store_engine,
     read_tx,
+    release_engine,
     write_tx,
 )
+from hy_memory_langgraph.store.migrations import Migration, MigrationContext, setup
 
-__all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of"]
+__all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
 
 _META = sa.MetaData()
 THREADS: Final = sa.Table(
@@ -91,6 +94,15 @@ def _owned(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]
     """``column`` starts with ``prefix``, compared exactly (case and ``%``/``_`` included;
     ``LIKE`` would ignore case on SQLite)."""
     return sa.func.substr(column, 1, len(prefix)) == prefix
+
+
+def _create_v1(ctx: MigrationContext) -> None:
+    # Version 1 is the layout these tables had before versioning; this module's
+    # tables still are exactly that. A later change must be a new migration.
+    ctx.create_all(_META)
+
+
+MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create_v1),)
 
 
 def owner_of(user_id: str, workspace_id: str | None) -> str:
@@ -142,14 +154,19 @@ class ChainStore:
 
     Args:
         path: A SQLite file path, or a SQLAlchemy URL (contains ``"://"``).
+        schema: On PostgreSQL, the schema of the tables (ignored on SQLite).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.engine, self.local_path = create_store_engine(path)
-        _META.create_all(self.engine)
+    def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None) -> None:
+        self.engine, self.local_path = create_store_engine(path, schema=schema)
+        try:
+            setup(self.engine, "version_chain", MIGRATIONS)
+        except BaseException:
+            release_engine(self.engine)
+            raise
 
     def close(self) -> None:
-        self.engine.dispose()
+        release_engine(self.engine)
 
     # ------------------------------------------------------------------ writes
     def record(self, owner: str, branch: str | None, edits: Sequence[Edit], *,

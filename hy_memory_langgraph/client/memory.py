@@ -42,8 +42,11 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse
 from hy_memory_langgraph.repos.records import Fact
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, get_scene
+from hy_memory_langgraph.store import IndexCache
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
+from hy_memory_langgraph.workflow.database import WorkflowDatabase
+from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 from hy_memory_langgraph.workflow.oa_context import OAContextFunction
 
 __all__ = ["HyMemoryClient"]
@@ -52,10 +55,20 @@ T = TypeVar("T")
 
 
 def _recorder(config: MemoryConfig) -> PipelineRecorder:
-    """The pipeline log of a client (kept in the data dir unless retention is 0 days)."""
-    store = (PipelineLogStore(config.pipeline_log_path, retention_days=config.pipeline_log_days)
-             if config.pipeline_log_days > 0 else None)
+    """The pipeline log of a client (kept unless retention is 0 days)."""
+    store = None
+    if config.pipeline_log_days > 0:
+        target, schema = config.store_target(config.pipeline_log_store)
+        store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema)
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)
+
+
+def _workflow_documents(config: MemoryConfig) -> WorkflowDocuments:
+    """Markdown files under the data dir, or the ``workflow_memory`` schema with a URL."""
+    target, schema = config.store_target(config.workflow_store)
+    if schema is None:
+        return workflow_documents(target)
+    return WorkflowDatabase(target, schema=schema)
 
 
 def _in_thread(method: Callable[..., T]) -> Callable[..., Any]:
@@ -80,8 +93,11 @@ class HyMemoryClient:
             else the embedded multilingual e5-small (offline).
         config: A :class:`MemoryConfig`; default read from the environment.
         data_dir: Where every file lives (overrides ``config.data_dir``).
-        store_factory: Opens a LangGraph ``BaseStore`` for a path and an index
-            config; default :class:`HyMemoryStore`.
+        db_url: A PostgreSQL URL holding every store (overrides ``MEMORY_DB_URL``);
+            unset, the stores are SQLite files under the data dir.
+        store_factory: Opens a LangGraph ``BaseStore`` for a store name
+            (``chat_memory``, ``coding_memory_cv``…) and an index config; default
+            :class:`HyMemoryStore` where the configuration says.
         oa_context_provider: Supplies ``oaContext`` to :meth:`memory_prompt`
             (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`, or a function
             of the user id); default the
@@ -98,18 +114,22 @@ class HyMemoryClient:
     def __init__(self, mode: str | None = None, *, llm: BaseChatModel | None = None,
                  embeddings: Embeddings | Callable[..., Any] | None = None,
                  config: MemoryConfig | None = None, data_dir: str | Path | None = None,
-                 store_factory: StoreFactory | None = None,
+                 db_url: str | None = None, store_factory: StoreFactory | None = None,
                  oa_context_provider: OAContextProvider | OAContextFunction | None = None) -> None:
         config = config or MemoryConfig.from_env()
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
+        if db_url is not None:
+            config = dataclasses.replace(config, db_url=db_url)
         chat_model = None if mode == "lite" else resolve_chat_model(llm)
         self.mode = resolve_mode(mode, chat_model)
         self.config = config
         self.llm_usage = LLMUsage()
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
         self.embeddings = resolve_embeddings(embeddings)
-        stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory)
+        self.index_cache = IndexCache.from_mb(config.index_cache_mb)
+        stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory,
+                               self.index_cache)
         self.recorder = _recorder(config)
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
                                      recorder=self.recorder)
@@ -117,7 +137,8 @@ class HyMemoryClient:
         self.search_graph = build_search_graph()
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
-        self.workflow = WorkflowMemoryService(config.workflow_dir, mode=self.mode, llm=gateway,
+        self._documents = _workflow_documents(config)
+        self.workflow = WorkflowMemoryService(self._documents, mode=self.mode, llm=gateway,
                                               oa_context_provider=oa_context_provider)
 
     # -- write / search ---------------------------------------------------------------
@@ -284,9 +305,11 @@ class HyMemoryClient:
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:
-        """Close every store (flushes derived indexes) and the pipeline log."""
+        """Close every store, the pipeline log and the workflow documents."""
         self.context.stores.close()
         self.recorder.close()
+        if isinstance(self._documents, WorkflowDatabase):
+            self._documents.close()
 
     def __enter__(self) -> HyMemoryClient:
         return self

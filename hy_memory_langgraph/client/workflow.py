@@ -18,7 +18,11 @@ from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
 )
-from hy_memory_langgraph.workflow.files import WorkflowFiles, dimension_of
+from hy_memory_langgraph.workflow.files import (
+    WorkflowDocuments,
+    dimension_of,
+    workflow_documents,
+)
 from hy_memory_langgraph.workflow.oa_context import (
     FileOAContextProvider,
     OAContextFunction,
@@ -66,7 +70,8 @@ class WorkflowMemoryService:
     """Workflow memory of every user, as markdown files under ``root``.
 
     Args:
-        root: The directory (usually ``MemoryConfig.workflow_dir``).
+        root: The directory (usually ``MemoryConfig.workflow_dir``), or a
+            :class:`~hy_memory_langgraph.workflow.files.WorkflowDocuments` store.
         mode: ``"lite"`` (rules, zero LLM) or ``"pro"`` (one ``workflow_extract`` call).
         llm: The gateway used in pro mode (ignored in lite mode).
         oa_context_provider: Supplies ``oaContext`` (see :mod:`.oa_context`): an object
@@ -81,10 +86,11 @@ class WorkflowMemoryService:
         True
     """
 
-    def __init__(self, root: str | Path, *, mode: str = "lite", llm: LLMGateway | None = None,
+    def __init__(self, root: str | Path | WorkflowDocuments, *, mode: str = "lite",
+                 llm: LLMGateway | None = None,
                  oa_context_provider: OAContextProvider | OAContextFunction | None = None,
                  memory_supported: bool = True) -> None:
-        self.files = WorkflowFiles(Path(root))
+        self.files = workflow_documents(root)
         self.mode = mode
         self.oa_context_provider = (None if oa_context_provider is None
                                     else as_oa_context_provider(oa_context_provider))

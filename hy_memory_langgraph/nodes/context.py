@@ -6,7 +6,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
@@ -21,33 +20,50 @@ from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.retrieval.lexical import LexicalCache
 from hy_memory_langgraph.runlog import PipelineRecorder
-from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store import HyMemoryStore, IndexCache
 
 __all__ = ["BoundedCache", "MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
 
-StoreFactory = Callable[[Path, IndexConfig | None], BaseStore]
+#: Opens the store called ``name`` (``chat_memory``, ``coding_memory_cv``…) with an index config.
+StoreFactory = Callable[[str, IndexConfig | None], BaseStore]
 
 
-def default_store_factory(path: Path, index: IndexConfig | None) -> BaseStore:
-    """Open a :class:`HyMemoryStore` on ``path``."""
-    return HyMemoryStore(path, index=index)
+def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None) -> StoreFactory:
+    """The factory deciding where each store lives: ``MEMORY_DB_URL`` or a SQLite file.
+
+    Example:
+        >>> from hy_memory_langgraph.config import MemoryConfig
+        >>> import tempfile
+        >>> factory = default_store_factory(MemoryConfig.from_env({}, data_dir=tempfile.mkdtemp()))
+        >>> store = factory("chat_memory", None); store.put(("a",), "k", {"v": 1}); store.close()
+    """
+
+    def open_store(name: str, index: IndexConfig | None) -> BaseStore:
+        target, schema = config.store_target(name)
+        if schema is not None:
+            return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache)
+        return HyMemoryStore(target, index=index, index_cache=cache)
+
+    return open_store
 
 
 class StoreRegistry:
-    """Opens each store file once, lazily, and closes them together.
+    """Opens each store once, by name, lazily, and closes them together.
 
     Args:
-        config: Where the files live.
+        config: Where the stores live (``MEMORY_DB_URL`` or files under the data dir).
         embeddings: The embedding model every vector index uses.
-        factory: Opens a store for a path; defaults to :class:`HyMemoryStore`.
+        factory: Opens a store for a name and an index config; default
+            :func:`default_store_factory`.
+        index_cache: The scope-index cache of the default factory's stores.
     """
 
     def __init__(self, config: MemoryConfig, embeddings: Embeddings, dims: int,
-                 factory: StoreFactory | None = None) -> None:
+                 factory: StoreFactory | None = None, index_cache: IndexCache | None = None) -> None:
         self.config = config
         self.embeddings = embeddings
         self.dims = dims
-        self._factory = factory or default_store_factory
+        self._factory = factory or default_store_factory(config, index_cache)
         self._stores: dict[str, BaseStore] = {}
         self._chain: ChainStore | None = None
         self._lock = threading.Lock()
@@ -55,35 +71,34 @@ class StoreRegistry:
     def index(self, fields: list[str]) -> IndexConfig:
         return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
 
-    def open(self, name: str, path: Path, fields: list[str] | None) -> BaseStore:
-        """The store called ``name`` at ``path`` (opened on first use)."""
+    def open(self, name: str, fields: list[str] | None) -> BaseStore:
+        """The store called ``name`` (opened on first use)."""
         with self._lock:
             if name not in self._stores:
-                path.parent.mkdir(parents=True, exist_ok=True)
                 index = self.index(fields) if fields else None
-                self._stores[name] = self._factory(path, index)
+                self._stores[name] = self._factory(name, index)
             return self._stores[name]
 
     def chat(self) -> BaseStore:
-        return self.open("chat", self.config.chat_db_path, list(ChatMemory.index_fields))
+        return self.open(self.config.chat_store, list(ChatMemory.index_fields))
 
     def trace(self) -> BaseStore:
-        return self.open("trace", self.config.trace_db_path, None)
+        return self.open(self.config.trace_store, None)
 
     def productivity(self, scene: str) -> BaseStore:
-        """The store of a productivity scene (``config.scene_db_path(scene)``).
+        """The store of a productivity scene (``config.scene_store(scene)``).
 
         Its default index field is the facts' ``embed_text``; experiences pass their
         own index paths on each put.
         """
-        return self.open(f"productivity:{scene}", self.config.scene_db_path(scene),
-                         list(Fact.index_fields))
+        return self.open(self.config.scene_store(scene), list(Fact.index_fields))
 
     def chain(self) -> ChainStore:
-        """The coding version-evolution chain (``config.chain_db_path``), opened lazily."""
+        """The coding version-evolution chain (``config.chain_store``), opened lazily."""
         with self._lock:
             if self._chain is None:
-                self._chain = ChainStore(self.config.chain_db_path)
+                target, schema = self.config.store_target(self.config.chain_store)
+                self._chain = ChainStore(target, schema=schema)
             return self._chain
 
     def flush(self) -> None:

@@ -1,7 +1,8 @@
 """The pipeline-log table: one row per stage of a request, bounded retention.
 
-Lives in its own database file (``{data_dir}/data/pipeline_log.db``) or at any
-SQLAlchemy URL. Rows older than the retention are deleted on open and, while the
+Lives in its own database file (``{data_dir}/data/pipeline_log.db``) or, with
+``MEMORY_DB_URL``, in the ``pipeline_log`` schema of that database; versioned by
+:data:`MIGRATIONS`. Rows older than the retention are deleted on open and, while the
 process runs, at most once an hour on a write.
 
 Example:
@@ -26,9 +27,15 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store.engine import create_store_engine, read_tx, write_tx
+from hy_memory_langgraph.store.engine import (
+    create_store_engine,
+    read_tx,
+    release_engine,
+    write_tx,
+)
+from hy_memory_langgraph.store.migrations import Migration, MigrationContext, setup
 
-__all__ = ["PipelineLogStore"]
+__all__ = ["PipelineLogStore", "MIGRATIONS"]
 
 _DAY: Final = 86_400.0
 _PRUNE_EVERY_S: Final = 3_600.0
@@ -44,18 +51,32 @@ _rows = sa.Table(
 )
 
 
+def _create_v1(ctx: MigrationContext) -> None:
+    # The layout before versioning (unchanged since); later changes are new migrations.
+    ctx.create_all(_metadata)
+
+
+MIGRATIONS: Final = (Migration(1, "pipeline_log table", _create_v1),)
+
+
 class PipelineLogStore:
     """Stage records by request id.
 
     Args:
         path: A SQLite file path or a SQLAlchemy URL.
         retention_days: Rows older than this many days are deleted.
+        schema: On PostgreSQL, the schema of the table (ignored on SQLite).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, retention_days: float) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, retention_days: float,
+                 schema: str | None = None) -> None:
         self.retention_days = retention_days
-        self._engine, _ = create_store_engine(path)
-        _metadata.create_all(self._engine)
+        self._engine, _ = create_store_engine(path, schema=schema)
+        try:
+            setup(self._engine, "pipeline_log", MIGRATIONS)
+        except BaseException:
+            release_engine(self._engine)
+            raise
         self._lock = threading.Lock()
         self._pruned_at = 0.0
         self.prune()
@@ -88,4 +109,4 @@ class PipelineLogStore:
                 return int(conn.execute(_rows.delete().where(_rows.c.ts < cutoff)).rowcount or 0)
 
     def close(self) -> None:
-        self._engine.dispose()
+        release_engine(self._engine)

@@ -1,14 +1,16 @@
-"""HyMemoryStore: a langgraph ``BaseStore`` over SQLite (SQLAlchemy) + FAISS.
+"""HyMemoryStore: a langgraph ``BaseStore`` over SQLite or PostgreSQL + FAISS.
 
 Design:
 
-* SQLite (or any SQLAlchemy URL; the SQL is Core and PostgreSQL-ready) is the
+* The database (a SQLite file, or one schema of a PostgreSQL database) is the
   source of truth for items *and* vectors (float32 blobs with text and field).
-* FAISS ``IndexIDMap2(IndexFlatIP)`` over normalised vectors is derived, saved
-  as ``<db>.faiss`` + manifest atomically, rebuilt when missing/stale/corrupt.
+  Tables are versioned and migrated on open (:mod:`.migrations`).
+* Exact FAISS ``IndexIDMap2(IndexFlatIP)`` indexes over normalised vectors are
+  derived per scope (a namespace's first two labels), loaded lazily and kept in
+  a byte-bounded LRU cache (``MEMORY_INDEX_CACHE_MB``).
 * Every write appends to a change log in the same transaction; each store
-  object replays it before vector searches, so several objects or processes can
-  share one database.
+  object replays it (deltas, cached scopes only) before vector searches, so
+  several objects or processes can share one database.
 * Search is exact and filters first: candidates (namespace prefix, filter, not
   expired) are fixed before ranking; only the top rows are read from SQL.
 
@@ -34,8 +36,10 @@ Modules, one concern each:
 * :mod:`.engine` / :mod:`.schema` / :mod:`.sql`: engine setup, tables, queries.
 * :mod:`.filters` / :mod:`.jsonsql`: filter language compiled to bound SQL.
 * :mod:`.ops` / :mod:`.writes` / :mod:`.search`: batch planning, writes, search.
-* :mod:`.vectors` / :mod:`.mirror` / :mod:`.sync` / :mod:`.persist`: the derived
-  FAISS index, its namespace map, change-log replay and atomic persistence.
+* :mod:`.vectors` / :mod:`.mirror` / :mod:`.scoped` / :mod:`.cache`: the FAISS
+  index of a scope, its namespace map, lazy loading and change-log replay per
+  store, the shared LRU budget.
+* :mod:`.migrations` / :mod:`.schema_v1`: versioned schema setup.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
 * :mod:`.guards`: guarded batches (write only if what was read is unchanged).
 
@@ -50,8 +54,9 @@ Example:
 
 from __future__ import annotations
 
+from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.filters import FilterError
 from hy_memory_langgraph.store.guards import GuardOp
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["FilterError", "GuardOp", "HyMemoryStore"]
+__all__ = ["FilterError", "GuardOp", "HyMemoryStore", "IndexCache", "shared_index_cache"]

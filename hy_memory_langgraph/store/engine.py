@@ -1,27 +1,38 @@
-"""SQLAlchemy engine creation for :class:`HyMemoryStore`.
+"""SQLAlchemy engines for the stores: SQLite files or one PostgreSQL database.
 
 A plain filesystem path becomes a SQLite database (parent directories are
 created); anything containing ``"://"`` is taken as a SQLAlchemy URL. SQLite
-connections get WAL mode, a 30 s busy timeout and foreign keys; every other
-dialect is left untouched so the same Core SQL can run on PostgreSQL.
+connections get WAL mode, a 30 s busy timeout and foreign keys.
 
-SQLite transactions are begun by us (the driver's implicit transactions are
-disabled) so that write transactions can use ``BEGIN IMMEDIATE``: the write lock
-is taken up front and concurrent writers queue on the busy timeout instead of
-failing a lock upgrade.
+On PostgreSQL every store lives in its own schema (``schema=``): the tables keep
+their names and SQLAlchemy's ``schema_translate_map`` points them at the schema,
+so the same Core statements serve every store. Stores of one process that name
+the same server URL share one connection pool (reference counted).
+
+Transactions:
+
+* :func:`read_tx`: one consistent snapshot for the block (SQLite's read
+  transaction; ``REPEATABLE READ READ ONLY`` on PostgreSQL).
+* :func:`write_tx`: SQLite takes the write lock at ``BEGIN IMMEDIATE``;
+  PostgreSQL takes a transaction-level advisory lock of the store's schema first,
+  so the writers of one store commit one after another, in change-log order (a
+  reader that sees change ``n`` has seen every change before it).
 
 Example:
     >>> import tempfile, os
     >>> engine, local = create_store_engine(os.path.join(tempfile.mkdtemp(), "store.db"))
     >>> local.name
     'store.db'
-    >>> engine.dispose()
+    >>> release_engine(engine)
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,37 +41,157 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["BUSY_TIMEOUT_MS", "checkpoint", "create_store_engine", "read_tx", "write_tx"]
+from hy_memory_langgraph.errors import ConfigError
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "checkpoint",
+    "create_store_engine",
+    "release_engine",
+    "parse_url",
+    "schema_name",
+    "schema_of",
+    "read_tx",
+    "write_tx",
+]
 
 BUSY_TIMEOUT_MS = 30_000
 _BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE"}
 _BEGIN_OPTION = "hy_begin"
+_LOCK_OPTION = "hy_lock_key"
+_SCHEMA_RE = re.compile(r"[^a-z0-9_]+")
+_SERVER_DIALECTS = ("postgresql",)
+
+_shared_lock = threading.Lock()
+_shared: dict[str, list[Any]] = {}  # url text -> [base engine, reference count]
+_bases: dict[int, str] = {}  # id(option engine) -> url text of its shared base
 
 
-def create_store_engine(path: str | os.PathLike[str]) -> tuple[Engine, Path | None]:
+def parse_url(text: str, *, setting: str = "the store URL") -> URL:
+    """Parse a database URL; ``postgresql://`` means ``postgresql+psycopg://``.
+
+    Raises:
+        ConfigError: The URL is unparsable or names an unsupported database; the
+            message names ``setting`` and what is accepted.
+    """
+    try:
+        url = make_url(text)
+    except ArgumentError as exc:
+        raise ConfigError(
+            f"{setting}={_hide(text)!r} is not a database URL ({exc}); expected e.g. "
+            "postgresql+psycopg://user:password@host:5432/dbname"
+        ) from None
+    backend = url.get_backend_name()
+    if backend not in ("sqlite", *_SERVER_DIALECTS):
+        raise ConfigError(
+            f"{setting} names a {backend!r} database; supported: postgresql+psycopg://… "
+            "(or leave it unset for SQLite files under MEMORY_DATA_DIR)"
+        )
+    if backend == "postgresql":
+        if url.get_driver_name() in ("", "psycopg2"):
+            url = url.set(drivername="postgresql+psycopg")
+        _require_psycopg(setting)
+    return url
+
+
+def _hide(text: str) -> str:
+    return re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", text)
+
+
+def _require_psycopg(setting: str) -> None:
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            f"{setting} points at PostgreSQL but the psycopg driver is not installed; "
+            "run: pip install 'hy-memory-langgraph[postgres]'"
+        ) from None
+
+
+def schema_name(name: str) -> str:
+    """A PostgreSQL schema name for a store name (lower case, ``[a-z0-9_]``, ≤ 63 chars).
+
+    Example:
+        >>> schema_name("Coding-Memory_cv")
+        'coding_memory_cv'
+    """
+    cleaned = _SCHEMA_RE.sub("_", name.strip().lower()).strip("_")
+    if not cleaned:
+        raise ConfigError(f"store name {name!r} gives an empty schema name; use letters or digits")
+    return cleaned[:63]
+
+
+def schema_of(engine: Engine | Connection) -> str | None:
+    """The schema the store's tables live in (``None`` on SQLite)."""
+    translate = engine.get_execution_options().get("schema_translate_map") or {}
+    return translate.get(None)
+
+
+def create_store_engine(
+    path: str | os.PathLike[str], *, schema: str | None = None
+) -> tuple[Engine, Path | None]:
     """Create the engine for ``path`` and return it with the local database file.
 
     Args:
         path: A SQLite file path, or a SQLAlchemy URL (contains ``"://"``).
+        schema: On PostgreSQL, the schema holding this store's tables (ignored on
+            SQLite, where every store has its own file).
 
     Returns:
-        The engine, and the local SQLite file path when there is one (``None``
-        for in-memory SQLite and for server databases).
+        The engine (give it back with :func:`release_engine`), and the local SQLite
+        file when there is one (``None`` for in-memory SQLite and server databases).
     """
     text = os.fspath(path)
     if "://" in text:
-        url = make_url(text)
+        url = parse_url(text)
     else:
         url = URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
+    if url.get_backend_name() in _SERVER_DIALECTS:
+        return _server_engine(url, schema_name(schema or "public")), None
     local = _local_sqlite_file(url)
     if local is not None:
         _create_private(local)
-    engine = sa.create_engine(url, **_engine_kwargs(url, local))
-    if engine.dialect.name == "sqlite":
-        _install_sqlite_hooks(engine)
+    engine = sa.create_engine(url, **_sqlite_kwargs(local))
+    _install_sqlite_hooks(engine)
     return engine, local
+
+
+def _server_engine(url: URL, schema: str) -> Engine:
+    key = url.render_as_string(hide_password=False)
+    with _shared_lock:
+        entry = _shared.get(key)
+        if entry is None:
+            base = sa.create_engine(url, pool_pre_ping=True, pool_size=4, max_overflow=12)
+            entry = _shared[key] = [base, 0]
+        entry[1] += 1
+        engine = entry[0].execution_options(
+            schema_translate_map={None: schema}, **{_LOCK_OPTION: _lock_key(schema)}
+        )
+        _bases[id(engine)] = key
+    return engine
+
+
+def release_engine(engine: Engine) -> None:
+    """Give an engine back: SQLite engines are disposed, shared pools when unused."""
+    with _shared_lock:
+        key = _bases.pop(id(engine), None)
+        if key is None:
+            engine.dispose()
+            return
+        entry = _shared[key]
+        entry[1] -= 1
+        if entry[1] > 0:
+            return
+        del _shared[key]
+    entry[0].dispose()
+
+
+def _lock_key(schema: str) -> int:
+    digest = hashlib.blake2b(f"hy_memory:{schema}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 def _create_private(file: Path) -> None:
@@ -75,17 +206,13 @@ def _create_private(file: Path) -> None:
 
 
 def _local_sqlite_file(url: URL) -> Path | None:
-    if url.get_backend_name() != "sqlite":
-        return None
     database = url.database or ""
     if database in ("", ":memory:") or database.startswith("file:"):
         return None
     return Path(database).expanduser().resolve()
 
 
-def _engine_kwargs(url: URL, local: Path | None) -> dict[str, Any]:
-    if url.get_backend_name() != "sqlite":
-        return {"pool_pre_ping": True}
+def _sqlite_kwargs(local: Path | None) -> dict[str, Any]:
     connect_args: dict[str, Any] = {
         "timeout": BUSY_TIMEOUT_MS / 1000,
         "check_same_thread": False,
@@ -129,14 +256,20 @@ def checkpoint(engine: Engine) -> None:
 @contextmanager
 def read_tx(engine: Engine) -> Iterator[Connection]:
     """A transaction for reads: one consistent snapshot for the whole block."""
-    with engine.connect() as conn, conn.begin():
-        yield conn
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+        with conn.begin():
+            yield conn
 
 
 @contextmanager
 def write_tx(engine: Engine) -> Iterator[Connection]:
-    """A write transaction; on SQLite the write lock is taken at BEGIN."""
+    """A write transaction, serialised with the other writers of the same store."""
     with engine.connect() as conn:
         conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         with conn.begin():
+            key = conn.get_execution_options().get(_LOCK_OPTION)
+            if key is not None:
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
             yield conn

@@ -2,7 +2,10 @@
 
 A :class:`GuardOp` in a :meth:`HyMemoryStore.batch` is checked inside the batch's
 write transaction, before any write: the item must exist (not expired) and every
-field of ``expect`` must hold the given value. If one guard fails, nothing of the
+field of ``expect`` must hold the given value. The guarded rows are read with
+``SELECT … FOR UPDATE`` (PostgreSQL; on SQLite the write transaction already
+excludes other writers), so two transactions can never both pass a guard on the
+same item and then both write it. If one guard fails, nothing of the
 batch is written and :class:`~hy_memory_langgraph.errors.ConflictError` is raised.
 Stores announce the capability with ``supports_guards = True``.
 
@@ -50,7 +53,7 @@ def check_guards(conn: Connection, guards: Sequence[tuple[str, str, Mapping[str,
     """Raise :class:`ConflictError` unless every ``(encoded namespace, key, expect)`` holds."""
     if not guards:
         return
-    rows = sql.fetch_by_keys(conn, [(ns, key) for ns, key, _ in guards], now)
+    rows = sql.fetch_by_keys(conn, [(ns, key) for ns, key, _ in guards], now, for_update=True)
     for ns, key, expect in guards:
         row = rows.get((ns, key))
         if row is None:

@@ -1,6 +1,6 @@
-"""In-memory mirror of the indexed part of the store: FAISS + namespace map.
+"""In-memory mirror of the indexed part of one scope: FAISS + namespace map.
 
-The mirror knows, for every live item that has vectors, its encoded namespace
+A store keeps one mirror per scope it has searched (see :mod:`.scoped`). The mirror knows, for every live item that has vectors, its encoded namespace
 and vector count, plus a sorted list of namespaces. That is enough to turn a
 namespace prefix into the exact set of allowed vector ids in
 ``O(candidates + log namespaces)`` without touching SQL, and to detect when a
@@ -29,12 +29,17 @@ from hy_memory_langgraph.store.vectors import POS_BITS, IdArray, VectorIndex
 
 __all__ = ["Mirror", "ItemVectors"]
 
+# Estimated sizes: FAISS id map + reverse map per vector, dict/set entries per item.
+_ID_BYTES = 56
+_ITEM_BYTES = 240
+_BASE_BYTES = 4096
+
 # (encoded namespace, raw vectors [n, dims]) or None when the item is gone.
 ItemVectors = tuple[str, npt.NDArray[np.float32]] | None
 
 
 class Mirror:
-    """FAISS index plus item/namespace bookkeeping, at change-log position ``seq``.
+    """FAISS index plus item/namespace bookkeeping of one scope.
 
     Args:
         dims: Vector size.
@@ -44,8 +49,6 @@ class Mirror:
     def __init__(self, dims: int, *, search_threads: int | None = 1) -> None:
         self.dims = dims
         self.search_threads = search_threads
-        self.seq = 0
-        self.pending = 0  # changes applied since the index was last persisted
         self.index = VectorIndex(dims, search_threads=search_threads)
         self._item_ns: dict[int, str] = {}
         self._item_nvec: dict[int, int] = {}
@@ -86,6 +89,11 @@ class Mirror:
                 del self._ns_sorted[at]
         return count
 
+    def nbytes(self) -> int:
+        """Estimated memory: vectors and ids in FAISS plus the Python bookkeeping."""
+        per_vector = self.dims * 4 + _ID_BYTES
+        return self.index.ntotal * per_vector + len(self._item_ns) * _ITEM_BYTES + _BASE_BYTES
+
     def __contains__(self, item_id: object) -> bool:
         return item_id in self._item_ns
 
@@ -112,7 +120,6 @@ class Mirror:
             blocks.append(vectors)
         if blocks:
             self.index.add(self._expand(new_ids, new_counts), np.concatenate(blocks))
-        self.pending += len(updates)
 
     # ------------------------------------------------------------ candidates
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -138,6 +139,19 @@ def _plan_put(
     return PutPlan(namespace, op.key, dumps(op.value), _ttl(op, default_ttl), texts)
 
 
+_NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")  # an unescaped \u0000 in JSON text
+
+
+def _refuse_nul(put: PutPlan) -> None:
+    """PostgreSQL text (and jsonb) cannot hold U+0000; say so instead of a driver error."""
+    texts = [put.namespace, put.key, *(t for _, t in put.texts)]
+    if any("\x00" in t for t in texts) or (put.value_json is not None and _NUL_ESCAPE.search(put.value_json)):
+        raise InvalidInputError(
+            f"item {put.key!r}: PostgreSQL cannot store the NUL character (U+0000); remove it "
+            "from the key, namespace and value (or keep this store on SQLite: unset MEMORY_DB_URL)"
+        )
+
+
 def _check_page(limit: object, offset: object, what: str) -> None:
     for name, number in (("limit", limit), ("offset", offset)):
         if isinstance(number, bool) or not isinstance(number, int) or number < 0:
@@ -150,6 +164,7 @@ def plan_batch(
     fields: list[TokenizedField] | None,
     compile_filter: Callable[[Mapping[str, Any]], sa.ColumnElement[bool] | None],
     default_ttl: float | None,
+    forbid_nul: bool = False,
 ) -> BatchPlan:
     """Validate ``ops`` and plan them.
 
@@ -158,6 +173,7 @@ def plan_batch(
         fields: Tokenised default index fields, or ``None`` when the store has no index.
         compile_filter: Turns a filter mapping into SQL (raises on a bad filter).
         default_ttl: TTL for puts whose ``ttl`` is ``NOT_PROVIDED``.
+        forbid_nul: Refuse puts holding U+0000 (PostgreSQL cannot store it).
     """
     op_list = list(ops)
     plan = BatchPlan(results=[None] * len(op_list))
@@ -174,7 +190,10 @@ def plan_batch(
         if isinstance(op, GetOp):
             plan.gets.append((i, op))
         elif isinstance(op, PutOp):
-            plan.puts[(encode(op.namespace), op.key)] = _plan_put(op, fields, default_ttl)
+            put = _plan_put(op, fields, default_ttl)
+            if forbid_nul:
+                _refuse_nul(put)
+            plan.puts[(encode(op.namespace), op.key)] = put
         elif isinstance(op, SearchOp):
             _check_page(op.limit, op.offset, "search")
             where = compile_filter(op.filter) if op.filter else None

@@ -1,15 +1,20 @@
 """SQLAlchemy Core tables of :class:`HyMemoryStore` (the source of truth).
 
 * ``hy_store_items``: one row per item. ``namespace`` is the labels joined by
-  ``"."`` (labels may not contain periods), ``value`` is JSON text, times are
-  integer microseconds since the Unix epoch (UTC), ``expires_at`` is ``NULL``
-  for items without a TTL.
+  ``"."`` (labels may not contain periods), ``scope`` its first
+  :data:`SCOPE_DEPTH` labels (the unit of the in-memory vector indexes),
+  ``value`` is JSON text, times are integer microseconds since the Unix epoch
+  (UTC), ``expires_at`` is ``NULL`` for items without a TTL.
 * ``hy_store_vectors``: one row per embedded text of an item (``pos`` 0..n-1),
   with the field path, the text and the raw float32 vector as a blob.
 * ``hy_store_changes``: an append-only change log (``seq`` never reused). Every
   write appends one row per touched item in the same transaction; store objects
-  replay it to keep their in-memory FAISS index in step.
+  replay it to keep their in-memory FAISS indexes in step.
 * ``hy_store_meta``: small key/value facts (store uid, vector dims).
+
+:data:`MIGRATIONS` is the append-only history of these tables (see
+:mod:`.migrations`): version 1 is the original layout (a frozen copy, so a
+database made before versioning is adopted as is), version 2 adds ``scope``.
 
 Example:
     >>> import sqlalchemy as sa
@@ -17,13 +22,30 @@ Example:
     >>> metadata.create_all(engine)
     >>> sorted(metadata.tables)[0]
     'hy_store_changes'
+    >>> [m.version for m in MIGRATIONS]
+    [1, 2]
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-__all__ = ["metadata", "items", "vectors", "changes", "meta", "ID_TYPE", "TEXT_C"]
+from hy_memory_langgraph.store import schema_v1
+from hy_memory_langgraph.store.migrations import Migration, MigrationContext
+
+__all__ = [
+    "metadata", "items", "vectors", "changes", "meta", "ID_TYPE", "TEXT_C", "SCOPE_DEPTH",
+    "scope_of", "MIGRATIONS", "COMPONENT",
+]
+
+#: Labels of a namespace that make its scope: ``("chat", "user_1", "x")`` → ``"chat.user_1"``.
+SCOPE_DEPTH = 2
+COMPONENT = "memory_store"
+
+
+def scope_of(namespace: str) -> str:
+    """The scope of an encoded namespace (its first :data:`SCOPE_DEPTH` labels)."""
+    return ".".join(namespace.split(".", SCOPE_DEPTH)[:SCOPE_DEPTH])
 
 metadata = sa.MetaData()
 
@@ -39,6 +61,7 @@ items = sa.Table(
     sa.Column("namespace", TEXT_C, nullable=False),
     sa.Column("key", sa.Text, nullable=False),
     sa.Column("value", sa.Text, nullable=False),
+    sa.Column("scope", TEXT_C, nullable=True),
     sa.Column("created_at", sa.BigInteger, nullable=False),
     sa.Column("updated_at", sa.BigInteger, nullable=False),
     sa.Column("ttl_minutes", sa.Float, nullable=True),
@@ -48,6 +71,7 @@ items = sa.Table(
     sa.Index("ix_hy_store_items_ns_updated", "namespace", "updated_at", "expires_at"),
     sa.Index("ix_hy_store_items_updated", "updated_at"),
     sa.Index("ix_hy_store_items_expires", "expires_at"),
+    sa.Index("ix_hy_store_items_scope", "scope"),
     sqlite_autoincrement=True,
 )
 
@@ -83,4 +107,29 @@ meta = sa.Table(
     metadata,
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
+)
+
+
+# ---------------------------------------------------------------- migrations
+
+
+def _create_v1(ctx: MigrationContext) -> None:
+    ctx.create_all(schema_v1.metadata)
+
+
+def _add_scope(ctx: MigrationContext) -> None:
+    table = ctx.table("hy_store_items")
+    if "scope" not in ctx.columns("hy_store_items"):
+        ctx.execute(f"ALTER TABLE {table} ADD COLUMN scope TEXT"
+                    + (' COLLATE "C"' if ctx.dialect == "postgresql" else ""))
+    rows = ctx.execute(f"SELECT DISTINCT namespace FROM {table} WHERE scope IS NULL").all()
+    for (namespace,) in rows:
+        ctx.execute(f"UPDATE {table} SET scope = :scope WHERE namespace = :ns",
+                    {"scope": scope_of(namespace), "ns": namespace})
+    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_scope ON {table} (scope)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "items, vectors, change log, meta", _create_v1),
+    Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
 )

@@ -4,10 +4,11 @@ Without a query (or without an index) results are the matching live items,
 newest ``updated_at`` first, straight from SQL with ``LIMIT/OFFSET``.
 
 With a query the candidate set is fixed *before* ranking: the namespace prefix
-(from the mirror's namespace map, no SQL) or, with a filter, the ids SQL
-returns for ``prefix AND filter AND not expired``. Vectors are ranked by cosine
-only among those candidates (FAISS selector or numpy brute force), pooled per
-item by max, and only the top rows are read from SQL. Items without vectors
+(one scope's namespace map, or the scopes under a shorter prefix) or, with a
+filter, the ``(id, scope)`` rows SQL returns for ``prefix AND filter AND not
+expired``. Vectors are ranked by cosine only among those candidates, scope by
+scope (FAISS selector or numpy brute force), merged, pooled per item by max,
+and only the top rows are read from SQL. Items without vectors
 follow the scored ones, newest first; ``offset``/``limit`` apply to that
 concatenation. Hits whose row turns out to be expired are dropped from the
 mirror and the search widens until the page is full or candidates run out.
@@ -29,8 +30,13 @@ from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.store import sql
-from hy_memory_langgraph.store.mirror import Mirror
 from hy_memory_langgraph.store.namespaces import encode
+from hy_memory_langgraph.store.scoped import (
+    ScopedIndex,
+    Target,
+    targets_for_prefix,
+    targets_for_rows,
+)
 from hy_memory_langgraph.store.vectors import POS_BITS
 
 __all__ = ["SearchOutcome", "page_bounds", "run_search"]
@@ -60,21 +66,21 @@ def run_search(
     op: SearchOp,
     where: sa.ColumnElement[bool] | None,
     now: int,
-    mirror: Mirror | None,
+    scoped: ScopedIndex | None,
     query_vector: np.ndarray | None,
 ) -> SearchOutcome:
     """Run ``op`` (``where`` = compiled filter) inside the caller's read transaction."""
     prefix = encode(op.namespace_prefix)
     if op.limit == 0:
         return SearchOutcome([], [])
-    if mirror is None or query_vector is None or not op.query:
+    if scoped is None or query_vector is None or not op.query:
         rows = sql.newest_first(conn, sql.item_where(conn, prefix, now, where), op.limit, op.offset)
         return _outcome([(row, None) for row in rows])
     if where is None:
-        allowed = mirror.allowed_for_prefix(prefix)
+        targets = targets_for_prefix(conn, prefix)
     else:
-        allowed = mirror.allowed_for_items(sql.matching_ids(conn, sql.item_where(conn, prefix, now, where)))
-    scored, exhausted = _ranked(conn, mirror, query_vector, allowed, now, op.offset + op.limit)
+        targets = targets_for_rows(sql.matching_ids(conn, sql.item_where(conn, prefix, now, where)))
+    scored, exhausted = _ranked(conn, scoped, query_vector, targets, now, op.offset + op.limit)
     page = scored[op.offset : op.offset + op.limit]
     pairs: list[tuple[Row[Any], float | None]] = [(row, score) for row, score in page]
     if len(pairs) < op.limit and exhausted:
@@ -87,18 +93,17 @@ def run_search(
 
 def _ranked(
     conn: Connection,
-    mirror: Mirror,
+    scoped: ScopedIndex,
     query_vector: np.ndarray,
-    allowed: np.ndarray | None,
+    targets: list[Target],
     now: int,
     need: int,
 ) -> tuple[list[tuple[Row[Any], float]], bool]:
     """Best ``need`` live items by max cosine; also whether every candidate was ranked."""
-    eligible = mirror.index.ntotal if allowed is None else len(allowed)
     rows: dict[int, Row[Any] | None] = {}
-    k = min(eligible, max(need, 1))
+    k = max(need, 1)
     while True:
-        scores, vids = mirror.index.search(query_vector, k, allowed)
+        scores, vids, eligible = scoped.search(conn, now, query_vector, k, targets)
         best: dict[int, float] = {}
         for score, vid in zip(scores.tolist(), (vids >> POS_BITS).tolist(), strict=True):
             best.setdefault(vid, score)  # hits come best first: first seen = max pooled
@@ -110,7 +115,7 @@ def _ranked(
         if len(ranked) >= need or exhausted:
             break
         k = min(eligible, k * 4)
-    expired = [i for i, row in rows.items() if row is None and i in mirror]
+    expired = [i for i, row in rows.items() if row is None]
     if expired:
-        mirror.apply(dict.fromkeys(expired))  # invisible for good; a new put re-adds them
+        scoped.forget(expired)  # invisible for good; a new put re-adds them
     return ranked, exhausted

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
-from hy_memory_langgraph.store.schema import changes, items, meta, vectors
+from hy_memory_langgraph.store.schema import changes, items, meta, scope_of, vectors
 
 __all__ = [
     "ITEM_COLUMNS",
@@ -42,6 +42,7 @@ __all__ = [
     "newest_first",
     "without_vectors",
     "matching_ids",
+    "scopes_under",
     "live_namespaces",
     "upsert_items",
     "delete_items",
@@ -54,8 +55,8 @@ __all__ = [
     "last_seq",
     "changes_since",
     "prune_changes",
-    "vector_inventory",
     "vectors_of",
+    "vectors_of_scope",
     "get_meta",
     "set_meta_default",
 ]
@@ -189,13 +190,21 @@ def row_to_search_item(row: Row[Any], score: float | None) -> SearchItem:
 # ---------------------------------------------------------------- reads
 
 
+_BY_KEYS_LOCKED = _BY_KEYS.with_for_update()
+
+
 def fetch_by_keys(
-    conn: Connection, pairs: Sequence[tuple[str, str]], now: int
+    conn: Connection, pairs: Sequence[tuple[str, str]], now: int, *, for_update: bool = False
 ) -> dict[tuple[str, str], Row[Any]]:
-    """Live rows for ``(encoded namespace, key)`` pairs."""
+    """Live rows for ``(encoded namespace, key)`` pairs.
+
+    ``for_update`` locks the rows until the transaction ends (``SELECT … FOR
+    UPDATE`` on PostgreSQL; SQLite's write transaction already excludes writers).
+    """
     found: dict[tuple[str, str], Row[Any]] = {}
+    stmt = _BY_KEYS_LOCKED if for_update else _BY_KEYS
     for part in chunks(list(dict.fromkeys(pairs))):
-        rows = conn.execute(_BY_KEYS, {"hy_pairs": list(part), "hy_now": now})
+        rows = conn.execute(stmt, {"hy_pairs": list(part), "hy_now": now})
         found.update({(r.namespace, r.key): r for r in rows})
     return found
 
@@ -226,8 +235,19 @@ def without_vectors(where: Where) -> Where:
     return Where(sa.and_(where.clause, sa.not_(has_vector)), where.params)
 
 
-def matching_ids(conn: Connection, where: Where) -> list[int]:
-    return list(conn.execute(sa.select(items.c.id).where(where.clause), where.params).scalars())
+def matching_ids(conn: Connection, where: Where) -> list[Row[Any]]:
+    """``(id, scope)`` of the matching rows."""
+    return list(conn.execute(sa.select(items.c.id, items.c.scope).where(where.clause), where.params))
+
+
+def scopes_under(conn: Connection, prefix: str) -> list[str]:
+    """Distinct scopes holding items under an encoded prefix shorter than a scope."""
+    stmt = sa.select(items.c.scope).distinct()
+    if prefix:
+        low, high = prefix_range(prefix)
+        stmt = stmt.where(sa.or_(items.c.scope == prefix,
+                                 sa.and_(items.c.scope >= low, items.c.scope < high)))
+    return [s for s in conn.execute(stmt).scalars() if s is not None]
 
 
 def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
@@ -249,6 +269,7 @@ def _upsert_statement(insert: Any) -> Any:
         index_elements=[items.c.namespace, items.c.key],
         set_={
             "value": stmt.excluded.value,
+            "scope": stmt.excluded.scope,
             "updated_at": stmt.excluded.updated_at,
             "ttl_minutes": stmt.excluded.ttl_minutes,
             "expires_at": stmt.excluded.expires_at,
@@ -269,7 +290,8 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> dict[tuple
     stmt = _UPSERT.get(conn.dialect.name)
     if stmt is None:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
-    return {(r.namespace, r.key): r.id for r in conn.execute(stmt, list(rows))}
+    scoped = [{**row, "scope": scope_of(row["namespace"])} for row in rows]
+    return {(r.namespace, r.key): r.id for r in conn.execute(stmt, scoped)}
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
@@ -340,7 +362,8 @@ def last_seq(conn: Connection) -> int:
 
 
 def changes_since(conn: Connection, seq: int) -> list[Row[Any]]:
-    stmt = sa.select(changes.c.seq, changes.c.item_id).where(changes.c.seq > seq)
+    """``(seq, item_id, namespace)`` of the log entries after ``seq``, in order."""
+    stmt = sa.select(changes.c.seq, changes.c.item_id, changes.c.namespace).where(changes.c.seq > seq)
     return list(conn.execute(stmt.order_by(changes.c.seq)))
 
 
@@ -362,28 +385,22 @@ def prune_changes(conn: Connection, upto: int) -> None:
 # ---------------------------------------------------------------- vectors & meta
 
 
-def vector_inventory(conn: Connection, now: int) -> list[Row[Any]]:
-    """``(item_id, pos, namespace, is_live)`` for every stored vector."""
-    stmt = sa.select(
-        vectors.c.item_id, vectors.c.pos, items.c.namespace, live(now).label("is_live")
-    ).join(items, items.c.id == vectors.c.item_id)
-    return list(conn.execute(stmt))
+_VECTORS = (
+    sa.select(vectors.c.item_id, vectors.c.pos, items.c.namespace, vectors.c.embedding)
+    .join(items, items.c.id == vectors.c.item_id)
+)
 
 
-def vectors_of(
-    conn: Connection, now: int, item_ids: Sequence[int] | None = None
-) -> Iterator[Row[Any]]:
-    """``(item_id, pos, namespace, embedding)`` of live items (all, or ``item_ids``)."""
-    base = (
-        sa.select(vectors.c.item_id, vectors.c.pos, items.c.namespace, vectors.c.embedding)
-        .join(items, items.c.id == vectors.c.item_id)
-        .where(live(now))
-    )
-    if item_ids is None:
-        yield from conn.execute(base.execution_options(yield_per=4096))
-        return
+def vectors_of(conn: Connection, now: int, item_ids: Sequence[int]) -> Iterator[Row[Any]]:
+    """``(item_id, pos, namespace, embedding)`` of the live items among ``item_ids``."""
     for part in chunks(item_ids):
-        yield from conn.execute(base.where(vectors.c.item_id.in_(part)))
+        yield from conn.execute(_VECTORS.where(live(now), vectors.c.item_id.in_(part)))
+
+
+def vectors_of_scope(conn: Connection, now: int, scope: str) -> Iterator[Row[Any]]:
+    """``(item_id, pos, namespace, embedding)`` of every live item of one scope."""
+    stmt = _VECTORS.where(items.c.scope == scope, live(now))
+    yield from conn.execute(stmt.execution_options(yield_per=4096))
 
 
 def get_meta(conn: Connection, key: str) -> str | None:

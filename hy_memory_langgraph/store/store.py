@@ -1,4 +1,4 @@
-"""HyMemoryStore: a langgraph ``BaseStore`` on SQLite/SQLAlchemy with a FAISS index.
+"""HyMemoryStore: a langgraph ``BaseStore`` on SQLite or PostgreSQL with FAISS indexes.
 
 See the package docstring of :mod:`hy_memory_langgraph.store` for the design.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import threading
 import uuid
@@ -26,20 +27,22 @@ from langgraph.store.base import (
 )
 
 from hy_memory_langgraph.errors import ConfigError, StoreError
-from hy_memory_langgraph.store import namespaces, persist, sql
+from hy_memory_langgraph.store import migrations, namespaces, sql
+from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.engine import (
     checkpoint,
     create_store_engine,
+    parse_url,
     read_tx,
+    release_engine,
     write_tx,
 )
 from hy_memory_langgraph.store.filters import compile_filter
 from hy_memory_langgraph.store.jsonsql import json_access
-from hy_memory_langgraph.store.mirror import Mirror
 from hy_memory_langgraph.store.ops import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.schema import items, metadata
+from hy_memory_langgraph.store.schema import COMPONENT, MIGRATIONS, items
+from hy_memory_langgraph.store.scoped import ScopedIndex
 from hy_memory_langgraph.store.search import run_search
-from hy_memory_langgraph.store.sync import IndexSync
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vectors import check_thread_count
 from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
@@ -48,30 +51,33 @@ __all__ = ["HyMemoryStore"]
 
 
 class HyMemoryStore(BaseStore):
-    """Persistent langgraph store: SQLite (via SQLAlchemy) + an exact FAISS index.
+    """Persistent langgraph store: SQLite or PostgreSQL + exact per-scope FAISS indexes.
 
-    SQLite is the source of truth for items *and* vectors; the FAISS
-    ``IndexIDMap2(IndexFlatIP)`` is derived, persisted as ``<db>.faiss`` and
-    rebuilt when missing, stale or corrupt. Several store objects or processes
-    may share one database: each replays the ``hy_store_changes`` log at the
-    start of a batch, so writes by one are visible to the others' reads and
-    vector searches.
+    The database is the source of truth for items *and* vectors. Each store
+    object keeps exact FAISS indexes only for the scopes (first two namespace
+    labels) it searches, loaded lazily and evicted least recently used under
+    the cache budget (``MEMORY_INDEX_CACHE_MB``). Several store objects or
+    processes may share one database: each replays the ``hy_store_changes`` log
+    before a search, so a write through one is seen by the next search of any.
+    Tables are created and migrated on open (see :mod:`.migrations`).
 
     Args:
-        path: SQLite file path (parent dirs are created) or SQLAlchemy URL.
+        path: SQLite file path (parent dirs are created) or SQLAlchemy URL
+            (``postgresql+psycopg://…``).
+        schema: On PostgreSQL, the schema holding this store's tables (default
+            ``public``); see :meth:`from_url`.
         index: langgraph ``IndexConfig`` (``dims``, ``embed``, ``fields``) to
             enable semantic search; ``None`` for a plain key/value store.
         ttl: langgraph ``TTLConfig`` (``default_ttl`` minutes, ``refresh_on_read``,
             ``sweep_interval_minutes``).
-        persist_every: Persist the FAISS file after this many applied changes
-            (at least half the index size, so saving stays amortised O(1)).
         changelog_retention: Change-log rows kept; store objects further behind
-            rebuild their index instead of replaying.
+            reload their cached scopes instead of replaying.
         search_threads: OpenMP threads FAISS may use for one search (``None``:
             the OpenMP default, one per core). It is set for the searching thread
             only and restored afterwards, so other threads and stores are neither
             affected nor serialised (one store object still runs one batch at a
             time). See "Threads" in the README.
+        index_cache: The scope-index cache (default: the process-wide one).
 
     Raises:
         ConfigError: An argument is out of range (the message names it).
@@ -98,38 +104,59 @@ class HyMemoryStore(BaseStore):
         self,
         path: str | os.PathLike[str],
         *,
+        schema: str | None = None,
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
-        persist_every: int = 10_000,
         changelog_retention: int = 100_000,
         search_threads: int | None = 1,
+        index_cache: IndexCache | None = None,
     ) -> None:
-        if changelog_retention < 1 or persist_every < 1:
-            raise ConfigError("changelog_retention and persist_every must be at least 1")
+        if changelog_retention < 1:
+            raise ConfigError("changelog_retention must be at least 1")
         search_threads = check_thread_count(search_threads, "search_threads")
         self.ttl_config = ttl
         self.index_config, self.embeddings, fields = _index_setup(index)
         self._fields = fields
-        self._persist_every = persist_every
         self._retention = changelog_retention
         self._lock = threading.RLock()
         self._closed = False
         self._sweeper: TTLSweeper | None = None
-        self._engine, self._local_file = create_store_engine(path)
+        self._engine, self._local_file = create_store_engine(path, schema=schema)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
-            self._sync = self._open(search_threads)
+            cache = shared_index_cache() if index_cache is None else index_cache
+            self._scoped = self._open(search_threads, cache)
         except BaseException:
-            self._engine.dispose()
+            release_engine(self._engine)
             raise
+
+    @classmethod
+    def from_url(cls, url: str, *, name: str, setting: str = "MEMORY_DB_URL",
+                 **kwargs: Any) -> HyMemoryStore:
+        """Open the store called ``name`` in the database at ``url``.
+
+        On PostgreSQL its tables live in the schema ``name`` (lower-cased), so many
+        stores share one database; a SQLite URL is one file per store.
+
+        Args:
+            url: ``postgresql+psycopg://user:password@host:5432/db`` (or a SQLite URL).
+            name: The store name, e.g. ``"coding_memory_cv"``.
+            setting: The setting named in errors about the URL.
+            **kwargs: Other :class:`HyMemoryStore` arguments (``index``, ``ttl``…).
+
+        Raises:
+            ConfigError: The URL is invalid or its driver is not installed.
+        """
+        parse_url(url, setting=setting)
+        return cls(url, schema=name, **kwargs)
 
     # ------------------------------------------------------------ lifecycle
 
-    def _open(self, search_threads: int | None) -> IndexSync | None:
+    def _open(self, search_threads: int | None, cache: IndexCache) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
+        migrations.setup(self._engine, COMPONENT, MIGRATIONS)
         with write_tx(self._engine) as conn:
-            metadata.create_all(conn)
-            uid = sql.set_meta_default(conn, "store_uid", uuid.uuid4().hex)
+            sql.set_meta_default(conn, "store_uid", uuid.uuid4().hex)
             if dims is not None:
                 stored = int(sql.set_meta_default(conn, "dims", str(dims)))
                 if stored != dims:
@@ -139,15 +166,14 @@ class HyMemoryStore(BaseStore):
                         "written with (e.g. HY_MEMORY_EMBEDDING_MODEL=local for the embedded "
                         "e5), or use another path/data_dir"
                     )
+        if self._local_file is not None:
+            _remove_old_index_files(self._local_file)
         if dims is None:
             return None
-        index_file = persist.index_paths(self._local_file)[0] if self._local_file else None
-        if index_file is not None:
-            persist.remove_stale_temps(index_file)
-        sync = IndexSync(Mirror(dims, search_threads=search_threads), index_file=index_file, store_uid=uid)
+        scoped = ScopedIndex(dims, cache, search_threads=search_threads)
         with read_tx(self._engine) as conn:
-            sync.open(conn, sql.now_us())
-        return sync
+            scoped.open(conn)
+        return scoped
 
     @property
     def closed(self) -> bool:
@@ -159,18 +185,17 @@ class HyMemoryStore(BaseStore):
         return self._engine.url.render_as_string(hide_password=True)
 
     def close(self) -> None:
-        """Stop the sweeper, persist the FAISS index, release connections (idempotent)."""
+        """Stop the sweeper, drop the cached indexes, release connections (idempotent)."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
         try:
             self.stop_ttl_sweeper()
-            with self._lock:
-                if self._sync is not None and self._sync.mirror.pending:
-                    self._sync.persist()
+            if self._scoped is not None:
+                self._scoped.close()
         finally:
-            self._engine.dispose()
+            release_engine(self._engine)
 
     def __enter__(self) -> HyMemoryStore:
         return self
@@ -187,16 +212,15 @@ class HyMemoryStore(BaseStore):
         if self._closed:
             raise StoreError("HyMemoryStore is closed")
 
-    def persist_index(self) -> bool:
-        """Write ``<db>.faiss`` now; ``False`` when the index is memory-only or absent."""
-        with self._lock:
-            self._check_open()
-            return self._sync.persist() if self._sync is not None else False
+    @property
+    def index_cache(self) -> IndexCache | None:
+        """The cache holding this store's scope indexes (``None`` without an index)."""
+        return self._scoped.cache if self._scoped is not None else None
 
     def flush_erasure(self) -> None:
-        """Leave no trace of deleted items in local files: rewrite the index file and
-        fold the SQLite write-ahead log into the database (deleted pages are zeroed)."""
-        self.persist_index()
+        """Leave no trace of deleted items in local files: fold the SQLite write-ahead
+        log into the database, whose deleted pages are zeroed (``secure_delete``). The
+        vector indexes live in memory only; no-op on server databases."""
         with self._lock:
             self._check_open()
             checkpoint(self._engine)
@@ -245,6 +269,7 @@ class HyMemoryStore(BaseStore):
             fields=self._fields,
             compile_filter=lambda f: compile_filter(f, self._json),
             default_ttl=default_ttl,
+            forbid_nul=self._engine.dialect.name == "postgresql",
         )
 
     def _vectors(self, texts: list[str], vectors: list[list[float]]) -> Vectors:
@@ -266,15 +291,14 @@ class HyMemoryStore(BaseStore):
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
             if plan.puts or ttl_ids or plan.guards:
                 self._write(plan, text_vectors, ttl_ids, now)
-            self._maybe_persist()
         return plan.results
 
     def _read(self, plan: BatchPlan, query_vectors: Vectors, now: int) -> list[int]:
         ttl_ids: list[int] = []
         results = plan.results
         with read_tx(self._engine) as conn:
-            if self._sync is not None and any(op.query for _, op, _ in plan.searches):
-                self._sync.catch_up(conn, now)
+            if self._scoped is not None and any(op.query for _, op, _ in plan.searches):
+                self._scoped.catch_up(conn, now)
             if plan.gets:
                 pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
                 rows = sql.fetch_by_keys(conn, pairs, now)
@@ -283,9 +307,8 @@ class HyMemoryStore(BaseStore):
                     results[i] = sql.row_to_item(row) if row is not None else None
                     if row is not None and op.refresh_ttl and row.ttl_minutes is not None:
                         ttl_ids.append(row.id)
-            mirror = self._sync.mirror if self._sync is not None else None
             for i, op, where in plan.searches:
-                outcome = run_search(conn, op, where, now, mirror, query_vectors.get(op.query or ""))
+                outcome = run_search(conn, op, where, now, self._scoped, query_vectors.get(op.query or ""))
                 results[i] = outcome.items
                 if op.refresh_ttl:
                     ttl_ids.extend(outcome.ttl_ids)
@@ -300,18 +323,10 @@ class HyMemoryStore(BaseStore):
         self._after_write(written, now)
 
     def _after_write(self, written: WriteResult, now: int) -> None:
-        if self._sync is None or not written.seqs:
+        if self._scoped is None or not written.seqs:
             return
         with read_tx(self._engine) as conn:
-            self._sync.catch_up(conn, now, local=written.local, mine=set(written.seqs))
-
-    def _maybe_persist(self) -> None:
-        sync = self._sync
-        if sync is None or sync.index_file is None:
-            return
-        threshold = max(self._persist_every, sync.mirror.index.ntotal // 2)
-        if sync.mirror.pending >= threshold:
-            sync.persist()
+            self._scoped.catch_up(conn, now, local=written.local, mine=set(written.seqs))
 
     # ------------------------------------------------------------ TTL
 
@@ -359,6 +374,16 @@ class HyMemoryStore(BaseStore):
         if stopped:
             self._sweeper = None
         return stopped
+
+
+def _remove_old_index_files(db_file: Any) -> None:
+    """Delete whole-store FAISS files left by releases before per-scope indexes."""
+    for suffix in (".faiss", ".faiss.json"):
+        with contextlib.suppress(OSError):
+            db_file.with_name(db_file.name + suffix).unlink()
+    for tmp in db_file.parent.glob(f".{db_file.name}.faiss*.tmp"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def _index_setup(

@@ -15,6 +15,13 @@ Writes are atomic (temp file in the same directory, fsync, ``os.replace``) and
 happen under :func:`~hy_memory_langgraph.workflow.locking.file_lock`, so readers
 never see a half-written file and concurrent writers never lose each other's
 entries (they re-read inside the lock).
+
+The storage seam: :class:`WorkflowDocuments` is what the nodes and the service use
+(``read``, ``write``, ``locked``, ``relative``, ``delete_user``). :class:`WorkflowFiles`
+is the embedded default; :class:`~hy_memory_langgraph.workflow.database.WorkflowDatabase`
+keeps the same documents in a database (``MEMORY_DB_URL``). The client picks one;
+:func:`workflow_documents` turns a directory into files and passes a documents object
+through.
 """
 
 from __future__ import annotations
@@ -24,15 +31,17 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 from urllib.parse import quote
 
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.locking import file_lock
 
-__all__ = ["WorkflowFiles", "dimension_of", "escape_name"]
+__all__ = ["WorkflowDocuments", "WorkflowFiles", "dimension_of", "escape_name", "relative_name",
+           "render_document", "workflow_documents"]
 
 #: Longest escaped file name (file systems allow 255 bytes).
 _MAX_NAME = 200
@@ -65,6 +74,58 @@ def dimension_of(workflow_id: str | None) -> str:
     return "global" if workflow_id is None else f"workflow:{workflow_id}"
 
 
+def relative_name(dimension: str, app_id: str | None = None) -> str:
+    """A document's name inside a user's directory (``memory.md``, ``apps/crm/workflows/<id>.md``…).
+
+    Example:
+        >>> relative_name("global", "crm")
+        'apps/crm/memory.md'
+    """
+    if dimension == "user":
+        name = "user.md"
+    elif dimension == "global":
+        name = "memory.md"
+    elif dimension.startswith("workflow:"):
+        name = f"workflows/{escape_name(dimension[len('workflow:'):])}.md"
+    else:
+        raise ValueError(f"unknown dimension {dimension!r}")
+    return name if app_id is None else f"apps/{escape_name(app_id)}/{name}"
+
+
+def render_document(dimension: str, entries: list[Entry]) -> str:
+    """The markdown text of a dimension document (title, blank line, one line per entry)."""
+    title = _TITLES.get(dimension) or f"# {dimension} — 工作流记忆 (fields, options, nodes, approval rules, risks)"
+    return "\n".join([title, "", *(e.line() for e in entries)]) + "\n"
+
+
+@runtime_checkable
+class WorkflowDocuments(Protocol):
+    """Where the dimension documents of every user are kept (per memory app id)."""
+
+    def read(self, user_id: str, dimension: str, app_id: str | None = None) -> list[Entry]:
+        """The entries of one dimension (``[]`` when there is no document)."""
+
+    def write(self, user_id: str, dimension: str, entries: list[Entry],
+              app_id: str | None = None) -> None:
+        """Replace a dimension document (call inside :meth:`locked`)."""
+
+    def locked(self, user_id: str) -> AbstractContextManager[None]:
+        """Exclusive access to one user's documents (threads and processes)."""
+
+    def relative(self, user_id: str, dimension: str, app_id: str | None = None) -> str:
+        """The document's name as reported in results (``memory.md``…)."""
+
+    def delete_user(self, user_id: str) -> int:
+        """Erase every document of ``user_id`` (all app scopes); the number removed."""
+
+
+def workflow_documents(source: str | Path | WorkflowDocuments) -> WorkflowDocuments:
+    """``source`` itself when it is a documents store, else files under that directory."""
+    if isinstance(source, WorkflowDocuments):
+        return source
+    return WorkflowFiles(Path(source))
+
+
 class WorkflowFiles:
     """Reads and writes the users' dimension documents under ``root``.
 
@@ -86,18 +147,11 @@ class WorkflowFiles:
         return base if app_id is None else base / "apps" / escape_name(app_id)
 
     def path(self, user_id: str, dimension: str, app_id: str | None = None) -> Path:
-        base = self.scope_dir(user_id, app_id)
-        if dimension == "user":
-            return base / "user.md"
-        if dimension == "global":
-            return base / "memory.md"
-        if dimension.startswith("workflow:"):
-            return base / "workflows" / f"{escape_name(dimension[len('workflow:'):])}.md"
-        raise ValueError(f"unknown dimension {dimension!r}")
+        return self.user_dir(user_id) / relative_name(dimension, app_id)
 
     def relative(self, user_id: str, dimension: str, app_id: str | None = None) -> str:
         """The file of a dimension relative to the user's directory (``apps/x/memory.md``)."""
-        return self.path(user_id, dimension, app_id).relative_to(self.user_dir(user_id)).as_posix()
+        return relative_name(dimension, app_id)
 
     def read(self, user_id: str, dimension: str, app_id: str | None = None) -> list[Entry]:
         """The entries of one dimension (``[]`` when the file does not exist)."""
@@ -114,8 +168,7 @@ class WorkflowFiles:
               app_id: str | None = None) -> None:
         """Replace a dimension document atomically (call inside :meth:`locked`)."""
         path = self.path(user_id, dimension, app_id)
-        title = _TITLES.get(dimension) or f"# {dimension} — 工作流记忆 (fields, options, nodes, approval rules, risks)"
-        body = "\n".join([title, "", *(e.line() for e in entries)]) + "\n"
+        body = render_document(dimension, entries)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -153,7 +153,8 @@ def test_log_survives_the_client_and_retention_prunes(make_client, tmp_path) -> 
     reopened = make_client("lite", data_dir=tmp_path / "kept")
     assert [r["stage"] for r in reopened.pipeline_log(rid)] == ["normalise", "store", "finish"]
     written_at = reopened.pipeline_log(rid)[-1]["ts"]
-    store = PipelineLogStore(reopened.config.pipeline_log_path, retention_days=7)
+    target, schema = reopened.config.store_target(reopened.config.pipeline_log_store)
+    store = PipelineLogStore(target, retention_days=7, schema=schema)
     assert store.prune(now=written_at + 6 * 86400) == 0
     assert store.prune(now=written_at + 8 * 86400) == 3
     assert reopened.pipeline_log(rid) == []

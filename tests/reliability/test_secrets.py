@@ -128,3 +128,12 @@ def test_a_chat_model_garbage_reply_with_a_secret_is_not_stored(make_client, tmp
     client.add(_sentence(), user_id="u1")
     client.close()
     assert _files_hold(tmp_path / "g", list(RAW.values())) == []
+
+
+@pytest.mark.parametrize("text", ["x" * 1_000_000, "word " * 200_000, "-" * 500_000 + "token: a1b2c3"])
+def test_detection_is_linear_on_long_text(text: str) -> None:
+    import time
+
+    started = time.perf_counter()
+    redact_text(text)
+    assert time.perf_counter() - started < 3.0

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hy_memory_langgraph.retrieval.fusion import FUSION_METHODS, FusionConfig, fuse, normalize_pool
+from hy_memory_langgraph.retrieval.fusion import (
+    FUSION_METHODS,
+    FusionConfig,
+    fuse,
+    normalize_pool,
+)
 
 pools = st.dictionaries(st.sampled_from("abcdefgh"), st.floats(-5, 50, allow_nan=False), max_size=8)
 

@@ -8,7 +8,11 @@ import pytest
 
 from hy_memory_langgraph.retrieval.fusion import FusionConfig
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking, rank_candidates
+from hy_memory_langgraph.retrieval.ranking import (
+    DEFAULT_CHAT_RANKING,
+    ChatRanking,
+    rank_candidates,
+)
 
 
 def _turns() -> list[Utterance]:

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
+from store_helpers import StoreFactory, index_config
 
 from hy_memory_langgraph.store import HyMemoryStore
-
-from store_helpers import StoreFactory, index_config
 
 
 @pytest.fixture

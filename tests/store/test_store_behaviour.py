@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 from langgraph.store.base import GetOp, PutOp, SearchOp
+from store_helpers import index_config, keys
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreError
 from hy_memory_langgraph.store import HyMemoryStore, vectors
-from store_helpers import index_config, keys
 
 Factory = Callable[..., HyMemoryStore]
 
@@ -198,7 +198,7 @@ def test_batch_get_many_and_url(hy_factory: Factory) -> None:
 def test_no_index_store_has_no_faiss_file(tmp_path: Path) -> None:
     with HyMemoryStore(tmp_path / "kv.db") as store:
         store.put(("a",), "k", {"v": 1})
-        assert store.persist_index() is False
+        assert store.index_cache is None
     assert not (tmp_path / "kv.db.faiss").exists()
     with HyMemoryStore(tmp_path / "kv.db", index=index_config(["text"])) as store:
         store.put(("a",), "j", {"text": "now indexed"})

@@ -20,8 +20,9 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
-from hy_memory_langgraph.store import FilterError
 from store_helpers import StoreFactory, index_config, is_hy, key_set, keys
+
+from hy_memory_langgraph.store import FilterError
 
 DOCS = {
     "tea": {"text": "green tea with jasmine", "kind": "drink", "score": 4.5, "n": 3},

@@ -7,12 +7,12 @@ from collections.abc import Callable
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
+from store_helpers import key_set
 
 from hy_memory_langgraph.store import FilterError, HyMemoryStore
 from hy_memory_langgraph.store.filters import compile_filter
 from hy_memory_langgraph.store.jsonsql import PostgresJson, SqliteJson
 from hy_memory_langgraph.store.schema import items
-from store_helpers import key_set
 
 ROWS = {
     "x": {"branch": "x", "n": 1, "tags": ["a", "b"], "meta": {"lang": "en", "deep": {"v": 3}}},

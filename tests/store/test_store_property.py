@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import Item, SearchItem
 from langgraph.store.memory import InMemoryStore
+from store_helpers import index_config
 
 from hy_memory_langgraph.store import HyMemoryStore
-from store_helpers import index_config
 
 NAMESPACES = [("a",), ("a", "b"), ("a", "c"), ("b",), ("a", "b", "d")]
 PREFIXES = [(), ("a",), ("a", "b"), ("b",), ("c",)]

@@ -8,11 +8,11 @@ from collections.abc import Callable
 import pytest
 import sqlalchemy as sa
 from langgraph.store.base import GetOp, PutOp, SearchOp
+from store_helpers import key_set
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.store.schema import items, vectors
-from store_helpers import key_set
 
 SHORT = 0.5 / 60  # half a second, in minutes
 

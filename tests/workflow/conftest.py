@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.client import WorkflowMemoryService
+from hy_memory_langgraph.models import LLMGateway
 
 WF_ID = "1003655203465764898"
 ALIAS_ZH = f'业务别名"问题流程"= 工作流"E10客户问题支持解决流程"，workflowId={WF_ID}'

@@ -8,10 +8,14 @@ from hy_memory_langgraph.workflow import StaticOAContextProvider
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
 
 
-def test_client_files_live_under_config_workflow_dir(make_client: Any) -> None:
+def test_client_files_live_under_config_workflow_dir(make_client: Any, backend: str) -> None:
     client = make_client()
     assert client.memory_extract("u1", msg_list=msgs(ALIAS_ZH), workflow_id=WF_ID)["saved"] is True
-    assert (client.config.workflow_dir / "u1" / "memory.md").is_file()
+    if backend == "postgres":  # MEMORY_DB_URL: the same documents, in the database
+        assert not client.config.workflow_dir.exists()
+        assert client.workflow.files.read("u1", "global")
+    else:
+        assert (client.config.workflow_dir / "u1" / "memory.md").is_file()
     prompt = client.memory_prompt("u1", workflow_id=WF_ID)
     assert prompt["available"] is True and "问题流程" in prompt["memoryPrompt"]
 

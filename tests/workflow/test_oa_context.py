@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from hy_memory_langgraph.client import WorkflowMemoryService, oa_context_provider_from_config
+from hy_memory_langgraph.client import (
+    WorkflowMemoryService,
+    oa_context_provider_from_config,
+)
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.workflow import (

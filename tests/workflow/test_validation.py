@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.client import WorkflowMemoryService
+from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.workflow import CredentialsRefusedError
 from tests.workflow.conftest import ALIAS_ZH, msgs
 

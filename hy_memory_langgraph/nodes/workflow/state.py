@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.runlog import PipelineRecorder
-from hy_memory_langgraph.workflow.files import WorkflowFiles
+from hy_memory_langgraph.workflow.files import WorkflowDocuments
 from hy_memory_langgraph.workflow.routing import Routed, Skipped
 from hy_memory_langgraph.workflow.validation import ExtractRequest
 
@@ -16,9 +16,9 @@ __all__ = ["WorkflowContext", "WorkflowExtractState"]
 
 @dataclass
 class WorkflowContext:
-    """``runtime.context`` of the graph: where files live, the mode, the model."""
+    """``runtime.context`` of the graph: where documents live, the mode, the model."""
 
-    files: WorkflowFiles
+    files: WorkflowDocuments
     mode: str = "lite"
     llm: LLMGateway | None = None
     recorder: PipelineRecorder | None = None

@@ -1,0 +1,143 @@
+"""Versioned schema migrations, the same on SQLite files and PostgreSQL schemas.
+
+Every component that owns tables (the memory store, the version chain, the
+pipeline log, workflow documents) declares an append-only tuple of
+:class:`Migration` s numbered 1, 2, 3…. :func:`setup` runs on every open: inside
+one write transaction (serialised with other processes: SQLite's write lock,
+PostgreSQL's advisory lock) it creates the schema and the version table
+``hy_schema_migrations`` when missing, applies the migrations not yet recorded,
+in order, and records each. Running it again changes nothing.
+
+Rules for authors: never edit or reorder a released migration; add a new one.
+A migration sees the database as the previous one left it, so it must not use
+the component's *current* table definitions for anything but version 1's frozen
+copy (see :mod:`.schema`).
+
+Example:
+    >>> import sqlalchemy as sa
+    >>> from hy_memory_langgraph.store.engine import create_store_engine, release_engine
+    >>> engine, _ = create_store_engine("sqlite://" + "/:memory:")
+    >>> steps = (Migration(1, "create t", lambda ctx: ctx.execute("CREATE TABLE t (x INT)")),)
+    >>> setup(engine, "demo", steps), setup(engine, "demo", steps)
+    (1, 1)
+    >>> release_engine(engine)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.schema import CreateSchema
+
+from hy_memory_langgraph.errors import StoreError
+from hy_memory_langgraph.store.engine import schema_of, write_tx
+
+__all__ = ["Migration", "MigrationContext", "setup", "applied_versions", "VERSIONS"]
+
+_meta = sa.MetaData()
+VERSIONS = sa.Table(
+    "hy_schema_migrations",
+    _meta,
+    sa.Column("component", sa.String(64), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("applied_at", sa.DateTime(timezone=True), nullable=False,
+              server_default=sa.func.current_timestamp()),
+)
+
+
+class MigrationContext:
+    """What a migration step gets: the connection and helpers for raw DDL.
+
+    Attributes:
+        conn: The connection, inside the setup transaction.
+        schema: The PostgreSQL schema of the component (``None`` on SQLite).
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.schema = schema_of(conn)
+
+    @property
+    def dialect(self) -> str:
+        return self.conn.dialect.name
+
+    def table(self, name: str) -> str:
+        """The quoted, schema-qualified name of a table, for raw SQL."""
+        quote = self.conn.dialect.identifier_preparer.quote
+        return f"{quote(self.schema)}.{quote(name)}" if self.schema else quote(name)
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        """Run raw SQL (use :meth:`table` for table names)."""
+        return self.conn.execute(sa.text(statement), params or {})
+
+    def create_all(self, metadata: sa.MetaData) -> None:
+        """Create the tables of ``metadata`` that do not exist yet (in the schema)."""
+        metadata.create_all(self.conn, checkfirst=True)
+
+    def columns(self, table: str) -> set[str]:
+        """Column names of an existing table."""
+        return {c["name"] for c in sa.inspect(self.conn).get_columns(table, schema=self.schema)}
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step of a component's schema history.
+
+    Attributes:
+        version: 1, 2, 3… with no gaps.
+        description: What it does (recorded in the version table).
+        apply: The step; runs inside the setup transaction.
+    """
+
+    version: int
+    description: str
+    apply: Callable[[MigrationContext], None]
+
+
+def _check_sequence(component: str, migrations: Sequence[Migration]) -> None:
+    numbers = [m.version for m in migrations]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise StoreError(f"{component} migrations must be numbered 1..n, got {numbers}")
+
+
+def applied_versions(conn: Connection, component: str) -> set[int]:
+    """Versions of ``component`` recorded in the database (``set()`` before setup)."""
+    if not sa.inspect(conn).has_table(VERSIONS.name, schema=schema_of(conn)):
+        return set()
+    rows = conn.execute(sa.select(VERSIONS.c.version).where(VERSIONS.c.component == component))
+    return {int(v) for v in rows.scalars()}
+
+
+def setup(engine: Engine, component: str, migrations: Sequence[Migration]) -> int:
+    """Bring ``component``'s tables to the newest version; returns it.
+
+    Raises:
+        StoreError: The database was migrated by a newer release (unknown versions).
+    """
+    _check_sequence(component, migrations)
+    with write_tx(engine) as conn:
+        schema = schema_of(conn)
+        if schema is not None:
+            conn.execute(CreateSchema(schema, if_not_exists=True))
+        VERSIONS.create(conn, checkfirst=True)
+        done = applied_versions(conn, component)
+        newest = len(migrations)
+        unknown = sorted(v for v in done if v > newest)
+        if unknown:
+            raise StoreError(
+                f"the {component} tables are at version {max(unknown)}, newer than this release "
+                f"knows ({newest}); upgrade hy-memory-langgraph on every instance sharing the database"
+            )
+        context = MigrationContext(conn)
+        for step in migrations:
+            if step.version in done:
+                continue
+            step.apply(context)
+            conn.execute(VERSIONS.insert().values(
+                component=component, version=step.version, description=step.description))
+    return newest

@@ -1,0 +1,208 @@
+"""Per-scope vector indexes of one store object, loaded lazily and kept in step.
+
+The database is the source of truth for every vector. A store object keeps an
+exact FAISS index (a :class:`~.mirror.Mirror`) only for the scopes it has
+searched — a scope is a namespace's first two labels, e.g. one user's chat
+memories — in a byte-bounded LRU :class:`~.cache.IndexCache`:
+
+* **Load**: the first search of a scope reads its live vectors with one query
+  (``items.scope`` is indexed) inside the search's read transaction.
+* **Catch up**: before a search, the change log since this object's position
+  ``seq`` is read; changed items of *cached* scopes are re-read (or taken from
+  the writer's own copy) and applied. Scopes not cached need nothing: they load
+  fresh. A log pruned past ``seq`` just empties this object's cache entries.
+* **Evict**: the cache drops least recently used scopes beyond its budget.
+
+Search stays exact: the candidates (a prefix inside a scope, the scopes under a
+shorter prefix, or the rows a filter selected in SQL) are fixed first, each
+scope is ranked exactly, and the per-scope top-k lists are merged.
+
+Example:
+    >>> from hy_memory_langgraph.store.cache import IndexCache
+    >>> scoped = ScopedIndex(4, IndexCache(1 << 20))
+    >>> scoped.seq, len(scoped.cache)
+    (0, 0)
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy.engine import Connection, Row
+
+from hy_memory_langgraph.errors import StoreCorruptionError
+from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store.cache import IndexCache
+from hy_memory_langgraph.store.mirror import ItemVectors, Mirror
+from hy_memory_langgraph.store.namespaces import SEP
+from hy_memory_langgraph.store.schema import SCOPE_DEPTH, scope_of
+from hy_memory_langgraph.store.vectors import FloatArray, IdArray
+
+__all__ = ["ScopedIndex", "Target", "targets_for_prefix", "targets_for_rows"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to rank inside one scope: all of it, a namespace prefix, or some items."""
+
+    scope: str
+    prefix: str | None = None
+    item_ids: tuple[int, ...] | None = None
+
+
+def targets_for_prefix(conn: Connection, prefix: str) -> list[Target]:
+    """The scopes (and the prefix inside one) that a namespace prefix covers."""
+    depth = len(prefix.split(SEP)) if prefix else 0
+    if depth >= SCOPE_DEPTH:
+        return [Target(scope_of(prefix), prefix=prefix)]
+    return [Target(scope) for scope in sql.scopes_under(conn, prefix)]
+
+
+def targets_for_rows(rows: Iterable[Row[object]]) -> list[Target]:
+    """Targets for the ``(id, scope)`` rows a filtered SQL query selected."""
+    grouped: dict[str, list[int]] = {}
+    for row in rows:
+        grouped.setdefault(str(row.scope), []).append(int(row.id))  # type: ignore[call-overload]
+    return [Target(scope, item_ids=tuple(ids)) for scope, ids in grouped.items()]
+
+
+class ScopedIndex:
+    """The per-scope indexes of one store object.
+
+    Args:
+        dims: Vector size.
+        cache: Where the scope indexes live (shared with other stores).
+        search_threads: OpenMP threads per FAISS search.
+    """
+
+    def __init__(self, dims: int, cache: IndexCache, *, search_threads: int | None = 1) -> None:
+        self.dims = dims
+        self.cache = cache
+        self.search_threads = search_threads
+        self.owner = uuid.uuid4().hex
+        self.seq = 0
+
+    # ------------------------------------------------------------ loading
+
+    def _decode(self, blob: bytes) -> FloatArray:
+        vector = np.frombuffer(blob, dtype="<f4")
+        if vector.shape[0] != self.dims:
+            raise StoreCorruptionError(f"a stored vector has {vector.shape[0]} dims, the index has {self.dims}")
+        return vector
+
+    def _group(self, rows: Iterable[Row[object]]) -> dict[int, ItemVectors]:
+        grouped: dict[int, tuple[str, list[tuple[int, FloatArray]]]] = {}
+        for row in rows:
+            entry = grouped.setdefault(row.item_id, (row.namespace, []))  # type: ignore[attr-defined]
+            entry[1].append((row.pos, self._decode(row.embedding)))  # type: ignore[attr-defined]
+        return {
+            item_id: (ns, np.stack([v for _, v in sorted(vecs, key=lambda p: p[0])]))
+            for item_id, (ns, vecs) in grouped.items()
+        }
+
+    def mirror(self, conn: Connection, now: int, scope: str) -> Mirror:
+        """The index of ``scope``, loaded from the database when not cached."""
+        key = (self.owner, scope)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        mirror = Mirror(self.dims, search_threads=self.search_threads)
+        mirror.apply(self._group(sql.vectors_of_scope(conn, now, scope)))
+        self.cache.put(key, mirror)
+        return mirror
+
+    def close(self) -> None:
+        self.cache.drop_owner(self.owner)
+
+    # ------------------------------------------------------------ catch-up
+
+    def open(self, conn: Connection) -> None:
+        """Start at the log's end: nothing is cached yet, so nothing needs replaying."""
+        self.seq = sql.last_seq(conn)
+
+    def catch_up(
+        self,
+        conn: Connection,
+        now: int,
+        local: Mapping[int, ItemVectors] | None = None,
+        mine: set[int] | None = None,
+    ) -> None:
+        """Apply the changes after ``seq`` to the cached scopes (cheap when none)."""
+        high = sql.last_seq(conn)
+        if high == self.seq:
+            return
+        low, _ = sql.change_bounds(conn)
+        if high < self.seq or low > self.seq + 1:
+            self.cache.drop_owner(self.owner)  # position lost: reload scopes lazily
+            self.seq = high
+            return
+        latest: dict[int, tuple[int, str]] = {}
+        for row in sql.changes_since(conn, self.seq):
+            latest[row.item_id] = (row.seq, scope_of(row.namespace))
+        self._apply_changes(conn, now, latest, local or {}, mine or set())
+        self.seq = high
+
+    def _apply_changes(self, conn: Connection, now: int, latest: dict[int, tuple[int, str]],
+                       local: Mapping[int, ItemVectors], mine: set[int]) -> None:
+        by_scope: dict[str, dict[int, ItemVectors]] = {}
+        reload: list[int] = []
+        for item_id, (seq, scope) in latest.items():
+            if self.cache.peek((self.owner, scope)) is None:
+                continue
+            if seq in mine and item_id in local:
+                by_scope.setdefault(scope, {})[item_id] = local[item_id]
+            else:
+                reload.append(item_id)
+        fresh = self._group(sql.vectors_of(conn, now, reload)) if reload else {}
+        for item_id in reload:
+            by_scope.setdefault(latest[item_id][1], {})[item_id] = fresh.get(item_id)
+        for scope, updates in by_scope.items():
+            mirror = self.cache.peek((self.owner, scope))
+            if mirror is not None:
+                mirror.apply(updates)
+                self.cache.resize((self.owner, scope))
+
+    def forget(self, item_ids: Iterable[int]) -> None:
+        """Drop items found expired from whichever cached scope holds them."""
+        wanted = set(item_ids)
+        for key in self.cache.keys_of(self.owner):
+            mirror = self.cache.peek(key)
+            gone = [i for i in wanted if mirror is not None and i in mirror]
+            if gone and mirror is not None:
+                mirror.apply(dict.fromkeys(gone))
+
+    # ------------------------------------------------------------ search
+
+    def search(
+        self, conn: Connection, now: int, query: FloatArray, k: int, targets: list[Target]
+    ) -> tuple[FloatArray, IdArray, int]:
+        """Top-``k`` vectors over ``targets`` (best first) and how many were eligible."""
+        all_scores: list[FloatArray] = []
+        all_ids: list[IdArray] = []
+        eligible = 0
+        for target in targets:
+            mirror = self.mirror(conn, now, target.scope)
+            allowed = _allowed(mirror, target)
+            eligible += mirror.index.ntotal if allowed is None else len(allowed)
+            if k > 0 and (allowed is None or len(allowed)):
+                scores, vids = mirror.index.search(query, k, allowed)
+                all_scores.append(scores)
+                all_ids.append(vids)
+        if not all_scores:
+            return np.empty(0, np.float32), np.empty(0, np.int64), eligible
+        scores = np.concatenate(all_scores)
+        vids = np.concatenate(all_ids)
+        order = np.lexsort((vids, -scores))[:k]
+        return scores[order], vids[order], eligible
+
+
+def _allowed(mirror: Mirror, target: Target) -> IdArray | None:
+    if target.item_ids is not None:
+        return mirror.allowed_for_items(target.item_ids)
+    if target.prefix is not None:
+        return mirror.allowed_for_prefix(target.prefix)
+    return None
+

@@ -1,0 +1,199 @@
+"""Per-scope vector indexes: reopen, lazy load, delta catch-up, LRU eviction, exactness.
+
+Runs on SQLite files and PostgreSQL (``db`` gives a store target for either).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langgraph.store.base import BaseStore, PutOp
+from store_helpers import index_config, keys, scores_close
+
+from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreError
+from hy_memory_langgraph.store import HyMemoryStore, IndexCache
+
+QUERIES = ["green tea", "mountain hiking trip", "python async code", "chocolate"]
+TEXTS = [
+    "green tea with jasmine", "mountain hiking trip in spring", "python async code review",
+    "chocolate cake recipe", "black coffee", "river kayaking trip", "rust borrow checker",
+    "matcha latte", "vanilla ice cream", "typescript generics",
+]
+Opener = Callable[..., HyMemoryStore]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
+    """``open_db(name="mem", **kwargs)``: a HyMemoryStore on SQLite or PostgreSQL."""
+    url = request.getfixturevalue("pg_url") if request.param == "postgres" else None
+    opened: list[HyMemoryStore] = []
+
+    def make(name: str = "mem", **kwargs: object) -> HyMemoryStore:
+        kwargs.setdefault("index", index_config(["text"]))
+        if url is None:
+            store = HyMemoryStore(tmp_path / f"{name}.db", **kwargs)  # type: ignore[arg-type]
+        else:
+            store = HyMemoryStore.from_url(url, name=name, **kwargs)  # type: ignore[arg-type]
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+def _fill(store: BaseStore) -> None:
+    for i, text in enumerate(TEXTS):
+        store.put(("p", f"u{i % 3}"), f"k{i}", {"text": text, "i": i})
+    store.put(("p", "u0"), "plain", {"text": "not indexed"}, index=False)
+    store.delete(("p", "u1"), "k4")
+
+
+def _snapshot(store: BaseStore) -> list[tuple[list[str], list[float | None]]]:
+    out = []
+    for q in QUERIES:
+        for prefix in [("p",), ("p", "u0"), ()]:
+            res = store.search(prefix, query=q, limit=20)
+            out.append((keys(res), [r.score for r in res]))
+    return out
+
+
+def _same(a: list, b: list) -> bool:
+    return all(ka == kb and scores_close(sa_, sb) for (ka, sa_), (kb, sb) in zip(a, b, strict=True))
+
+
+def test_reopen_gives_the_same_results(open_db: Opener) -> None:
+    store = open_db()
+    _fill(store)
+    before = _snapshot(store)
+    store.close()
+    assert _same(_snapshot(open_db()), before)
+
+
+def test_scopes_load_lazily(open_db: Opener) -> None:
+    store = open_db()
+    _fill(store)
+    other = open_db(index_cache=IndexCache(1 << 30))
+    assert other.index_cache is not None and len(other.index_cache) == 0
+    other.search(("p", "u0"), query="green tea")
+    assert len(other.index_cache) == 1
+    other.search(("p",), query="green tea")
+    assert len(other.index_cache) == 3  # u0, u1, u2
+
+
+def test_write_through_one_is_seen_by_the_next_search_of_another(open_db: Opener) -> None:
+    a, b = open_db(), open_db()
+    _fill(a)
+    b.search(("p", "u1"), query="chocolate cake", limit=1)  # b now caches the scope
+    a.put(("p", "u1"), "new", {"text": "dark chocolate truffles"})
+    assert keys(b.search(("p", "u1"), query="dark chocolate truffles", limit=1)) == ["new"]
+    a.delete(("p", "u1"), "new")
+    assert "new" not in keys(b.search(("p", "u1"), query="dark chocolate truffles", limit=10))
+    a.put(("p", "u1"), "k1", {"text": "dark chocolate truffles"})  # overwrite: vectors replaced
+    assert keys(b.search(("p", "u1"), query="dark chocolate truffles", limit=1)) == ["k1"]
+
+
+def test_tiny_cache_evicts_but_stays_exact(open_db: Opener) -> None:
+    big = open_db()
+    for user in range(12):
+        big.batch([PutOp(("c", f"u{user}"), f"k{i}", {"text": f"note {i} of user {user} {TEXTS[i % 10]}"})
+                   for i in range(15)])
+    expected = {q: (keys(r := big.search(("c",), query=q, limit=7)), [x.score for x in r]) for q in QUERIES}
+    tiny = IndexCache(max_bytes=1)
+    small = open_db(index_cache=tiny)
+    for q in QUERIES:
+        found = small.search(("c",), query=q, limit=7)
+        assert keys(found) == expected[q][0]
+        assert scores_close([x.score for x in found], expected[q][1])
+    assert len(tiny) == 1 and tiny.evictions >= 11
+    one = small.search(("c", "u3"), query="note 2 of user 3", limit=3)
+    assert keys(one) == keys(big.search(("c", "u3"), query="note 2 of user 3", limit=3))
+
+
+def test_filters_apply_before_top_k_across_scopes(open_db: Opener) -> None:
+    store = open_db(index_cache=IndexCache(max_bytes=1))
+    for user in range(5):
+        store.batch([PutOp(("f", f"u{user}"), f"k{i}", {"text": f"green tea {i}", "tag": i % 10})
+                     for i in range(40)])
+    hits = store.search(("f",), query="green tea", filter={"tag": 3}, limit=100)
+    assert len(hits) == 20 and {h.value["tag"] for h in hits} == {3}
+
+
+def test_pruned_change_log_reloads_scopes(open_db: Opener, caplog: pytest.LogCaptureFixture) -> None:
+    reader = open_db(changelog_retention=1, index_cache=IndexCache(1 << 30))
+    writer = open_db(changelog_retention=1)
+    reader.put(("p", "x"), "seed", {"text": "seed"})
+    assert reader.search(("p", "x"), query="seed")
+    writer.put(("p", "x"), "w-last", {"text": "green tea writer"})
+    writer.batch([PutOp(("p", "x"), f"bulk{i}", {"text": f"bulk {i}"}) for i in range(1001)])
+    assert keys(reader.search(("p", "x"), query="green tea writer", limit=1)) == ["w-last"]
+
+
+def test_old_whole_store_index_files_are_removed(tmp_path: Path) -> None:
+    db = tmp_path / "mem.db"
+    for suffix in (".faiss", ".faiss.json"):
+        db.with_name(db.name + suffix).write_bytes(b"left by an older release")
+    with HyMemoryStore(db, index=index_config(["text"])) as store:
+        _fill(store)
+    assert sorted(p.name for p in tmp_path.iterdir() if "faiss" in p.name) == []
+
+
+def test_dims_mismatch_is_config_error(open_db: Opener) -> None:
+    open_db().put(("p",), "k", {"text": "x"})
+    with pytest.raises(ConfigError, match="64-dim"):
+        open_db(index=index_config(["text"], dims=32))
+
+
+def test_closed_store_raises(open_db: Opener) -> None:
+    store = open_db()
+    store.close()
+    store.close()  # idempotent
+    assert store.closed
+    with pytest.raises(StoreError):
+        store.get(("p",), "k")
+
+
+def test_in_memory_sqlite_url(tmp_path: Path) -> None:
+    with HyMemoryStore("sqlite://", index=index_config(["text"])) as store:
+        _fill(store)
+        assert keys(store.search(("p",), query="green tea", limit=1)) == ["k0"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cache_accounting_follows_changes() -> None:
+    from hy_memory_langgraph.store.mirror import Mirror
+
+    cache = IndexCache(max_bytes=10 << 20)
+    mirror = Mirror(8)
+    cache.put(("o", "s"), mirror)
+    empty = cache.nbytes
+    mirror.apply({1: ("s", np.ones((100, 8), np.float32))})
+    cache.resize(("o", "s"))
+    assert cache.nbytes > empty + 100 * 8 * 4
+    cache.drop_owner("o")
+    assert cache.nbytes == 0 and len(cache) == 0
+
+
+def test_quiet_on_open(open_db: Opener, caplog: pytest.LogCaptureFixture) -> None:
+    _fill(open_db())
+    with caplog.at_level(logging.WARNING, logger="hy_memory_langgraph.store"):
+        open_db().search(("p",), query="tea")
+    assert not caplog.records
+
+
+def test_nul_characters_are_refused_on_postgresql_only(open_db: Opener) -> None:
+    store = open_db()
+    on_postgres = store.url.startswith("postgresql")
+    for value in ({"text": "a\x00b"}, {"other": ["x", "nul \x00 inside"]}):
+        if on_postgres:
+            with pytest.raises(InvalidInputError, match="NUL"):
+                store.put(("p",), "k", value)
+        else:
+            store.put(("p",), "k", value)
+            assert store.get(("p",), "k").value == value
+    store.put(("p",), "fine", {"text": "a backslash \\u0000 is not a NUL"})
+    assert store.get(("p",), "fine").value == {"text": "a backslash \\u0000 is not a NUL"}
