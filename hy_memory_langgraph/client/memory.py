@@ -15,12 +15,14 @@ from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
+from langchain_core.stores import BaseStore as ByteStore
 
 from hy_memory_langgraph.client.workflow import WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
+    CachedEmbeddings,
     LLMGateway,
     LLMUsage,
     embedding_dims,
@@ -34,6 +36,7 @@ from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
+from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
 
@@ -68,6 +71,12 @@ class HyMemoryClient:
             config; default :class:`HyMemoryStore`.
         oa_context_provider: Supplies ``oaContext`` to :meth:`memory_prompt`
             (an :class:`~hy_memory_langgraph.workflow.OAContextProvider`); default none.
+        embedding_cache: Keep every vector and reuse it, so no text is embedded twice
+            (across runs and processes): ``True`` → ``{data_dir}/cache/embeddings.db``,
+            a path → a :class:`~hy_memory_langgraph.store.kv.HyMemoryKVStore` there
+            (several data dirs may share one), or any LangChain ``BaseStore[str, bytes]``.
+            Default ``None``: no cache. Embeddings passed in that are already a
+            :class:`~hy_memory_langgraph.models.CachedEmbeddings` are used as they are.
 
     Example:
         >>> client = HyMemoryClient(mode="lite", data_dir="/tmp/hy-doc")  # doctest: +SKIP
@@ -80,7 +89,8 @@ class HyMemoryClient:
                  embeddings: Embeddings | Callable[..., Any] | None = None,
                  config: MemoryConfig | None = None, data_dir: str | Path | None = None,
                  store_factory: StoreFactory | None = None,
-                 oa_context_provider: OAContextProvider | None = None) -> None:
+                 oa_context_provider: OAContextProvider | None = None,
+                 embedding_cache: bool | str | Path | ByteStore[str, bytes] | None = None) -> None:
         config = config or MemoryConfig.from_env()
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
@@ -89,7 +99,8 @@ class HyMemoryClient:
         self.config = config
         self.llm_usage = LLMUsage()
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
-        self.embeddings = resolve_embeddings(embeddings)
+        self._owned_cache: HyMemoryKVStore | None = None
+        self.embeddings = self._with_cache(resolve_embeddings(embeddings), embedding_cache, config)
         stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory)
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores)
         self.write_graph = build_write_graph()
@@ -224,6 +235,9 @@ class HyMemoryClient:
     def close(self) -> None:
         """Close every store (flushes derived indexes)."""
         self.context.stores.close()
+        if self._owned_cache is not None:
+            self._owned_cache.close()
+            self._owned_cache = None
 
     def __enter__(self) -> HyMemoryClient:
         return self
@@ -232,6 +246,22 @@ class HyMemoryClient:
         self.close()
 
     # -- helpers ------------------------------------------------------------------------------
+    def _with_cache(self, embeddings: Embeddings, cache: Any, config: MemoryConfig) -> Embeddings:
+        """``embeddings`` wrapped in a :class:`CachedEmbeddings` as ``cache`` asks."""
+        if cache is None or cache is False or isinstance(embeddings, CachedEmbeddings):
+            return embeddings
+        if cache is True:
+            cache = config.data_dir / "cache" / "embeddings.db"
+        if isinstance(cache, (str, Path)):
+            Path(cache).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._owned_cache = HyMemoryKVStore(Path(cache).expanduser(), namespace=("embeddings",))
+            cache = self._owned_cache
+        if not isinstance(cache, ByteStore):
+            raise InvalidInputError(
+                f"embedding_cache={cache!r} is invalid: pass True (a cache in the data dir), "
+                "a file path, or a LangChain BaseStore[str, bytes]")
+        return CachedEmbeddings(embeddings, cache)
+
     @staticmethod
     def _write_input(args: dict[str, Any]) -> dict[str, Any]:
         keys = ("messages", "scene", "user_id", "agent_id", "session_id", "workspace_id",

@@ -37,6 +37,8 @@ Modules, one concern each:
 * :mod:`.vectors` / :mod:`.mirror` / :mod:`.sync` / :mod:`.persist`: the derived
   FAISS index, its namespace map, change-log replay and atomic persistence.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
+* :mod:`.kv`: :class:`HyMemoryKVStore`, a LangChain ``BaseStore[str, bytes]`` in one
+  namespace of any LangGraph store (e.g. the byte store of an embedding cache).
 
 Example:
     >>> from hy_memory_langgraph.store import HyMemoryStore
@@ -50,6 +52,7 @@ Example:
 from __future__ import annotations
 
 from hy_memory_langgraph.store.filters import FilterError
+from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["HyMemoryStore", "FilterError"]
+__all__ = ["HyMemoryStore", "HyMemoryKVStore", "FilterError"]
