@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,6 +17,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.stores import BaseStore as ByteStore
 
+from hy_memory_langgraph.client.stats import memory_stats
+from hy_memory_langgraph.client.transfer import export_rows, import_rows
 from hy_memory_langgraph.client.workflow import WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
@@ -208,6 +210,27 @@ class HyMemoryClient:
         """Every version of a memory (and of those it superseded), oldest first."""
         memory_id = require_id(memory_id, "memory_id")
         return (self._productivity(memory_id) or self._chat).history(memory_id)
+
+    # -- export / import / stats --------------------------------------------------------------
+    def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+        """Every row of an export of this data dir (or of ``user_ids`` only): memories of
+        every scene and status, history, traces, version chain, workflow files.
+
+        See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
+        """
+        if user_ids is not None:
+            user_ids = [require_id(u, "user_ids") for u in user_ids]
+        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=user_ids)
+
+    def import_memories(self, rows: Iterable[dict[str, Any]], *,
+                        on_row: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Write the rows of :meth:`export_memories` here; returns counts per row type,
+        ``rows`` and ``complete`` (the export's footer was found and matched)."""
+        return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of this data dir: memories per scene, kind and status, users, files."""
+        return {"mode": self.mode, **memory_stats(self.context, self.config.workflow_dir)}
 
     # -- workflow memory ---------------------------------------------------------------------
     def memory_prompt(self, user_id: str, workflow_id: str | None = None) -> dict[str, Any]:
