@@ -1,8 +1,9 @@
 """The memory block shown to a model: one search result as plain text.
 
 * chat: ``- (date) content`` per memory;
-* working / coding: facts (``- (date) subject: statement [files]``), experiences
-  (``- task → solution``) and, for coding, the version ``chain_block`` as it is.
+* working / coding: facts (``- (date) subject: statement [files]``, one line each),
+  experiences (``- task → solution``) and, for coding, the version ``chain_block`` as it
+  is (it carries its own heading).
 
 An empty result renders as ``""`` (no block is added).
 
@@ -22,7 +23,6 @@ __all__ = ["render_memories", "render_memory_block"]
 CHAT_HEADER = "Relevant long-term memories about this user (may be outdated):"
 FACTS_HEADER = "What happened in earlier work on this (may be outdated):"
 EXPERIENCES_HEADER = "Reusable experience from earlier tasks:"
-CHAIN_HEADER = "How the code evolved (version chain):"
 
 
 def _date(record: dict[str, Any]) -> str:
@@ -39,7 +39,7 @@ def render_memories(memories: Sequence[dict[str, Any]]) -> str:
 
 def _fact_line(fact: dict[str, Any]) -> str:
     subject = str(fact.get("subject") or "").strip()
-    statement = str(fact.get("statement") or "").strip()
+    statement = "; ".join(line.strip() for line in str(fact.get("statement") or "").splitlines() if line.strip())
     text = f"{subject}: {statement}" if subject else statement
     files = [str(f) for f in fact.get("files") or []][:5]
     return f"- ({_date(fact)}) {text}" + (f" [{', '.join(files)}]" if files else "")
@@ -62,5 +62,5 @@ def render_memory_block(result: dict[str, Any]) -> str:
         sections.append(EXPERIENCES_HEADER + "\n"
                         + "\n".join(_experience_line(e) for e in result["experiences"]))
     if result.get("chain_block"):
-        sections.append(CHAIN_HEADER + "\n" + str(result["chain_block"]).strip())
+        sections.append(str(result["chain_block"]).strip())
     return "\n\n".join(sections)
