@@ -38,12 +38,16 @@ class CliError(Exception):
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
-    """``--data-dir`` and ``--json``; on subcommands they never reset a value given earlier."""
+    """``--data-dir``, ``--json``, ``--no-embedding-cache``; on subcommands they never reset
+    a value given before the subcommand."""
     default: Any = None if top else argparse.SUPPRESS
     parser.add_argument("--data-dir", default=default, metavar="DIR",
                         help="where the memory files live (default: $MEMORY_DATA_DIR, else ~/.hy_memory)")
     parser.add_argument("--json", action="store_true", default=False if top else argparse.SUPPRESS,
                         help="print one JSON envelope instead of text")
+    parser.add_argument("--no-embedding-cache", action="store_true",
+                        default=False if top else argparse.SUPPRESS,
+                        help="do not keep embeddings in {data dir}/cache/embeddings.db")
 
 
 def add_user_option(parser: argparse.ArgumentParser, help_text: str = "whose memories") -> None:
