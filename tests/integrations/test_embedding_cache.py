@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -115,15 +116,21 @@ def test_langchains_cache_backed_embeddings_accepts_the_kv_store(tmp_path: Path)
 
 
 def test_a_second_process_embeds_nothing(tmp_path: Path) -> None:
+    texts = ["alpha", "beta", "gamma"]
+    with HyMemoryKVStore(tmp_path / "p.db") as kv:
+        cached = CachedEmbeddings(HashingEmbeddings(64), kv)
+        vectors = cached.embed_documents(texts)
+        assert (cached.hits, cached.misses) == (0, 3)
     script = textwrap.dedent(f"""
+        import json
         from hy_memory_langgraph.integrations import CachedEmbeddings, HyMemoryKVStore
         from hy_memory_langgraph.testing import HashingEmbeddings
         with HyMemoryKVStore({str(tmp_path / 'p.db')!r}) as kv:
             cached = CachedEmbeddings(HashingEmbeddings(64), kv)
-            cached.embed_documents(["alpha", "beta", "gamma"])
-            print(cached.hits, cached.misses)
+            vectors = cached.embed_documents({texts!r})
+            print(json.dumps([cached.hits, cached.misses, vectors]))
     """)
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120).stdout.split()
-            for _ in range(2)]
-    assert runs == [["0", "3"], ["3", "0"]]
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120).stdout
+    hits, misses, again = json.loads(out)
+    assert (hits, misses) == (3, 0) and again == vectors
