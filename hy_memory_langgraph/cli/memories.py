@@ -234,7 +234,7 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     add.set_defaults(handler=_add)
 
     search = sub.add_parser("search", parents=[parent], help="find a user's memories")
-    search.add_argument("query")
+    search.add_argument("query", help="what to look for, in any language")
     add_user_option(search)
     _scope_options(search)
     search.add_argument("--limit", "-k", type=int, default=5, help="results (per layer for working/coding)")

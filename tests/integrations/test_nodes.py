@@ -12,7 +12,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 
 from hy_memory_langgraph.errors import MissingContextError
 from hy_memory_langgraph.integrations import MemoryState, create_recall_node, create_remember_node
-from hy_memory_langgraph.testing import ScriptedChatModel
+from hy_memory_langgraph.testing import RaisingChatModel, ScriptedChatModel
 from tests.integrations.conftest import cat_answer, system_text
 
 
@@ -119,3 +119,12 @@ def test_recall_merges_into_a_leading_system_message(make_client) -> None:
 def test_bad_arguments_are_refused_when_the_node_is_built(make_client, bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=next(iter(bad))):
         create_recall_node(make_client(mode="lite"), **bad)
+
+
+def test_recall_makes_no_llm_call_in_pro_mode(make_client) -> None:
+    model = RaisingChatModel.create()
+    client = make_client(mode="pro", llm=model)
+    client.context.chat_repo.create("u1", "The user's cat is called Miso", request_id="seed")
+    out = create_recall_node(client).invoke({"messages": [HumanMessage("what is my cat called?")]},
+                                            {"configurable": {"user_id": "u1"}})
+    assert "Miso" in out["llm_input_messages"][0].content and model.call_count == 0
