@@ -12,6 +12,7 @@ __all__ = [
     "ConfigError",
     "InvalidInputError",
     "InvalidSceneError",
+    "MissingContextError",
     "ModelUnavailableError",
     "StoreError",
     "StoreCorruptionError",
@@ -34,6 +35,18 @@ class InvalidInputError(HyMemoryError, ValueError):
 
 class InvalidSceneError(InvalidInputError):
     """``scene`` is not one of the allowed values."""
+
+
+class MissingContextError(InvalidInputError):
+    """A memory node or tool ran without a value it reads from the run (e.g. ``user_id``).
+
+    Attributes:
+        field: The missing value's name.
+    """
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class ModelUnavailableError(HyMemoryError, RuntimeError):

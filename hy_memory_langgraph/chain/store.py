@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -239,6 +239,40 @@ class ChainStore:
     def flush_erasure(self) -> None:
         """Fold the write-ahead log into the database after deletes (erasure)."""
         checkpoint(self.engine)
+    # ------------------------------------------------------------------ export / import
+    def dump(self) -> Iterator[dict[str, Any]]:
+        """Every thread with its rounds, oldest thread first (git snapshots are not
+        included: they are caches of work-tree files, re-read on the next write)."""
+        with read_tx(self.engine) as conn:
+            threads = conn.execute(sa.select(THREADS).order_by(THREADS.c.id)).mappings().all()
+            rounds = self._round_rows(conn, [t["id"] for t in threads])
+        by_thread: dict[int, list[dict[str, Any]]] = {}
+        for r in rounds:
+            by_thread.setdefault(r["thread_id"], []).append(
+                {k: v for k, v in r.items() if k not in ("id", "thread_id")})
+        for t in threads:
+            yield {"owner": t["owner"], "branch": t["branch"], "file": t["file"], "symbol": t["symbol"],
+                   "created_at": t["created_at"], "rounds": by_thread.get(t["id"], [])}
+
+    def restore(self, threads: Iterable[dict[str, Any]]) -> int:
+        """Write threads as :meth:`dump` gave them; rounds a thread already has (same
+        number) are kept. Returns the rounds written."""
+        written = 0
+        with write_tx(self.engine) as conn:
+            for t in threads:
+                thread_id = self._thread_id(conn, t["owner"], t["branch"] or None, t["file"], t["symbol"],
+                                            t["created_at"])
+                have = {r["number"] for r in self._round_rows(conn, [thread_id])}
+                for r in t["rounds"]:
+                    if int(r["number"]) in have:
+                        continue
+                    conn.execute(ROUNDS.insert().values(
+                        thread_id=thread_id, number=int(r["number"]), request_id=r["request_id"],
+                        fact_id=r["fact_id"], asked=r["asked"] or "", removed=_dump(r["removed"]),
+                        added=_dump(r["added"]), reverts=_dump(r["reverts"]), hunks=int(r["hunks"]),
+                        source=r["source"] or "", at=r["at"]))
+                    written += 1
+        return written
 
     # ------------------------------------------------------------------ git snapshots
     def snapshot(self, owner: str, branch: str | None, root: str, file: str) -> tuple[str, str] | None:

@@ -12,34 +12,36 @@ The OA context comes from ``MEMORY_OA_CONTEXT_PROVIDER`` or ``MEMORY_OA_CONTEXT_
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hy_memory_langgraph.client import (
-    WorkflowMemoryService,
+from hy_memory_langgraph.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    CliError,
+    dump_json,
+    user_id_of,
+)
+from hy_memory_langgraph.client import WorkflowMemoryService
+from hy_memory_langgraph.client.workflow import (
     oa_context_provider_from_config,
+    workflow_documents_for,
 )
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
 from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 
-__all__ = ["OPERATIONS", "CliError", "load_input", "run_operation", "service_from_env"]
-
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+__all__ = ["OPERATIONS", "CliError", "load_input", "register", "run_operation", "service_from_env"]
 
 _PROMPT_KEYS = ("workflowId", "memoryAppId")
 _EXTRACT_KEYS = ("msgList", "userMessage", "assistantMessage", "workflowId", "dynamicContext",
                  "memoryAppId", "async")
-
-
-class CliError(Exception):
-    def __init__(self, code: str, message: str, exit_code: int = EXIT_BAD_INPUT) -> None:
-        super().__init__(message)
-        self.code, self.message, self.exit_code = code, message, exit_code
 
 
 def _check_keys(payload: dict[str, Any], allowed: tuple[str, ...], op: str) -> None:
@@ -71,8 +73,8 @@ OPERATIONS: dict[str, Callable[[WorkflowMemoryService, str, dict[str, Any]], dic
 }
 
 
-def service_from_env(mode: str | None = None) -> WorkflowMemoryService:
-    """A service on ``MemoryConfig.from_env().workflow_dir`` (``MEMORY_DATA_DIR``).
+def service_from_env(mode: str | None = None, data_dir: str | Path | None = None) -> WorkflowMemoryService:
+    """A service on the workflow dir of ``data_dir`` (default ``MEMORY_DATA_DIR``).
 
     ``mode=None``: pro when a chat model is configured (``OPENAI_API_KEY``), else lite.
     The OA context provider is the configured one (``MEMORY_OA_CONTEXT_PROVIDER`` /
@@ -82,7 +84,8 @@ def service_from_env(mode: str | None = None) -> WorkflowMemoryService:
     chat_model = None if mode == "lite" else resolve_chat_model(None)
     resolved = resolve_mode(mode, chat_model)
     gateway = LLMGateway(chat_model) if resolved == "pro" and chat_model is not None else None
-    return WorkflowMemoryService(config.workflow_dir, mode=resolved, llm=gateway,
+    config = MemoryConfig.from_env(data_dir=None if data_dir is None else Path(data_dir).expanduser())
+    return WorkflowMemoryService(workflow_documents_for(config), mode=resolved, llm=gateway,
                                  oa_context_provider=oa_context_provider_from_config(config))
 
 
@@ -126,3 +129,32 @@ def run_operation(op: str, payload: dict[str, Any], *, user_id: str,
     except Exception as exc:  # noqa: BLE001 - the CLI reports every failure as an envelope
         return ({"ok": False, "error": {"code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}"}},
                 EXIT_INTERNAL)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """``workflow run OP``: always prints one JSON envelope and returns its exit code."""
+    try:
+        payload = load_input(args.input_json, args.input_file)
+    except CliError as exc:
+        envelope, code = {"ok": False, "error": {"code": exc.code, "message": exc.message}}, exc.exit_code
+    else:
+        envelope, code = run_operation(
+            args.op, payload, user_id=user_id_of(args),
+            service_factory=lambda: service_from_env(args.mode, getattr(args, "data_dir", None)))
+    print(dump_json(envelope, compact=bool(args.json)))
+    return code
+
+
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    """Add ``workflow run`` to ``sub``."""
+    workflow = sub.add_parser("workflow", parents=[parent],
+                              help="workflow memory of business-process agents, JSON in / JSON out")
+    workflow_sub = workflow.add_subparsers(dest="workflow_command", required=True, metavar="COMMAND")
+    run = workflow_sub.add_parser("run", parents=[parent], help="run an operation, e.g. workflow.memoryPrompt",
+                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("op", help="workflow.memoryPrompt | workflow.memoryExtract")
+    run.add_argument("--input-json", help="the operation input as a JSON object")
+    run.add_argument("--input", dest="input_file", help="a UTF-8 JSON file with the input ('-' = stdin)")
+    run.add_argument("--user-id", "-u", help="the user (default: $HY_MEMORY_USER_ID, else 'default')")
+    run.add_argument("--mode", choices=["lite", "pro"], help="default: pro when a chat model is configured")
+    run.set_defaults(handler=_run, raw_exit=True)

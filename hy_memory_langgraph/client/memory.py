@@ -10,22 +10,27 @@ import asyncio
 import dataclasses
 import functools
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
+from langchain_core.stores import BaseStore as ByteStore
 
+from hy_memory_langgraph.client.stats import memory_stats
+from hy_memory_langgraph.client.transfer import export_rows, import_rows
 from hy_memory_langgraph.client.workflow import (
     WorkflowMemoryService,
     oa_context_provider_from_config,
+    workflow_documents_for,
 )
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
+    CachedEmbeddings,
     LLMGateway,
     LLMUsage,
     embedding_dims,
@@ -43,10 +48,10 @@ from hy_memory_langgraph.repos.records import Fact
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, get_scene
 from hy_memory_langgraph.store import IndexCache
+from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.workflow import OAContextProvider
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
-from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 from hy_memory_langgraph.workflow.oa_context import OAContextFunction
 
 __all__ = ["HyMemoryClient"]
@@ -61,14 +66,6 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
         target, schema = config.store_target(config.pipeline_log_store)
         store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema)
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)
-
-
-def _workflow_documents(config: MemoryConfig) -> WorkflowDocuments:
-    """Markdown files under the data dir, or the ``workflow_memory`` schema with a URL."""
-    target, schema = config.store_target(config.workflow_store)
-    if schema is None:
-        return workflow_documents(target)
-    return WorkflowDatabase(target, schema=schema)
 
 
 def _in_thread(method: Callable[..., T]) -> Callable[..., Any]:
@@ -103,6 +100,12 @@ class HyMemoryClient:
             of the user id); default the
             one configured by ``MEMORY_OA_CONTEXT_PROVIDER`` / ``MEMORY_OA_CONTEXT_FILE``,
             else none.
+        embedding_cache: Keep every vector and reuse it, so no text is embedded twice
+            (across runs and processes): ``True`` → ``{data_dir}/cache/embeddings.db``,
+            a path → a :class:`~hy_memory_langgraph.store.kv.HyMemoryKVStore` there
+            (several data dirs may share one), or any LangChain ``BaseStore[str, bytes]``.
+            Default ``None``: no cache. Embeddings passed in that are already a
+            :class:`~hy_memory_langgraph.models.CachedEmbeddings` are used as they are.
 
     Example:
         >>> client = HyMemoryClient(mode="lite", data_dir="/tmp/hy-doc")  # doctest: +SKIP
@@ -115,7 +118,8 @@ class HyMemoryClient:
                  embeddings: Embeddings | Callable[..., Any] | None = None,
                  config: MemoryConfig | None = None, data_dir: str | Path | None = None,
                  db_url: str | None = None, store_factory: StoreFactory | None = None,
-                 oa_context_provider: OAContextProvider | OAContextFunction | None = None) -> None:
+                 oa_context_provider: OAContextProvider | OAContextFunction | None = None,
+                 embedding_cache: bool | str | Path | ByteStore[str, bytes] | None = None) -> None:
         config = config or MemoryConfig.from_env()
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
@@ -126,7 +130,8 @@ class HyMemoryClient:
         self.config = config
         self.llm_usage = LLMUsage()
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
-        self.embeddings = resolve_embeddings(embeddings)
+        self._owned_cache: HyMemoryKVStore | None = None
+        self.embeddings = self._with_cache(resolve_embeddings(embeddings), embedding_cache, config)
         self.index_cache = IndexCache.from_mb(config.index_cache_mb)
         stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory,
                                self.index_cache)
@@ -137,7 +142,7 @@ class HyMemoryClient:
         self.search_graph = build_search_graph()
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
-        self._documents = _workflow_documents(config)
+        self._documents = workflow_documents_for(config)
         self.workflow = WorkflowMemoryService(self._documents, mode=self.mode, llm=gateway,
                                               oa_context_provider=oa_context_provider)
 
@@ -279,6 +284,27 @@ class HyMemoryClient:
         memory_id = require_id(memory_id, "memory_id")
         return (self._productivity(memory_id) or self._chat).history(memory_id)
 
+    # -- export / import / stats --------------------------------------------------------------
+    def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+        """Every row of an export of this data dir (or of ``user_ids`` only): memories of
+        every scene and status, history, traces, version chain, workflow files.
+
+        See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
+        """
+        if user_ids is not None:
+            user_ids = [require_id(u, "user_ids") for u in user_ids]
+        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=user_ids)
+
+    def import_memories(self, rows: Iterable[dict[str, Any]], *,
+                        on_row: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Write the rows of :meth:`export_memories` here; returns counts per row type,
+        ``rows`` and ``complete`` (the export's footer was found and matched)."""
+        return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of this data dir: memories per scene, kind and status, users, files."""
+        return {"mode": self.mode, **memory_stats(self.context, self.config.workflow_dir)}
+
     # -- workflow memory ---------------------------------------------------------------------
     def memory_prompt(self, user_id: str, workflow_id: str | None = None,
                       memory_app_id: str | None = None) -> dict[str, Any]:
@@ -310,6 +336,9 @@ class HyMemoryClient:
         self.recorder.close()
         if isinstance(self._documents, WorkflowDatabase):
             self._documents.close()
+        if self._owned_cache is not None:
+            self._owned_cache.close()
+            self._owned_cache = None
 
     def __enter__(self) -> HyMemoryClient:
         return self
@@ -331,6 +360,22 @@ class HyMemoryClient:
             return (await graph.ainvoke(args, config, context=self.context))["result"]
         finally:
             await asyncio.to_thread(self.recorder.flush, args["request_id"])
+    def _with_cache(self, embeddings: Embeddings, cache: Any, config: MemoryConfig) -> Embeddings:
+        """``embeddings`` wrapped in a :class:`CachedEmbeddings` as ``cache`` asks."""
+        if cache is None or cache is False or isinstance(embeddings, CachedEmbeddings):
+            return embeddings
+        if cache is True:
+            cache = config.data_dir / "cache" / "embeddings.db"
+        if isinstance(cache, (str, Path)):
+            Path(cache).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._owned_cache = HyMemoryKVStore(Path(cache).expanduser(), namespace=("embeddings",))
+            cache = self._owned_cache
+        if not isinstance(cache, ByteStore):
+            raise InvalidInputError(
+                f"embedding_cache={cache!r} is invalid: pass True (a cache in the data dir), "
+                "a file path, or a LangChain BaseStore[str, bytes]")
+        return CachedEmbeddings(embeddings, cache)
+
     @staticmethod
     def _write_input(args: dict[str, Any]) -> dict[str, Any]:
         keys = ("messages", "scene", "user_id", "agent_id", "session_id", "workspace_id",

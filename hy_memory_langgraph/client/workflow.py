@@ -14,6 +14,7 @@ from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.nodes.workflow.state import WorkflowContext
 from hy_memory_langgraph.pipelines.workflow import build_workflow_extract_graph
+from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
@@ -33,7 +34,7 @@ from hy_memory_langgraph.workflow.oa_context import (
 from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.validation import optional_id
 
-__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config"]
+__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config", "workflow_documents_for"]
 
 _OA_FAILED = ("OA_CONTEXT_FAILED", 502, "oaContext")
 
@@ -64,6 +65,15 @@ def oa_context_provider_from_config(config: MemoryConfig) -> OAContextProvider |
     if config.oa_context_file is not None:
         return FileOAContextProvider(config.oa_context_file)
     return None
+
+
+def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
+    """Where a configuration keeps workflow memory: markdown files under the data dir, or
+    the ``workflow_memory`` schema of ``MEMORY_DB_URL``."""
+    target, schema = config.store_target(config.workflow_store)
+    if schema is None:
+        return workflow_documents(target)
+    return WorkflowDatabase(target, schema=schema)
 
 
 class WorkflowMemoryService:

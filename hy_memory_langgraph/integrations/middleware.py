@@ -15,18 +15,11 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.integrations.render import render_memories
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
 UserResolver = str | Callable[[Runtime[Any]], str]
-
-
-def render_memories(memories: Sequence[dict[str, Any]]) -> str:
-    """The block appended to the system message (empty when nothing was recalled)."""
-    if not memories:
-        return ""
-    lines = [f"- ({m['memory_at'][:10]}) {m['content']}" for m in memories]
-    return "Relevant long-term memories about this user (may be outdated):\n" + "\n".join(lines)
 
 
 def _last_user_index(messages: Sequence[BaseMessage]) -> int | None:

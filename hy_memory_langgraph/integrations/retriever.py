@@ -1,4 +1,11 @@
-"""A LangChain retriever over a :class:`HyMemoryClient`."""
+"""A LangChain retriever over a :class:`HyMemoryClient` (standard retriever contract).
+
+``invoke(query)`` returns at most ``k`` documents; ``invoke(query, k=2, scene="coding",
+workspace_id=..., branch=..., created_after=..., created_before=..., min_score=...)``
+overrides the constructor's values for one call. Productivity scenes return facts and
+experiences merged by score (each tagged with ``metadata["layer"]``), still at most
+``k`` in total.
+"""
 
 from __future__ import annotations
 
@@ -13,22 +20,39 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["HyMemoryRetriever"]
+__all__ = ["HyMemoryRetriever", "result_documents"]
 
 
-def _documents(result: dict[str, Any]) -> list[Document]:
+def _score(record: dict[str, Any]) -> float:
+    score = record.get("score")
+    return float(score) if isinstance(score, (int, float)) else float("-inf")
+
+
+def result_documents(result: dict[str, Any], k: int | None = None) -> list[Document]:
+    """The documents of one ``client.search`` result, best first, at most ``k``.
+
+    Chat memories keep their order; productivity facts and experiences are merged by
+    score (a stable sort, so facts win ties) and tagged with ``metadata["layer"]``.
+    """
     if result["scene"] == "chat":
-        return [Document(page_content=m["content"], id=m["memory_id"],
-                         metadata={k: v for k, v in m.items() if k != "content"})
+        docs = [Document(page_content=m["content"], id=m["memory_id"],
+                         metadata={key: v for key, v in m.items() if key != "content"})
                 for m in result["memories"]]
-    docs = [Document(page_content=f"{f.get('subject', '')}: {f.get('statement', '')}".strip(": "),
-                     id=f["memory_id"], metadata={"layer": "fact", **f})
-            for f in result["facts"]]
-    docs += [Document(page_content=f"{e.get('task', '')}\n{e.get('solution', '')}".strip(),
-                      id=e["memory_id"], metadata={"layer": "experience", **e})
-             for e in result["experiences"]]
-    return docs
+        return docs if k is None else docs[:k]
+    ranked: list[tuple[float, Document]] = []
+    for fact in result["facts"]:
+        text = f"{fact.get('subject', '')}: {fact.get('statement', '')}".strip(": ")
+        ranked.append((_score(fact), Document(page_content=text, id=fact["memory_id"],
+                                              metadata={"layer": "fact", **fact})))
+    for exp in result["experiences"]:
+        text = f"{exp.get('task', '')}\n{exp.get('solution', '')}".strip()
+        ranked.append((_score(exp), Document(page_content=text, id=exp["memory_id"],
+                                             metadata={"layer": "experience", **exp})))
+    ranked.sort(key=lambda pair: pair[0], reverse=True)
+    docs = [doc for _, doc in ranked]
+    return docs if k is None else docs[:k]
 
 
 class HyMemoryRetriever(BaseRetriever):
@@ -38,12 +62,20 @@ class HyMemoryRetriever(BaseRetriever):
         client: The memory client.
         user_id: Whose memories are searched.
         scene: ``"chat"`` (default), ``"working"`` or ``"coding"``; productivity scenes
-            return facts then experiences, each tagged with ``metadata["layer"]``.
-        k: How many memories (per layer for productivity scenes).
+            return facts and experiences, each tagged with ``metadata["layer"]``.
+        k: How many documents at most (any scene).
+        workspace_id: Productivity scope (exact match), optional.
+        branch: Productivity scope within ``workspace_id``, optional.
+        min_score: Drop hits scoring below this, optional.
+
+    Every field may be overridden for one call: ``invoke(query, k=1, scene="coding")``
+    (also ``user_id``, ``workspace_id``, ``branch``, ``min_score``, ``created_after``,
+    ``created_before``).
 
     Example:
         >>> retriever = HyMemoryRetriever(client=client, user_id="u1", k=4)  # doctest: +SKIP
-        >>> retriever.invoke("what is my cat called?")[0].page_content  # doctest: +SKIP
+        >>> retriever.invoke("what is my cat called?", k=1)[0].page_content  # doctest: +SKIP
+        'My cat is called Miso'
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -54,14 +86,34 @@ class HyMemoryRetriever(BaseRetriever):
     k: int = 4
     workspace_id: str | None = None
     branch: str | None = None
+    min_score: float | None = None
 
-    def _search_args(self, query: str) -> dict[str, Any]:
-        return {"query": query, "scene": self.scene, "user_ids": [self.user_id], "limit": self.k,
-                "workspace_id": self.workspace_id, "branch": self.branch}
+    def _search_args(self, query: str, overrides: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        k = self.k if overrides.get("k") is None else overrides["k"]
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInputError(f"k={k!r} is invalid: pass a positive integer number of documents")
+        chosen = {name: overrides[name] if overrides.get(name) is not None else getattr(self, name)
+                  for name in ("user_id", "scene", "workspace_id", "branch", "min_score")}
+        args = {"query": query, "scene": chosen["scene"], "user_ids": [chosen["user_id"]],
+                "limit": k, "workspace_id": chosen["workspace_id"], "branch": chosen["branch"],
+                "min_score": chosen["min_score"], "created_after": overrides.get("created_after"),
+                "created_before": overrides.get("created_before")}
+        return args, k
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return _documents(self.client.search(**self._search_args(query)))
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                k: int | None = None, scene: str | None = None,
+                                user_id: str | None = None, workspace_id: str | None = None,
+                                branch: str | None = None, min_score: float | None = None,
+                                created_after: Any = None, created_before: Any = None) -> list[Document]:
+        args, limit = self._search_args(query, locals())
+        return result_documents(self.client.search(**args), limit)
 
     async def _aget_relevant_documents(self, query: str, *,
-                                       run_manager: AsyncCallbackManagerForRetrieverRun) -> list[Document]:
-        return _documents(await self.client.asearch(**self._search_args(query)))
+                                       run_manager: AsyncCallbackManagerForRetrieverRun,
+                                       k: int | None = None, scene: str | None = None,
+                                       user_id: str | None = None, workspace_id: str | None = None,
+                                       branch: str | None = None, min_score: float | None = None,
+                                       created_after: Any = None,
+                                       created_before: Any = None) -> list[Document]:
+        args, limit = self._search_args(query, locals())
+        return result_documents(await self.client.asearch(**args), limit)

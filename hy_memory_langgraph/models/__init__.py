@@ -31,12 +31,16 @@ Mode (:func:`resolve_mode`): ``None`` → ``"pro"`` when a chat model resolved, 
 Accounting: every LLM call of the package goes through :class:`LLMGateway`, which
 records calls, failures and tokens per pipeline stage in an :class:`LLMUsage`.
 
-Modules: :mod:`.embeddings`, :mod:`.chat`, :mod:`.gateway`; everything public is
-re-exported here.
+Caching: :class:`CachedEmbeddings` keeps every vector in a LangChain byte store and
+never embeds a text twice (see :mod:`.cache`).
+
+Modules: :mod:`.embeddings`, :mod:`.cache`, :mod:`.chat`, :mod:`.gateway`; everything
+public is re-exported here.
 """
 
 from __future__ import annotations
 
+from hy_memory_langgraph.models.cache import CachedEmbeddings, model_identity
 from hy_memory_langgraph.models.chat import (
     DEFAULT_LLM_MODEL,
     Mode,
@@ -52,6 +56,7 @@ from hy_memory_langgraph.models.embeddings import (
 from hy_memory_langgraph.models.gateway import LLMGateway, LLMUsage, StageUsage
 
 __all__ = [
+    "CachedEmbeddings",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_LLM_MODEL",
     "E5Embeddings",
@@ -60,6 +65,7 @@ __all__ = [
     "Mode",
     "StageUsage",
     "embedding_dims",
+    "model_identity",
     "resolve_chat_model",
     "resolve_embeddings",
     "resolve_mode",

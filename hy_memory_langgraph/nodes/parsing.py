@@ -291,7 +291,22 @@ def parse_json_object(text: Any) -> dict[str, Any] | None:
         value = _find(text, "{")
     except Exception:  # noqa: BLE001 - never raise on model output
         return None
-    return value if isinstance(value, dict) else None
+    return _valid_unicode(value) if isinstance(value, dict) else None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_unicode(value: Any) -> Any:
+    """``value`` with lone surrogates in keys and strings replaced by U+FFFD (such text
+    cannot be stored or embedded; a model may still produce it)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_valid_unicode(k): _valid_unicode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_valid_unicode(v) for v in value]
+    return value
 
 
 def as_list(value: Any) -> list[Any]:

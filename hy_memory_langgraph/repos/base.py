@@ -40,7 +40,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -278,6 +278,49 @@ class RecordRepository:
             for event in found:
                 pending.extend(event.get("supersedes") or [])
         return sorted(events, key=lambda e: (e["seq"], e["at"]))
+
+    # -- export / import --------------------------------------------------------------
+    def dump(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Every stored record and history event of every user, as they are stored.
+
+        Yields ``("record", memory_id, value)`` (any status; internal fields included)
+        then ``("event", key, value)``. Vectors are not included (they are derived).
+        """
+        for label in self._labels.values():
+            for item in self._items((label,)):
+                yield "record", item.key, item.value
+        for item in self._items((self._history,)):
+            yield "event", item.key, item.value
+
+    def restore(self, records: Iterable[dict[str, Any]],
+                events: Iterable[tuple[str, dict[str, Any]]] = ()) -> int:
+        """Write records and events exactly as :meth:`dump` gave them, in one batch.
+
+        Each record keeps its id, status, links, times and version (active records are
+        indexed for vector search again); its id entry is rebuilt and each user's
+        revision marker moves. An existing record with the same id is replaced.
+        Returns the number of records written.
+        """
+        ops: list[PutOp] = []
+        users: set[str] = set()
+        written = 0
+        for value in records:
+            record = record_from_value(value)
+            if record.kind not in self._labels:
+                raise ValueError(f"record kind {record.kind!r} does not belong in this repository")
+            ops.append(PutOp(ID_NS, record.memory_id, {"user_id": record.user_id, "kind": record.kind},
+                             index=False))
+            ops.append(PutOp(self.namespace(record.kind, record.user_id), record.memory_id, dict(value),
+                             index=record.index_paths()))
+            users.add(record.user_id)
+            written += 1
+        for key, event in events:
+            ops.append(PutOp(self.history_namespace(str(event["user_id"])), key, dict(event), index=False))
+            users.add(str(event["user_id"]))
+        ops += [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False) for u in sorted(users)]
+        if ops:
+            self.store.batch(ops)
+        return written
 
     # -- writes ---------------------------------------------------------------------
     def begin(self, request_id: str | None) -> Change:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from langgraph.store.base import BaseStore, PutOp
@@ -81,6 +81,23 @@ class TraceRepository:
         if turns == 0:
             return []
         return last_user_turns(self._window(user_id, session_id), turns)
+
+    def dump(self) -> Iterator[tuple[tuple[str, ...], str, dict[str, Any]]]:
+        """Every trace entry and window of every user: ``(namespace, key, value)``."""
+        for root in ("trace", "trace_window"):
+            for item in self.store.search((root,), limit=1_000_000):
+                yield tuple(item.namespace), item.key, item.value
+
+    def restore(self, rows: Iterable[tuple[Sequence[str], str, dict[str, Any]]]) -> int:
+        """Write entries exactly as :meth:`dump` gave them (one batch); the count."""
+        ops = []
+        for namespace, key, value in rows:
+            if not namespace or namespace[0] not in ("trace", "trace_window"):
+                raise ValueError(f"namespace {tuple(namespace)!r} is not a trace namespace")
+            ops.append(PutOp(tuple(namespace), key, dict(value), index=False))
+        if ops:
+            self.store.batch(ops)
+        return len(ops)
 
     def delete_user(self, user_id: str) -> None:
         """Remove every trace and window of ``user_id`` (one batch)."""

@@ -42,6 +42,8 @@ Modules, one concern each:
 * :mod:`.migrations` / :mod:`.schema_v1`: versioned schema setup.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
 * :mod:`.guards`: guarded batches (write only if what was read is unchanged).
+* :mod:`.kv`: :class:`HyMemoryKVStore`, a LangChain ``BaseStore[str, bytes]`` in one
+  namespace of any LangGraph store (e.g. the byte store of an embedding cache).
 
 Example:
     >>> from hy_memory_langgraph.store import HyMemoryStore
@@ -57,6 +59,8 @@ from __future__ import annotations
 from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.filters import FilterError
 from hy_memory_langgraph.store.guards import GuardOp
+from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["FilterError", "GuardOp", "HyMemoryStore", "IndexCache", "shared_index_cache"]
+__all__ = ["FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache",
+           "shared_index_cache"]

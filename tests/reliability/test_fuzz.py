@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hy_memory_langgraph.client import HyMemoryClient
@@ -96,6 +96,8 @@ replies = st.one_of(
 
 @_SETTINGS
 @given(answers=st.lists(replies, min_size=1, max_size=6))
+@example(answers=['{"facts": ["\\ud800"], "operations": null}'])  # found by this test once
+@example(answers=['{"facts": [{"content": "x\\udfff", "subject": "\\ud800"}]}'])
 def test_any_model_output_never_fails_a_write(tmp_path: Path, answers: list[str]) -> None:
     queue = list(answers)
     model = ScriptedChatModel.from_script(lambda _: queue.pop(0) if len(queue) > 1 else queue[0])

@@ -1,0 +1,100 @@
+"""``hy-memory export`` / ``hy-memory import``: a whole memory as JSONL, exact round trip.
+
+Exported: every memory of every scene (chat memories, working/coding facts and
+experiences) in every status with its id, content, metadata, ``memory_at``, status and
+supersede links; the history of each; conversation traces; the coding version chain;
+workflow-memory files. Not exported: vectors and search indexes (recomputed on import),
+git snapshots of the version chain, the embedding cache. ``import`` into an empty data
+dir gives the same search results. A progress bar is drawn on stderr when it is a
+terminal (``--progress`` forces it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from hy_memory_langgraph.cli.common import CliError, dump_json, make_client
+from hy_memory_langgraph.cli.progress import Progress
+
+__all__ = ["register"]
+
+
+def _export(args: argparse.Namespace) -> Any:
+    to_stdout = args.output in (None, "-")
+    if to_stdout and args.json:
+        raise CliError("INVALID_INPUT", "--json prints a summary: pass --output FILE for the rows")
+    with make_client(args) as client:
+        rows = list(client.export_memories(args.user_ids or None))
+    bar = Progress("rows", total=len(rows), enabled=args.progress)
+    stream: TextIO = sys.stdout
+    try:
+        if not to_stdout:
+            Path(args.output).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            stream = open(Path(args.output).expanduser(), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        for done, row in enumerate(rows, start=1):
+            stream.write(dump_json(row, stream=stream) + "\n")
+            bar.update(done)
+        stream.flush()
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+    bar.close()
+    footer = rows[-1]
+    summary = {"output": None if to_stdout else str(args.output), "rows": footer["rows"], "counts": footer["counts"]}
+    if not to_stdout and not args.json:
+        counts = ", ".join(f"{k}={v}" for k, v in footer["counts"].items())
+        print(f"exported {footer['rows']} rows to {args.output} ({counts or 'empty'})")
+    return summary
+
+
+def _rows(lines: list[str], source: str) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CliError("INVALID_JSON", f"{source} line {number} is not JSON: {exc.msg}") from exc
+
+
+def _import(args: argparse.Namespace) -> Any:
+    try:
+        text = sys.stdin.read() if args.source == "-" else Path(args.source).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError("INVALID_INPUT", f"cannot read {args.source}: {exc}") from exc
+    lines = [line for line in text.splitlines() if line.strip()]
+    bar = Progress("rows", total=len(lines), enabled=args.progress)
+    with make_client(args) as client:
+        result = client.import_memories(_rows(lines, args.source), on_row=bar.update)
+    bar.close()
+    if not result["complete"]:
+        print("hy-memory: warning: the export has no matching footer row; it may be truncated",
+              file=sys.stderr)
+    if not args.json:
+        counts = ", ".join(f"{k}={v}" for k, v in result.items() if k not in ("rows", "complete") and v)
+        print(f"imported {result['rows']} rows ({counts or 'nothing'})")
+    return result
+
+
+def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    """Add ``export`` and ``import`` to ``sub``."""
+    export = sub.add_parser("export", parents=[parent], help="write every memory to JSONL (exact round trip)",
+                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    export.add_argument("--output", "-o", help="the JSONL file (default: stdout)")
+    export.add_argument("--user-id", "-u", dest="user_ids", action="append",
+                        help="export only this user (repeatable; default: everyone)")
+    export.add_argument("--progress", action="store_true", default=None,
+                        help="draw the progress bar even when stderr is not a terminal")
+    export.set_defaults(handler=_export)
+
+    imp = sub.add_parser("import", parents=[parent], help="read a JSONL export into the data dir",
+                         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    imp.add_argument("source", help="a file written by `hy-memory export`, or - for stdin")
+    imp.add_argument("--progress", action="store_true", default=None,
+                     help="draw the progress bar even when stderr is not a terminal")
+    imp.set_defaults(handler=_import)

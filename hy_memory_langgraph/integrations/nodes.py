@@ -1,0 +1,211 @@
+"""Memory nodes for any LangGraph ``StateGraph`` over ``MessagesState``.
+
+* :func:`create_recall_node`: searches the user's memories with the latest user
+  message (default search, zero LLM calls) and returns
+  ``{"llm_input_messages": [memory system message, *messages]}``: the model's input for
+  this step. The stored history (``messages``) is never changed.
+* :func:`create_remember_node`: writes the finished turn (the latest user message and
+  everything after it, tool calls included) through ``client.add``; it does nothing
+  while the turn is unfinished (the last message is a model reply asking for tools).
+
+``llm_input_messages`` is the key the prebuilt ReAct agent reads after its
+``pre_model_hook`` (``langgraph.prebuilt.create_react_agent(model, tools,
+pre_model_hook=recall, post_model_hook=remember)``). In your own graph, declare the
+model node's state as :class:`MemoryState` (``MessagesState`` plus that key) and call
+the model on ``state["llm_input_messages"]``; route tool results back through the recall
+node (as the prebuilt agent does) so the input stays current.
+
+Each node is one ``Runnable`` with a sync and an async body, so it serves
+``graph.invoke`` and ``graph.ainvoke`` alike (the async body awaits ``client.asearch`` /
+``client.aadd``). Whose memory: see :mod:`.scope` (runtime context or
+``config["configurable"]``; ``thread_id`` is the session).
+
+Example:
+    >>> builder = StateGraph(MessagesState)  # doctest: +SKIP
+    >>> builder.add_node("recall", create_recall_node(client))  # doctest: +SKIP
+    >>> builder.add_node("model", call_model)  # reads state["llm_input_messages"]  # doctest: +SKIP
+    >>> builder.add_node("remember", create_remember_node(client))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+)
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.graph import MessagesState
+from langgraph.runtime import get_runtime
+
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.integrations.render import render_memory_block
+from hy_memory_langgraph.integrations.scope import MemoryScope, resolve_scope
+from hy_memory_langgraph.scenes import SCENES
+
+__all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "with_memory_block"]
+
+
+class MemoryState(MessagesState, total=False):
+    """``MessagesState`` plus ``llm_input_messages``: what the model sees this step.
+
+    The recall node writes ``llm_input_messages`` (the memory block as a system
+    message, then the history); only ``messages`` is the conversation.
+    """
+
+    llm_input_messages: list[AnyMessage]
+
+
+def _check_scene(scene: str | None) -> str | None:
+    if scene is not None and scene not in SCENES:
+        raise InvalidInputError(
+            f"scene={scene!r} is invalid: use None (chat, zero LLM calls), "
+            + ", ".join(repr(s) for s in SCENES))
+    return scene
+
+
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidInputError(f"k={k!r} is invalid: pass a positive number of memories to recall")
+    return k
+
+
+def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return str(message.text).strip() or None
+    return None
+
+
+def last_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The latest user message and everything after it (``[]`` without a user message)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return list(messages[index:])
+    return []
+
+
+def with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[BaseMessage]:
+    """``messages`` with ``block`` added as system text (merged into a leading system
+    message, else prepended); ``messages`` unchanged when ``block`` is empty."""
+    messages = list(messages)
+    if not block:
+        return messages
+    if messages and isinstance(messages[0], SystemMessage):
+        first = messages[0]
+        merged = f"{first.text}\n\n{block}" if first.text else block
+        return [SystemMessage(content=merged, id=first.id), *messages[1:]]
+    return [SystemMessage(content=block), *messages]
+
+
+def _scope(config: RunnableConfig | None, what: str) -> MemoryScope:
+    try:
+        runtime = get_runtime()
+    except (RuntimeError, KeyError):  # called outside any run
+        runtime = None
+    context = getattr(runtime, "context", None)  # None when invoked outside a graph
+    return resolve_scope(context, config, what=what)
+
+
+def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: int = 5,
+                       name: str = "recall_memories") -> RunnableLambda:
+    """A node that puts the user's relevant memories in front of the model.
+
+    Args:
+        client: The memory client.
+        scene: ``None`` (chat memories, default search, zero LLM calls), ``"chat"``,
+            ``"working"`` or ``"coding"`` (facts, experiences and, for coding, the
+            version chain block; explicit scene, zero LLM calls).
+        k: Memories recalled (per layer for working/coding).
+        name: The node's name when added without one.
+
+    Returns:
+        A node returning ``{"llm_input_messages": [...]}`` (the history with the memory
+        block as system text; the history alone when nothing was recalled or there is
+        no user message yet).
+
+    Raises:
+        MissingContextError: At run time, when no ``user_id`` is in the context or config.
+
+    Example:
+        >>> recall = create_recall_node(client, k=3)  # doctest: +SKIP
+        >>> agent = create_react_agent(model, tools, pre_model_hook=recall)  # doctest: +SKIP
+    """
+    scene, k = _check_scene(scene), _check_k(k)
+
+    def search_args(state: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any] | None:
+        query = _latest_user_text(state.get("messages") or [])
+        if query is None:
+            return None
+        scope = _scope(config, name)
+        return {"query": query, "scene": scene, "user_ids": [scope.user_id], "limit": k,
+                "workspace_id": scope.workspace_id, "branch": scope.branch}
+
+    def update(state: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+        block = "" if result is None else render_memory_block(result)
+        return {"llm_input_messages": with_memory_block(state.get("messages") or [], block)}
+
+    def recall(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        args = search_args(state, config)
+        return update(state, None if args is None else client.search(**args))
+
+    async def arecall(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        args = search_args(state, config)
+        return update(state, None if args is None else await client.asearch(**args))
+
+    return RunnableLambda(recall, afunc=arecall, name=name)
+
+
+def create_remember_node(client: HyMemoryClient, *, scene: str | None = None,
+                         name: str = "remember_turn") -> RunnableLambda:
+    """A node that writes the finished turn to the user's memory.
+
+    Args:
+        client: The memory client.
+        scene: Passed to ``client.add``; ``None`` lets routing decide (chat without
+            tools; with tool calls one judge call in pro mode, chat in lite mode).
+        name: The node's name when added without one.
+
+    Returns:
+        A node returning ``{}``: it writes the latest user message and everything after
+        it, once the last message is a model reply without tool calls (so as a
+        ``post_model_hook`` it writes each turn once, at its end).
+
+    Raises:
+        MissingContextError: At run time, when no ``user_id`` is in the context or config.
+
+    Example:
+        >>> remember = create_remember_node(client)  # doctest: +SKIP
+        >>> builder.add_edge("model", "remember")  # doctest: +SKIP
+    """
+    scene = _check_scene(scene)
+
+    def add_args(state: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any] | None:
+        turn = last_turn(state.get("messages") or [])
+        finished = bool(turn) and isinstance(turn[-1], AIMessage) and not turn[-1].tool_calls
+        if not finished:
+            return None
+        scope = _scope(config, name)
+        return {"messages": turn, "scene": scene, "user_id": scope.user_id,
+                "session_id": scope.session_id, "workspace_id": scope.workspace_id,
+                "branch": scope.branch}
+
+    def remember(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        args = add_args(state, config)
+        if args is not None:
+            client.add(**args)
+        return {}
+
+    async def aremember(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        args = add_args(state, config)
+        if args is not None:
+            await client.aadd(**args)
+        return {}
+
+    return RunnableLambda(remember, afunc=aremember, name=name)

@@ -1,0 +1,209 @@
+"""CachedEmbeddings: never embed the same text twice, across runs and processes.
+
+A small wrapper around any LangChain ``Embeddings`` that keeps every vector in a
+LangChain byte store (``BaseStore[str, bytes]``), e.g. a
+:class:`~hy_memory_langgraph.store.kv.HyMemoryKVStore` on a SQLite file. It does what
+LangChain's ``CacheBackedEmbeddings`` (``langchain_classic.embeddings``) does, which
+the ``langchain`` v1 package no longer ships, with three differences that matter here:
+
+* queries are cached too, in their own key space (e5-style models embed a query and
+  a passage of the same text differently);
+* keys are SHA-256 of the model identity and the text, so two models never share a
+  vector, and one cache file may serve several models;
+* vectors are stored exactly: float32 bytes when every value is a float32 (e5, most
+  servers), float64 otherwise, so cached and fresh vectors are bit-identical.
+
+``hits`` / ``misses`` count texts served from the cache / sent to the model (repeated
+texts within one call are embedded once).
+
+Example:
+    >>> from langchain_core.stores import InMemoryByteStore
+    >>> from hy_memory_langgraph.models import resolve_embeddings
+    >>> base = resolve_embeddings(lambda texts: [[float(len(t)), 1.0] for t in texts])
+    >>> cached = CachedEmbeddings(base, InMemoryByteStore())
+    >>> cached.embed_documents(["a", "bb", "a"]); cached.embed_documents(["bb"])
+    [[1.0, 1.0], [2.0, 1.0], [1.0, 1.0]]
+    [[2.0, 1.0]]
+    >>> cached.misses, cached.hits
+    (2, 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langchain_core.stores import BaseStore
+
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.models.embeddings import embedding_dims
+
+__all__ = ["CachedEmbeddings", "model_identity"]
+
+_F32, _F64 = b"f", b"d"
+_IDENTITY_ATTRS = ("model", "model_name", "model_id", "dims", "dimensions", "ngram", "deployment")
+
+
+def model_identity(embeddings: Embeddings) -> str:
+    """A stable name of ``embeddings``: its class and its model-defining attributes.
+
+    Example:
+        >>> from hy_memory_langgraph.models import E5Embeddings
+        >>> model_identity(E5Embeddings())
+        'hy_memory_langgraph.models.embeddings.E5Embeddings(dims=384)'
+    """
+    cls = type(embeddings)
+    parts = []
+    for attr in _IDENTITY_ATTRS:
+        value = getattr(embeddings, attr, None)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            parts.append(f"{attr}={value}")
+    return f"{cls.__module__}.{cls.__qualname__}({','.join(parts)})"
+
+
+def _pack(vector: Sequence[float]) -> bytes:
+    as64 = np.asarray(vector, dtype=np.float64)
+    as32 = as64.astype(np.float32)
+    if np.array_equal(as32.astype(np.float64), as64):
+        return _F32 + as32.tobytes()
+    return _F64 + as64.tobytes()
+
+
+def _unpack(blob: bytes) -> list[float]:
+    dtype = np.float32 if blob[:1] == _F32 else np.float64
+    return np.frombuffer(blob[1:], dtype=dtype).astype(np.float64).tolist()
+
+
+class CachedEmbeddings(Embeddings):
+    """Embeddings whose vectors are kept in a byte store and reused.
+
+    Args:
+        embeddings: The model that computes missing vectors.
+        store: Any LangChain ``BaseStore[str, bytes]`` (``HyMemoryKVStore``,
+            ``InMemoryByteStore``, ``LocalFileStore``, ...).
+        namespace: Names the model in the keys; default :func:`model_identity`. Change
+            it when the same class may load different weights.
+        cache_queries: Cache ``embed_query`` too (default ``True``).
+
+    Example:
+        >>> from langchain_core.stores import InMemoryByteStore
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings  # doctest: +SKIP
+        >>> cached = CachedEmbeddings(HashingEmbeddings(), InMemoryByteStore())  # doctest: +SKIP
+        >>> cached.embed_query("hello") == cached.embed_query("hello")  # doctest: +SKIP
+        True
+    """
+
+    def __init__(self, embeddings: Embeddings, store: BaseStore[str, bytes], *,
+                 namespace: str | None = None, cache_queries: bool = True) -> None:
+        if not isinstance(embeddings, Embeddings):
+            raise InvalidInputError(
+                f"embeddings={embeddings!r} is invalid: CachedEmbeddings wraps a LangChain Embeddings")
+        if not isinstance(store, BaseStore):
+            raise InvalidInputError(
+                f"store={store!r} is invalid: pass a LangChain BaseStore[str, bytes], "
+                "e.g. HyMemoryKVStore(path)")
+        self.embeddings = embeddings
+        self.store = store
+        self.namespace = namespace or model_identity(embeddings)
+        self.cache_queries = cache_queries
+        self._prefix = hashlib.sha256(self.namespace.encode("utf-8")).hexdigest()[:16]
+        self._lock = threading.Lock()
+        self._dims: int | None = None
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def dims(self) -> int:
+        """The vector size of the wrapped model (read once)."""
+        if self._dims is None:
+            self._dims = embedding_dims(self.embeddings)
+        return self._dims
+
+    def key(self, text: str, *, query: bool = False) -> str:
+        """The cache key of ``text`` (``q`` keys for queries, ``d`` for documents)."""
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"{self._prefix}:{'q' if query else 'd'}:{digest}"
+
+    def _count(self, hits: int, misses: int) -> None:
+        with self._lock:
+            self.hits += hits
+            self.misses += misses
+
+    @staticmethod
+    def _missing(texts: list[str], found: list[bytes | None]) -> list[str]:
+        return list(dict.fromkeys(t for t, blob in zip(texts, found) if blob is None))
+
+    def _merge(self, texts: list[str], found: list[bytes | None], missing: list[str],
+               vectors: list[list[float]]) -> tuple[list[list[float]], list[tuple[str, bytes]]]:
+        if len(vectors) != len(missing):
+            raise InvalidInputError(
+                f"{type(self.embeddings).__name__} returned {len(vectors)} vectors for "
+                f"{len(missing)} texts; it must return one vector per text")
+        fresh = {t: [float(x) for x in v] for t, v in zip(missing, vectors)}
+        out = [fresh[t] if blob is None else _unpack(blob) for t, blob in zip(texts, found)]
+        self._count(len(texts) - sum(1 for b in found if b is None), len(missing))
+        return out, [(self.key(t), _pack(v)) for t, v in fresh.items()]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of ``texts``; only texts never seen by this model are embedded."""
+        texts = list(texts)
+        if not texts:
+            return []
+        found = self.store.mget([self.key(t) for t in texts])
+        missing = self._missing(texts, found)
+        vectors = self.embeddings.embed_documents(missing) if missing else []
+        out, new = self._merge(texts, found, missing, vectors)
+        if new:
+            self.store.mset(new)
+        return out
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async twin of :meth:`embed_documents`."""
+        texts = list(texts)
+        if not texts:
+            return []
+        found = await self.store.amget([self.key(t) for t in texts])
+        missing = self._missing(texts, found)
+        vectors = await self.embeddings.aembed_documents(missing) if missing else []
+        out, new = self._merge(texts, found, missing, vectors)
+        if new:
+            await self.store.amset(new)
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """The query vector of ``text`` (cached unless ``cache_queries=False``)."""
+        if not self.cache_queries:
+            return self.embeddings.embed_query(text)
+        key = self.key(text, query=True)
+        blob = self.store.mget([key])[0]
+        if blob is not None:
+            self._count(1, 0)
+            return _unpack(blob)
+        vector = [float(x) for x in self.embeddings.embed_query(text)]
+        self._count(0, 1)
+        self.store.mset([(key, _pack(vector))])
+        return vector
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async twin of :meth:`embed_query`."""
+        if not self.cache_queries:
+            return await self.embeddings.aembed_query(text)
+        key = self.key(text, query=True)
+        blob = (await self.store.amget([key]))[0]
+        if blob is not None:
+            self._count(1, 0)
+            return _unpack(blob)
+        vector = [float(x) for x in await self.embeddings.aembed_query(text)]
+        self._count(0, 1)
+        await self.store.amset([(key, _pack(vector))])
+        return vector
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes this wrapper lacks: read them from the model.
+        if name.startswith("_") or name in {"embeddings", "store"}:
+            raise AttributeError(name)
+        return getattr(self.embeddings, name)

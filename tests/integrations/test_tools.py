@@ -1,0 +1,118 @@
+"""Memory tools driven by a scripted model in ``create_agent`` and the prebuilt ReAct agent."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langgraph.prebuilt import ToolRuntime, create_react_agent
+from langgraph.warnings import LangGraphDeprecatedSinceV10
+
+from hy_memory_langgraph.errors import MissingContextError
+from hy_memory_langgraph.integrations import create_memory_tools
+from hy_memory_langgraph.testing import ScriptedChatModel
+
+
+@dataclass
+class Context:
+    user_id: str
+
+
+def tool_user(messages: list[BaseMessage]) -> AIMessage:
+    """Saves what it is asked to remember, searches before answering, answers from the tool."""
+    last = messages[-1]
+    if isinstance(last, HumanMessage):
+        text = str(last.content)
+        if text.startswith("Remember"):
+            call = {"name": "save_memory", "args": {"content": "The user's cat is called Miso."}, "id": "s1"}
+        else:
+            call = {"name": "search_memory", "args": {"query": "cat name"}, "id": "q1"}
+        return AIMessage(content="", tool_calls=[call])
+    assert isinstance(last, ToolMessage)
+    if last.name == "save_memory":
+        return AIMessage(content="Saved.")
+    return AIMessage(content="Your cat is called Miso." if "Miso" in str(last.content)
+                     else "I don't know your cat's name.")
+
+
+def runtime(user: str | None) -> ToolRuntime:
+    configurable = {} if user is None else {"user_id": user}
+    return ToolRuntime(state={}, context=None, config={"configurable": configurable},
+                       stream_writer=lambda _: None, tool_call_id="t", store=None)
+
+
+def by_name(tools: list[Any]) -> dict[str, Any]:
+    return {tool.name: tool for tool in tools}
+
+
+def test_tools_in_create_agent_remember_across_threads_per_user(make_client) -> None:
+    client = make_client(mode="lite")
+    model = ScriptedChatModel.from_script(tool_user)
+    agent = create_agent(model, tools=create_memory_tools(client), context_schema=Context)
+    agent.invoke({"messages": [HumanMessage("Remember: my cat is Miso")]}, context=Context("alice"))
+    out = agent.invoke({"messages": [HumanMessage("What is my cat called?")]}, context=Context("alice"))
+    assert out["messages"][-1].content == "Your cat is called Miso."
+    other = agent.invoke({"messages": [HumanMessage("What is my cat called?")]}, context=Context("bob"))
+    assert other["messages"][-1].content == "I don't know your cat's name."
+    saved = client.search("cat", user_ids=["alice"])["memories"]
+    assert [m["content"] for m in saved] == ["The user's cat is called Miso."]
+    assert saved[0]["metadata"] == {"saved_by": "save_memory"}
+
+
+async def test_tools_in_the_prebuilt_agent_read_the_user_from_config(make_client) -> None:
+    client = make_client(mode="lite")
+    model = ScriptedChatModel.from_script(tool_user)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
+        agent = create_react_agent(model, create_memory_tools(client, include_forget=False))
+    alice = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
+    await agent.ainvoke({"messages": [HumanMessage("Remember: my cat is Miso")]}, alice)
+    out = await agent.ainvoke({"messages": [HumanMessage("What is my cat called?")]},
+                              {"configurable": {"user_id": "alice", "thread_id": "t2"}})
+    assert out["messages"][-1].content == "Your cat is called Miso."
+    other = await agent.ainvoke({"messages": [HumanMessage("What is my cat called?")]},
+                                {"configurable": {"user_id": "bob"}})
+    assert other["messages"][-1].content == "I don't know your cat's name."
+    assert client.search("cat", user_ids=["alice"])["memories"][0]["session_id"] == "t1"
+
+
+def test_forget_only_deletes_the_users_own_memories(make_client) -> None:
+    client = make_client(mode="lite")
+    memory_id = client.add("My cat is called Miso", user_id="alice")["memory_ids"][0]
+    forget = by_name(create_memory_tools(client))["forget_memory"]
+    assert "No memory" in forget.invoke({"memory_id": memory_id, "runtime": runtime("bob")})
+    assert client.get(memory_id) is not None
+    assert forget.invoke({"memory_id": memory_id, "runtime": runtime("alice")}) == f"Forgot {memory_id}."
+    assert client.get(memory_id) is None
+
+
+def test_search_tool_lists_ids_and_respects_the_limit(make_client) -> None:
+    client = make_client(mode="lite")
+    for text in ("I like tea", "I like green tea", "I like black tea"):
+        client.add(text, user_id="u1")
+    search = by_name(create_memory_tools(client))["search_memory"]
+    out = search.invoke({"query": "tea", "limit": 2, "runtime": runtime("u1")})
+    assert len(out.splitlines()) == 2 and out.startswith("[")
+    assert search.invoke({"query": "tea", "runtime": runtime("nobody")}) == "No memories found."
+
+
+def test_tools_without_a_user_raise_a_named_error(make_client) -> None:
+    search = by_name(create_memory_tools(make_client(mode="lite")))["search_memory"]
+    with pytest.raises(MissingContextError, match="user_id"):
+        search.invoke({"query": "tea", "runtime": runtime(None)})
+
+
+def test_working_scene_search_renders_facts(make_client) -> None:
+    client = make_client(mode="lite")
+    trace = [{"role": "user", "content": "Export the Q3 sales sheet to PDF"},
+             {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+              "function": {"name": "export_pdf", "arguments": "{\"path\": \"sales_q3.xlsx\"}"}}]},
+             {"role": "tool", "tool_call_id": "c1", "content": "saved sales_q3.pdf"}]
+    client.add(trace, scene="working", user_id="u1")
+    search = by_name(create_memory_tools(client, scene="working"))["search_memory"]
+    out = search.invoke({"query": "Q3 sales PDF", "runtime": runtime("u1")})
+    assert "sales_q3" in out and "ids: " in out
