@@ -24,6 +24,7 @@ from hy_memory_langgraph.cli.common import (
     CliError,
     add_mode_option,
     add_user_option,
+    dump_json,
     make_client,
     print_json,
     user_id_of,
@@ -161,6 +162,22 @@ def _get(args: argparse.Namespace) -> Any:
     return memory
 
 
+def _log(args: argparse.Namespace) -> Any:
+    with make_client(args) as client:
+        records = client.pipeline_log(args.request_id)
+    if not records:
+        raise CliError("NOT_FOUND", f"no pipeline log for request {args.request_id!r} in this "
+                       "data dir (unknown, or older than MEMORY_PIPELINE_LOG_DAYS)", EXIT_INTERNAL)
+    if not args.json:
+        for r in records:
+            llm = f"  llm={r['llm_calls']} ({r.get('prompt_tokens', 0)}+{r.get('completion_tokens', 0)} tok)" \
+                if r.get("llm_calls") else ""
+            extra = {k: r[k] for k in ("decision", "decided", "applied", "fallback", "error") if k in r}
+            print(f"{r['seq']:>2}  {r['stage']:<22} {r['duration_ms']:>9.1f} ms{llm}"
+                  + (f"  {dump_json(extra)}" if extra else ""))
+    return records
+
+
 def _history(args: argparse.Namespace) -> Any:
     with make_client(args) as client:
         events = client.history(args.memory_id)
@@ -258,6 +275,11 @@ def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -
     delete.add_argument("--all", action="store_true", help="delete every memory of --user-id")
     add_user_option(delete, "with --all: the user whose memories are deleted")
     delete.set_defaults(handler=_delete)
+
+    log = sub.add_parser("log", parents=[parent],
+                         help="the stages one add or search went through (its request_id)")
+    log.add_argument("request_id")
+    log.set_defaults(handler=_log)
 
     stats = sub.add_parser("stats", parents=[parent], help="what the data dir holds")
     stats.set_defaults(handler=_stats)

@@ -144,7 +144,8 @@ class HyMemoryClient:
             oa_context_provider = oa_context_provider_from_config(config)
         self._documents = workflow_documents_for(config)
         self.workflow = WorkflowMemoryService(self._documents, mode=self.mode, llm=gateway,
-                                              oa_context_provider=oa_context_provider)
+                                              oa_context_provider=oa_context_provider,
+                                              recorder=self.recorder)
 
     # -- write / search ---------------------------------------------------------------
     def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,

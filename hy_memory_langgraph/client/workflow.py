@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.nodes.workflow.state import WorkflowContext
 from hy_memory_langgraph.pipelines.workflow import build_workflow_extract_graph
+from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
@@ -99,13 +101,16 @@ class WorkflowMemoryService:
     def __init__(self, root: str | Path | WorkflowDocuments, *, mode: str = "lite",
                  llm: LLMGateway | None = None,
                  oa_context_provider: OAContextProvider | OAContextFunction | None = None,
-                 memory_supported: bool = True) -> None:
+                 memory_supported: bool = True,
+                 recorder: PipelineRecorder | None = None) -> None:
         self.files = workflow_documents(root)
+        self.recorder = recorder
         self.mode = mode
         self.oa_context_provider = (None if oa_context_provider is None
                                     else as_oa_context_provider(oa_context_provider))
         self.memory_supported = memory_supported
-        self.context = WorkflowContext(files=self.files, mode=mode, llm=llm if mode == "pro" else None)
+        self.context = WorkflowContext(files=self.files, mode=mode, llm=llm if mode == "pro" else None,
+                                       recorder=recorder)
         self.graph = build_workflow_extract_graph()
 
     # -- read ---------------------------------------------------------------------------
@@ -221,5 +226,11 @@ class WorkflowMemoryService:
                 "dynamic_context": dynamic_context, "memory_app_id": memory_app_id}
         if not self.memory_supported:
             return {"saved": False, "memoryNotSupported": True, "entries": [], "skipped": []}
-        state = self.graph.invoke({"args": args, "started": time.perf_counter()}, context=self.context)
-        return state["result"]
+        request_id = uuid.uuid4().hex
+        try:
+            state = self.graph.invoke({"args": args, "started": time.perf_counter(),
+                                       "request_id": request_id}, context=self.context)
+        finally:
+            if self.recorder is not None:
+                self.recorder.flush(request_id)
+        return {**state["result"], "request_id": request_id}

@@ -192,3 +192,29 @@ def test_langchain_callbacks_see_every_node(make_client) -> None:
     client.search("timeout", scene="coding", user_ids=["u1"], config={"callbacks": [searched]})
     assert {"prepare", "search_facts", "search_experiences", "chain_block", "finish"} <= set(
         searched.names)
+
+
+def test_hy_memory_log_prints_the_stages_of_a_request(tmp_path, capsys, monkeypatch) -> None:
+    from hy_memory_langgraph.cli import main
+    from hy_memory_langgraph.models import embeddings as embeddings_module
+    from hy_memory_langgraph.testing import HashingEmbeddings
+
+    monkeypatch.setattr(embeddings_module, "E5Embeddings", lambda: HashingEmbeddings(64))
+    data = str(tmp_path / "cli")
+    assert main(["add", "--text", "I like oolong tea", "-u", "alice", "--data-dir", data, "--json"]) == 0
+    request_id = json.loads(capsys.readouterr().out)["data"]["results"][0]["request_id"]
+    assert main(["log", request_id, "--data-dir", data]) == 0
+    text = capsys.readouterr().out
+    assert "normalise" in text and "store" in text and "finish" in text
+    assert main(["--json", "log", request_id, "--data-dir", data]) == 0
+    records = json.loads(capsys.readouterr().out)["data"]
+    assert [r["stage"] for r in records] == ["normalise", "store", "finish"]
+    assert main(["log", "no-such-request", "--data-dir", data]) != 0
+    assert "no pipeline log" in capsys.readouterr().err
+
+
+def test_workflow_memory_extract_is_logged_too(make_client) -> None:
+    client = make_client("lite")
+    result = client.memory_extract("u1", msg_list=[{"msgRole": "user", "msgValue": "以后回复用中文"}])
+    stages = [r["stage"] for r in client.pipeline_log(result["request_id"])]
+    assert stages[0] == "normalise" and "extract" in stages and stages[-1] == "store"

@@ -28,6 +28,7 @@ class WorkflowExtractState(TypedDict, total=False):
     # input (the raw arguments of memory_extract)
     args: dict[str, Any]
     started: float
+    request_id: str
     # derived
     request: ExtractRequest
     candidates: list[dict[str, Any]]
