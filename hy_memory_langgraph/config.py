@@ -145,6 +145,12 @@ def _parse_dir(source: str, value: object) -> Path:
         raise ConfigError(
             f"{source}={str(path)!r} is invalid: it is an existing file; expected a directory."
         )
+    blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: {str(blocker)!r} is a file, so no directory can "
+            "be created below it; choose a directory elsewhere."
+        )
     return path
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "StoreError",
     "StoreCorruptionError",
     "ConflictError",
+    "ReadOnlyStoreError",
     "LLMCallError",
 ]
 
@@ -60,6 +61,11 @@ class StoreError(HyMemoryError):
 class ConflictError(StoreError):
     """A guarded write found its record changed or deleted by a concurrent writer;
     nothing was written. Read the record again and retry."""
+
+
+class ReadOnlyStoreError(StoreError, PermissionError):
+    """The database can only be read here (read-only file, directory or file system):
+    searches work, writes are refused before anything is written."""
 
 
 class StoreCorruptionError(StoreError):

@@ -27,7 +27,7 @@ from hy_memory_langgraph.client.workflow import (
     workflow_documents_for,
 )
 from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
     CachedEmbeddings,
@@ -64,7 +64,10 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
     store = None
     if config.pipeline_log_days > 0:
         target, schema = config.store_target(config.pipeline_log_store)
-        store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema)
+        try:
+            store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema)
+        except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
+            store = None
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)
 
 

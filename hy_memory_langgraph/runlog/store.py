@@ -29,6 +29,7 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.store.engine import (
     create_store_engine,
+    is_read_only,
     read_tx,
     release_engine,
     write_tx,
@@ -79,11 +80,12 @@ class PipelineLogStore:
             raise
         self._lock = threading.Lock()
         self._pruned_at = 0.0
-        self.prune()
+        if not is_read_only(self._engine):
+            self.prune()
 
     def write(self, records: Sequence[dict[str, Any]]) -> None:
         """Append ``records`` (each with ``request_id``, ``seq``, ``ts``) in one transaction."""
-        if not records:
+        if not records or is_read_only(self._engine):
             return
         rows = [{"request_id": r["request_id"], "seq": r["seq"], "ts": r["ts"],
                  "record": json.dumps(r, ensure_ascii=False, default=str)} for r in records]

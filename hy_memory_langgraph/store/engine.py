@@ -32,11 +32,13 @@ import contextlib
 import hashlib
 import os
 import re
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -44,12 +46,14 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
-from hy_memory_langgraph.errors import ConfigError
+from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreError
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "READ_ONLY_OPTION",
     "checkpoint",
     "create_store_engine",
+    "is_read_only",
     "release_engine",
     "parse_url",
     "schema_name",
@@ -61,6 +65,8 @@ __all__ = [
 BUSY_TIMEOUT_MS = 30_000
 _BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE"}
 _BEGIN_OPTION = "hy_begin"
+#: Execution option marking an engine opened on a database this process may only read.
+READ_ONLY_OPTION = "hy_read_only"
 _LOCK_OPTION = "hy_lock_key"
 _SCHEMA_RE = re.compile(r"[^a-z0-9_]+")
 _SERVER_DIALECTS = ("postgresql",)
@@ -152,11 +158,57 @@ def create_store_engine(
     if url.get_backend_name() in _SERVER_DIALECTS:
         return _server_engine(url, schema_name(schema or "public")), None
     local = _local_sqlite_file(url)
-    if local is not None:
+    readonly = local is not None and _read_only(local)
+    if local is not None and not readonly:
         _create_private(local)
-    engine = sa.create_engine(url, **_sqlite_kwargs(local))
-    _install_sqlite_hooks(engine)
+    if readonly:
+        engine = sa.create_engine("sqlite://", creator=_read_only_connect(local),
+                                  execution_options={READ_ONLY_OPTION: True})
+    else:
+        engine = sa.create_engine(url, **_sqlite_kwargs(local))
+    _install_sqlite_hooks(engine, readonly=readonly)
     return engine, local
+
+
+def is_read_only(engine: Engine | Connection) -> bool:
+    """Whether the engine was opened on a database this process may only read."""
+    return bool(engine.get_execution_options().get(READ_ONLY_OPTION))
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+def _read_only(file: Path) -> bool:
+    """An existing database we cannot write (file, directory or file system read-only).
+
+    Raises:
+        StoreError: the database does not exist and cannot be created there (a regular
+            file on the path, or a read-only directory).
+    """
+    if file.is_file():
+        return not (_writable(file) and _writable(file.parent))
+    existing = next((p for p in (file.parent, *file.parent.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise StoreError(f"cannot create the database {file}: {existing} is a file, not a "
+                         "directory; choose a data dir / path outside it")
+    if existing is not None and not _writable(existing):
+        raise ReadOnlyStoreError(f"cannot create the database {file}: {existing} is read-only; "
+                                 "choose a writable data dir")
+    return False
+
+
+def _read_only_connect(file: Path) -> Any:
+    """A connection factory for a read-only database; ``immutable`` when even the WAL
+    index cannot be created beside it (read-only directory or file system)."""
+    immutable = not _writable(file.parent)
+
+    def connect() -> sqlite3.Connection:
+        query = "mode=ro" + ("&immutable=1" if immutable else "")
+        return sqlite3.connect(f"file:{quote(str(file))}?{query}", uri=True,
+                               timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+
+    return connect
 
 
 def _server_engine(url: URL, schema: str) -> Engine:
@@ -199,10 +251,20 @@ def _create_private(file: Path) -> None:
 
     SQLite gives its ``-wal`` / ``-shm`` files the database file's permissions. An
     existing file keeps the permissions it has.
+
+    Raises:
+        StoreError: the file cannot be created (the message names the path).
     """
-    file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(FileExistsError):
-        os.close(os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    try:
+        file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except PermissionError as exc:
+        raise ReadOnlyStoreError(f"cannot create the database {file}: {exc.strerror}; "
+                                 "choose a writable data dir") from exc
+    except OSError as exc:
+        raise StoreError(f"cannot create the database {file}: {exc.strerror or exc}; "
+                         "choose another data dir / path") from exc
 
 
 def _local_sqlite_file(url: URL) -> Path | None:
@@ -223,14 +285,15 @@ def _sqlite_kwargs(local: Path | None) -> dict[str, Any]:
     return {"connect_args": connect_args}
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
+def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
         cursor = dbapi_conn.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
-            cursor.execute("PRAGMA journal_mode = WAL")
+            if not readonly:  # switching the journal mode is a write
+                cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = ON")
             # deleted content is overwritten, not left readable in free pages
@@ -247,7 +310,7 @@ def _install_sqlite_hooks(engine: Engine) -> None:
 def checkpoint(engine: Engine) -> None:
     """Move a SQLite write-ahead log into the database and truncate it (erasure: the log
     still holds pages written before a delete). No-op on other databases."""
-    if engine.dialect.name != "sqlite":
+    if engine.dialect.name != "sqlite" or is_read_only(engine):
         return
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -33,8 +33,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.schema import CreateSchema
 
-from hy_memory_langgraph.errors import StoreError
-from hy_memory_langgraph.store.engine import schema_of, write_tx
+from hy_memory_langgraph.errors import ReadOnlyStoreError, StoreError
+from hy_memory_langgraph.store.engine import is_read_only, read_tx, schema_of, write_tx
 
 __all__ = ["Migration", "MigrationContext", "setup", "applied_versions", "VERSIONS"]
 
@@ -105,6 +105,17 @@ def _check_sequence(component: str, migrations: Sequence[Migration]) -> None:
         raise StoreError(f"{component} migrations must be numbered 1..n, got {numbers}")
 
 
+def _check_read_only(engine: Engine, component: str, newest: int) -> int:
+    """A database this process may only read must already be at the newest version."""
+    with read_tx(engine) as conn:
+        done = applied_versions(conn, component)
+    if done != set(range(1, newest + 1)):
+        raise ReadOnlyStoreError(
+            f"the {component} tables need migrating (at version {max(done, default=0)}, this "
+            f"release uses {newest}) but the database is read-only; open it once writable")
+    return newest
+
+
 def applied_versions(conn: Connection, component: str) -> set[int]:
     """Versions of ``component`` recorded in the database (``set()`` before setup)."""
     if not sa.inspect(conn).has_table(VERSIONS.name, schema=schema_of(conn)):
@@ -120,6 +131,8 @@ def setup(engine: Engine, component: str, migrations: Sequence[Migration]) -> in
         StoreError: The database was migrated by a newer release (unknown versions).
     """
     _check_sequence(component, migrations)
+    if is_read_only(engine):
+        return _check_read_only(engine, component, len(migrations))
     with write_tx(engine) as conn:
         schema = schema_of(conn)
         if schema is not None:

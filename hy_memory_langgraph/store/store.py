@@ -26,12 +26,13 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from hy_memory_langgraph.errors import ConfigError, StoreError
+from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreError
 from hy_memory_langgraph.store import migrations, namespaces, sql
 from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.engine import (
     checkpoint,
     create_store_engine,
+    is_read_only,
     parse_url,
     read_tx,
     release_engine,
@@ -213,6 +214,11 @@ class HyMemoryStore(BaseStore):
             raise StoreError("HyMemoryStore is closed")
 
     @property
+    def read_only(self) -> bool:
+        """Whether this store was opened on a database it may only read."""
+        return is_read_only(self._engine)
+
+    @property
     def index_cache(self) -> IndexCache | None:
         """The cache holding this store's scope indexes (``None`` without an index)."""
         return self._scoped.cache if self._scoped is not None else None
@@ -288,8 +294,11 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             now = sql.now_us()
+            if plan.puts and self.read_only:
+                raise ReadOnlyStoreError(f"{self.url} is read-only here (file, directory or file "
+                                         "system): searches work, writes need a writable data dir")
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
-            if plan.puts or ttl_ids or plan.guards:
+            if (plan.puts or ttl_ids or plan.guards) and not self.read_only:
                 self._write(plan, text_vectors, ttl_ids, now)
         return plan.results
 

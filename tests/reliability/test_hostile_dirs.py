@@ -1,0 +1,79 @@
+"""Hostile locations get our errors, never a dependency's: a data dir below a regular
+file, and a read-only data dir, where searches work and writes are refused cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.errors import ConfigError, HyMemoryError, StoreError
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.testing import HashingEmbeddings
+
+REPO = Path(__file__).resolve().parents[2]
+
+PROBE = textwrap.dedent("""
+    import json, sys
+    from hy_memory_langgraph.client import HyMemoryClient
+    from hy_memory_langgraph.errors import HyMemoryError
+    from hy_memory_langgraph.testing import HashingEmbeddings
+    out = {}
+    client = HyMemoryClient(mode="lite", data_dir=sys.argv[1], embeddings=HashingEmbeddings(dims=32))
+    out["found"] = [m["content"] for m in client.search("green tea", user_ids=["u1"])["memories"]]
+    try:
+        client.add("I also like coffee", user_id="u1")
+        out["add"] = "written"
+    except HyMemoryError as exc:
+        out["add"] = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        out["add"] = f"FOREIGN {type(exc).__name__}: {exc}"
+    client.close()
+    print(json.dumps(out))
+""")
+
+
+def test_data_dir_below_a_regular_file_is_a_config_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(ConfigError, match="a-file.*is a file"):
+        HyMemoryClient(mode="lite", data_dir=blocker / "memory", embeddings=HashingEmbeddings(dims=32))
+    with pytest.raises(StoreError, match="is a file"):
+        HyMemoryStore(blocker / "sub" / "store.db")
+
+
+def _run_read_only(data_dir: Path, script: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if os.geteuid() == 0:  # root ignores permissions: mount the data dir read-only instead
+        if shutil.which("unshare") is None:
+            pytest.fail("running as root needs unshare(1) to make a read-only mount")
+        shell = (f"mount --bind {data_dir} {data_dir} && mount -o remount,ro,bind {data_dir} "
+                 f"{data_dir} && exec {sys.executable} {script} {data_dir}")
+        cmd = ["unshare", "-m", "sh", "-c", shell]
+    else:
+        for path in [data_dir, *data_dir.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+        cmd = [sys.executable, str(script), str(data_dir)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_read_only_data_dir_searches_and_refuses_writes(tmp_path: Path) -> None:
+    data_dir = tmp_path / "ro"
+    client = HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=HashingEmbeddings(dims=32))
+    client.add("I like green tea", user_id="u1")
+    client.close()
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    out = _run_read_only(data_dir, script)
+    assert out["found"] == ["I like green tea"]
+    assert out["add"].startswith("ReadOnlyStoreError") and "read-only" in out["add"]
+    assert issubclass(HyMemoryError, Exception)
