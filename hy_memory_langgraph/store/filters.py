@@ -151,20 +151,22 @@ def _scalar(value: object, what: str) -> Scalar:
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, (int, float)):
-        if isinstance(value, float) and math.isnan(value):
-            raise FilterError(f"{what} operand must be a number, not NaN")
         if isinstance(value, int) and not _INT64_MIN <= value <= _INT64_MAX:
-            raise FilterError(
-                f"{what} operand {value} does not fit in 64 bits; compare with a float "
-                f"({float(value)!r}) or a smaller integer"
-            )
+            # beyond SQL integers: compared as a float (infinite past float range), order kept
+            return float(value) if abs(value) < 2**1023 else (math.inf if value > 0 else -math.inf)
         return value
     raise FilterError(
         f"{what} operand must be a string, number, boolean or None, got {type(value).__name__}"
     )
 
 
+def _is_nan(value: object) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
 def _equals(path: tuple[Segment, ...], value: Scalar, json: JsonAccess) -> sa.ColumnElement[bool]:
+    if _is_nan(value):  # NaN equals nothing (as in LangGraph's own stores)
+        return sa.false()
     if value is None:
         return json.kind_is(path, "missing", "null")
     if isinstance(value, bool):
@@ -198,6 +200,8 @@ def _range(
     path: tuple[Segment, ...], op: str, operand: object, json: JsonAccess
 ) -> sa.ColumnElement[bool]:
     value = _scalar(operand, op)
+    if _is_nan(value):  # no value is ordered against NaN
+        return sa.false()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return json.compare(path, "number", _RANGE[op], value)
     if isinstance(value, str):
@@ -212,7 +216,8 @@ def _member(
         raise FilterError(f"{op} takes a list of values, got {operand!r}")
     values = [_scalar(v, op) for v in operand]
     strings = [v for v in values if isinstance(v, str)]
-    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    numbers = [v for v in values
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and not _is_nan(v)]
     parts: list[sa.ColumnElement[bool]] = []
     if strings:
         parts.append(json.compare(path, "string", "in", strings))

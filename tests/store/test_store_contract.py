@@ -22,8 +22,6 @@ from langgraph.store.base import (
 )
 from store_helpers import StoreFactory, index_config, is_hy, key_set, keys
 
-from hy_memory_langgraph.store import FilterError
-
 DOCS = {
     "tea": {"text": "green tea with jasmine", "kind": "drink", "score": 4.5, "n": 3},
     "coffee": {"text": "strong black coffee", "kind": "drink", "score": 3.0, "n": 1},
@@ -322,11 +320,23 @@ def test_injection_shaped_filter_key_is_an_invalid_filter_key(open_store: StoreF
         store.search(("docs",), filter=hostile)
 
 
-def test_integer_beyond_64_bits_is_our_filter_error(open_store: StoreFactory, backend: str) -> None:
+def test_integers_beyond_64_bits_compare_like_langgraph_stores(open_store: StoreFactory) -> None:
     store = open_store()
     store.put(("docs",), "a", {"text": "x", "n": 1})
-    if backend == "memory":
-        assert store.search(("docs",), filter={"n": {"$lt": 2**70}})[0].key == "a"
-        return
-    with pytest.raises(FilterError, match="64 bits"):
-        store.search(("docs",), filter={"n": {"$lt": 2**70}})
+    assert [i.key for i in store.search(("docs",), filter={"n": {"$lt": 10**100}})] == ["a"]
+    assert store.search(("docs",), filter={"n": {"$gt": 2**70}}) == []
+    assert [i.key for i in store.search(("docs",), filter={"n": {"$lt": 10**400}})] == ["a"]
+
+
+@pytest.mark.parametrize(("flt", "expected"), [
+    ({"score": float("nan")}, set()),
+    ({"score": {"$eq": float("nan")}}, set()),
+    ({"score": {"$gt": float("nan")}}, set()),
+    ({"score": {"$ne": float("nan")}}, {"tea", "coffee", "bread", "cake"}),
+])
+def test_nan_matches_nothing_and_never_raises(open_store: StoreFactory, flt: dict,
+                                              expected: set[str]) -> None:
+    store = open_store()
+    for key, value in DOCS.items():
+        store.put(("docs",), key, value)
+    assert key_set(store.search(("docs",), filter=flt, limit=10)) == expected
