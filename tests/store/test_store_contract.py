@@ -325,7 +325,6 @@ def test_integers_beyond_64_bits_compare_like_langgraph_stores(open_store: Store
     store.put(("docs",), "a", {"text": "x", "n": 1})
     assert [i.key for i in store.search(("docs",), filter={"n": {"$lt": 10**100}})] == ["a"]
     assert store.search(("docs",), filter={"n": {"$gt": 2**70}}) == []
-    assert [i.key for i in store.search(("docs",), filter={"n": {"$lt": 10**400}})] == ["a"]
 
 
 @pytest.mark.parametrize(("flt", "expected"), [

@@ -159,3 +159,9 @@ def _compiled(flt: dict, dialect: sa.Dialect, access: type) -> str:
 def test_compiled_sql_is_parameterised(flt: dict, dialect: sa.Dialect, access: type) -> None:
     text = _compiled(flt, dialect, access)
     assert "secret_key" not in text and "secret_value" not in text and "41" not in text
+
+
+def test_integers_beyond_float_range_compare_as_infinities(filled: HyMemoryStore) -> None:
+    assert found(filled, {"n": {"$lt": 10**400}}) == {"x", "y"}
+    assert found(filled, {"n": {"$gt": -(10**400)}}) == {"x", "y"}
+    assert found(filled, {"n": {"$gt": 10**400}}) == set()
