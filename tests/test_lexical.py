@@ -13,9 +13,6 @@ from hypothesis import strategies as st
 from hy_memory_langgraph.retrieval.lexical import (
     BM25Index,
     LexicalCache,
-    hybrid_scores,
-    normalize_scores,
-    rrf,
     tokenize,
 )
 
@@ -294,56 +291,3 @@ def test_cache_keys_are_independent_and_lru_bounded() -> None:
 
 
 # --- fusion ---------------------------------------------------------------------------------
-
-
-def test_rrf_scores_and_order() -> None:
-    fused = rrf([["a", "b", "c"], ["b", "c"]], k=60)
-    assert [d for d, _ in fused] == ["b", "c", "a"]
-    assert dict(fused)["b"] == pytest.approx(1 / 62 + 1 / 61)
-    assert dict(fused)["a"] == pytest.approx(1 / 61)
-
-
-def test_rrf_weights_duplicates_ties_and_errors() -> None:
-    assert [d for d, _ in rrf([["a"], ["b"]], weights=[1.0, 2.0])] == ["b", "a"]
-    assert dict(rrf([["a", "a", "b"]]))["a"] == pytest.approx(1 / 61)
-    assert [d for d, _ in rrf([["x"], ["y"]])] == ["x", "y"]  # tie: first appearance
-    assert rrf([]) == []
-    with pytest.raises(ValueError):
-        rrf([["a"]], weights=[1.0, 2.0])
-    with pytest.raises(ValueError):
-        rrf([["a"]], k=-1)
-
-
-def test_normalize_scores() -> None:
-    assert normalize_scores({"a": 2.0, "b": 4.0, "c": 3.0}) == {"a": 0.0, "b": 1.0, "c": 0.5}
-    assert normalize_scores({"a": 2.0, "b": 4.0}, "max") == {"a": 0.5, "b": 1.0}
-    assert normalize_scores({"a": -1.0, "b": 2.0}, "max") == {"a": 0.0, "b": 1.0}
-    assert normalize_scores({"a": 3.0}) == {"a": 1.0}
-    assert normalize_scores({"a": 0.0, "b": 0.0}) == {"a": 0.0, "b": 0.0}
-    assert normalize_scores({"a": float("nan"), "b": 1.0}) == {"a": 0.0, "b": 1.0}
-    assert normalize_scores({}) == {}
-    with pytest.raises(ValueError):
-        normalize_scores({"a": 1.0}, "zscore")
-
-
-@given(st.dictionaries(st.text(max_size=3), st.floats(allow_nan=True, allow_infinity=True)))
-def test_normalize_scores_range(scores: dict[str, float]) -> None:
-    for method in ("minmax", "max"):
-        out = normalize_scores(scores, method)
-        assert out.keys() == scores.keys()
-        assert all(0.0 <= v <= 1.0 for v in out.values())
-
-
-def test_hybrid_scores() -> None:
-    vector = {"a": 0.9, "b": 0.5, "c": 0.7}
-    lexical = {"b": 8.0, "d": 2.0}
-    only_vector = {"a": 1.0, "b": 0.0, "c": 0.5, "d": 0.0}
-    only_lexical = {"a": 0.0, "b": 1.0, "c": 0.0, "d": 0.0}
-    assert hybrid_scores(vector, lexical, alpha=1.0) == pytest.approx(only_vector)
-    assert hybrid_scores(vector, lexical, alpha=0.0) == pytest.approx(only_lexical)
-    mixed = hybrid_scores(vector, lexical, alpha=0.8)
-    assert list(mixed) == ["a", "b", "c", "d"]
-    assert mixed["b"] == pytest.approx(0.2) and mixed["c"] == pytest.approx(0.4)
-    assert hybrid_scores({}, {}, alpha=0.5) == {}
-    with pytest.raises(ValueError):
-        hybrid_scores(vector, lexical, alpha=1.5)

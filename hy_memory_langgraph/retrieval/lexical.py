@@ -1,8 +1,7 @@
 """CJK-aware lexical search: tokenizer, incremental Okapi BM25, per-scope cache, score fusion.
 
 Used by search: facts are ranked by vector similarity with a small lexical
-tie-break, and lexical scores can be fused with vector scores (:func:`hybrid_scores`,
-:func:`rrf`).
+tie-break, and :mod:`.fusion` fuses lexical with vector scores.
 
 Tokenizer decisions (:func:`tokenize`):
 
@@ -38,15 +37,12 @@ import threading
 import unicodedata
 import warnings
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from types import ModuleType
 
 __all__ = [
     "BM25Index",
     "LexicalCache",
-    "hybrid_scores",
-    "normalize_scores",
-    "rrf",
     "tokenize",
 ]
 
@@ -448,77 +444,3 @@ class LexicalCache:
         """Drop every cached index."""
         with self._lock:
             self._entries.clear()
-
-
-def rrf(
-    rankings: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None
-) -> list[tuple[str, float]]:
-    """Reciprocal-rank fusion: ``sum(w / (k + rank))``, rank from 1, best first.
-
-    A doc repeated within one ranking counts at its first rank; ties keep first appearance.
-
-    Example:
-        >>> [d for d, _ in rrf([["a", "b"], ["b", "c"]])]
-        ['b', 'a', 'c']
-    """
-    if weights is None:
-        weights = [1.0] * len(rankings)
-    elif len(weights) != len(rankings):
-        raise ValueError("weights must have one entry per ranking")
-    if k < 0:
-        raise ValueError("k must be >= 0")
-    fused: dict[str, float] = {}
-    for ranking, weight in zip(rankings, weights):
-        seen: set[str] = set()
-        for rank, doc_id in enumerate(ranking, 1):
-            if doc_id in seen:
-                continue
-            seen.add(doc_id)
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight / (k + rank)
-    return sorted(fused.items(), key=lambda kv: -kv[1])
-
-
-def normalize_scores(scores: dict[str, float], method: str = "minmax") -> dict[str, float]:
-    """Map scores to [0, 1].
-
-    Args:
-        scores: Raw scores (non-finite values become 0 before normalising).
-        method: ``"minmax"``: ``(s - min) / (max - min)``; when all scores are equal they map
-            to 1.0 if positive, else 0.0. ``"max"``: ``s / max`` with negatives clipped to 0
-            (all 0 when ``max <= 0``).
-    """
-    if method not in ("minmax", "max"):
-        raise ValueError("method must be 'minmax' or 'max'")
-    if not scores:
-        return {}
-    clean = {d: (s if math.isfinite(s) else 0.0) for d, s in scores.items()}
-    hi, lo = max(clean.values()), min(clean.values())
-    if method == "max":
-        return {d: (max(s, 0.0) / hi if hi > 0 else 0.0) for d, s in clean.items()}
-    if hi == lo:
-        return {d: (1.0 if hi > 0 else 0.0) for d in clean}
-    span = hi / 2 - lo / 2  # halves: no overflow for extreme finite scores
-    if span <= 0.0:  # the gap underflowed (subnormal scores): only the top scores count
-        return {d: (1.0 if s == hi else 0.0) for d, s in clean.items()}
-    return {d: min(1.0, max(0.0, (s / 2 - lo / 2) / span)) for d, s in clean.items()}
-
-
-def hybrid_scores(
-    vector: dict[str, float], lexical: dict[str, float], *, alpha: float, method: str = "minmax"
-) -> dict[str, float]:
-    """Convex combination ``alpha * vector + (1 - alpha) * lexical`` of normalised scores.
-
-    A doc missing from one side scores 0 on that side.
-
-    Example:
-        >>> hybrid_scores({"a": 0.9, "b": 0.5}, {"b": 3.0}, alpha=0.5)
-        {'a': 0.5, 'b': 0.5}
-    """
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError("alpha must be in [0, 1]")
-    nv = normalize_scores(vector, method)
-    nl = normalize_scores(lexical, method)
-    return {
-        d: alpha * nv.get(d, 0.0) + (1.0 - alpha) * nl.get(d, 0.0)
-        for d in dict.fromkeys([*vector, *lexical])
-    }
