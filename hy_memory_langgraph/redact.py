@@ -60,13 +60,28 @@ _VALUES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
         r"(?i)\beteamsid\s*(?:[=:：]|是|为|\bis\b)\s*[\"']?(?P<secret>[A-Za-z0-9._%+/=-]+)")),
     ("password", re.compile(
         r"(?i)(?:\b(?:password|passwd|pwd)|密码)\s*(?:\bis\b|是|为|[:=：])\s*[\"']?(?P<secret>[^\s\"',;]{4,})")),
-    ("token", re.compile(
-        r"(?i)\b[A-Za-z][\w-]*(?:token|authorization)\s*:\s*(?P<secret>[A-Za-z0-9._~+/=-]+)")),
 )
+# ``…token: <value>`` headers, e.g. ``X-Auth-Token: abc``: the key is a word that ends in
+# ``token``/``authorization`` and has at least one letter before it. The pattern below is
+# the definition; :func:`_header_tokens` finds the same values in linear time.
+_HEADER_TOKEN: Final = re.compile(
+    r"(?i)\b[A-Za-z][\w-]*(?:token|authorization)\s*:\s*(?P<secret>[A-Za-z0-9._~+/=-]+)")
+_HEADER_KEY_END: Final = re.compile(r"(?i)(?:token|authorization)\s*:")
+_HEADER_VALUE: Final = re.compile(r"(?i)\s*(?P<secret>[A-Za-z0-9._~+/=-]+)")
+_WORD_OR_DASH: Final = re.compile(r"[\w-]")
+_WORD_CHAR: Final = re.compile(r"\w")
+_LETTER: Final = re.compile(r"(?i)[A-Za-z]")
+# ``<key><sep><value>`` with a secret-named key (``db_password = …``, ``"apiKey": "…"``).
+# The pattern is the definition; :func:`_assignments` finds the same matches in linear time.
 _ASSIGNMENT: Final = re.compile(
     r"(?i)(?P<key>[A-Za-z0-9_.-]*(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|apikey|"
     r"access[_-]?key|private[_-]?key|client[_-]?secret|credential|auth)[A-Za-z0-9_.-]*)"
     r"(?P<sep>[\"']?\s*[:=]\s*[\"']?)(?P<secret>[^\s\"',;&}{)\]]{4,})")
+_KEY_WORD: Final = re.compile(
+    r"(?i)pass|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential|auth")
+_KEY_CHAR: Final = re.compile(r"(?i)[A-Za-z0-9_.-]")
+_KEY_RUN: Final = re.compile(r"(?i)[A-Za-z0-9_.-]*")
+_SEP_VALUE: Final = re.compile(r"(?i)(?P<sep>[\"']?\s*[:=]\s*[\"']?)(?P<secret>[^\s\"',;&}{)\]]{4,})")
 _PASSWORD_KEY: Final = re.compile(r"(?i)pass(?:word|wd)?|pwd")
 _ALREADY: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
 
@@ -82,13 +97,71 @@ def _looks_random(value: str) -> bool:
     return len(value) >= 12 and classes >= 2 and _entropy(value) >= 3.0
 
 
-def _assigned_secret(match: re.Match[str]) -> bool:
-    value = match.group("secret")
+def _assigned_secret(key: str, value: str) -> bool:
     if _ALREADY.fullmatch(value) or value.lower() in {"none", "null", "true", "false", "xxx"}:
         return False
-    if _PASSWORD_KEY.search(match.group("key")):
+    if _PASSWORD_KEY.search(key):
         return True
     return _looks_random(value)
+
+
+def _assignments(text: str) -> list[tuple[str, int, int]]:
+    """``(key, secret start, secret end)`` of each :data:`_ASSIGNMENT` match, linear time.
+
+    The regex, run as it is, backtracks over every run of key characters at every
+    position of it (minutes on a megabyte of base64). Its matches are known without
+    that: the key is a whole run of key characters (the separator cannot follow a key
+    character) that holds a key word, and the value follows the run. So each run
+    holding a key word is found once, from its key words, and only the separator and
+    value are matched after it; the matches are the same, in the same order.
+    """
+    found: list[tuple[str, int, int]] = []
+    end = run_end = 0
+    for hit in _KEY_WORD.finditer(text):
+        if hit.start() < run_end:
+            continue  # a key word of the run just looked at
+        start = hit.start()
+        while start > 0 and _KEY_CHAR.match(text, start - 1):
+            start -= 1  # back to the start of the run (the previous run ended before it)
+        run_end = _KEY_RUN.match(text, hit.end()).end()  # type: ignore[union-attr]
+        if start < end:
+            continue
+        tail = _SEP_VALUE.match(text, run_end)
+        if tail is not None:
+            found.append((text[start:run_end], tail.start("secret"), tail.end("secret")))
+            end = tail.end()
+    return found
+
+
+def _header_tokens(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the ``secret`` of each :data:`_HEADER_TOKEN` match, linear time.
+
+    A match ends its key with ``token``/``authorization`` right before ``\\s*:`` (so at
+    the end of a run of word characters and dashes) and starts at a word boundary with
+    a letter somewhere earlier in that run; only its value is needed.
+    """
+    found: list[tuple[int, int]] = []
+    end, pos = 0, 0
+    while (hit := _HEADER_KEY_END.search(text, pos)) is not None:
+        pos = hit.start() + 1
+        if hit.start() < end or not _header_key_starts(text, end, hit.start()):
+            continue
+        value = _HEADER_VALUE.match(text, hit.end())
+        if value is not None:
+            found.append((value.start("secret"), value.end("secret")))
+            end = pos = value.end()
+    return found
+
+
+def _header_key_starts(text: str, floor: int, key_word: int) -> bool:
+    """Whether a key ``[A-Za-z][\\w-]*`` can start at a word boundary in ``[floor, key_word)``
+    and run (over word characters and dashes) up to the key word at ``key_word``."""
+    p = key_word - 1
+    while p >= floor and _WORD_OR_DASH.match(text, p):
+        if _LETTER.match(text, p) and (p == 0 or not _WORD_CHAR.match(text, p - 1)):
+            return True
+        p -= 1
+    return False
 
 
 def _scan(text: str) -> list[tuple[int, int, str]]:
@@ -98,8 +171,9 @@ def _scan(text: str) -> list[tuple[int, int, str]]:
         spans += [(m.start(), m.end(), kind) for m in pattern.finditer(text)]
     for kind, pattern in _VALUES:
         spans += [(m.start("secret"), m.end("secret"), kind) for m in pattern.finditer(text)]
-    spans += [(m.start("secret"), m.end("secret"), "secret_value")
-              for m in _ASSIGNMENT.finditer(text) if _assigned_secret(m)]
+    spans += [(start, end, "token") for start, end in _header_tokens(text)]
+    spans += [(start, end, "secret_value") for key, start, end in _assignments(text)
+              if _assigned_secret(key, text[start:end])]
     kept: list[tuple[int, int, str]] = []
     for span in sorted(spans, key=lambda s: (s[0], -(s[1] - s[0]))):
         if not kept or span[0] >= kept[-1][1]:
