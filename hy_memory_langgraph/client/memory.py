@@ -26,6 +26,7 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
+    BoundedEmbeddings,
     LLMGateway,
     LLMUsage,
     embedding_dims,
@@ -109,7 +110,9 @@ class HyMemoryClient:
         self.llm_usage = LLMUsage()
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
         self.embeddings = resolve_embeddings(embeddings)
-        stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory)
+        self.store_embeddings = BoundedEmbeddings(self.embeddings)  # window-bounded, query LRU
+        stores = StoreRegistry(config, self.store_embeddings, embedding_dims(self.embeddings),
+                               store_factory)
         self.recorder = _recorder(config)
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
                                      recorder=self.recorder)
@@ -147,7 +150,7 @@ class HyMemoryClient:
         try:
             return (await self.write_graph.ainvoke(args, config, context=self.context))["result"]
         finally:
-            await asyncio.to_thread(self.recorder.flush, args["request_id"])
+            self.recorder.flush(args["request_id"])
 
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
                scene: str | None = None, search_mode: str = "default",
@@ -176,7 +179,7 @@ class HyMemoryClient:
         try:
             return (await self.search_graph.ainvoke(args, config, context=self.context))["result"]
         finally:
-            await asyncio.to_thread(self.recorder.flush, args["request_id"])
+            self.recorder.flush(args["request_id"])
 
     def pipeline_log(self, request_id: str) -> list[dict[str, Any]]:
         """The stages a write or search went through, in order (``[]`` when unknown).

@@ -28,15 +28,19 @@ Both resolvers read the variables from their ``env`` argument (``os.environ`` wh
 Mode (:func:`resolve_mode`): ``None`` → ``"pro"`` when a chat model resolved, else
 ``"lite"``.
 
+Each client's stores embed through :class:`BoundedEmbeddings`: inputs held to the model's
+window (head and tail), and a bounded LRU of query vectors.
+
 Accounting: every LLM call of the package goes through :class:`LLMGateway`, which
 records calls, failures and tokens per pipeline stage in an :class:`LLMUsage`.
 
-Modules: :mod:`.embeddings`, :mod:`.chat`, :mod:`.gateway`; everything public is
-re-exported here.
+Modules: :mod:`.embeddings`, :mod:`.bounded`, :mod:`.chat`, :mod:`.gateway`; everything
+public is re-exported here.
 """
 
 from __future__ import annotations
 
+from hy_memory_langgraph.models.bounded import BoundedEmbeddings
 from hy_memory_langgraph.models.chat import (
     DEFAULT_LLM_MODEL,
     Mode,
@@ -52,6 +56,7 @@ from hy_memory_langgraph.models.embeddings import (
 from hy_memory_langgraph.models.gateway import LLMGateway, LLMUsage, StageUsage
 
 __all__ = [
+    "BoundedEmbeddings",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_LLM_MODEL",
     "E5Embeddings",
