@@ -550,6 +550,11 @@ class MemoryConfig:
         return self.data_dir / "data" / "pipeline_log.db"
 
     @property
+    def calibration_path(self) -> Path:
+        """``{data_dir}/data/embedding_calibration.json``: similarity anchors per model."""
+        return self.data_dir / "data" / "embedding_calibration.json"
+
+    @property
     def workflow_dir(self) -> Path:
         """``{data_dir}/workflow``."""
         return self.data_dir / "workflow"

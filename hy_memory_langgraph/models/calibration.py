@@ -1,16 +1,24 @@
-"""Similarity calibration per embedding model: what "unrelated" scores, mapped to 0.
+"""Similarity calibration per embedding model: unrelated maps to 0, the same text to 1.
 
 Cosine gates only mean something for a given model. OpenAI embeddings give unrelated
-sentences a cosine near 0; multilingual-e5 gives them about 0.75, so a gate of 0.3 (or
-0.5) never cuts anything with e5. A :class:`Calibration` measures, once per model, the
-**floor**: the mean cosine of the unrelated pairs of a bundled reference sample
-(:mod:`~hy_memory_langgraph.models.reference_sentences`: every ordered pair of two
-different sentences of the same language, the first embedded as a query and the second
-as a document, as searches compare them), and maps a raw cosine to
+sentences a cosine near 0 and a text compared with itself 1; multilingual-e5 gives
+unrelated sentences about 0.74 (English) or 0.83 (Chinese) and a text embedded as a
+query against itself embedded as a document about 0.94-0.97, so a gate of 0.3 (or 0.5)
+never cuts anything with e5. A :class:`Calibration` measures, once per model and per
+language, on a bundled reference sample
+(:mod:`~hy_memory_langgraph.models.reference_sentences`, English and Chinese, each
+sentence embedded as a query and as a document, as searches compare them):
 
-    calibrated = (cosine - floor) / (1 - floor)
+* the **floor**: the mean cosine of the unrelated pairs (every ordered pair of two
+  different sentences of the language);
+* the **ceiling**: the mean cosine of each sentence with itself;
 
-so unrelated pairs score about 0 and identical texts 1, with every model. The gates of
+and maps a raw cosine to
+
+    calibrated = (cosine - floor) / (ceiling - floor)
+
+so unrelated texts score about 0 and the same text 1, with every model; the language is
+the query's (:func:`~hy_memory_langgraph.messages.detect_text_language`). The gates of
 productivity memory compare calibrated similarities, so they mean with e5 what they
 mean with OpenAI embeddings.
 
@@ -19,9 +27,9 @@ identity (:func:`embedding_identity`) and the reference sample's version, and me
 again only when either changes (:class:`CalibrationCache`).
 
 Example:
-    >>> cal = Calibration(model="m", floor=0.75, spread=0.03, pairs=10, reference="r")
-    >>> round(cal.similarity(0.75), 3), round(cal.similarity(0.9), 3), cal.similarity(1.0)
-    (0.0, 0.6, 1.0)
+    >>> cal = Calibration("m", {"en": LanguageScale(0.75, 0.95, 0.03, 10)}, "r")
+    >>> round(cal.similarity(0.75, "en"), 3), round(cal.similarity(0.9, "en"), 3)
+    (0.0, 0.75)
 """
 
 from __future__ import annotations
@@ -41,44 +49,76 @@ from typing import Any, Final
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from hy_memory_langgraph.messages import detect_text_language
 from hy_memory_langgraph.models.bounded import BoundedEmbeddings
 from hy_memory_langgraph.models.embeddings import E5Embeddings
 from hy_memory_langgraph.models.reference_sentences import REFERENCE_SENTENCES, REFERENCE_VERSION
 
-__all__ = ["Calibration", "CalibrationCache", "calibrate", "embedding_identity"]
+__all__ = ["Calibration", "CalibrationCache", "LanguageScale", "calibrate", "embedding_identity"]
 
-#: A floor above this would make the mapping too steep to trust; it is capped there.
-MAX_FLOOR: Final = 0.95
+#: The smallest ceiling - floor range trusted; a model squeezing its scores more is
+#: mapped with a ceiling of 1.
+MIN_RANGE: Final = 0.02
 _IDENTITY_ATTRS: Final = ("model", "model_name", "dims", "dimensions", "ngram", "max_tokens")
 
 
 @dataclass(frozen=True)
+class LanguageScale:
+    """One language's anchors.
+
+    Attributes:
+        floor: Mean cosine of the reference sample's unrelated pairs.
+        ceiling: Mean cosine of each reference sentence with itself (query vs document).
+        spread: Standard deviation of the unrelated pairs' cosines.
+        pairs: How many unrelated pairs were measured.
+    """
+
+    floor: float
+    ceiling: float
+    spread: float
+    pairs: int
+
+    def similarity(self, cosine: float) -> float:
+        """``cosine`` on the calibrated scale."""
+        ceiling = self.ceiling if self.ceiling - self.floor >= MIN_RANGE else 1.0
+        return (cosine - self.floor) / max(ceiling - self.floor, MIN_RANGE)
+
+    def cosine(self, similarity: float) -> float:
+        """The raw cosine of a calibrated similarity (inverse of :meth:`similarity`)."""
+        ceiling = self.ceiling if self.ceiling - self.floor >= MIN_RANGE else 1.0
+        return self.floor + similarity * max(ceiling - self.floor, MIN_RANGE)
+
+
+@dataclass(frozen=True)
 class Calibration:
-    """The unrelated-pair floor of one embedding model.
+    """The anchors of one embedding model, per language of the reference sample.
 
     Attributes:
         model: The model's identity (:func:`embedding_identity`).
-        floor: Mean cosine of the reference sample's unrelated pairs.
-        spread: Their standard deviation.
-        pairs: How many pairs were measured.
+        languages: ``{"en": LanguageScale, "zh": LanguageScale}``.
         reference: Version of the reference sample.
     """
 
     model: str
-    floor: float
-    spread: float
-    pairs: int
+    languages: dict[str, LanguageScale]
     reference: str
 
-    def similarity(self, cosine: float) -> float:
-        """``cosine`` on the calibrated scale: 0 for unrelated texts, 1 for identical ones."""
-        floor = min(self.floor, MAX_FLOOR)
-        return (cosine - floor) / (1.0 - floor)
+    def scale(self, language: str) -> LanguageScale:
+        """The anchors of ``language`` (English when the sample has no such language)."""
+        return self.languages.get(language) or self.languages["en"]
 
-    def cosine(self, similarity: float) -> float:
-        """The raw cosine a calibrated similarity corresponds to (inverse of :meth:`similarity`)."""
-        floor = min(self.floor, MAX_FLOOR)
-        return floor + similarity * (1.0 - floor)
+    def similarity(self, cosine: float, language: str = "en") -> float:
+        """``cosine`` on the calibrated scale: about 0 for unrelated texts, 1 for the same."""
+        return self.scale(language).similarity(cosine)
+
+    def for_text(self, text: str) -> LanguageScale:
+        """The anchors of the language ``text`` is written in (a query, a draft task)."""
+        return self.scale(detect_text_language(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Calibration:
+        return cls(model=str(data["model"]), reference=str(data["reference"]),
+                   languages={k: LanguageScale(**v) for k, v in data["languages"].items()})
 
 
 def embedding_identity(emb: Embeddings) -> str:
@@ -113,24 +153,31 @@ def _unit(rows: list[list[float]]) -> np.ndarray:
 
 
 def calibrate(emb: Embeddings) -> Calibration:
-    """Measure ``emb``'s floor on the reference sample (one document call, one query call
-    per sentence).
+    """Measure ``emb``'s anchors on the reference sample (one document call for all the
+    sentences, one query call per sentence).
 
     Example:
         >>> from hy_memory_langgraph.testing import HashingEmbeddings
-        >>> -1.0 < calibrate(HashingEmbeddings(dims=64)).floor < 1.0
-        True
+        >>> cal = calibrate(HashingEmbeddings(dims=64))
+        >>> sorted(cal.languages), cal.scale("zh").floor < cal.scale("zh").ceiling
+        (['en', 'zh'], True)
     """
+    if isinstance(emb, BoundedEmbeddings):
+        emb = emb.inner  # the reference sentences need no window, nor a place in the cache
     sentences = [s for group in REFERENCE_SENTENCES.values() for s in group]
-    language = [lang for lang, group in REFERENCE_SENTENCES.items() for _ in group]
     docs = _unit(emb.embed_documents(sentences))
     queries = _unit([emb.embed_query(s) for s in sentences])
     cosines = queries @ docs.T
-    values = [float(cosines[i, j]) for i in range(len(sentences)) for j in range(len(sentences))
-              if i != j and language[i] == language[j]]
-    return Calibration(model=embedding_identity(emb), floor=statistics.fmean(values),
-                       spread=statistics.pstdev(values), pairs=len(values),
-                       reference=REFERENCE_VERSION)
+    languages: dict[str, LanguageScale] = {}
+    offset = 0
+    for language, group in REFERENCE_SENTENCES.items():
+        rows = range(offset, offset + len(group))
+        unrelated = [float(cosines[i, j]) for i in rows for j in rows if i != j]
+        languages[language] = LanguageScale(
+            floor=statistics.fmean(unrelated), ceiling=statistics.fmean(float(cosines[i, i]) for i in rows),
+            spread=statistics.pstdev(unrelated), pairs=len(unrelated))
+        offset += len(group)
+    return Calibration(model=embedding_identity(emb), languages=languages, reference=REFERENCE_VERSION)
 
 
 class CalibrationCache:
@@ -170,8 +217,8 @@ class CalibrationCache:
             return {}
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-            return {k: Calibration(**v) for k, v in data.items()}
-        except (OSError, ValueError, TypeError):
+            return {k: Calibration.from_dict(v) for k, v in data.items()}
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return {}  # unreadable or from another version: measured again
 
     def _write(self, key: str, calibration: Calibration) -> None:
