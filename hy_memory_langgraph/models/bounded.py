@@ -7,7 +7,8 @@ client:
   it is sent: :class:`E5Embeddings` does this itself, token-exact; OpenAI embeddings get
   :data:`OPENAI_INPUT_BYTES` UTF-8 bytes (their window is 8,191 tokens and a token covers
   at least one byte, so the API never refuses a text and a megabyte costs a window, not
-  a megabyte). Other models get the text as it is (their window is unknown).
+  a megabyte); a model declaring ``max_input_bytes`` gets that; any other model
+  :data:`DEFAULT_INPUT_BYTES` (more than common embedding models read).
 * **Query cache.** A bounded LRU of query embeddings (exact text → vector): the second
   identical search makes no embedding call.
 
@@ -27,23 +28,37 @@ from typing import Final
 
 from langchain_core.embeddings import Embeddings
 
-from hy_memory_langgraph.models.embeddings import head_tail_bytes
+from hy_memory_langgraph.models.embeddings import E5Embeddings, head_tail_bytes
 
-__all__ = ["DEFAULT_QUERY_CACHE_SIZE", "OPENAI_INPUT_BYTES", "BoundedEmbeddings", "input_bytes_limit"]
+__all__ = ["DEFAULT_INPUT_BYTES", "DEFAULT_QUERY_CACHE_SIZE", "OPENAI_INPUT_BYTES",
+           "BoundedEmbeddings", "input_bytes_limit"]
 
 #: Query embeddings kept per client.
 DEFAULT_QUERY_CACHE_SIZE: Final = 512
 #: Bytes of one text sent to OpenAI embeddings (the 8,191-token window, one byte per token
 #: at least, less a margin).
 OPENAI_INPUT_BYTES: Final = 8000
+#: Bytes of one text sent to a model whose window is unknown (8k tokens of English).
+DEFAULT_INPUT_BYTES: Final = 32_768
 
 
 def input_bytes_limit(emb: Embeddings) -> int | None:
-    """The byte cap of one input for ``emb``, or ``None`` (sent as it is)."""
+    """The byte cap of one input for ``emb``, or ``None`` (it bounds its input itself).
+
+    Example:
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings
+        >>> input_bytes_limit(HashingEmbeddings()) == DEFAULT_INPUT_BYTES
+        True
+    """
+    if isinstance(emb, E5Embeddings):
+        return None
+    declared = getattr(emb, "max_input_bytes", None)
+    if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0:
+        return declared
     openai_module = sys.modules.get("langchain_openai")
     if openai_module is not None and isinstance(emb, openai_module.OpenAIEmbeddings):
         return OPENAI_INPUT_BYTES
-    return None
+    return DEFAULT_INPUT_BYTES
 
 
 class BoundedEmbeddings(Embeddings):
@@ -52,7 +67,8 @@ class BoundedEmbeddings(Embeddings):
     Args:
         inner: The embedding model.
         query_cache_size: Query vectors kept (0 disables the cache).
-        max_input_bytes: Byte cap of one text (``None``: :func:`input_bytes_limit`).
+        max_input_bytes: Byte cap of one text (``None``: :func:`input_bytes_limit`; ``0``:
+            no cap).
 
     Example:
         >>> from hy_memory_langgraph.testing import HashingEmbeddings
@@ -64,7 +80,8 @@ class BoundedEmbeddings(Embeddings):
                  max_input_bytes: int | None = None) -> None:
         self.inner = inner
         self.query_cache_size = max(0, query_cache_size)
-        self.max_input_bytes = max_input_bytes if max_input_bytes is not None else input_bytes_limit(inner)
+        limit = input_bytes_limit(inner) if max_input_bytes is None else max_input_bytes
+        self.max_input_bytes = limit or None
         self.cache_hits = 0
         self.cache_misses = 0
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
