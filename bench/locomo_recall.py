@@ -23,7 +23,7 @@ shipped search space tuned inside each fold, on the corpus as each rule would st
 
 Usage:
     python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules]
-    python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite]
+    python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
 from __future__ import annotations
@@ -387,8 +387,10 @@ def e2e_mode(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         client = _client(args, Path(tmp))
         for conv in convs:
-            ingest_s += _ingest(client, conv)
-            turns += len(conv.turns)
+            for _ in range(2 if args.twice else 1):  # --twice: the same conversation run again
+                ingest_s += _ingest(client, conv)
+                turns += len(conv.turns)
+        stored_counts = {conv.sample_id: client.context.chat_repo.active(conv.sample_id) for conv in convs}
         for conv, qa in iter_questions(convs, CATEGORIES):
             if not qa.evidence:
                 continue
@@ -404,8 +406,11 @@ def e2e_mode(args: argparse.Namespace) -> None:
                     scores[name][qa.category][k].append(_recall(found[name], qa.evidence, k))
                 per_conv[name][conv.sample_id].append(_recall(found[name], qa.evidence, 10))
         client.close()
+    stored = sum(len(client_memories) for client_memories in stored_counts.values())
     print(f"LoCoMo evidence recall end to end ({args.data.name}; embeddings: "
-          f"{'hashing (fast)' if args.fast else 'e5-small (embedded)'}; store: {args.store})")
+          f"{'hashing (fast)' if args.fast else 'e5-small (embedded)'}; store: {args.store}"
+          f"{'; every conversation written twice' if args.twice else ''})")
+    print(f"memories stored: {stored}")
     print(f"ingest: {int(turns)} turns via client.add in {ingest_s:.1f} s ({turns / ingest_s:.0f} turns/s); "
           f"client.search p50 {statistics.median(latency):.1f} ms over {len(latency)} questions\n")
     print("| retriever | " + " | ".join(f"{c} R@5 / R@10" for c in CATEGORIES.values())
@@ -430,6 +435,8 @@ def main() -> None:
                              "or only the lite write rules")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
+    parser.add_argument("--twice", action="store_true",
+                        help="e2e: write every conversation twice (the same sessions again)")
     args = parser.parse_args()
     (cv_mode if args.mode == "cv" else e2e_mode)(args)
 

@@ -114,6 +114,19 @@ class ChatRepository(RecordRepository):
             return memory
         raise ConflictError(f"memory_id={memory_id!r} kept changing while being updated; retry")
 
+    def add_all(self, user_id: str, facts: Sequence[dict[str, Any]], *, request_id: str,
+                memory_at: datetime | None = None, **fields: Any) -> list[ChatMemory]:
+        """Store several new memories (``ADD``) in one change: one store batch, one
+        embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field."""
+        at = memory_at or utcnow()
+        memories = [ChatMemory(memory_id=uuid.uuid4().hex, user_id=user_id, memory_at=iso(at),
+                               memory_ts=at.timestamp(), **fields, **fact) for fact in facts]
+        change = self.begin(request_id)
+        for memory in memories:
+            change.add(memory, "ADD")
+        self.commit(change)
+        return memories
+
     def stage_turn(self, change: Change, memory: ChatMemory) -> None:
         """Add a new lite turn to ``change``, with its entry in the turn index."""
         change.add(memory, "ADD")

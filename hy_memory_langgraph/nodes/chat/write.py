@@ -194,19 +194,21 @@ def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datet
 
 
 def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Write the decided operations (one store batch each); one op per fact in the result.
+    """Write the decided operations; one op per fact in the result.
 
-    A decision whose target is gone, retired or already changed by this write, or that
-    meets a concurrent change of its target, is carried out as ``ADD``: the fact is
-    never lost.
+    The plain ``ADD`` s are written together (one store batch, one embedding call), each
+    ``UPDATE`` / ``SUPERSEDE`` in a store batch of its own. A decision whose target is
+    gone, retired or already changed by this write, or that meets a concurrent change of
+    its target, is carried out as ``ADD``: the fact is never lost.
     """
     repo = runtime.context.chat_repo
     decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
     ops: list[dict[str, Any]] = []
+    added: list[tuple[int, dict[str, Any]]] = []  # (position in ops, fact)
     changed: set[str] = set()
     for fact, decision in zip(state["facts"], decisions):
         op, target = decision["op"], decision.get("target")
-        current = repo.get(target) if target else None
+        current = repo.get(target) if target and op != "ADD" else None
         stale = current is None or current.status != ACTIVE or target in changed
         if op in ("UPDATE", "SUPERSEDE") and stale:
             op = "ADD"  # one change per memory per write; later claims are kept as new facts
@@ -214,8 +216,18 @@ def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> d
             changed.add(target)
         if op == "SKIP":
             ops.append({"op": "SKIP", "memory_id": target, "content": fact["content"]})
-            continue
-        ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
+        elif op == "ADD":
+            added.append((len(ops), fact))
+            ops.append({})
+        else:
+            ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
+    if added:
+        memories = repo.add_all(
+            state["user_id"], [{"content": f["content"], "subject": f["subject"], "owner": f["owner"]}
+                               for _, f in added],
+            request_id=state["request_id"], memory_at=state["at"], **_fields(state))
+        for (position, _), memory in zip(added, memories, strict=True):
+            ops[position] = {"op": "ADD", "memory_id": memory.memory_id, "content": memory.content}
     return {"ops": ops}
 
 
