@@ -87,20 +87,22 @@ class TimedEmbeddings(Embeddings):
         self.calls = 0
         self.input_bytes = 0
 
-    def _timed(self, fn: Callable[[], Any], texts: list[str]) -> Any:
+    def _timed(self, fn: Callable[[], Any], texts: list[str], *, is_query: bool = False) -> Any:
         start = time.perf_counter()
         try:
             return fn()
         finally:
             self.seconds += time.perf_counter() - start
             self.calls += 1
-            self.input_bytes += sum(len(t.encode("utf-8", "replace")) for t in texts)
+            fit = getattr(self.inner, "fit", None)  # what e5 reads of each text (its window)
+            read = [fit(t, is_query=is_query) for t in texts] if callable(fit) else texts
+            self.input_bytes += sum(len(t.encode("utf-8", "replace")) for t in read)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self._timed(lambda: self.inner.embed_documents(texts), list(texts))
 
     def embed_query(self, text: str) -> list[float]:
-        return self._timed(lambda: self.inner.embed_query(text), [text])
+        return self._timed(lambda: self.inner.embed_query(text), [text], is_query=True)
 
     def reset(self) -> None:
         self.seconds, self.calls, self.input_bytes = 0.0, 0, 0
@@ -164,7 +166,7 @@ def per_add(client: HyMemoryClient, timed: TimedEmbeddings, counter: StatementCo
 
 def sweep(client: HyMemoryClient, timed: TimedEmbeddings, sizes: list[int], kinds: list[str]) -> None:
     print("\n## Size sweep (one add of one message, fresh session each)\n")
-    print("| kind | message bytes | wall ms | embedding ms | non-embedding ms | bytes given to the model | stored content bytes | cut marker |")
+    print("| kind | message bytes | wall ms | embedding ms | non-embedding ms | bytes the model reads | stored content bytes | cut marker |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for kind in kinds:
         for size in sizes:

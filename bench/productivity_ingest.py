@@ -25,6 +25,9 @@ Usage::
                                         [--keep-system] [--data-dir DIR]
 
 ``--fast`` uses :class:`HashingEmbeddings` instead of the embedded e5 model.
+``--nearest`` prints, for each dialogue's request (its first user message), the cosine and
+the calibrated similarity of the nearest earlier request (as the experience-candidate
+search compares a new task with stored ones): how related consecutive requests are.
 ``--one-user`` writes every dialogue as one user (an agent's own working memory): each
 write then meets the experiences of all earlier dialogues, related or not, instead of
 only those of the same customer.
@@ -45,12 +48,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
 from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
 
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
 from hy_memory_langgraph.config import MemoryConfig  # noqa: E402
 from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
+from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/tau_bench/airline_dev100.json"
@@ -233,6 +238,28 @@ def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data
     return not failures
 
 
+def nearest_report(dialogues: list[dict[str, Any]], embeddings: Embeddings) -> None:
+    """Raw and calibrated similarity of each request to the nearest earlier one."""
+    requests = [next((str(m["content"]) for m in d["messages"] if m.get("role") == "user"), "")
+                for d in dialogues]
+    calibration = calibrate(embeddings)
+    docs = np.asarray(embeddings.embed_documents(requests))
+    queries = np.asarray([embeddings.embed_query(r) for r in requests])
+    raw, calibrated = [], []
+    for i in range(1, len(requests)):
+        cosine = float(np.max(queries[i] @ docs[:i].T))
+        raw.append(cosine)
+        calibrated.append(calibration.for_text(requests[i]).similarity(cosine))
+    for name, values in (("cosine", raw), ("calibrated", calibrated)):
+        q = np.percentile(values, [0, 10, 50, 90, 100])
+        print(f"nearest earlier request, {name}: min {q[0]:.3f}  p10 {q[1]:.3f}  median {q[2]:.3f}"
+              f"  p90 {q[3]:.3f}  max {q[4]:.3f}")
+    for gate in (0.3, 0.4, 0.5):
+        share = sum(v >= gate for v in calibrated) / len(calibrated)
+        print(f"  calibrated >= {gate}: {share:.0%} of requests  (raw cosine >= {gate}: "
+              f"{sum(v >= gate for v in raw) / len(raw):.0%})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
@@ -244,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="pro: the fake model's drafts (see the module docstring)")
     parser.add_argument("--one-user", action="store_true",
                         help="write every dialogue as the same user")
+    parser.add_argument("--nearest", action="store_true",
+                        help="only report how similar each request is to the nearest earlier one")
     parser.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     args = parser.parse_args(argv)
     dialogues = load_dialogues(args.path, args.keep_system)[: args.limit]
@@ -252,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     embeddings: Embeddings = HashingEmbeddings(dims=256) if args.fast else E5Embeddings()
     if not args.fast:
         embeddings.embed_query("warm up")  # load the model outside the timed adds
+    if args.nearest:
+        nearest_report(dialogues, embeddings)
+        return 0
     print(f"{len(dialogues)} dialogues from {args.path.name}; embeddings="
           f"{type(embeddings).__name__}; system prompt {'kept' if args.keep_system else 'dropped'}")
     ok = True
