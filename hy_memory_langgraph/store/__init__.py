@@ -8,7 +8,9 @@ Design:
   as ``<db>.faiss`` + manifest atomically, rebuilt when missing/stale/corrupt.
 * Every write appends to a change log in the same transaction; each store
   object replays it before vector searches, so several objects or processes can
-  share one database.
+  share one database. After its own write a store object applies its new vectors
+  directly, without reading the log back, when the write's log rows directly follow
+  its position (nobody else wrote in between).
 * Search is exact and filters first: candidates (namespace prefix, filter, not
   expired) are fixed before ranking; only the top rows are read from SQL.
 

@@ -302,6 +302,8 @@ class HyMemoryStore(BaseStore):
     def _after_write(self, written: WriteResult, now: int) -> None:
         if self._sync is None or not written.seqs:
             return
+        if self._sync.advance(written.seqs, written.local):  # nobody wrote in between
+            return
         with read_tx(self._engine) as conn:
             self._sync.catch_up(conn, now, local=written.local, mine=set(written.seqs))
 

@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +195,24 @@ class IndexSync:
         updates.update(self.load_items(conn, reload, now))
         self.apply(updates)
         mirror.seq = high
+
+    def advance(self, seqs: Sequence[int], local: Mapping[int, ItemVectors]) -> bool:
+        """Apply this store object's own batch without reading the change log back.
+
+        Only when the batch's change-log rows directly follow the mirror's position (no
+        other writer in between: sequence numbers are assigned in the write transaction
+        and never reused) and ``local`` holds every item they name; otherwise nothing is
+        applied and ``False`` says to :meth:`catch_up` instead.
+        """
+        mirror = self.mirror
+        if self.needs_rebuild or not seqs:
+            return False
+        low, high = min(seqs), max(seqs)
+        if low != mirror.seq + 1 or high - low + 1 != len(seqs) or len(local) != len(seqs):
+            return False
+        self.apply(local)
+        mirror.seq = high
+        return True
 
     def apply(self, updates: Mapping[int, ItemVectors]) -> None:
         """Apply updates; on failure the next catch-up rebuilds from SQL."""
