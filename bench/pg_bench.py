@@ -97,8 +97,8 @@ def targets(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def cmd_store(args: argparse.Namespace) -> None:
-    print(f"| backend | items | users | put items/s | user search cold p50 / p95 ms | "
-          f"user search warm p50 / p95 ms | whole store p50 / p95 ms |")
+    print("| backend | items | users | put items/s | user search cold p50 / p95 ms | "
+          "user search warm p50 / p95 ms | whole store p50 / p95 ms |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     rng = np.random.default_rng(1)
     for name, target in targets(args):

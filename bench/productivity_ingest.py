@@ -5,20 +5,32 @@ tool results) becomes one ``client.add(messages, scene="working", user_id=...)``
 user id is the task's customer, the session id the task id. Two modes:
 
 * ``lite``: zero LLM calls, one deterministic fact per add;
-* ``pro``: a counting fake chat model that answers each stage instantly with fixed,
-  plausible JSON (one experience, one fact; SKIP on reconcile; no supersede) and reports
-  ``usage_metadata`` (prompt tokens approximated as words + punctuation marks).
+* ``pro``: a counting fake chat model that answers each stage instantly with plausible
+  JSON and reports ``usage_metadata`` (prompt tokens approximated as words + punctuation
+  marks). ``--drafts fixed`` (default): the same experience and fact for every dialogue,
+  SKIP on reconcile, no supersede. ``--drafts dialogue``: the experience's task is the
+  dialogue's first user message (each dialogue asks something else), ADD on reconcile
+  (every task is kept, so later ones can meet it), the same fact subject; this is the
+  run that shows how often the experience-candidate gate lets a reconcile call through.
 
 Printed per mode: add latency p50/p95 in ms excluding the time spent in model calls,
-LLM calls and prompt tokens per add (average), calls per stage, database sizes on disk,
-and the latency of a few searches. A dialogue that raises fails the run (exit code 1).
+LLM calls and prompt tokens per add (average), calls per stage and per add (reconcile
+calls per add among them), database sizes on disk, and the latency of a few searches.
+A dialogue that raises fails the run (exit code 1).
 
 Usage::
 
     python bench/productivity_ingest.py [--fast] [--mode lite|pro|both] [--limit N]
+                                        [--drafts fixed|dialogue] [--one-user]
                                         [--keep-system] [--data-dir DIR]
 
 ``--fast`` uses :class:`HashingEmbeddings` instead of the embedded e5 model.
+``--nearest`` prints, for each dialogue's request (its first user message), the cosine and
+the calibrated similarity of the nearest earlier request (as the experience-candidate
+search compares a new task with stored ones): how related consecutive requests are.
+``--one-user`` writes every dialogue as one user (an agent's own working memory): each
+write then meets the experiences of all earlier dialogues, related or not, instead of
+only those of the same customer.
 """
 
 from __future__ import annotations
@@ -36,12 +48,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
 from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
 
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
 from hy_memory_langgraph.config import MemoryConfig  # noqa: E402
 from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
+from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/tau_bench/airline_dev100.json"
@@ -81,12 +95,38 @@ def _stage(system: str) -> str:
     return "progress_summary"
 
 
-def fake_model() -> ScriptedChatModel:
-    """An instant model: fixed JSON per stage, usage reported from the prompt size."""
+_NEW_MESSAGES = re.compile(r"<new_messages>\n(.*?)\n</new_messages>", re.S)
+
+
+def _first_request(prompt: str) -> str:
+    """The first user message of the prompt's NEW MESSAGES section (one line, cut)."""
+    found = _NEW_MESSAGES.search(prompt)
+    for line in (found.group(1) if found else "").splitlines():
+        if line.startswith("[user] "):
+            return " ".join(line[len("[user] "):].split())[:160]
+    return "help a customer with an airline reservation"
+
+
+def _dialogue_reply(stage: str, prompt: str) -> dict[str, Any]:
+    """``--drafts dialogue``: the task is the dialogue's request; reconcile adds it."""
+    if stage == "extract":
+        task = _first_request(prompt)
+        return {"experiences": [{**_EXTRACT["experiences"][0], "task": task,
+                                 "search_keys": [" ".join(task.split()[:6])]}],
+                "fact": _EXTRACT["fact"]}
+    if stage == "experience_reconcile":
+        return {"operations": [{"draft": "d0", "op": "ADD"}]}
+    return _REPLIES[stage]
+
+
+def fake_model(drafts: str = "fixed") -> ScriptedChatModel:
+    """An instant model: JSON per stage (see the module docstring), usage from the prompt size."""
 
     def respond(messages: list[BaseMessage]) -> AIMessage:
         text = "\n".join(str(m.content) for m in messages)
-        reply = json.dumps(_REPLIES[_stage(str(messages[0].content))])
+        stage = _stage(str(messages[0].content))
+        answer = _dialogue_reply(stage, text) if drafts == "dialogue" else _REPLIES[stage]
+        reply = json.dumps(answer)
         prompt, completion = len(_TOKEN.findall(text)), len(_TOKEN.findall(reply))
         return AIMessage(content=reply, usage_metadata={
             "input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion})
@@ -134,10 +174,11 @@ def _sizes(data_dir: Path) -> dict[str, int]:
             for p in sorted(data_dir.rglob("*")) if p.is_file()}
 
 
-def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data_dir: Path) -> bool:
+def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data_dir: Path,
+        drafts: str = "fixed") -> bool:
     """Ingest every dialogue in ``mode``; print the figures; ``False`` if any add raised."""
     config = MemoryConfig.from_env({}, data_dir=data_dir)
-    llm = fake_model() if mode == "pro" else None
+    llm = fake_model(drafts) if mode == "pro" else None
     client = HyMemoryClient(mode=mode, llm=llm, embeddings=embeddings, config=config)
     spent = _timed_gateway(client)
     latencies: list[float] = []
@@ -179,7 +220,12 @@ def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data
     print(f"LLM calls/add={calls / n:.2f}  prompt tokens/add={prompt_tokens / n:.0f}"
           f"  (model time total {sum(spent) * 1000:.0f} ms)")
     for stage, entry in sorted(usage.items()):
-        print(f"  {stage:<22} calls={entry['calls']:<4} prompt_tokens={entry['prompt_tokens']}")
+        print(f"  {stage:<22} calls={entry['calls']:<4} per add={entry['calls'] / n:.2f}"
+              f"  prompt_tokens={entry['prompt_tokens']}")
+    reconcile = sum(usage.get(s, {}).get("calls", 0) for s in ("experience_reconcile", "fact_reconcile"))
+    print(f"reconcile calls/add={reconcile / n:.2f}  (experience "
+          f"{usage.get('experience_reconcile', {}).get('calls', 0) / n:.2f}, fact "
+          f"{usage.get('fact_reconcile', {}).get('calls', 0) / n:.2f})")
     print(f"written: facts={facts} experiences(added/updated)={experiences}"
           f"  chat fallbacks (no tool trace)={chat}")
     print(f"search latency ({len(QUERIES)} queries, {len({d['user_id'] for d in dialogues})} users):"
@@ -192,6 +238,28 @@ def run(mode: str, dialogues: list[dict[str, Any]], embeddings: Embeddings, data
     return not failures
 
 
+def nearest_report(dialogues: list[dict[str, Any]], embeddings: Embeddings) -> None:
+    """Raw and calibrated similarity of each request to the nearest earlier one."""
+    requests = [next((str(m["content"]) for m in d["messages"] if m.get("role") == "user"), "")
+                for d in dialogues]
+    calibration = calibrate(embeddings)
+    docs = np.asarray(embeddings.embed_documents(requests))
+    queries = np.asarray([embeddings.embed_query(r) for r in requests])
+    raw, calibrated = [], []
+    for i in range(1, len(requests)):
+        cosine = float(np.max(queries[i] @ docs[:i].T))
+        raw.append(cosine)
+        calibrated.append(calibration.for_text(requests[i]).similarity(cosine))
+    for name, values in (("cosine", raw), ("calibrated", calibrated)):
+        q = np.percentile(values, [0, 10, 50, 90, 100])
+        print(f"nearest earlier request, {name}: min {q[0]:.3f}  p10 {q[1]:.3f}  median {q[2]:.3f}"
+              f"  p90 {q[3]:.3f}  max {q[4]:.3f}")
+    for gate in (0.3, 0.4, 0.5):
+        share = sum(v >= gate for v in calibrated) / len(calibrated)
+        print(f"  calibrated >= {gate}: {share:.0%} of requests  (raw cosine >= {gate}: "
+              f"{sum(v >= gate for v in raw) / len(raw):.0%})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
@@ -199,18 +267,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", choices=("lite", "pro", "both"), default="both")
     parser.add_argument("--limit", type=int, default=None, help="first N dialogues only")
     parser.add_argument("--keep-system", action="store_true", help="keep the agent system prompt")
+    parser.add_argument("--drafts", choices=("fixed", "dialogue"), default="fixed",
+                        help="pro: the fake model's drafts (see the module docstring)")
+    parser.add_argument("--one-user", action="store_true",
+                        help="write every dialogue as the same user")
+    parser.add_argument("--nearest", action="store_true",
+                        help="only report how similar each request is to the nearest earlier one")
     parser.add_argument("--data-dir", type=Path, default=None, help="default: a temporary directory")
     args = parser.parse_args(argv)
     dialogues = load_dialogues(args.path, args.keep_system)[: args.limit]
+    if args.one_user:
+        dialogues = [{**d, "user_id": "agent"} for d in dialogues]
     embeddings: Embeddings = HashingEmbeddings(dims=256) if args.fast else E5Embeddings()
     if not args.fast:
         embeddings.embed_query("warm up")  # load the model outside the timed adds
+    if args.nearest:
+        nearest_report(dialogues, embeddings)
+        return 0
     print(f"{len(dialogues)} dialogues from {args.path.name}; embeddings="
           f"{type(embeddings).__name__}; system prompt {'kept' if args.keep_system else 'dropped'}")
     ok = True
     root = args.data_dir or Path(tempfile.mkdtemp(prefix="hy_prod_bench_"))
     for mode in (("lite", "pro") if args.mode == "both" else (args.mode,)):
-        ok = run(mode, dialogues, embeddings, root / mode) and ok
+        ok = run(mode, dialogues, embeddings, root / mode, args.drafts) and ok
     return 0 if ok else 1
 
 

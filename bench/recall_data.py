@@ -53,13 +53,15 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 @dataclass(frozen=True)
 class Doc:
-    """One stored memory: ``text`` is the message as written (``content``)."""
+    """One stored memory: ``text`` is the message as written (``content``); ``carried``
+    the trivial turns before it that lite mode does not store (see ``lite_rules.py``)."""
 
     id: str
     text: str
     session: str
     date: datetime | None
     role: str = "user"
+    carried: str = ""
 
 
 @dataclass(frozen=True)

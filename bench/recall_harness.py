@@ -31,7 +31,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from embed_cache import EmbeddingCache  # noqa: E402
-from recall_data import Corpus, Query, normalize_answer_text  # noqa: E402
+from recall_data import Corpus, Doc, Query, normalize_answer_text  # noqa: E402
 
 from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E402
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
@@ -163,12 +163,18 @@ def _strip_speaker(text: str) -> str:
     return tail if sep and len(head) <= 40 and "\n" not in head else text
 
 
+def _own(doc: Doc) -> str:
+    """A memory's own lexical text: the message and the trivial turns it carries (as the
+    library's ``ChatMemory.own_text``)."""
+    return f"{doc.text}\n{doc.carried}" if doc.carried else doc.text
+
+
 def lexical_texts(corpus: Corpus, spec: LexSpec) -> list[str]:
     """The text indexed for each memory: the message plus its session neighbours.
 
     Built by the library's :func:`texts_with_neighbours` (turns in write order).
     """
-    turns = [Utterance(d.id, d.session, (i,), _strip_speaker(d.text) if spec.strip_speaker else d.text)
+    turns = [Utterance(d.id, d.session, (i,), _strip_speaker(d.text) if spec.strip_speaker else _own(d))
              for i, d in enumerate(corpus.docs)]
     if spec.strip_speaker:  # diagnostic: the neighbours keep their prefix, as before
         own = {t.id: t.text for t in turns}

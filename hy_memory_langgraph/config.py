@@ -37,6 +37,10 @@ Variables (default in brackets):
   records (``{DATA_DIR}/data/pipeline_log.db``); ``0`` keeps none (logging only).
 * ``MEMORY_PIPELINE_LOG_TEXT`` [``false``]: keep prompt and message text (memory
   content, statements, rewrites) in the pipeline log; it may hold personal data.
+* ``MEMORY_MAX_MESSAGE_BYTES`` [``1000000``]: size cap of one message in a write (UTF-8
+  bytes, at least 1024): longer content (and tool-call argument text) keeps its head
+  and tail around a visible ``…[cut N bytes]…`` marker before anything is stored,
+  embedded or sent to a model.
 * ``MEMORY_OA_CONTEXT_PROVIDER`` [unset]: ``package.module:callable`` supplying the
   ``oaContext`` of workflow memory; called with the user id, it returns a mapping or
   ``None`` (or raises). The module must import and the attribute must be a function or
@@ -344,6 +348,7 @@ _VARS: Final[tuple[_Var, ...]] = (
     _Var("MEMORY_REDACT_SECRETS", "memory", "redact_secrets", _parse_bool),
     _Var("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", _int_parser(0)),
     _Var("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", _parse_bool),
+    _Var("MEMORY_MAX_MESSAGE_BYTES", "memory", "max_message_bytes", _int_parser(1024)),
     _Var("MEMORY_OA_CONTEXT_PROVIDER", "memory", "oa_context_provider_spec", _parse_object_spec),
     _Var("MEMORY_OA_CONTEXT_FILE", "memory", "oa_context_file", _parse_oa_context_file),
     _Var("MEMORY_DB_URL", "memory", "db_url", _parse_db_url),
@@ -432,8 +437,9 @@ class CodingConfig:
 
 _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
-     "redact_secrets", "pipeline_log_days", "pipeline_log_text", "oa_context_provider_spec",
-     "oa_context_file", "db_url", "db_schema_prefix", "index_cache_mb"}
+     "redact_secrets", "pipeline_log_days", "pipeline_log_text", "max_message_bytes",
+     "oa_context_provider_spec", "oa_context_file", "db_url", "db_schema_prefix",
+     "index_cache_mb"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 _OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
@@ -458,6 +464,7 @@ class MemoryConfig:
         redact_secrets: ``MEMORY_REDACT_SECRETS``.
         pipeline_log_days: ``MEMORY_PIPELINE_LOG_DAYS``.
         pipeline_log_text: ``MEMORY_PIPELINE_LOG_TEXT``.
+        max_message_bytes: ``MEMORY_MAX_MESSAGE_BYTES`` (>= 1024).
         oa_context_provider_spec: ``MEMORY_OA_CONTEXT_PROVIDER`` (``package.module:callable``).
         oa_context_file: ``MEMORY_OA_CONTEXT_FILE`` (a JSON file).
         db_url: ``MEMORY_DB_URL`` (``None``: SQLite files under ``data_dir``).
@@ -477,6 +484,7 @@ class MemoryConfig:
     redact_secrets: bool = True
     pipeline_log_days: int = 7
     pipeline_log_text: bool = False
+    max_message_bytes: int = 1_000_000
     oa_context_provider_spec: str | None = None
     oa_context_file: Path | None = None
     db_url: str | None = field(default=None, repr=False)
@@ -599,6 +607,11 @@ class MemoryConfig:
     def pipeline_log_path(self) -> Path:
         """``{data_dir}/data/pipeline_log.db``."""
         return self.data_dir / "data" / "pipeline_log.db"
+
+    @property
+    def calibration_path(self) -> Path:
+        """``{data_dir}/data/embedding_calibration.json``: similarity anchors per model."""
+        return self.data_dir / "data" / "embedding_calibration.json"
 
     @property
     def workflow_dir(self) -> Path:

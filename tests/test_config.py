@@ -34,6 +34,7 @@ def test_defaults_match_the_seed_table() -> None:
     assert cfg.coding.block_off is False
     assert cfg.enable_query_rewrite is False
     assert cfg.query_rewrite_max_chars == 1000
+    assert cfg.max_message_bytes == 1_000_000
     assert cfg.working_db_path == HOME_DEFAULT / "data" / "coding_memory.db"
 
 
@@ -50,7 +51,7 @@ def test_docstring_documents_every_variable() -> None:
     doc = config_module.__doc__ or ""
     for name in ENV_VARS:
         assert f"`{name}`" in doc, name
-    assert len(ENV_VARS) == 19
+    assert len(ENV_VARS) == 20
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -74,6 +75,7 @@ PARSE_CASES = [
     ("MEMORY_REDACT_SECRETS", "off", lambda c: c.redact_secrets, False),
     ("MEMORY_PIPELINE_LOG_DAYS", "30", lambda c: c.pipeline_log_days, 30),
     ("MEMORY_PIPELINE_LOG_TEXT", "yes", lambda c: c.pipeline_log_text, True),
+    ("MEMORY_MAX_MESSAGE_BYTES", "5000000", lambda c: c.max_message_bytes, 5_000_000),
     ("MEMORY_OA_CONTEXT_PROVIDER", f" {OA_SPEC} ", lambda c: c.oa_context_provider_spec, OA_SPEC),
     ("MEMORY_OA_CONTEXT_FILE", str(OA_FILE), lambda c: c.oa_context_file, OA_FILE),
     ("MEMORY_DB_URL", "postgresql://u:p@db:5432/mem", lambda c: c.db_url,
@@ -135,6 +137,7 @@ BAD_VALUES = {
     "MEMORY_DB_URL": "mysql://u@h/db",
     "MEMORY_DB_SCHEMA_PREFIX": "Prod-",
     "MEMORY_INDEX_CACHE_MB": "0",
+    "MEMORY_MAX_MESSAGE_BYTES": "1000",
     # Path variables: a directory where a file is expected, or the reverse.
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
@@ -224,6 +227,7 @@ def test_none_override_means_not_overridden() -> None:
         ("extract_history_turns", -1, "CodingConfig.extract_history_turns"),
         ("block_off", 3, "CodingConfig.block_off"),
         ("query_rewrite_max_chars", -1, "MemoryConfig.query_rewrite_max_chars"),
+        ("max_message_bytes", 100, "MemoryConfig.max_message_bytes"),
         ("enable_query_rewrite", "sure", "MemoryConfig.enable_query_rewrite"),
         ("data_dir", "", "MemoryConfig.data_dir"),
         ("chain_repo_root", 42, "CodingConfig.chain_repo_root"),

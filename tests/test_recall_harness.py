@@ -12,13 +12,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from embed_cache import EmbeddingCache  # noqa: E402
+from lite_rules import apply_lite_rules  # noqa: E402
 from recall_data import Corpus, Doc, Query, normalize_answer_text  # noqa: E402
 from recall_harness import (  # noqa: E402
     KS,
+    LexSpec,
     RankConfig,
     attach_embeddings,
     build_table,
     evaluate,
+    lexical_texts,
     loco_cv,
     loco_folds,
     recall_at,
@@ -140,3 +143,21 @@ def test_embedding_cache_computes_each_text_once(tmp_path: Path) -> None:
     again = EmbeddingCache("toy", cache_dir=tmp_path).embed(["bb", "a"], embed, side="query")
     assert calls == [["a", "bb"]]
     np.testing.assert_array_equal(first[[1, 0]], again)
+
+
+def test_lite_rules_drop_trivial_and_repeated_turns_and_carry_the_trivial_ones() -> None:
+    when = datetime(2024, 5, 1)
+    docs = [Doc("d1", "Anna: We went camping in the Alps.", "s1", when),
+            Doc("d2", "Ben: ok", "s1", when, role="assistant"),
+            Doc("d3", "Ben: Which valley was it?", "s1", when, role="assistant"),
+            Doc("d4", "Anna: We went camping in the Alps.", "s1", when),
+            Doc("d5", "Anna: 👍", "s1", when),
+            Doc("d6", "Anna: We went camping in the Alps.", "s2", when)]
+    corpus = Corpus("c", docs, [Query("where did they camp?", "single-hop", ("d2", "d3"))])
+    kept, dropped = apply_lite_rules(corpus, trivial=True, dedup=True)
+    assert [d.id for d in kept.docs] == ["d1", "d3", "d6"]  # d6: another session
+    assert dropped == {"trivial": 2, "duplicate": 1, "evidence_dropped": 1}
+    assert kept.docs[1].carried == "Ben: ok" and kept.docs[2].carried == ""
+    assert "Ben: ok" in lexical_texts(kept, LexSpec(prev=0, next=0))[1]
+    unchanged, none = apply_lite_rules(corpus, trivial=False, dedup=False)
+    assert unchanged.docs == corpus.docs and none["trivial"] == none["duplicate"] == 0

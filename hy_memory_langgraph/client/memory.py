@@ -30,6 +30,7 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
+    BoundedEmbeddings,
     CachedEmbeddings,
     LLMGateway,
     LLMUsage,
@@ -135,9 +136,10 @@ class HyMemoryClient:
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
         self._owned_cache: HyMemoryKVStore | None = None
         self.embeddings = self._with_cache(resolve_embeddings(embeddings), embedding_cache, config)
+        self.store_embeddings = BoundedEmbeddings(self.embeddings)  # window-bounded, query LRU
         self.index_cache = IndexCache.from_mb(config.index_cache_mb)
-        stores = StoreRegistry(config, self.embeddings, embedding_dims(self.embeddings), store_factory,
-                               self.index_cache)
+        stores = StoreRegistry(config, self.store_embeddings, embedding_dims(self.embeddings),
+                               store_factory, self.index_cache)
         self.recorder = _recorder(config)
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
                                      recorder=self.recorder)
@@ -352,7 +354,8 @@ class HyMemoryClient:
 
     # -- helpers ------------------------------------------------------------------------------
     def _run(self, graph: Any, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
-        """Run a memory graph and write its pipeline log (also when it raised)."""
+        """Run a memory graph, then hand its pipeline log to the recorder (also when it
+        raised); the recorder writes it in the background within a second."""
         try:
             return graph.invoke(args, config, context=self.context)["result"]
         finally:
@@ -363,7 +366,8 @@ class HyMemoryClient:
         try:
             return (await graph.ainvoke(args, config, context=self.context))["result"]
         finally:
-            await asyncio.to_thread(self.recorder.flush, args["request_id"])
+            self.recorder.flush(args["request_id"])  # cheap: the write happens off this path
+
     def _with_cache(self, embeddings: Embeddings, cache: Any, config: MemoryConfig) -> Embeddings:
         """``embeddings`` wrapped in a :class:`CachedEmbeddings` as ``cache`` asks."""
         if cache is None or cache is False or isinstance(embeddings, CachedEmbeddings):

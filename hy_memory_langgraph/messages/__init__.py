@@ -5,7 +5,8 @@ LangChain ``BaseMessage``s, bare strings) is turned into :class:`Msg` by
 :func:`normalize_messages`. The rest works on ``Msg`` lists, one concern per module:
 
 * :mod:`.turns`: tool-trace detection and stripping, user-turn windows;
-* :mod:`.compression`: UTF-8-safe head+tail cuts, prompt compression;
+* :mod:`.compression`: UTF-8-safe head+tail cuts, prompt compression, the stored-size cap;
+* :mod:`.signal`: text matching for duplicate turns, trivial (content-free) turns;
 * :mod:`.render`: the transcript and the bounded scene-judge summary;
 * :mod:`.language`: zh / en routing from the first effective characters;
 * :mod:`.files`: file paths touched by a trace;
@@ -21,7 +22,9 @@ from __future__ import annotations
 
 from hy_memory_langgraph.messages.codec import messages_from_dicts, messages_to_dicts
 from hy_memory_langgraph.messages.compression import (
+    cap_message_bytes,
     compress_for_prompt,
+    cut_marker,
     truncate_bytes_head_tail,
     truncate_chars_head_tail,
 )
@@ -33,6 +36,7 @@ from hy_memory_langgraph.messages.language import (
 )
 from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.messages.render import judge_summary, render_transcript
+from hy_memory_langgraph.messages.signal import is_trivial, match_text
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
     last_user_turns,
@@ -48,15 +52,19 @@ __all__ = [
     "Msg",
     "Role",
     "ToolCall",
+    "cap_message_bytes",
     "compress_for_prompt",
+    "cut_marker",
     "detect_language",
     "detect_text_language",
     "files_from_text",
     "files_from_tool_calls",
     "has_tool_trace",
     "is_cjk",
+    "is_trivial",
     "judge_summary",
     "last_user_turns",
+    "match_text",
     "messages_from_dicts",
     "messages_to_dicts",
     "normalize_messages",

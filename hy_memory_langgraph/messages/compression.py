@@ -1,29 +1,42 @@
-"""Head+tail truncation of message text (bytes for tool results, chars for assistant text)."""
+"""Head+tail truncation of message text (bytes for tool results, chars for assistant text).
+
+Two uses: prompt compression (:func:`compress_for_prompt`, ``…[truncated N bytes]…``)
+and the size cap every stored message passes (:func:`cap_message_bytes`,
+``…[cut 4,200,000 bytes]…``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages.types import Msg, ToolCall
 
-__all__ = ["truncate_bytes_head_tail", "truncate_chars_head_tail", "compress_for_prompt"]
+__all__ = ["cap_message_bytes", "cut_marker", "truncate_bytes_head_tail",
+           "truncate_chars_head_tail", "compress_for_prompt"]
 
 # "surrogatepass" keeps lone surrogates (which str allows) round-tripping instead of raising.
 _ERRORS = "surrogatepass"
 
+Marker = Callable[[int], str]
 
-def _bytes_marker(omitted: int) -> bytes:
-    return f"\n…[truncated {omitted} bytes]…\n".encode()
+
+def _truncated_marker(omitted: int) -> str:
+    return f"\n…[truncated {omitted} bytes]…\n"
+
+
+def cut_marker(omitted: int) -> str:
+    """The visible marker of a message cut to the size cap: ``…[cut 4,200,000 bytes]…``."""
+    return f"\n…[cut {omitted:,} bytes]…\n"
 
 
 def _is_continuation(byte: int) -> bool:
     return byte & 0xC0 == 0x80
 
 
-def truncate_bytes_head_tail(text: str, max_bytes: int) -> str:
+def truncate_bytes_head_tail(text: str, max_bytes: int, marker: Marker = _truncated_marker) -> str:
     """Cut ``text`` to at most ``max_bytes`` UTF-8 bytes, keeping its head and tail.
 
     Text whose UTF-8 encoding fits is returned unchanged. Otherwise the result is
@@ -39,6 +52,8 @@ def truncate_bytes_head_tail(text: str, max_bytes: int) -> str:
     Args:
         text: Text to shorten.
         max_bytes: Byte budget of the result (``>= 0``).
+        marker: Renders the marker from the number of bytes left out (its width must not
+            grow when the number shrinks).
 
     Returns:
         The text, unchanged or shortened.
@@ -48,17 +63,19 @@ def truncate_bytes_head_tail(text: str, max_bytes: int) -> str:
     """
     if max_bytes < 0:
         raise InvalidInputError(f"max_bytes={max_bytes} must be >= 0")
+    if len(text) * 4 <= max_bytes:  # a character is at most 4 bytes: it fits
+        return text
     data = text.encode("utf-8", _ERRORS)
     total = len(data)
     if total <= max_bytes:
         return text
-    budget = max_bytes - len(_bytes_marker(total))  # N <= total: widest marker
+    budget = max_bytes - len(marker(total).encode())  # N <= total: widest marker
     if budget < 2:
         return _decode(data[: _head_cut(data, max_bytes)])
     head_end = _head_cut(data, budget - budget // 2)
     tail_start = _tail_cut(data, total - budget // 2)
     omitted = tail_start - head_end
-    return _decode(data[:head_end] + _bytes_marker(omitted) + data[tail_start:])
+    return _decode(data[:head_end] + marker(omitted).encode() + data[tail_start:])
 
 
 def _head_cut(data: bytes, end: int) -> int:
@@ -142,22 +159,52 @@ def compress_for_prompt(
     return out
 
 
-def _shrink_call(call: ToolCall, max_bytes: int) -> ToolCall:
+def _shrink_call(call: ToolCall, max_bytes: int, marker: Marker = _truncated_marker) -> ToolCall:
     raw = call.raw_arguments
-    if len(raw.encode("utf-8", _ERRORS)) <= max_bytes:
+    if len(raw) <= max_bytes // 4 or len(raw.encode("utf-8", _ERRORS)) <= max_bytes:
         return call
     return replace(
         call,
-        raw_arguments=truncate_bytes_head_tail(raw, max_bytes),
-        arguments=_shrink_value(call.arguments, max_bytes),
+        raw_arguments=truncate_bytes_head_tail(raw, max_bytes, marker),
+        arguments=_shrink_value(call.arguments, max_bytes, marker),
     )
 
 
-def _shrink_value(value: Any, max_bytes: int) -> Any:
+def _shrink_value(value: Any, max_bytes: int, marker: Marker) -> Any:
     if isinstance(value, str):
-        return truncate_bytes_head_tail(value, max_bytes)
+        return truncate_bytes_head_tail(value, max_bytes, marker)
     if isinstance(value, dict):
-        return {k: _shrink_value(v, max_bytes) for k, v in value.items()}
+        return {k: _shrink_value(v, max_bytes, marker) for k, v in value.items()}
     if isinstance(value, list):
-        return [_shrink_value(v, max_bytes) for v in value]
+        return [_shrink_value(v, max_bytes, marker) for v in value]
     return value
+
+
+def cap_message_bytes(msgs: Iterable[Msg], max_bytes: int) -> list[Msg]:
+    """Cut every message to the stored-size cap, head and tail kept, with a visible marker.
+
+    A message whose content exceeds ``max_bytes`` UTF-8 bytes becomes ``head +
+    "…[cut N bytes]…" + tail`` (both cuts on character boundaries, at most ``max_bytes``
+    bytes in all). Tool-call arguments are held to the same cap: the argument text, and
+    each string value of the parsed arguments. Nothing is dropped silently.
+
+    Args:
+        msgs: Normalised messages.
+        max_bytes: Cap per message content (and per tool-call argument text or value).
+
+    Returns:
+        The messages, the small ones unchanged (the same objects).
+
+    Example:
+        >>> [m] = cap_message_bytes([Msg(role="user", content="x" * 5000)], 1000)
+        >>> len(m.content.encode()) <= 1000 and "…[cut 4,0" in m.content
+        True
+    """
+    out: list[Msg] = []
+    for m in msgs:
+        content = truncate_bytes_head_tail(m.content, max_bytes, cut_marker)
+        calls = tuple(_shrink_call(c, max_bytes, cut_marker) for c in m.tool_calls)
+        if content is not m.content or any(a is not b for a, b in zip(calls, m.tool_calls)):
+            m = replace(m, content=content, tool_calls=calls)
+        out.append(m)
+    return out

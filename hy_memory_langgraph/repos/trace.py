@@ -7,7 +7,12 @@ Layout:
 * ``("trace_window", user, session)`` / ``"recent"`` → the last 5 user-turns, kept up to
   date on each append so reading history costs one ``get`` on any store backend.
 
-Only used as context for extraction (coreference), never re-extracted.
+Only used as context for extraction (coreference) and for the retrieval context of lite
+chat turns, never re-extracted. The read-modify-write of a window is serialised per
+user and session within the process (:meth:`TraceRepository.session_lock`); a caller that
+writes the trace together with other records (lite chat turns) holds that lock, reads
+the window with :meth:`TraceRepository.window_op` and writes :meth:`TraceRepository.append_ops`
+in its own batch.
 
 Example:
     >>> from langgraph.store.memory import InMemoryStore
@@ -21,10 +26,12 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from langgraph.store.base import BaseStore, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from hy_memory_langgraph.messages import (
     Msg,
@@ -39,9 +46,31 @@ __all__ = ["MAX_HISTORY_TURNS", "MIN_SCRUB_CHARS", "TraceRepository"]
 MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"
 _WINDOW_KEY = "recent"
-_WINDOW_LOCK = threading.Lock()
 #: Shorter messages ("ok", "thanks") are never scrubbed: too many memories quote them.
 MIN_SCRUB_CHARS = 8
+
+
+class _Held:
+    """A lock that can be weakly referenced (so unused session locks go away)."""
+
+    __slots__ = ("lock", "__weakref__")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+_LOCKS: weakref.WeakValueDictionary[tuple[object, ...], _Held] = weakref.WeakValueDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def _held(store: BaseStore, namespace: tuple[str, ...]) -> _Held:
+    """The lock of one window: per store (its database when it has one) and namespace."""
+    key = (getattr(store, "url", None) or id(store), *namespace)
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is None:
+            held = _LOCKS[key] = _Held()
+        return held
 
 
 def _ns(user_id: str, session_id: str | None, root: str = "trace") -> tuple[str, ...]:
@@ -58,22 +87,46 @@ class TraceRepository:
     def __init__(self, store: BaseStore) -> None:
         self.store = store
 
+    @contextmanager
+    def session_lock(self, user_id: str, session_id: str | None) -> Iterator[None]:
+        """Hold the window of ``user_id`` / ``session_id`` for a read-modify-write."""
+        held = _held(self.store, _ns(user_id, session_id, "trace_window"))
+        with held.lock:
+            yield
+
     def append(self, user_id: str, session_id: str | None, msgs: Sequence[Msg], *, scene: str) -> None:
-        """Record the messages of one write."""
+        """Record the messages of one write (one read, one batch of two puts)."""
         if not msgs:
             return
+        with self.session_lock(user_id, session_id):
+            window = self._window(user_id, session_id)
+            self.store.batch(self.append_ops(user_id, session_id, msgs, scene=scene, window=window))
+
+    def window_op(self, user_id: str, session_id: str | None) -> GetOp:
+        """The read of the recent window (for a caller batching it with other reads)."""
+        return GetOp(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY)
+
+    @staticmethod
+    def window_messages(item: Item | None) -> list[Msg]:
+        """The messages of a window read with :meth:`window_op` (``[]`` when absent)."""
+        return messages_from_dicts(item.value["messages"]) if item is not None else []
+
+    def append_ops(self, user_id: str, session_id: str | None, msgs: Sequence[Msg], *,
+                   scene: str, window: Sequence[Msg]) -> list[PutOp]:
+        """The puts recording ``msgs``: the log entry and the window updated from ``window``
+        (the window as read under :meth:`session_lock`, held until the puts are written)."""
+        if not msgs:
+            return []
         key = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
         value = {"messages": messages_to_dicts(list(msgs)), "scene": scene, "ts": time.time()}
-        self.store.put(_ns(user_id, session_id), key, value, index=False)
-        with _WINDOW_LOCK:  # read-modify-write of the window: serialised within the process
-            window = self._window(user_id, session_id) + list(msgs)
-            recent = last_user_turns(window, MAX_HISTORY_TURNS)
-            self.store.put(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY,
-                           {"messages": messages_to_dicts(recent)}, index=False)
+        recent = last_user_turns([*window, *msgs], MAX_HISTORY_TURNS)
+        return [PutOp(_ns(user_id, session_id), key, value, index=False),
+                PutOp(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY,
+                      {"messages": messages_to_dicts(recent)}, index=False)]
 
     def _window(self, user_id: str, session_id: str | None) -> list[Msg]:
         item = self.store.get(_ns(user_id, session_id, "trace_window"), _WINDOW_KEY)
-        return messages_from_dicts(item.value["messages"]) if item else []
+        return self.window_messages(item)
 
     def recent_messages(self, user_id: str, session_id: str | None, *, turns: int) -> list[Msg]:
         """The last ``turns`` user-turns written before (capped at 5)."""
@@ -127,9 +180,18 @@ class TraceRepository:
             value = {**item.value, "messages": messages_to_dicts(kept)}
             ops.append(PutOp(item.namespace, item.key, value if kept else None, index=False))
         if ops:
-            with _WINDOW_LOCK:
-                self.store.batch(ops)
+            windows = sorted({op.namespace for op in ops if op.namespace[0] == "trace_window"})
+            self._batch_holding(windows, ops)
         return dropped
+
+    def _batch_holding(self, windows: list[tuple[str, ...]], ops: list[PutOp]) -> None:
+        """Write ``ops`` while holding the locks of ``windows`` (taken in sorted order)."""
+        if not windows:
+            self.store.batch(ops)
+            return
+        held = _held(self.store, windows[0])
+        with held.lock:
+            self._batch_holding(windows[1:], ops)
 
     def _user_items(self, user_id: str) -> list[Any]:
         items = []

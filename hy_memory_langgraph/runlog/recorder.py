@@ -1,9 +1,13 @@
-"""Collect the stage records of each request and write them when the request ends.
+"""Collect the stage records of each request and write them soon after the request ends.
 
-Records are buffered per request id (a request runs in one graph invocation), written
-in one transaction by :meth:`PipelineRecorder.flush`, and emitted through the
-``hy_memory_langgraph.runlog.recorder`` logger as they happen (INFO for stages, WARNING
-for fallbacks).
+Records are buffered per request id (a request runs in one graph invocation) and
+emitted through the ``hy_memory_langgraph.runlog.recorder`` logger as they happen (INFO
+for stages, WARNING for fallbacks). :meth:`PipelineRecorder.flush` marks a request as
+ended; the records of every request ended within ``flush_delay`` seconds (1 s) are
+written together, in one transaction, by a background timer (or by :meth:`close`), so
+no ``add`` or ``search`` waits for the log's database. :meth:`PipelineRecorder.read`
+sees records before they are written; a process killed hard loses at most the last
+``flush_delay`` seconds of log.
 
 Example:
     >>> import tempfile, os
@@ -15,6 +19,7 @@ Example:
     >>> rec.flush("r1")
     >>> [r["stage"] for r in rec.read("r1")]
     ['normalise']
+    >>> rec.close()
 """
 
 from __future__ import annotations
@@ -70,11 +75,17 @@ class PipelineRecorder:
         keep_text: Keep prompt and message text in the records.
     """
 
-    def __init__(self, store: PipelineLogStore | None, *, keep_text: bool) -> None:
+    def __init__(self, store: PipelineLogStore | None, *, keep_text: bool,
+                 flush_delay: float = 1.0) -> None:
         self.store = store
         self.keep_text = keep_text
+        self.flush_delay = flush_delay
         self._buffers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._ended: list[dict[str, Any]] = []
+        self._timer: threading.Timer | None = None
+        self._closed = False
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()  # a write and a read of the log never interleave
 
     def stage(self, request_id: str, *, graph: str, node: str, duration_ms: float,
               trace: StageTrace, update: dict[str, Any] | None, error: str | None = None) -> None:
@@ -97,20 +108,43 @@ class PipelineRecorder:
         self._emit(record)
 
     def flush(self, request_id: str) -> None:
-        """Write the buffered records of ``request_id`` (one transaction) and forget them."""
+        """``request_id`` ended: its records are written within ``flush_delay`` seconds,
+        in one transaction with those of the other requests ended meanwhile."""
         with self._lock:
             records = self._buffers.pop(request_id, [])
-        if self.store is not None and records:
-            self.store.write(records)
+            if self.store is None or not records:
+                return
+            self._ended.extend(records)
+            if self._timer is None and not self._closed:
+                self._timer = threading.Timer(self.flush_delay, self.write_pending)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def write_pending(self) -> None:
+        """Write the records of every ended request now (one transaction)."""
+        with self._write_lock:
+            with self._lock:
+                records, self._ended, self._timer = self._ended, [], None
+            if self.store is not None and records:
+                self.store.write(records)
 
     def read(self, request_id: str) -> list[dict[str, Any]]:
-        """Every record of ``request_id``: written ones, then any still buffered."""
-        written = self.store.read(request_id) if self.store is not None else []
-        with self._lock:
-            pending = list(self._buffers.get(request_id, []))
+        """Every record of ``request_id``: written ones, then any not written yet."""
+        with self._write_lock:
+            written = self.store.read(request_id) if self.store is not None else []
+            with self._lock:
+                pending = [r for r in self._ended if r["request_id"] == request_id]
+                pending += self._buffers.get(request_id, [])
         return [*written, *pending]
 
     def close(self) -> None:
+        """Write what is pending and release the log's database."""
+        with self._lock:
+            self._closed = True
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        self.write_pending()
         if self.store is not None:
             self.store.close()
 

@@ -27,7 +27,7 @@ Example:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,6 +145,32 @@ class ScopedIndex:
         self._apply_changes(conn, now, latest, local or {}, mine or set())
         self.seq = high
 
+    def advance(self, seqs: Sequence[int], local: Mapping[int, ItemVectors]) -> bool:
+        """Apply this object's own write without reading the change log back.
+
+        Only when the write's log rows directly follow ``seq`` (so nobody else wrote in
+        between: positions are assigned in the write transaction and never reused) and
+        ``local`` names one item per row; otherwise nothing changes and ``False`` says
+        to :meth:`catch_up` instead.
+        """
+        if not seqs:
+            return False
+        low, high = min(seqs), max(seqs)
+        if low != self.seq + 1 or high - low + 1 != len(seqs) or len(local) != len(seqs):
+            return False
+        by_scope: dict[str, dict[int, ItemVectors]] = {}
+        for item_id, vectors in local.items():
+            if vectors is not None:
+                by_scope.setdefault(scope_of(vectors[0]), {})[item_id] = vectors
+        for scope, updates in by_scope.items():
+            mirror = self.cache.peek((self.owner, scope))
+            if mirror is not None:
+                mirror.apply(updates)
+                self.cache.resize((self.owner, scope))
+        self.forget(item_id for item_id, vectors in local.items() if vectors is None)
+        self.seq = high
+        return True
+
     def _apply_changes(self, conn: Connection, now: int, latest: dict[int, tuple[int, str]],
                        local: Mapping[int, ItemVectors], mine: set[int]) -> None:
         by_scope: dict[str, dict[int, ItemVectors]] = {}
@@ -166,13 +192,16 @@ class ScopedIndex:
                 self.cache.resize((self.owner, scope))
 
     def forget(self, item_ids: Iterable[int]) -> None:
-        """Drop items found expired from whichever cached scope holds them."""
+        """Drop items (expired or deleted) from whichever cached scope holds them."""
         wanted = set(item_ids)
+        if not wanted:
+            return
         for key in self.cache.keys_of(self.owner):
             mirror = self.cache.peek(key)
             gone = [i for i in wanted if mirror is not None and i in mirror]
             if gone and mirror is not None:
                 mirror.apply(dict.fromkeys(gone))
+                self.cache.resize(key)
 
     # ------------------------------------------------------------ search
 

@@ -334,6 +334,8 @@ class HyMemoryStore(BaseStore):
     def _after_write(self, written: WriteResult, now: int) -> None:
         if self._scoped is None or not written.seqs:
             return
+        if self._scoped.advance(written.seqs, written.local):  # nobody wrote in between
+            return
         with read_tx(self._engine) as conn:
             self._scoped.catch_up(conn, now, local=written.local, mine=set(written.seqs))
 

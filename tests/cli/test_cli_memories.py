@@ -44,7 +44,7 @@ def test_add_reads_json_jsonl_stdin_and_text(run, run_json, data_dir: Path, tmp_
     top = env["data"]["memories"][0]
     assert top["content"] == "I adopted a grey cat called Miso" and top["metadata"] == {"channel": "app"}
     assert top["memory_at"].startswith("2024-05-01")
-    code, env = run_json("search", "timeout", "--scene", "coding", "-u", "alice", "--workspace-id",
+    code, env = run_json("search", "raise the timeout in src/app.py", "--scene", "coding", "-u", "alice", "--workspace-id",
                          "github.com/acme/app", "--data-dir", str(data_dir))
     assert env["data"]["facts"] and "src/app.py" in env["data"]["facts"][0]["files"]
     bob = run_json("search", "cat", "-u", "bob", "--data-dir", str(data_dir))[1]["data"]["memories"]

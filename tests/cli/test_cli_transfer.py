@@ -19,7 +19,7 @@ from tests.cli.test_cli_memories import CODING_TRACE
 
 REPO = Path(__file__).resolve().parents[2]
 QUERIES = [("what is my cat called", None), ("where do I live", None), ("我喜欢什么茶", None),
-           ("timeout of the app", "coding")]
+           ("raise the timeout in src/app.py", "coding")]
 VOLATILE = ("request_id", "elapsed_ms")
 
 

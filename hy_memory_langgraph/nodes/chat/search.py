@@ -65,7 +65,8 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
                    ranking: ChatRanking) -> dict[str, str]:
-    """What BM25 indexes per memory: a turn with its session neighbours, else retrieval_text.
+    """What BM25 indexes per memory: a turn (with the trivial turns it carries) and its
+    session neighbours, else ``retrieval_text``.
 
     Cached per user until the user's revision changes.
     """
@@ -75,7 +76,7 @@ def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
     if cached is not None and revision is not None and cached[:2] == (revision, window):
         return cached[2]
     turns = [Utterance(m.memory_id, m.session_id if m.source == "turn" and m.session_id else None,
-                       (m.created_at, m.memory_ts), m.content) for m in active]
+                       (m.created_at, m.memory_ts, m.turn_index), m.own_text) for m in active]
     neighbours = texts_with_neighbours(turns, before=window[0], after=window[1])
     texts = {t.id: neighbours[t.id] if t.session is not None else m.retrieval_text
              for t, m in zip(turns, active, strict=True)}

@@ -22,6 +22,7 @@ from hy_memory_langgraph.messages import (
 )
 from hy_memory_langgraph.nodes.chat.search import hybrid_search
 from hy_memory_langgraph.nodes.chat.state import ChatWriteState
+from hy_memory_langgraph.nodes.chat.turns import OWNERS, plan_turns, turn_keys
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
@@ -36,14 +37,9 @@ __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
            "CHAT_OPS"]
 
 CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
-_OWNERS = ("user", "assistant")
+_OWNERS = OWNERS
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
-_CONTEXT_CHARS = 1000
-
-
-def _cut_context(text: str) -> str:
-    return text if len(text) <= _CONTEXT_CHARS else text[-_CONTEXT_CHARS:]
 
 
 def _fields(state: ChatWriteState) -> dict[str, Any]:
@@ -51,32 +47,41 @@ def _fields(state: ChatWriteState) -> dict[str, Any]:
             "metadata": dict(state.get("metadata") or {})}
 
 
-def _previous_text(ctx: MemoryContext, state: ChatWriteState) -> str:
-    """The last message written before this call in the same user/session stream."""
-    earlier = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"), turns=1)
-    texts = [m.content.strip() for m in earlier if m.role in _OWNERS and m.content.strip()]
-    return texts[-1] if texts else ""
-
-
 def store_turns(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Lite mode (and the extraction fallback): each user/assistant turn is a memory.
+    """Lite mode (and the extraction fallback): each user/assistant turn with signal is a
+    memory (:mod:`hy_memory_langgraph.nodes.chat.turns` decides which).
 
-    Each turn keeps the message before it as ``context`` (retrieval only: a reply is
-    often found through the question it answered).
+    One read batch (the session's recent window and the turn index) and one write batch
+    (the new memories, their index entries and history events, the revision bump and the
+    trace), so all texts of the write are embedded in one call. The session's window is
+    held (within the process) from the read to the write.
     """
-    repo = runtime.context.chat_repo
-    previous = _previous_text(runtime.context, state)
-    ops = []
-    for msg in state["msgs"]:
-        text = msg.content.strip()
-        if msg.role not in _OWNERS or not text:
-            continue
-        memory = repo.create(state["user_id"], text, request_id=state["request_id"],
-                             memory_at=state["at"], owner=msg.role, role=msg.role, source="turn",
-                             context=_cut_context(previous), **_fields(state))
-        ops.append({"op": "ADD", "memory_id": memory.memory_id, "content": memory.content})
-        previous = text
-    return {"ops": ops}
+    ctx = runtime.context
+    repo, traces = ctx.chat_repo, ctx.chat_traces
+    user_id, session_id = state["user_id"], state.get("session_id")
+    keys = turn_keys(state["msgs"], session_id)
+    with traces.session_lock(user_id, session_id):
+        window_item, *key_items = repo.store.batch(
+            [traces.window_op(user_id, session_id), *repo.turn_ops(user_id, keys)])
+        window = traces.window_messages(window_item)
+        plan = plan_turns(state["msgs"], history=window, session_id=session_id,
+                          stored=repo.stored_turns(keys, key_items))
+        change = repo.begin(state["request_id"])
+        for index, turn in enumerate(plan):
+            if turn.op == "ADD":
+                assert turn.memory_id is not None
+                repo.stage_turn(change, ChatMemory(
+                    memory_id=turn.memory_id, user_id=user_id, content=turn.text,
+                    memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
+                    owner=turn.role, role=turn.role, source="turn", context=turn.context,
+                    carried=turn.carried, turn_key=turn.key, turn_index=index,
+                    **_fields(state)))
+        change.ops.extend(traces.append_ops(user_id, session_id, state["msgs"], scene="chat",
+                                            window=window))
+        repo.commit(change)
+    ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
+            **({"reason": t.reason} if t.reason else {})} for t in plan]
+    return {"ops": ops, "traced": True}
 
 
 def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -189,19 +194,21 @@ def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datet
 
 
 def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Write the decided operations (one store batch each); one op per fact in the result.
+    """Write the decided operations; one op per fact in the result.
 
-    A decision whose target is gone, retired or already changed by this write, or that
-    meets a concurrent change of its target, is carried out as ``ADD``: the fact is
-    never lost.
+    The plain ``ADD`` s are written together (one store batch, one embedding call), each
+    ``UPDATE`` / ``SUPERSEDE`` in a store batch of its own. A decision whose target is
+    gone, retired or already changed by this write, or that meets a concurrent change of
+    its target, is carried out as ``ADD``: the fact is never lost.
     """
     repo = runtime.context.chat_repo
     decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
     ops: list[dict[str, Any]] = []
+    added: list[tuple[int, dict[str, Any]]] = []  # (position in ops, fact)
     changed: set[str] = set()
     for fact, decision in zip(state["facts"], decisions):
         op, target = decision["op"], decision.get("target")
-        current = repo.get(target) if target else None
+        current = repo.get(target) if target and op != "ADD" else None
         stale = current is None or current.status != ACTIVE or target in changed
         if op in ("UPDATE", "SUPERSEDE") and stale:
             op = "ADD"  # one change per memory per write; later claims are kept as new facts
@@ -209,8 +216,18 @@ def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> d
             changed.add(target)
         if op == "SKIP":
             ops.append({"op": "SKIP", "memory_id": target, "content": fact["content"]})
-            continue
-        ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
+        elif op == "ADD":
+            added.append((len(ops), fact))
+            ops.append({})
+        else:
+            ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
+    if added:
+        memories = repo.add_all(
+            state["user_id"], [{"content": f["content"], "subject": f["subject"], "owner": f["owner"]}
+                               for _, f in added],
+            request_id=state["request_id"], memory_at=state["at"], **_fields(state))
+        for (position, _), memory in zip(added, memories, strict=True):
+            ops[position] = {"op": "ADD", "memory_id": memory.memory_id, "content": memory.content}
     return {"ops": ops}
 
 
@@ -240,9 +257,11 @@ def _apply(repo: ChatRepository, state: ChatWriteState, fact: dict[str, Any], op
 
 
 def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Record the trace and build the chat write result."""
+    """Record the trace (unless the turns were stored with it) and build the result."""
     ctx = runtime.context
-    ctx.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"], scene="chat")
+    if not state.get("traced"):
+        ctx.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"],
+                               scene="chat")
     ops = state.get("ops") or []
     if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in _OWNERS):
         ops = [{"op": "SKIP", "memory_id": None,

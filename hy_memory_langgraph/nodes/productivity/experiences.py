@@ -2,7 +2,8 @@
 
 Candidates of a draft are the user's active experiences in the same scope (any
 session) whose task/keys are close to the draft's task (vector, max-pooled per
-experience). The reconcile call happens only when some draft has candidates; it
+experience; calibrated similarity at least :data:`CANDIDATE_MIN_SCORE`, see
+:mod:`hy_memory_langgraph.models.calibration`). The reconcile call happens only when some draft has candidates; it
 answers ADD / UPDATE / DELETE / SKIP per draft, and the rules the model may break are
 enforced here:
 
@@ -51,7 +52,8 @@ __all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
 EXPERIENCE_OPS: Final = ("ADD", "UPDATE", "DELETE", "SKIP")
 #: Stored experiences offered per draft (best cosine first).
 CANDIDATES_PER_DRAFT: Final = 3
-#: Cosine below which a stored experience is not offered as a candidate.
+#: Calibrated similarity (:mod:`hy_memory_langgraph.models.calibration`) below which a
+#: stored experience is not offered as a candidate.
 CANDIDATE_MIN_SCORE: Final = 0.5
 _SOLUTION_CHARS: Final = 800
 
@@ -60,10 +62,14 @@ def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime
     """For each draft, close active experiences of the same user and scope."""
     repo = repo_of(state, runtime.context)
     where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
-    requests = [(state["user_id"], d["task"]) for d in state["experience_drafts"]]
+    drafts = state["experience_drafts"]
+    requests = [(state["user_id"], d["task"]) for d in drafts]
     found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
+    calibration = runtime.context.stores.calibration()
     return {"experience_candidates": [
-        [record for record, score in hits if score >= CANDIDATE_MIN_SCORE] for hits in found
+        [record for record, score in hits
+         if calibration.for_text(draft["task"]).similarity(score) >= CANDIDATE_MIN_SCORE]
+        for draft, hits in zip(drafts, found, strict=True)
     ]}
 
 

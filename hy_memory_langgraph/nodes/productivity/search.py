@@ -3,19 +3,25 @@
 Scope: the user ids given, the workspace/branch scope of :func:`scope_filter`, the
 time range when one is given; all applied by the store before its top-k.
 
+Gates compare **calibrated similarities**
+(:mod:`hy_memory_langgraph.models.calibration`): the cosine mapped so that unrelated texts
+of the query's language score about 0 and the same text 1 with the embedding model in
+use, so a gate means the same with e5 (unrelated cosine about 0.75) as with OpenAI
+embeddings (about 0).
+
 Facts: active facts only, by vector (cosine on ``"subject: statement"``). A fact is
-kept when its cosine reaches :data:`FACT_GATE` (0.30). Kept facts are ordered by
-``cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)``: BM25 (CJK-aware
-tokenizer of :mod:`hy_memory_langgraph.retrieval.lexical`) over the kept pool only moves facts
-whose cosines are within a few hundredths of each other.
+kept when its calibrated similarity reaches :data:`FACT_GATE` (0.30). Kept facts are
+ordered by ``cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)``: BM25
+(CJK-aware tokenizer of :mod:`hy_memory_langgraph.retrieval.lexical`) over the kept pool
+only moves facts whose cosines are within a few hundredths of each other.
 
 Experiences: first those linked from the kept facts (written by the same ``add``, or
 updated/confirmed by it), in fact order; then direct hits (max-pooled over the task and
-search-key vectors) whose cosine reaches :data:`EXPERIENCE_GATE` (0.40).
+search-key vectors) whose calibrated similarity reaches :data:`EXPERIENCE_GATE` (0.40).
 
-``min_score``, when given, replaces both gates. ``limit`` applies per layer. The cosine
-gates are calibrated for embeddings whose unrelated pairs score near 0; models with a
-high similarity floor (e5 family) pass more through, which ``min_score`` can tighten.
+``min_score``, when given, replaces both gates (on the same calibrated scale). ``limit``
+applies per layer. Each hit reports its raw ``similarity`` (cosine, facts) and its
+``calibrated_similarity``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
+from hy_memory_langgraph.models.calibration import LanguageScale
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.productivity.state import ProductivitySearchState
 from hy_memory_langgraph.nodes.results import elapsed_ms
@@ -36,9 +43,9 @@ from hy_memory_langgraph.scenes import get_scene
 __all__ = ["BM25_SATURATION", "EXPERIENCE_GATE", "FACT_GATE", "LEXICAL_TIE_BREAK",
            "SEARCH_KEYS", "finish_productivity_search", "search_experiences", "search_facts"]
 
-#: Minimum cosine of a returned fact.
+#: Minimum calibrated similarity of a returned fact.
 FACT_GATE: Final = 0.30
-#: Minimum cosine of a directly retrieved experience.
+#: Minimum calibrated similarity of a directly retrieved experience.
 EXPERIENCE_GATE: Final = 0.40
 #: Weight of the saturated BM25 score added to the cosine of a kept fact.
 LEXICAL_TIE_BREAK: Final = 0.05
@@ -75,9 +82,10 @@ def search_facts(state: ProductivitySearchState, runtime: Runtime[MemoryContext]
     pools = _repo(state, runtime).search_layers(
         {"fact": max(limit * _POOL_FACTOR, _MIN_POOL), "experience": 2 * limit},
         state["user_ids"], query, where=_where(state))
+    scale = runtime.context.stores.calibration().for_text(query)
     gate = _gate(state, FACT_GATE)
     kept = [(fact, score) for fact, score in pools["fact"]
-            if score >= gate and isinstance(fact, Fact)]
+            if scale.similarity(score) >= gate and isinstance(fact, Fact)]
     index = BM25Index()
     for fact, _ in kept:
         index.add(fact.memory_id, fact.embed_text or fact.statement)
@@ -88,7 +96,8 @@ def search_facts(state: ProductivitySearchState, runtime: Runtime[MemoryContext]
         fused = cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)
         ranked.append((fused, cosine, fact))
     ranked.sort(key=lambda t: (-t[0], t[2].memory_id))
-    hits = [{**_public(f, fused), "similarity": round(cosine, 6)}
+    hits = [{**_public(f, fused), "similarity": round(cosine, 6),
+             "calibrated_similarity": round(scale.similarity(cosine), 6)}
             for fused, cosine, f in ranked[:limit]]
     return {"fact_hits": hits, "experience_pool": pools["experience"]}
 
@@ -104,23 +113,29 @@ def search_experiences(state: ProductivitySearchState, runtime: Runtime[MemoryCo
     linked = [e for e in repo.experiences(list(link_of))
               if e.status == ACTIVE and in_scope(e, ws, branch)][:limit]
     gate = _gate(state, EXPERIENCE_GATE)
-    direct = {r.memory_id: (r, s) for r, s in state.get("experience_pool") or [] if s >= gate}
+    scale = runtime.context.stores.calibration().for_text(state["effective_query"])
+    direct = {r.memory_id: (r, s) for r, s in state.get("experience_pool") or []
+              if scale.similarity(s) >= gate}
     out: list[dict[str, Any]] = []
     for exp in linked:
         score = direct.pop(exp.memory_id, (None, None))[1]
-        out.append({**_public(exp, score), "via": "fact", "linked_fact_id": link_of[exp.memory_id]})
+        out.append({**_public(exp, score, scale), "via": "fact",
+                    "linked_fact_id": link_of[exp.memory_id]})
     rest = sorted(direct.values(), key=lambda rs: (-rs[1], rs[0].memory_id))
-    out.extend({**_public(r, s), "via": "search"} for r, s in rest)
+    out.extend({**_public(r, s, scale), "via": "search"} for r, s in rest)
     return {"experience_hits": out[:limit]}
 
 
-def _public(record: Record, score: float | None) -> dict[str, Any]:
-    """The caller-facing dict of a hit (``score`` only when the hit has one)."""
+def _public(record: Record, score: float | None, scale: LanguageScale | None = None) -> dict[str, Any]:
+    """The caller-facing dict of a hit (``score`` only when the hit has one, and its
+    ``calibrated_similarity`` when ``scale`` is given)."""
     out = record.to_dict()
     if score is None:
         out.pop("score")
     else:
         out["score"] = round(float(score), 6)
+        if scale is not None:
+            out["calibrated_similarity"] = round(scale.similarity(float(score)), 6)
     return out
 
 

@@ -28,6 +28,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import optional_id, require_id
 from hy_memory_langgraph.messages import (
     Msg,
+    cap_message_bytes,
     detect_language,
     has_tool_trace,
     judge_summary,
@@ -99,12 +100,19 @@ def _route(scene: str | None, msgs: list[Msg], ctx: MemoryContext) -> tuple[str,
 
 
 def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Validate the arguments, normalise the messages and route what needs no model."""
+    """Validate the arguments, normalise the messages and route what needs no model.
+
+    Secrets are redacted first, then every message is held to ``MEMORY_MAX_MESSAGE_BYTES``
+    (head and tail kept around a ``…[cut N bytes]…`` marker), so a cut never splits a
+    secret into an unrecognisable fragment.
+    """
     scene = validate_scene(state.get("scene"))
     metadata = _metadata(state.get("metadata"))
     msgs = normalize_messages(_as_list(state.get("messages")))
-    if runtime.context.config.redact_secrets:  # before anything is stored, embedded or sent
+    config = runtime.context.config
+    if config.redact_secrets:  # before anything is stored, embedded or sent (and cut)
         msgs, metadata = redact_messages(msgs), redact_value(metadata)
+    msgs = cap_message_bytes(msgs, config.max_message_bytes)
     if not any(m.content.strip() or m.tool_calls for m in msgs):
         raise InvalidInputError(
             "messages holds nothing to remember (no text and no tool calls); pass at least one "

@@ -1,0 +1,136 @@
+"""The embeddings a client's stores use: inputs held to the model's window, queries cached.
+
+:class:`BoundedEmbeddings` wraps the resolved model (:func:`resolve_embeddings`) for one
+client:
+
+* **Input window.** Each text is cut (head and tail) to what the model can read before
+  it is sent: :class:`E5Embeddings` does this itself, token-exact; OpenAI embeddings get
+  :data:`OPENAI_INPUT_BYTES` UTF-8 bytes (their window is 8,191 tokens and a token covers
+  at least one byte, so the API never refuses a text and a megabyte costs a window, not
+  a megabyte); a model declaring ``max_input_bytes`` gets that; any other model
+  :data:`DEFAULT_INPUT_BYTES` (more than common embedding models read).
+* **Query cache.** A bounded LRU of query embeddings (exact text → vector): the second
+  identical search makes no embedding call.
+
+Example:
+    >>> from hy_memory_langgraph.testing import HashingEmbeddings
+    >>> emb = BoundedEmbeddings(HashingEmbeddings(dims=8), query_cache_size=2)
+    >>> emb.embed_query("tea") == emb.embed_query("tea"), emb.cache_hits
+    (True, 1)
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from typing import Final
+
+from langchain_core.embeddings import Embeddings
+
+from hy_memory_langgraph.models.embeddings import E5Embeddings, head_tail_bytes
+from hy_memory_langgraph.models.identity import base_embeddings
+
+__all__ = ["DEFAULT_INPUT_BYTES", "DEFAULT_QUERY_CACHE_SIZE", "OPENAI_INPUT_BYTES",
+           "BoundedEmbeddings", "input_bytes_limit"]
+
+#: Query embeddings kept per client.
+DEFAULT_QUERY_CACHE_SIZE: Final = 512
+#: Bytes of one text sent to OpenAI embeddings (the 8,191-token window, one byte per token
+#: at least, less a margin).
+OPENAI_INPUT_BYTES: Final = 8000
+#: Bytes of one text sent to a model whose window is unknown (8k tokens of English).
+DEFAULT_INPUT_BYTES: Final = 32_768
+
+
+def input_bytes_limit(emb: Embeddings) -> int | None:
+    """The byte cap of one input for ``emb``, or ``None`` (it bounds its input itself).
+
+    Example:
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings
+        >>> input_bytes_limit(HashingEmbeddings()) == DEFAULT_INPUT_BYTES
+        True
+    """
+    emb = base_embeddings(emb)
+    if isinstance(emb, E5Embeddings):
+        return None
+    declared = getattr(emb, "max_input_bytes", None)
+    if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0:
+        return declared
+    openai_module = sys.modules.get("langchain_openai")
+    if openai_module is not None and isinstance(emb, openai_module.OpenAIEmbeddings):
+        return OPENAI_INPUT_BYTES
+    return DEFAULT_INPUT_BYTES
+
+
+class BoundedEmbeddings(Embeddings):
+    """``inner`` with inputs held to its window and a bounded LRU of query vectors.
+
+    Args:
+        inner: The embedding model.
+        query_cache_size: Query vectors kept (0 disables the cache).
+        max_input_bytes: Byte cap of one text (``None``: :func:`input_bytes_limit`; ``0``:
+            no cap).
+
+    Example:
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings
+        >>> BoundedEmbeddings(HashingEmbeddings(dims=8)).embed_documents(["a", "b"])[0][:1] != []
+        True
+    """
+
+    def __init__(self, inner: Embeddings, *, query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+                 max_input_bytes: int | None = None) -> None:
+        self.inner = inner
+        self.query_cache_size = max(0, query_cache_size)
+        limit = input_bytes_limit(inner) if max_input_bytes is None else max_input_bytes
+        self.max_input_bytes = limit or None
+        self.cache_hits = 0
+        self.cache_misses = 0
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _fit(self, text: str) -> str:
+        return text if self.max_input_bytes is None else head_tail_bytes(text, self.max_input_bytes)
+
+    def _cached(self, text: str) -> list[float] | None:
+        with self._lock:
+            vector = self._cache.get(text)
+            if vector is None:
+                self.cache_misses += 1
+                return None
+            self._cache.move_to_end(text)
+            self.cache_hits += 1
+            return list(vector)
+
+    def _keep(self, text: str, vector: list[float]) -> None:
+        if self.query_cache_size == 0:
+            return
+        with self._lock:
+            self._cache[text] = list(vector)
+            self._cache.move_to_end(text)
+            while len(self._cache) > self.query_cache_size:
+                self._cache.popitem(last=False)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents, each held to the input window."""
+        return self.inner.embed_documents([self._fit(t) for t in texts])
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await self.inner.aembed_documents([self._fit(t) for t in texts])
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query: from the cache when the same text was embedded lately."""
+        cached = self._cached(text)
+        if cached is not None:
+            return cached
+        vector = list(self.inner.embed_query(self._fit(text)))
+        self._keep(text, vector)
+        return vector
+
+    async def aembed_query(self, text: str) -> list[float]:
+        cached = self._cached(text)
+        if cached is not None:
+            return cached
+        vector = list(await self.inner.aembed_query(self._fit(text)))
+        self._keep(text, vector)
+        return vector

@@ -1,0 +1,211 @@
+"""Similarity calibration per embedding model: unrelated maps to 0, the same text to 1.
+
+Cosine gates only mean something for a given model. OpenAI embeddings give unrelated
+sentences a cosine near 0 and a text compared with itself 1; multilingual-e5 gives
+unrelated sentences about 0.74 (English) or 0.83 (Chinese) and a text embedded as a
+query against itself embedded as a document about 0.94-0.97, so a gate of 0.3 (or 0.5)
+never cuts anything with e5. A :class:`Calibration` measures, once per model and per
+language, on a bundled reference sample
+(:mod:`~hy_memory_langgraph.models.reference_sentences`, English and Chinese, each
+sentence embedded as a query and as a document, as searches compare them):
+
+* the **floor**: the mean cosine of the unrelated pairs (every ordered pair of two
+  different sentences of the language);
+* the **ceiling**: the mean cosine of each sentence with itself;
+
+and maps a raw cosine to
+
+    calibrated = (cosine - floor) / (ceiling - floor)
+
+so unrelated texts score about 0 and the same text 1, with every model; the language is
+the query's (:func:`~hy_memory_langgraph.messages.detect_text_language`). The gates of
+productivity memory compare calibrated similarities, so they mean with e5 what they
+mean with OpenAI embeddings.
+
+A calibration is kept in a small JSON file of the data dir, keyed by the model's
+identity (:func:`model_identity`) and the reference sample's version, and measured
+again only when either changes (:class:`CalibrationCache`).
+
+Example:
+    >>> cal = Calibration("m", {"en": LanguageScale(0.75, 0.95, 0.03, 10)}, "r")
+    >>> round(cal.similarity(0.75, "en"), 3), round(cal.similarity(0.9, "en"), 3)
+    (0.0, 0.75)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import statistics
+import tempfile
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from hy_memory_langgraph.messages import detect_text_language
+from hy_memory_langgraph.models.identity import base_embeddings, model_identity
+from hy_memory_langgraph.models.reference_sentences import (
+    REFERENCE_SENTENCES,
+    REFERENCE_VERSION,
+)
+
+__all__ = ["Calibration", "CalibrationCache", "LanguageScale", "calibrate"]
+
+#: The smallest ceiling - floor range trusted; a model squeezing its scores more is
+#: mapped with a ceiling of 1.
+MIN_RANGE: Final = 0.02
+
+
+@dataclass(frozen=True)
+class LanguageScale:
+    """One language's anchors.
+
+    Attributes:
+        floor: Mean cosine of the reference sample's unrelated pairs.
+        ceiling: Mean cosine of each reference sentence with itself (query vs document).
+        spread: Standard deviation of the unrelated pairs' cosines.
+        pairs: How many unrelated pairs were measured.
+    """
+
+    floor: float
+    ceiling: float
+    spread: float
+    pairs: int
+
+    def similarity(self, cosine: float) -> float:
+        """``cosine`` on the calibrated scale."""
+        ceiling = self.ceiling if self.ceiling - self.floor >= MIN_RANGE else 1.0
+        return (cosine - self.floor) / max(ceiling - self.floor, MIN_RANGE)
+
+    def cosine(self, similarity: float) -> float:
+        """The raw cosine of a calibrated similarity (inverse of :meth:`similarity`)."""
+        ceiling = self.ceiling if self.ceiling - self.floor >= MIN_RANGE else 1.0
+        return self.floor + similarity * max(ceiling - self.floor, MIN_RANGE)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The anchors of one embedding model, per language of the reference sample.
+
+    Attributes:
+        model: The model's identity (:func:`model_identity`).
+        languages: ``{"en": LanguageScale, "zh": LanguageScale}``.
+        reference: Version of the reference sample.
+    """
+
+    model: str
+    languages: dict[str, LanguageScale]
+    reference: str
+
+    def scale(self, language: str) -> LanguageScale:
+        """The anchors of ``language`` (English when the sample has no such language)."""
+        return self.languages.get(language) or self.languages["en"]
+
+    def similarity(self, cosine: float, language: str = "en") -> float:
+        """``cosine`` on the calibrated scale: about 0 for unrelated texts, 1 for the same."""
+        return self.scale(language).similarity(cosine)
+
+    def for_text(self, text: str) -> LanguageScale:
+        """The anchors of the language ``text`` is written in (a query, a draft task)."""
+        return self.scale(detect_text_language(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Calibration:
+        return cls(model=str(data["model"]), reference=str(data["reference"]),
+                   languages={k: LanguageScale(**v) for k, v in data["languages"].items()})
+
+
+def _unit(rows: list[list[float]]) -> np.ndarray:
+    matrix = np.asarray(rows, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0)
+
+
+def calibrate(emb: Embeddings) -> Calibration:
+    """Measure ``emb``'s anchors on the reference sample (one document call for all the
+    sentences, one query call per sentence).
+
+    Example:
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings
+        >>> cal = calibrate(HashingEmbeddings(dims=64))
+        >>> sorted(cal.languages), cal.scale("zh").floor < cal.scale("zh").ceiling
+        (['en', 'zh'], True)
+    """
+    emb = base_embeddings(emb)  # the reference sentences need no window, nor a cache entry
+    sentences = [s for group in REFERENCE_SENTENCES.values() for s in group]
+    docs = _unit(emb.embed_documents(sentences))
+    queries = _unit([emb.embed_query(s) for s in sentences])
+    cosines = queries @ docs.T
+    languages: dict[str, LanguageScale] = {}
+    offset = 0
+    for language, group in REFERENCE_SENTENCES.items():
+        rows = range(offset, offset + len(group))
+        unrelated = [float(cosines[i, j]) for i in rows for j in rows if i != j]
+        languages[language] = LanguageScale(
+            floor=statistics.fmean(unrelated), ceiling=statistics.fmean(float(cosines[i, i]) for i in rows),
+            spread=statistics.pstdev(unrelated), pairs=len(unrelated))
+        offset += len(group)
+    return Calibration(model=model_identity(emb), languages=languages, reference=REFERENCE_VERSION)
+
+
+class CalibrationCache:
+    """Calibrations kept in a JSON file, measured once per model and reference sample.
+
+    Args:
+        path: The file (created with its directory when first written); ``None`` keeps
+            calibrations in memory only.
+
+    Example:
+        >>> from hy_memory_langgraph.testing import HashingEmbeddings
+        >>> cache = CalibrationCache(None)
+        >>> cache.get(HashingEmbeddings(dims=64)) is cache.get(HashingEmbeddings(dims=64))
+        True
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._known: dict[str, Calibration] = {}
+        self._lock = threading.Lock()
+
+    def get(self, emb: Embeddings) -> Calibration:
+        """The calibration of ``emb``: from memory, else the file, else measured and saved."""
+        key = f"{model_identity(emb)}|{REFERENCE_VERSION}"
+        with self._lock:
+            known = self._known.get(key)
+            if known is None:
+                known = self._read().get(key)
+                if known is None:
+                    known = calibrate(emb)
+                    self._write(key, known)
+                self._known[key] = known
+            return known
+
+    def _read(self) -> dict[str, Calibration]:
+        if self.path is None or not self.path.is_file():
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return {k: Calibration.from_dict(v) for k, v in data.items()}
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return {}  # unreadable or from another version: measured again
+
+    def _write(self, key: str, calibration: Calibration) -> None:
+        if self.path is None:
+            return
+        entries: dict[str, Any] = {k: asdict(v) for k, v in self._read().items()}
+        entries[key] = asdict(calibration)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".calibration-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(entries, handle, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
