@@ -135,8 +135,8 @@ def lexical_search(conn: Connection, namespace: str, weights: Mapping[str, float
             .where(scored.c.score > 0, *_range_clause(d.ts, ts_range))
             .order_by(scored.c.score.desc(), d.key)
             .limit(limit))
-    return [KeyHit(row.key, float(row.score), None if row.ts is None else float(row.ts))
-            for row in conn.execute(stmt)]
+    return [KeyHit(key, float(score), None if ts is None else float(ts))
+            for key, score, ts in conn.execute(stmt).all()]
 
 
 def documents_in_range(conn: Connection, namespace: str, ts_range: TimeRange) -> list[int]:
@@ -154,5 +154,6 @@ def keys_of(conn: Connection, item_ids: Sequence[int], now: int) -> dict[int, tu
         stmt = (sa.select(items.c.id, items.c.key, lexical_docs.c.ts)
                 .join_from(items, lexical_docs, lexical_docs.c.item_id == items.c.id, isouter=True)
                 .where(items.c.id.in_(list(part)), live(now)))
-        found.update({int(r.id): (r.key, None if r.ts is None else float(r.ts)) for r in conn.execute(stmt)})
+        found.update({item_id: (key, None if ts is None else float(ts))
+                      for item_id, key, ts in conn.execute(stmt).all()})
     return found

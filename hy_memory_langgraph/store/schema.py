@@ -79,7 +79,8 @@ items = sa.Table(
     sa.Index("ix_hy_store_items_ns_updated", "namespace", "updated_at", "expires_at"),
     sa.Index("ix_hy_store_items_updated", "updated_at"),
     sa.Index("ix_hy_store_items_expires", "expires_at"),
-    sa.Index("ix_hy_store_items_scope", "scope"),
+    # a scope's live items (and their namespaces) without reading their rows: scope loads
+    sa.Index("ix_hy_store_items_scope_live", "scope", "id", "namespace", "expires_at"),
     sqlite_autoincrement=True,
 )
 
@@ -188,11 +189,18 @@ def _add_scope(ctx: MigrationContext) -> None:
 def _add_lexical(ctx: MigrationContext) -> None:
     """Create the lexical index tables; remember the last item written before them.
 
+    Also replaces the items' scope index by one that covers what a scope load reads
+    (id, namespace, expiry), so loading a scope reads no item rows.
+
     Items written earlier have no lexical document: their namespaces are filled
     lazily, by whoever searches them (the chat repository re-derives every live
     record's document once, then marks the namespace complete).
     """
     ctx.create_all(schema_v3.metadata)
+    items_table = ctx.table("hy_store_items")
+    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_scope_live ON {items_table} "
+                "(scope, id, namespace, expires_at)")
+    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_scope')}")
     since = ctx.execute(f"SELECT max(id) FROM {ctx.table('hy_store_items')}").scalar()
     meta_table = ctx.table("hy_store_meta")
     ctx.execute(f"DELETE FROM {meta_table} WHERE key = :key", {"key": LEXICAL_SINCE})
@@ -203,5 +211,6 @@ def _add_lexical(ctx: MigrationContext) -> None:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "items, vectors, change log, meta", _create_v1),
     Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
-    Migration(3, "lexical index: spaces, documents, postings; meta lexical_since", _add_lexical),
+    Migration(3, "lexical index: spaces, documents, postings; meta lexical_since; "
+              "covering scope index", _add_lexical),
 )

@@ -415,10 +415,15 @@ def vectors_of(conn: Connection, now: int, item_ids: Sequence[int]) -> Iterator[
         yield from conn.execute(_VECTORS.where(live(now), vectors.c.item_id.in_(part)))
 
 
-def vectors_of_scope(conn: Connection, now: int, scope: str) -> Iterator[Row[Any]]:
-    """``(item_id, pos, namespace, embedding)`` of every live item of one scope."""
-    stmt = _VECTORS.where(items.c.scope == scope, live(now))
-    yield from conn.execute(stmt.execution_options(yield_per=4096))
+_SCOPE_VECTORS = _VECTORS.where(items.c.scope == sa.bindparam("hy_scope", type_=sa.Text()), _LIVE)
+
+
+def vectors_of_scope(conn: Connection, now: int, scope: str) -> list[Row[Any]]:
+    """``(item_id, pos, namespace, embedding)`` of every live item of one scope.
+
+    Fetched at once: buffered row-by-row streaming costs about three times as much.
+    """
+    return list(conn.execute(_SCOPE_VECTORS, {"hy_scope": scope, "hy_now": now}).all())
 
 
 def get_meta(conn: Connection, key: str) -> str | None:
