@@ -22,8 +22,8 @@ Writers of one store are serialised (SQLite's write lock, PostgreSQL's advisory
 lock), so neighbours are always read as committed.
 
 Example:
-    >>> _affected_in_run([_Doc.stub(o) for o in ("a", "b", "c", "d")], [("b", 0.0, "b")], (1, 1))
-    ['a', 'b', 'c']
+    >>> loads_terms(dumps_terms({"tea": 2, "茶": 1}))
+    {'tea': 2, '茶': 1}
 """
 
 from __future__ import annotations
@@ -113,11 +113,6 @@ class _Doc:
                    (row.order_at, float(row.order_ts), row.key), loads_terms(row.terms) or {},
                    loads_terms(row.tail), int(row.length))
 
-    @classmethod
-    def stub(cls, name: str) -> _Doc:
-        """A document with only an id and an order (examples and tests)."""
-        return cls(0, 0, name, "g", (name, 0.0, name), {}, None, 0)
-
     @property
     def lends(self) -> Mapping[str, int]:
         """What the document adds to its neighbours."""
@@ -182,7 +177,9 @@ def apply_lexical(
     _write(batch, ops, op_ids, old)
     _rederive(batch)
     for namespace in complete:
-        space = batch.by_namespace.get(namespace) or _create_space(batch, namespace, (0, 0), checked=True)
+        space = batch.by_namespace.get(namespace)
+        if space is None and _holds_items(conn, namespace):
+            space = _create_space(batch, namespace, (0, 0))
         if space is not None:
             space.complete = space.changed = True
     _save_spaces(batch, {ns for _, ns in removed})
@@ -235,13 +232,13 @@ def _legacy(batch: _Batch, namespace: str) -> bool:
     return batch.conn.execute(stmt).first() is not None
 
 
-def _create_space(batch: _Batch, namespace: str, window: tuple[int, int], *,
-                  checked: bool = False) -> _Space | None:
-    """A new statistics row; with ``checked``, only when the namespace holds items."""
-    if checked:
-        stmt = sa.select(items.c.id).where(items.c.namespace == namespace).limit(1)
-        if batch.conn.execute(stmt).first() is None:
-            return None
+def _holds_items(conn: Connection, namespace: str) -> bool:
+    stmt = sa.select(items.c.id).where(items.c.namespace == namespace).limit(1)
+    return conn.execute(stmt).first() is not None
+
+
+def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Space:
+    """A new statistics row: complete unless the namespace holds items older than the index."""
     complete = not _legacy(batch, namespace)
     space_id = batch.conn.execute(
         sa.insert(lexical_spaces).values(namespace=namespace, docs=0, total_len=0, ctx_before=window[0],
@@ -282,7 +279,6 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
             continue
         namespace, key = pair
         space = batch.by_namespace.get(namespace) or _create_space(batch, namespace, op.window)
-        assert space is not None
         if tuple(op.window) != space.window:
             space.window, space.rebuild = (int(op.window[0]), int(op.window[1])), True
         previous = old.get(item_id)
@@ -310,13 +306,9 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
 # ---------------------------------------------------------------- neighbours
 
 
-def _affected_in_run(run: Sequence[_Doc], points: Iterable[Order],
-                     window: tuple[int, int]) -> list[str]:
-    """Keys of the documents of a sorted ``run`` whose window holds a changed position."""
-    return [run[j].key for j in _affected_positions(run, points, window)]
-
-
 def _affected_positions(run: Sequence[_Doc], points: Iterable[Order], window: tuple[int, int]) -> list[int]:
+    """Positions in a sorted ``run`` of the documents whose window holds a changed position:
+    ``after`` documents before each changed position, and ``before`` documents from it on."""
     before, after = window
     keys = [d.order for d in run]
     found: set[int] = set()

@@ -133,7 +133,7 @@ class ScopedIndex:
         mirror = Mirror(self.dims, search_threads=self.search_threads)
         with _collector_paused():
             rows = sql.vectors_of_scope(conn, now, scope)
-            item_ids, positions, namespaces, blobs = zip(*rows) if rows else ((), (), (), ())
+            item_ids, positions, namespaces, blobs = zip(*rows, strict=True) if rows else ((), (), (), ())
             if not any(positions):  # one vector per item: load in bulk
                 mirror.load(list(item_ids), list(namespaces), self._matrix(blobs))
             else:

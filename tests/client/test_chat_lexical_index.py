@@ -104,8 +104,8 @@ def test_indexed_search_answers_like_the_in_process_search(make_client: Callable
     client = make_client()
     _fill(client)
     _assert_paths_agree(client)
-    may = {"after": datetime(2023, 5, 8, tzinfo=timezone.utc), "before": datetime(2023, 5, 8, 23, 59, tzinfo=timezone.utc)}
-    _assert_paths_agree(client, **may)
+    _assert_paths_agree(client, after=datetime(2023, 5, 8, tzinfo=timezone.utc),
+                        before=datetime(2023, 5, 8, 23, 59, tzinfo=timezone.utc))
     found = client.search("谁在学吉他？", user_ids=["u1"], limit=3)["memories"]
     assert "吉他" in found[0]["content"]
     ranged = client.search("marathon", user_ids=["u1"], created_after="2023-05-20T00:00:00Z")["memories"]
@@ -203,9 +203,9 @@ def test_a_warm_search_reads_the_same_rows_at_any_memory_count(
         change = repo.begin("bulk")
         rng = random.Random(size)
         for i in range(size):
+            words = " ".join(rng.choice(["tea", "cat", "walk", "park", "book"]) for _ in range(6))
             change.add(ChatMemory(memory_id=f"m{i:04d}", user_id="u1", source="turn", session_id=f"s{i // 10}",
-                                  content=" ".join(rng.choice(["tea", "cat", "walk", "park", "book"]) for _ in range(6)),
-                                  memory_at="2024-01-01T00:00:00+00:00", memory_ts=1.7e9 + i), "ADD")
+                                  content=words, memory_at="2024-01-01T00:00:00+00:00", memory_ts=1.7e9 + i), "ADD")
         repo.commit(change)
         client.search("warm up", user_ids=["u1"])
         costs.append(_statements_and_values(client, "tea in the park", monkeypatch))

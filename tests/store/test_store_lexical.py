@@ -231,8 +231,10 @@ def test_a_new_window_rebuilds_the_groups(make_store: Callable[[], HyMemoryStore
 
 def test_bad_lexical_ops_are_refused_before_anything_is_written(make_store: Callable[[], HyMemoryStore]) -> None:
     store = make_store()
-    for bad in (LexicalOp(NS, "a", {"tea": 0}), LexicalOp(NS, "a", {"": 1}), LexicalOp(NS, "a", {"t": 1}, window=(-1, 0)),
-                LexicalOp(NS, "a", {"t": 1}, ts=float("nan")), LexicalOp(NS, "a", {"t": 1}, order=(1, 0.0))):  # type: ignore[arg-type]
+    bad_ops = [LexicalOp(NS, "a", {"tea": 0}), LexicalOp(NS, "a", {"": 1}),
+               LexicalOp(NS, "a", {"t": 1}, window=(-1, 0)), LexicalOp(NS, "a", {"t": 1}, ts=float("nan")),
+               LexicalOp(NS, "a", {"t": 1}, order=(1, 0.0))]  # type: ignore[arg-type]
+    for bad in bad_ops:
         with pytest.raises(InvalidInputError):
             store.batch([PutOp(NS, "a", {"text": "x"}), bad])
     assert store.get(NS, "a") is None
