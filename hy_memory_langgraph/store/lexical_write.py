@@ -67,9 +67,11 @@ _IN_GROUP = sa.and_(lexical_docs.c.space_id == sa.bindparam("p_space", type_=sa.
                     lexical_docs.c.grp == sa.bindparam("p_grp", type_=sa.Text()))
 _ASC = (lexical_docs.c.order_at, lexical_docs.c.order_ts, lexical_docs.c.key)
 _BEFORE = (sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY < _POINT)
-           .order_by(*(c.desc() for c in _ASC)).limit(sa.bindparam("p_n", type_=sa.Integer())))
+           .order_by(*(c.desc() for c in _ASC)).limit(sa.bindparam("p_before", type_=sa.Integer())))
 _FROM = (sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY >= _POINT)
-         .order_by(*_ASC).limit(sa.bindparam("p_n", type_=sa.Integer())))
+         .order_by(*_ASC).limit(sa.bindparam("p_from", type_=sa.Integer())))
+# Both stretches around a point in one statement (each limited inside its own subquery).
+_AROUND = sa.union_all(sa.select(_BEFORE.subquery()), sa.select(_FROM.subquery()))
 _GROUP = sa.select(*_DOC_COLUMNS).where(_IN_GROUP)
 _SPACE_GROUPS = sa.select(*_DOC_COLUMNS).where(
     lexical_docs.c.space_id == sa.bindparam("p_space", type_=sa.BigInteger()),
@@ -336,10 +338,10 @@ def _runs(batch: _Batch, space: _Space, group: str, points: list[Order]) -> list
     reach = sum(space.window)
     out = []
     for point in points:
-        at = {**params, "p_at": point[0], "p_ts": point[1], "p_key": point[2]}
-        earlier = [_Doc.of(r) for r in batch.conn.execute(_BEFORE, {**at, "p_n": reach})]
-        later = [_Doc.of(r) for r in batch.conn.execute(_FROM, {**at, "p_n": reach + 1})]
-        out.append(([*earlier[::-1], *later], [point]))
+        at = {**params, "p_at": point[0], "p_ts": point[1], "p_key": point[2],
+              "p_before": reach, "p_from": reach + 1}
+        run = sorted((_Doc.of(r) for r in batch.conn.execute(_AROUND, at)), key=lambda d: d.order)
+        out.append((run, [point]))
     return out
 
 

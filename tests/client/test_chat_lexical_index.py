@@ -22,7 +22,11 @@ import pytest
 import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.nodes.chat.search import _search_in_process, hybrid_search
+from hy_memory_langgraph.nodes.chat.search import (
+    _lexical_texts,
+    _search_in_process,
+    hybrid_search,
+)
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
@@ -284,3 +288,24 @@ def test_memories_written_before_the_index_are_filled_once(old_store: tuple[str,
         assert "m08" in repo.candidates("u1", "妹妹 吉他", pool=3, k1=0.6, b=0.6).lexical
     finally:
         store.close()
+
+
+
+def test_turns_written_by_one_add_are_neighbours_in_the_order_given(
+        make_client: Callable[..., HyMemoryClient]) -> None:
+    """One add stores its turns with one write time and one ``memory_at``: their order in
+    the session is the order of the messages, on the indexed path as in process."""
+    client = make_client()
+    words = ["alpaca", "bison", "cheetah", "dingo", "emu", "ferret"]
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"We talked about the {w} today."}
+                for i, w in enumerate(words)]
+    ids = client.add(messages, user_id="u1", session_id="s1", memory_at="2023-05-07T10:00:00Z")["memory_ids"]
+    assert len(ids) == len(words)
+    ctx = client.context
+    texts = _lexical_texts(ctx, "u1", ctx.chat_repo.active("u1"), DEFAULT_CHAT_RANKING)
+    # a turn's lexical text: itself, the two turns before it and the one after it
+    expected = {"alpaca": {0, 1, 2}, "dingo": {2, 3, 4, 5}, "ferret": {4, 5}}
+    for word, positions in expected.items():
+        found = ctx.chat_repo.candidates("u1", word, pool=10, k1=0.6, b=0.6).lexical
+        assert set(found) == {ids[p] for p in positions}, word
+        assert {mid for mid, text in texts.items() if word in text} == set(found), word
