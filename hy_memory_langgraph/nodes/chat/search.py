@@ -4,10 +4,13 @@ Both retrievers see the same scope: one user's active memories, restricted to th
 time range when one is given (the store applies the filter before its top-k). The
 ranking itself (fusion, BM25 parameters, pool size, session context, time boost) is
 pure code in :mod:`hy_memory_langgraph.retrieval.ranking`; scores stay within [0, 1].
+Memories that only ask a question (:attr:`ChatMemory.asks_only`) are ranked lower by
+``ranking.question_weight`` (off at 1.0).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -59,8 +62,17 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
     dates = {mid: datetime.fromisoformat(by_id[mid].memory_at) for mid in vector.keys() | lexical.keys()}
-    ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking)[:limit]
+    ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking,
+                             questions=_questions(by_id, dates, ranking))[:limit]
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
+
+
+def _questions(by_id: Mapping[str, ChatMemory], candidates: Iterable[str],
+               ranking: ChatRanking) -> set[str]:
+    """The candidates that only ask a question (none read when the weight is off)."""
+    if ranking.question_weight >= 1.0:
+        return set()
+    return {mid for mid in candidates if by_id[mid].asks_only}
 
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
@@ -102,7 +114,8 @@ def chat_search(state: PreparedSearch, runtime: Runtime[MemoryContext]) -> dict[
     hits: list[ChatMemory] = []
     for user_id in state["user_ids"]:
         hits.extend(hybrid_search(ctx, user_id, state["effective_query"], limit,
-                                  after=state.get("created_after"), before=state.get("created_before")))
+                                  after=state.get("created_after"), before=state.get("created_before"),
+                                  ranking=ctx.chat_ranking))
     if min_score is not None:
         hits = [h for h in hits if (h.score or 0.0) >= min_score]
     hits.sort(key=lambda m: (-(m.score or 0.0), m.memory_id))
