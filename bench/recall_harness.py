@@ -72,7 +72,7 @@ __all__ = [
 
 KS = (5, 10)
 #: Weights of question-only memories searched by CV and checked on BFCL (1.0 = off).
-QUESTION_WEIGHTS: tuple[float, ...] = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
+QUESTION_WEIGHTS: tuple[float, ...] = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.1)
 FloatArray = npt.NDArray[np.float64]
 
 
