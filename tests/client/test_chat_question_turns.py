@@ -66,6 +66,15 @@ def test_memories_without_the_flag_are_classified_from_their_text(make_client) -
     assert _fact_above_questions(client)
 
 
+def test_an_edited_turn_keeps_its_flag_true_to_its_text(make_client) -> None:
+    client = make_client()
+    ids = client.add([{"role": "user", "content": QUESTIONS[0]}], user_id="u1")["memory_ids"]
+    repo = client.context.chat_repo
+    assert repo.get(ids[0]).question is True
+    client.update(ids[0], "My cat is called Miso, by the way.")
+    assert repo.get(ids[0]).question is False
+
+
 def test_question_weight_is_bounded() -> None:
     for bad in (0.0, -0.1, 1.5):
         with pytest.raises(ValueError, match="question_weight"):
