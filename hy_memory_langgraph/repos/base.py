@@ -40,11 +40,11 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.repos.namespaces import encode_label
@@ -84,19 +84,25 @@ class StoreCapabilities:
         replaces_vectors: Re-putting an item replaces all its vectors (an item put with
             ``index=False`` leaves the vector index).
         guards: Batches may hold :class:`GuardOp` checks, made in the write transaction.
+        lexical: Batches may hold :class:`~hy_memory_langgraph.store.LexicalOp` s and the
+            store answers ``lexical_search`` / ``vector_search_keys`` (a persistent
+            lexical index).
     """
 
     or_filters: bool = False
     replaces_vectors: bool = False
     guards: bool = False
+    lexical: bool = False
 
     @classmethod
     def of(cls, store: BaseStore) -> StoreCapabilities:
         """The capabilities ``store`` declares (``supports_or_filters``,
-        ``replaces_vectors_on_put``, ``supports_guards`` attributes; absent means no)."""
+        ``replaces_vectors_on_put``, ``supports_guards``, ``supports_lexical_index``
+        attributes; absent means no)."""
         return cls(or_filters=bool(getattr(store, "supports_or_filters", False)),
                    replaces_vectors=bool(getattr(store, "replaces_vectors_on_put", False)),
-                   guards=bool(getattr(store, "supports_guards", False)))
+                   guards=bool(getattr(store, "supports_guards", False)),
+                   lexical=bool(getattr(store, "supports_lexical_index", False)))
 
 
 def split_or(where: dict[str, Any]) -> list[dict[str, Any]]:
@@ -301,7 +307,7 @@ class RecordRepository:
         revision marker moves. An existing record with the same id is replaced.
         Returns the number of records written.
         """
-        ops: list[PutOp] = []
+        ops: list[Op] = []
         users: set[str] = set()
         written = 0
         for value in records:
@@ -317,6 +323,7 @@ class RecordRepository:
         for key, event in events:
             ops.append(PutOp(self.history_namespace(str(event["user_id"])), key, dict(event), index=False))
             users.add(str(event["user_id"]))
+        ops += self._derived_ops(ops)
         ops += [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False) for u in sorted(users)]
         if ops:
             self.store.batch(ops)
@@ -338,8 +345,9 @@ class RecordRepository:
             return
         bumps = [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False)
                  for u in sorted(change.users)]
+        derived = self._derived_ops(change.ops)
         if self.caps.guards:
-            self.store.batch([*change.guards, *change.ops, *bumps])
+            self.store.batch([*change.guards, *change.ops, *derived, *bumps])
             return
         with _process_lock(self.store):
             self._check_here(change.guards)
@@ -347,7 +355,12 @@ class RecordRepository:
                 # delete first, or the store would keep the replaced records' old vectors
                 self.store.batch([PutOp(self.namespace(r.kind, r.user_id), r.memory_id, None)
                                   for r in change.replaced])
-            self.store.batch([*change.ops, *bumps])
+            self.store.batch([*change.ops, *derived, *bumps])
+
+    def _derived_ops(self, ops: Sequence[Op]) -> list[Op]:
+        """Store ops derived from a batch's puts, written in the same batch (none by
+        default; the chat repository adds lexical documents)."""
+        return []
 
     def _check_here(self, guards: list[GuardOp]) -> None:
         """The guards of a store without guard support, checked in this process."""

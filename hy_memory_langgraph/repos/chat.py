@@ -3,7 +3,10 @@
 Layout (see :mod:`.base`): ``("chat", user)`` / ``memory_id`` → a :class:`ChatMemory`
 (only ``content`` is embedded, and only while active); ``("chat_history", user)`` holds
 its events; ``("chat_turns", user)`` / :func:`turn_key` → ``{"memory_id"}`` finds the lite
-turn a new turn repeats (one ``get``, no scan).
+turn a new turn repeats (one ``get``, no scan). On a store with a persistent lexical
+index, every batch that writes an active memory also writes its lexical document
+(:mod:`.lexical`), so a search reads only its candidates (:meth:`ChatRepository.candidates`),
+never every memory.
 
 Example:
     >>> from langgraph.store.memory import InMemoryStore
@@ -17,20 +20,31 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, cast
 
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.messages import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
+from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
 from hy_memory_langgraph.repos.namespaces import encode_label
-from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, ChatMemory, Record
+from hy_memory_langgraph.repos.records import (
+    ACTIVE,
+    SUPERSEDED,
+    ChatMemory,
+    Record,
+    record_from_value,
+)
+from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.store import LexicalCompleteOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
-__all__ = ["TURNS", "ChatRepository", "turn_key"]
+__all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_key"]
 
 #: Namespace label of the lite-turn index (turn key → memory id).
 TURNS: Final = "chat_turns"
@@ -49,6 +63,21 @@ def turn_key(owner: str, session_id: str | None, text: str) -> str:
     session = "-" if session_id is None else f"+{session_id}"
     raw = f"{owner}\x1f{session}\x1f{match_text(text)}"
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChatCandidates:
+    """The two candidate pools of one chat search, by memory id.
+
+    Attributes:
+        vector: Cosine similarity of the nearest memories.
+        lexical: BM25 score of the best keyword matches.
+        times: ``memory_ts`` of every candidate (``None`` when unknown).
+    """
+
+    vector: dict[str, float]
+    lexical: dict[str, float]
+    times: dict[str, float | None]
 
 
 class ChatRepository(RecordRepository):
@@ -171,12 +200,91 @@ class ChatRepository(RecordRepository):
 
     def vector_search(self, user_id: str, query: str, *, limit: int,
                       filter: dict[str, Any] | None = None) -> list[ChatMemory]:
-        """Top-``limit`` active memories by vector similarity, filter applied first."""
-        where = {"status": ACTIVE, **(filter or {})}
-        hits = self.store.search(self.namespace("chat", user_id), query=query, filter=where,
+        """Top-``limit`` active memories by vector similarity, filter applied first.
+
+        Stores that drop the vectors of re-put records (``replaces_vectors_on_put``) only
+        hold vectors of active memories, so they are not asked to filter on status.
+        """
+        where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
+        hits = self.store.search(self.namespace("chat", user_id), query=query, filter=where or None,
                                  limit=limit)
         return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
                 for h in hits if h.score is not None]
+
+    # -- the persistent lexical index ----------------------------------------------------
+    def lexical_ready(self, user_id: str, window: tuple[int, int] = LEXICAL_WINDOW) -> bool:
+        """Whether :meth:`candidates` can answer for ``user_id`` with neighbour ``window``.
+
+        Needs a store with a lexical index whose documents of the user were built with
+        ``window``. A user whose memories predate the index (written by an older release)
+        is filled first, once (:meth:`fill_lexical`); on a read-only store that cannot
+        happen and the answer is ``False`` (search then works in process).
+        """
+        if not self.caps.lexical or window != LEXICAL_WINDOW:
+            return False
+        status = self.store.lexical_status(self.namespace("chat", user_id))  # type: ignore[attr-defined]
+        if status.window not in (None, LEXICAL_WINDOW):
+            return False
+        if status.complete:
+            return True
+        if getattr(self.store, "read_only", False):
+            return False
+        self.fill_lexical(user_id)
+        return True
+
+    def fill_lexical(self, user_id: str) -> int:
+        """Write the lexical document of every active memory of ``user_id`` that has none,
+        then mark the user's memories complete; returns how many memories were read.
+
+        Documents written meanwhile by other writers are kept (they are newer).
+        """
+        namespace = self.namespace("chat", user_id)
+        memories = self.active(user_id)
+        self.store.batch([*(lexical_op(namespace, m, fill=True) for m in memories),
+                          LexicalCompleteOp(namespace)])
+        return len(memories)
+
+    def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
+                   ts_range: tuple[float | None, float | None] | None = None) -> ChatCandidates:
+        """The best ``pool`` memories by vector similarity and by BM25 (``k1``, ``b``), read
+        from the store's indexes without loading any memory (call :meth:`lexical_ready` first).
+
+        ``ts_range`` (``memory_ts`` bounds, inclusive) restricts both pools before their top-k.
+        """
+        namespace = self.namespace("chat", user_id)
+        lexical = self.store.lexical_search(  # type: ignore[attr-defined]
+            namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b, ts_range=ts_range)
+        vector = self.store.vector_search_keys(  # type: ignore[attr-defined]
+            namespace, query, limit=pool, ts_range=ts_range)
+        return ChatCandidates(vector={h.key: h.score for h in vector},
+                              lexical={h.key: h.score for h in lexical},
+                              times={h.key: h.ts for h in (*lexical, *vector)})
+
+    def memories_of(self, user_id: str, ids: Sequence[str]) -> list[ChatMemory]:
+        """The stored memories of ``user_id`` among ``ids`` (one batch; missing ones left out)."""
+        namespace = self.namespace("chat", user_id)
+        found = self.store.batch([GetOp(namespace, i) for i in ids]) if ids else []
+        return [cast(ChatMemory, ChatMemory.from_value(item.value)) for item in found
+                if isinstance(item, Item)]
+
+    def _derived_ops(self, ops: Sequence[Op]) -> list[Op]:
+        """The lexical documents of the active chat memories a batch writes (stores with a
+        lexical index); a memory written inactive gets none, so the store drops its own."""
+        if not self.caps.lexical:
+            return []
+        label = self.namespace("chat", "_")[0]
+        last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            if isinstance(op, PutOp) and op.namespace[0] == label:
+                last[(op.namespace, op.key)] = op
+        out: list[Op] = []
+        for op in last.values():
+            if op.value is None or op.value.get("status") != ACTIVE:
+                continue
+            record = record_from_value(dict(op.value))
+            if isinstance(record, ChatMemory):
+                out.append(lexical_op(op.namespace, record))
+        return out
 
     def _forget_quotes(self, change: Change, deleted: Record) -> None:
         """Lite turns keep the message before them as retrieval context: when that message

@@ -18,7 +18,10 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Utterance", "texts_with_neighbours"]
+__all__ = ["NEIGHBOUR_MAX_CHARS", "Utterance", "texts_with_neighbours"]
+
+#: Characters of a neighbour's text a turn is given (its last ones).
+NEIGHBOUR_MAX_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ def _cut(text: str, max_chars: int) -> str:
 
 
 def texts_with_neighbours(
-    turns: Sequence[Utterance], *, before: int, after: int, max_chars: int = 1000
+    turns: Sequence[Utterance], *, before: int, after: int, max_chars: int = NEIGHBOUR_MAX_CHARS
 ) -> dict[str, str]:
     """Each turn's text followed by its session neighbours' texts (previous, then next).
 

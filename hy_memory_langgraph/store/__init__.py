@@ -13,6 +13,9 @@ Design:
   several objects or processes can share one database.
 * Search is exact and filters first: candidates (namespace prefix, filter, not
   expired) are fixed before ranking; only the top rows are read from SQL.
+* A persistent lexical index (BM25 postings per namespace, pre-tokenised by the
+  caller, written in the same batch as the items) answers keyword searches by
+  reading only the query terms' postings (``supports_lexical_index``).
 
 Behaviour notes (differences from langgraph's ``InMemoryStore``, on purpose):
 
@@ -39,7 +42,9 @@ Modules, one concern each:
 * :mod:`.vectors` / :mod:`.mirror` / :mod:`.scoped` / :mod:`.cache`: the FAISS
   index of a scope, its namespace map, lazy loading and change-log replay per
   store, the shared LRU budget.
-* :mod:`.migrations` / :mod:`.schema_v1`: versioned schema setup.
+* :mod:`.lexical_ops` / :mod:`.lexical_write` / :mod:`.lexical_read`: the lexical
+  index's operations, its upkeep inside a batch, its searches.
+* :mod:`.migrations` / :mod:`.schema_v1` / :mod:`.schema_v3`: versioned schema setup.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
 * :mod:`.guards`: guarded batches (write only if what was read is unchanged).
 * :mod:`.kv`: :class:`HyMemoryKVStore`, a LangChain ``BaseStore[str, bytes]`` in one
@@ -60,7 +65,13 @@ from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.filters import FilterError
 from hy_memory_langgraph.store.guards import GuardOp
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
+from hy_memory_langgraph.store.lexical_ops import (
+           KeyHit,
+           LexicalCompleteOp,
+           LexicalOp,
+           LexicalStatus,
+)
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache",
-           "shared_index_cache"]
+__all__ = ["FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "KeyHit",
+           "LexicalCompleteOp", "LexicalOp", "LexicalStatus", "shared_index_cache"]

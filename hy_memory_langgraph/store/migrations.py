@@ -71,6 +71,10 @@ class MigrationContext:
         quote = self.conn.dialect.identifier_preparer.quote
         return f"{quote(self.schema)}.{quote(name)}" if self.schema else quote(name)
 
+    def index(self, name: str) -> str:
+        """The quoted, schema-qualified name of an index, for raw SQL (``DROP INDEX``)."""
+        return self.table(name)
+
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
         """Run raw SQL (use :meth:`table` for table names)."""
         return self.conn.execute(sa.text(statement), params or {})

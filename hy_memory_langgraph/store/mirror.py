@@ -100,6 +100,25 @@ class Mirror:
     def __len__(self) -> int:
         return len(self._item_ns)
 
+    def load(self, item_ids: list[int], namespaces: list[str], vectors: npt.NDArray[np.float32]) -> None:
+        """Fill an empty mirror with one vector per item (row ``i`` of ``vectors`` is
+        ``item_ids[i]``'s): the bulk path of a scope's first load."""
+        if len(self._item_ns):
+            raise ValueError("Mirror.load fills an empty mirror; use apply() for changes")
+        if not item_ids:
+            return
+        ids = np.asarray(item_ids, dtype=np.int64)
+        self.index.add(ids << POS_BITS, vectors)
+        self._item_ns = dict(zip(item_ids, namespaces, strict=True))
+        self._item_nvec = dict.fromkeys(item_ids, 1)
+        distinct = set(namespaces)
+        if len(distinct) == 1:  # the usual scope: one namespace
+            self._ns_items = {distinct.pop(): set(item_ids)}
+        else:
+            for item_id, namespace in self._item_ns.items():
+                self._ns_items.setdefault(namespace, set()).add(item_id)
+        self._ns_sorted = sorted(self._ns_items)
+
     def apply(self, updates: Mapping[int, ItemVectors]) -> None:
         """Replace the vectors of the given items (``None`` or no rows = remove)."""
         old_ids, old_counts = [], []

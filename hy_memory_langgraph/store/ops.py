@@ -43,6 +43,7 @@ from langgraph.store.base import (
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.guards import GuardOp
+from hy_memory_langgraph.store.lexical_ops import LexicalCompleteOp, LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.vectors import MAX_VECTORS_PER_ITEM
 
@@ -87,10 +88,17 @@ class BatchPlan:
     lists: list[tuple[int, ListNamespacesOp]] = dataclasses.field(default_factory=list)
     puts: dict[tuple[str, str], PutPlan] = dataclasses.field(default_factory=dict)
     guards: list[tuple[str, str, Mapping[str, Any] | None]] = dataclasses.field(default_factory=list)
+    lexical: dict[tuple[str, str], LexicalOp] = dataclasses.field(default_factory=dict)
+    complete: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def has_reads(self) -> bool:
         return bool(self.gets or self.searches or self.lists)
+
+    @property
+    def has_writes(self) -> bool:
+        """Whether the batch changes anything (items or the lexical index)."""
+        return bool(self.puts or self.lexical or self.complete)
 
     def texts(self) -> list[str]:
         """Distinct texts to embed for the puts."""
@@ -152,6 +160,39 @@ def _refuse_nul(put: PutPlan) -> None:
         )
 
 
+def _terms(value: object, what: str) -> None:
+    if value is None and what == "tail":
+        return
+    if not isinstance(value, Mapping) or not all(
+        isinstance(t, str) and t and isinstance(n, int) and not isinstance(n, bool) and n > 0
+        for t, n in value.items()
+    ):
+        raise InvalidInputError(f"LexicalOp.{what} must map non-empty terms to positive counts")
+
+
+def _check_lexical(op: LexicalOp, forbid_nul: bool) -> None:
+    """Refuse a lexical op that cannot be stored as given."""
+    require_namespace(op.namespace)
+    if not isinstance(op.key, str):
+        raise InvalidInputError(f"item keys must be strings, got {op.key!r}")
+    _terms(op.terms, "terms")
+    _terms(op.tail, "tail")
+    window = tuple(op.window)
+    if len(window) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in window):
+        raise InvalidInputError(f"LexicalOp.window must be two non-negative ints, got {op.window!r}")
+    at, position = op.order
+    if not isinstance(at, str) or isinstance(position, bool) or not isinstance(position, (int, float)):
+        raise InvalidInputError(f"LexicalOp.order must be (str, number), got {op.order!r}")
+    if op.group is not None and not isinstance(op.group, str):
+        raise InvalidInputError(f"LexicalOp.group must be a string or None, got {op.group!r}")
+    if op.ts is not None and (isinstance(op.ts, bool) or not isinstance(op.ts, (int, float))
+                              or not math.isfinite(op.ts)):
+        raise InvalidInputError(f"LexicalOp.ts must be a finite number or None, got {op.ts!r}")
+    texts = [op.key, op.group or "", at, *op.terms, *(op.tail or ())]
+    if forbid_nul and any("\x00" in t for t in texts):
+        raise InvalidInputError(f"lexical document {op.key!r}: PostgreSQL cannot store the NUL character")
+
+
 def _check_page(limit: object, offset: object, what: str) -> None:
     for name, number in (("limit", limit), ("offset", offset)):
         if isinstance(number, bool) or not isinstance(number, int) or number < 0:
@@ -181,6 +222,14 @@ def plan_batch(
         if isinstance(op, GuardOp):
             require_namespace(op.namespace)
             plan.guards.append((encode(op.namespace), op.key, op.expect))
+            continue
+        if isinstance(op, LexicalOp):
+            _check_lexical(op, forbid_nul)
+            plan.lexical[(encode(op.namespace), op.key)] = op
+            continue
+        if isinstance(op, LexicalCompleteOp):
+            require_namespace(op.namespace)
+            plan.complete.append(encode(op.namespace))
             continue
         if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
             raise InvalidInputError(f"unknown store operation: {type(op).__name__}")

@@ -10,11 +10,16 @@
 * ``hy_store_changes``: an append-only change log (``seq`` never reused). Every
   write appends one row per touched item in the same transaction; store objects
   replay it to keep their in-memory FAISS indexes in step.
-* ``hy_store_meta``: small key/value facts (store uid, vector dims).
+* ``hy_store_meta``: small key/value facts (store uid, vector dims, the last
+  item written before the lexical index existed: ``lexical_since``).
+* ``hy_lexical_spaces`` / ``hy_lexical_docs`` / ``hy_lexical_postings``: the
+  persistent lexical index (see :mod:`.lexical_write` and :mod:`.lexical_read`):
+  per-namespace BM25 statistics, one document per indexed item, and postings.
 
 :data:`MIGRATIONS` is the append-only history of these tables (see
 :mod:`.migrations`): version 1 is the original layout (a frozen copy, so a
-database made before versioning is adopted as is), version 2 adds ``scope``.
+database made before versioning is adopted as is), version 2 adds ``scope``,
+version 3 the lexical index (a frozen copy in :mod:`.schema_v3`).
 
 Example:
     >>> import sqlalchemy as sa
@@ -23,24 +28,27 @@ Example:
     >>> sorted(metadata.tables)[0]
     'hy_store_changes'
     >>> [m.version for m in MIGRATIONS]
-    [1, 2]
+    [1, 2, 3]
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store import schema_v1
+from hy_memory_langgraph.store import schema_v1, schema_v3
 from hy_memory_langgraph.store.migrations import Migration, MigrationContext
 
 __all__ = [
-    "metadata", "items", "vectors", "changes", "meta", "ID_TYPE", "TEXT_C", "SCOPE_DEPTH",
-    "scope_of", "MIGRATIONS", "COMPONENT",
+    "metadata", "items", "vectors", "changes", "meta", "lexical_spaces", "lexical_docs",
+    "lexical_postings", "ID_TYPE", "TEXT_C", "SCOPE_DEPTH", "scope_of", "MIGRATIONS",
+    "COMPONENT", "LEXICAL_SINCE",
 ]
 
 #: Labels of a namespace that make its scope: ``("chat", "user_1", "x")`` → ``"chat.user_1"``.
 SCOPE_DEPTH = 2
 COMPONENT = "memory_store"
+#: Meta key: the highest item id written before the lexical index existed (0 for new stores).
+LEXICAL_SINCE = "lexical_since"
 
 
 def scope_of(namespace: str) -> str:
@@ -71,7 +79,8 @@ items = sa.Table(
     sa.Index("ix_hy_store_items_ns_updated", "namespace", "updated_at", "expires_at"),
     sa.Index("ix_hy_store_items_updated", "updated_at"),
     sa.Index("ix_hy_store_items_expires", "expires_at"),
-    sa.Index("ix_hy_store_items_scope", "scope"),
+    # a scope's live items (and their namespaces) without reading their rows: scope loads
+    sa.Index("ix_hy_store_items_scope_live", "scope", "id", "namespace", "expires_at"),
     sqlite_autoincrement=True,
 )
 
@@ -110,6 +119,54 @@ meta = sa.Table(
 )
 
 
+lexical_spaces = sa.Table(
+    "hy_lexical_spaces",
+    metadata,
+    sa.Column("id", ID_TYPE, primary_key=True, autoincrement=True),
+    sa.Column("namespace", TEXT_C, nullable=False),
+    sa.Column("docs", sa.BigInteger, nullable=False),
+    sa.Column("total_len", sa.BigInteger, nullable=False),
+    sa.Column("ctx_before", sa.Integer, nullable=False),
+    sa.Column("ctx_after", sa.Integer, nullable=False),
+    sa.Column("complete", sa.Boolean, nullable=False),
+    sa.UniqueConstraint("namespace", name="uq_hy_lexical_spaces_ns"),
+    sqlite_autoincrement=True,
+)
+
+lexical_docs = sa.Table(
+    "hy_lexical_docs",
+    metadata,
+    sa.Column("item_id", ID_TYPE, primary_key=True, autoincrement=False),
+    sa.Column("space_id", sa.BigInteger, nullable=False),
+    sa.Column("key", TEXT_C, nullable=False),
+    sa.Column("grp", TEXT_C, nullable=True),
+    sa.Column("order_at", TEXT_C, nullable=False),
+    sa.Column("order_ts", sa.Double, nullable=False),
+    sa.Column("ts", sa.Double, nullable=True),
+    sa.Column("length", sa.Integer, nullable=False),
+    sa.Column("terms", sa.Text, nullable=False),
+    sa.Column("tail", sa.Text, nullable=True),
+    # neighbours of a position in a group; documents of a namespace within a time range
+    sa.Index("ix_hy_lexical_docs_group", "space_id", "grp", "order_at", "order_ts", "key"),
+    sa.Index("ix_hy_lexical_docs_ts", "space_id", "ts"),
+)
+
+lexical_postings = sa.Table(
+    "hy_lexical_postings",
+    metadata,
+    sa.Column("space_id", sa.BigInteger, nullable=False),
+    sa.Column("term", TEXT_C, nullable=False),
+    sa.Column("item_id", sa.BigInteger, nullable=False),
+    sa.Column("tf", sa.Integer, nullable=False),
+    sa.Column("doc_len", sa.Integer, nullable=False),
+    # clustered on SQLite (no rowid), covering on PostgreSQL: a term's postings are one range
+    sa.PrimaryKeyConstraint("space_id", "term", "item_id", name="pk_hy_lexical_postings",
+                            postgresql_include=["tf", "doc_len"]),
+    sa.Index("ix_hy_lexical_postings_item", "item_id"),
+    sqlite_with_rowid=False,
+)
+
+
 # ---------------------------------------------------------------- migrations
 
 
@@ -129,7 +186,31 @@ def _add_scope(ctx: MigrationContext) -> None:
     ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_scope ON {table} (scope)")
 
 
+def _add_lexical(ctx: MigrationContext) -> None:
+    """Create the lexical index tables; remember the last item written before them.
+
+    Also replaces the items' scope index by one that covers what a scope load reads
+    (id, namespace, expiry), so loading a scope reads no item rows.
+
+    Items written earlier have no lexical document: their namespaces are filled
+    lazily, by whoever searches them (the chat repository re-derives every live
+    record's document once, then marks the namespace complete).
+    """
+    ctx.create_all(schema_v3.metadata)
+    items_table = ctx.table("hy_store_items")
+    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_scope_live ON {items_table} "
+                "(scope, id, namespace, expires_at)")
+    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_scope')}")
+    since = ctx.execute(f"SELECT max(id) FROM {ctx.table('hy_store_items')}").scalar()
+    meta_table = ctx.table("hy_store_meta")
+    ctx.execute(f"DELETE FROM {meta_table} WHERE key = :key", {"key": LEXICAL_SINCE})
+    ctx.execute(f"INSERT INTO {meta_table} (key, value) VALUES (:key, :value)",
+                {"key": LEXICAL_SINCE, "value": str(int(since or 0))})
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "items, vectors, change log, meta", _create_v1),
     Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
+    Migration(3, "lexical index: spaces, documents, postings; meta lexical_since; "
+              "covering scope index", _add_lexical),
 )

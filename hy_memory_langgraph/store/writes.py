@@ -1,8 +1,9 @@
 """The write phase of a batch: one SQL transaction for every change.
 
 Inside the caller's write transaction: TTL refreshes for rows read by the
-batch, deletes, upserts (``created_at`` kept), the items' vectors replaced, and
-one change-log row per touched item. Returns the log sequence numbers and the
+batch, deletes, upserts (``created_at`` kept), the items' vectors replaced, the
+lexical index brought in line (:mod:`.lexical_write`), and one change-log row
+per touched item. Returns the log sequence numbers and the
 new vectors per item so the caller can update its own mirror without reading
 them back.
 
@@ -21,6 +22,7 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.store import sql
 from hy_memory_langgraph.store.guards import check_guards
+from hy_memory_langgraph.store.lexical_write import apply_lexical
 from hy_memory_langgraph.store.mirror import ItemVectors
 from hy_memory_langgraph.store.ops import BatchPlan
 from hy_memory_langgraph.store.ttl import expires_at
@@ -43,12 +45,22 @@ def _change(item_id: int, op: str, namespace: str, key: str) -> dict[str, Any]:
     return {"item_id": item_id, "op": op, "namespace": namespace, "key": key}
 
 
-def _sweep(conn: Connection, now: int, entries: list[dict[str, Any]], local: dict[int, ItemVectors]) -> None:
+@dataclasses.dataclass
+class _Touched:
+    """Items a batch wrote: ids of the upserted ones, ``(id, namespace)`` of the removed."""
+
+    upserted: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+    removed: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+
+
+def _sweep(conn: Connection, now: int, entries: list[dict[str, Any]], local: dict[int, ItemVectors],
+           touched: _Touched) -> None:
     expired = sql.expired_rows(conn, now)
     sql.delete_ids(conn, [row.id for row in expired])
     for row in expired:
         entries.append(_change(row.id, "expire", row.namespace, row.key))
         local[row.id] = None
+        touched.removed.append((row.id, row.namespace))
 
 
 def _puts(
@@ -58,12 +70,14 @@ def _puts(
     now: int,
     entries: list[dict[str, Any]],
     local: dict[int, ItemVectors],
+    touched: _Touched,
 ) -> None:
     deletes = [(p.namespace, p.key) for p in plan.puts.values() if p.value_json is None]
     removed = sql.delete_items(conn, deletes)
     for row in removed:  # a deleted item leaves no name behind in the change log
         entries.append(_change(row.id, "delete", "", ""))
         local[row.id] = None
+        touched.removed.append((row.id, row.namespace))
     sql.forget_change_names(conn, [row.id for row in removed])
     upserts = [p for p in plan.puts.values() if p.value_json is not None]
     if not upserts:
@@ -83,6 +97,7 @@ def _puts(
             for p in upserts
         ],
     )
+    touched.upserted.update(ids)
     vector_rows: list[dict[str, Any]] = []
     for put in upserts:
         item_id = ids[(put.namespace, put.key)]
@@ -115,14 +130,17 @@ def apply_writes(
     """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction."""
     entries: list[dict[str, Any]] = []
     local: dict[int, ItemVectors] = {}
+    touched = _Touched()
     if plan is not None:
         check_guards(conn, plan.guards, now)
     if ttl_ids:
         sql.refresh_ttl(conn, ttl_ids, now)
     if sweep:
-        _sweep(conn, now, entries, local)
+        _sweep(conn, now, entries, local, touched)
     if plan is not None and plan.puts:
-        _puts(conn, plan, text_vectors, now, entries, local)
+        _puts(conn, plan, text_vectors, now, entries, local, touched)
+    apply_lexical(conn, plan.lexical if plan is not None else {},
+                  plan.complete if plan is not None else [], touched.upserted, touched.removed)
     seqs = sql.append_changes(conn, entries) if entries else []
     if seqs:
         high = max(seqs)

@@ -53,6 +53,20 @@ def test_the_fact_outranks_stored_questions_with_a_question_weight(make_client) 
     assert _fact_above_questions(client)
 
 
+def test_a_small_limit_still_sees_the_fact_behind_the_questions(make_client) -> None:
+    """The indexed path reads memories in rounds of ``limit``: with ``limit=1`` the fact is
+    found only in the third round, after both questions were weighted down."""
+    client = make_client()
+    _write(client)
+    backend_indexed = client.context.chat_repo.lexical_ready("u1")
+    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT)
+    everything = [m["content"] for m in client.search(QUERY, user_ids=["u1"], limit=10)["memories"]]
+    for limit in (1, 2, 3):
+        found = [m["content"] for m in client.search(QUERY, user_ids=["u1"], limit=limit)["memories"]]
+        assert found == everything[:limit], (limit, backend_indexed)
+    assert everything.index(FACT) < min(everything.index(q) for q in QUESTIONS)
+
+
 def test_memories_without_the_flag_are_classified_from_their_text(make_client) -> None:
     client = make_client()
     _write(client)

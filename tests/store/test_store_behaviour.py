@@ -151,7 +151,7 @@ def test_postgres_sql_compiles() -> None:
         for index in table.indexes:
             str(CreateIndex(index).compile(dialect=dialect))
     assert 'COLLATE "C"' in str(CreateTable(sql.items).compile(dialect=dialect))
-    for stmt in (sql._UPSERT["postgresql"], sql._BY_IDS, sql._BY_KEYS, sql._COUNT_UNDER, sql._APPEND):
+    for stmt in (sql._UPSERT["postgresql"], sql._BY_IDS, sql._BY_NS_KEYS, sql._COUNT_UNDER, sql._APPEND):
         compiled = str(stmt.compile(dialect=dialect))
         assert "%(" in compiled or "IN (__[POSTCOMPILE" in compiled
     scan = sa.select(sql.items.c.id).where(sql._LIVE, sql._UNDER_SCAN)

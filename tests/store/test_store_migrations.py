@@ -108,10 +108,11 @@ def test_setup_is_idempotent_and_append_only(target: tuple[str, str | None]) -> 
         with engine.connect() as conn:
             rows = conn.execute(sa.select(VERSIONS.c.version).where(
                 VERSIONS.c.component == COMPONENT).order_by(VERSIONS.c.version)).scalars().all()
-        assert rows == [1, 2]
-        extra = (*MIGRATIONS, Migration(3, "a later release", lambda ctx: ctx.execute(
+        assert rows == [m.version for m in MIGRATIONS] == [1, 2, 3]
+        newest = len(MIGRATIONS) + 1
+        extra = (*MIGRATIONS, Migration(newest, "a later release", lambda ctx: ctx.execute(
             f"CREATE TABLE {ctx.table('later')} (x INTEGER)")))
-        assert setup(engine, COMPONENT, extra) == 3
+        assert setup(engine, COMPONENT, extra) == newest
         with pytest.raises(StoreError, match="newer than this release"):
             setup(engine, COMPONENT, MIGRATIONS)
         with pytest.raises(StoreError, match="numbered"):

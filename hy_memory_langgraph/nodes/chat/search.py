@@ -1,18 +1,32 @@
 """Hybrid chat search: vector similarity fused with CJK-aware BM25.
 
 Both retrievers see the same scope: one user's active memories, restricted to the
-time range when one is given (the store applies the filter before its top-k). The
-ranking itself (fusion, BM25 parameters, pool size, session context, time boost) is
-pure code in :mod:`hy_memory_langgraph.retrieval.ranking`; scores stay within [0, 1].
-Memories that only ask a question (:attr:`ChatMemory.asks_only`) are ranked lower by
-``ranking.question_weight`` (off at 1.0).
+time range when one is given (applied before each retriever's top-k). The ranking
+itself (fusion, BM25 parameters, pool size, session context, time boost) is pure code
+in :mod:`hy_memory_langgraph.retrieval.ranking`; scores stay within [0, 1].
+
+Two ways to get the candidate pools, with the same results:
+
+* **From the store's indexes** (stores with ``supports_lexical_index``, e.g.
+  :class:`~hy_memory_langgraph.store.HyMemoryStore`): BM25 over the postings kept in
+  the database and vector search returning keys only; then only the final ``limit``
+  memories are read. Nothing is proportional to the user's memory count but the
+  vector scan itself.
+* **In process** (any other store, e.g. LangGraph's ``InMemoryStore``, or a ranking
+  whose session window differs from the stored one): every active memory is loaded
+  (cached per user revision) and a BM25 index is kept in step with it.
+
+Both paths end with :func:`~hy_memory_langgraph.retrieval.ranking.weigh_questions`:
+memories that only ask a question (:attr:`ChatMemory.asks_only`) are ranked lower by
+``ranking.question_weight`` (off at 1.0). The indexed path reads the flag with the
+memories it reads anyway, before the final ``limit`` cut (:func:`_top_memories`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime, timezone
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -20,13 +34,17 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.results import elapsed_ms
 from hy_memory_langgraph.nodes.routing.state import PreparedSearch
+from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.filters import time_filter
+from hy_memory_langgraph.repos.lexical import session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
-from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
+from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
+from hy_memory_langgraph.retrieval.query import time_mentions
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
     rank_candidates,
+    weigh_questions,
 )
 
 __all__ = ["VECTOR_WEIGHT", "chat_search", "hybrid_search"]
@@ -37,6 +55,14 @@ VECTOR_WEIGHT = DEFAULT_CHAT_RANKING.fusion.weight
 def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
     bounds = where.get("memory_ts", {})
     return memory.memory_ts >= bounds.get("$gte", float("-inf")) and memory.memory_ts <= bounds.get("$lte", float("inf"))
+
+
+def _dates(query: str, times: Mapping[str, float | None]) -> dict[str, date | None]:
+    """Each candidate's ``memory_at`` date (UTC), only when the query names a date."""
+    if not time_mentions(query):
+        return {}
+    return {mid: None if ts is None else datetime.fromtimestamp(ts, timezone.utc).date()
+            for mid, ts in times.items()}
 
 
 def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
@@ -51,6 +77,45 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     if vector_weight is not None:
         ranking = replace(ranking, fusion=replace(ranking.fusion, weight=vector_weight))
     repo = ctx.chat_repo
+    if not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
+        return _search_in_process(ctx, user_id, query, limit, after=after, before=before, ranking=ranking)
+    span = None if after is None and before is None else (
+        None if after is None else after.timestamp(), None if before is None else before.timestamp())
+    found = repo.candidates(user_id, query, pool=ranking.pool(limit), k1=ranking.k1, b=ranking.b,
+                            ts_range=span)
+    ranked = rank_candidates(found.vector, found.lexical, query=query,
+                             dates=_dates(query, found.times), ranking=ranking)
+    return _top_memories(repo, user_id, ranked, limit, ranking.question_weight)
+
+
+def _top_memories(repo: ChatRepository, user_id: str, ranked: Sequence[tuple[str, float]],
+                  limit: int, weight: float) -> list[ChatMemory]:
+    """The best ``limit`` memories of ``ranked`` once question-only ones are weighted.
+
+    Memories are read in rounds of ``limit``, best first. Weighting only lowers scores,
+    so reading stops once the ``limit``-th weighted score read beats the next unread
+    score; with the weight off, that is after the first round.
+    """
+    memories: dict[str, ChatMemory] = {}
+    read, top = 0, []
+    while read < len(ranked) and limit > 0:
+        chunk = [mid for mid, _ in ranked[read:read + limit]]
+        memories.update((m.memory_id, m) for m in repo.memories_of(user_id, chunk))
+        read += len(chunk)
+        head = [(mid, s) for mid, s in ranked[:read] if mid in memories]
+        questions = {mid for mid, _ in head if memories[mid].asks_only} if weight < 1.0 else set()
+        top = weigh_questions(head, questions, weight)
+        if weight >= 1.0 or read >= len(ranked) or (
+                len(top) >= limit and top[limit - 1][1] > ranked[read][1]):
+            break
+    return [replace(memories[mid], score=round(score, 6)) for mid, score in top[:limit]]
+
+
+def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
+                       after: datetime | None, before: datetime | None,
+                       ranking: ChatRanking) -> list[ChatMemory]:
+    """:func:`hybrid_search` over every active memory, loaded (stores without a lexical index)."""
+    repo = ctx.chat_repo
     where = time_filter(after, before)
     pool = ranking.pool(limit)
     vector_hits = repo.vector_search(user_id, query, limit=pool, filter=where)
@@ -61,9 +126,9 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     lexical = dict(index.top(query, pool, allowed=by_id.keys(), k1=ranking.k1, b=ranking.b))
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
-    dates = {mid: datetime.fromisoformat(by_id[mid].memory_at) for mid in vector.keys() | lexical.keys()}
-    ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking,
-                             questions=_questions(by_id, dates, ranking))[:limit]
+    times = {mid: by_id[mid].memory_ts for mid in (*vector, *lexical)}
+    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking,
+                             questions=_questions(by_id, times, ranking))[:limit]
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
 
 
@@ -87,11 +152,9 @@ def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
     cached = ctx.search_cache.get(("chat_lexical", user_id))
     if cached is not None and revision is not None and cached[:2] == (revision, window):
         return cached[2]
-    turns = [Utterance(m.memory_id, m.session_id if m.source == "turn" and m.session_id else None,
-                       (m.created_at, m.memory_ts, m.turn_index), m.own_text) for m in active]
-    neighbours = texts_with_neighbours(turns, before=window[0], after=window[1])
-    texts = {t.id: neighbours[t.id] if t.session is not None else m.retrieval_text
-             for t, m in zip(turns, active, strict=True)}
+    neighbours = texts_with_neighbours([utterance(m) for m in active], before=window[0], after=window[1])
+    texts = {m.memory_id: neighbours[m.memory_id] if session_of(m) is not None else m.retrieval_text
+             for m in active}
     ctx.search_cache.put(("chat_lexical", user_id), (revision, window, texts))
     return texts
 

@@ -1,0 +1,263 @@
+"""The persistent lexical index of HyMemoryStore (SQLite and PostgreSQL).
+
+BM25 in SQL gives the in-process :class:`BM25Index` ranking on the same texts (English
+and Chinese, grouped documents with their neighbours' tails); documents follow their
+items (re-put, delete, expiry); neighbours are re-derived when a group changes and
+deleted text leaves every posting; statistics rows of erased namespaces go; time ranges
+filter before the top-k, for keyword and key-only vector search alike.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from langgraph.store.base import PutOp
+from store_helpers import index_config
+
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
+from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
+from hy_memory_langgraph.store import HyMemoryStore, LexicalCompleteOp, LexicalOp
+from hy_memory_langgraph.store.schema import (
+    lexical_docs,
+    lexical_postings,
+    lexical_spaces,
+)
+
+NS = ("chat", "u1")
+WINDOW = (2, 1)
+K1, B = 0.6, 0.6
+EN = ("tea cat berlin marathon sister guitar painting beach dog camping job school garden piano "
+      "coffee morning trip mountain river book movie dinner friend weekend").split()
+ZH = "喜欢 喝茶 周末 爬山 妹妹 吉他 画画 海边 小狗 露营 工作 学校 花园 钢琴 咖啡 早上 旅行 电影".split()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], HyMemoryStore]]:
+    """``make_store()`` opens HyMemoryStores on one database of the test's backend."""
+    opened: list[HyMemoryStore] = []
+    schemas = request.getfixturevalue("pg_schemas") if request.param == "postgres" else None
+    prefix = schemas.prefix() if schemas is not None else ""
+
+    def make() -> HyMemoryStore:
+        if schemas is not None:
+            store = HyMemoryStore.from_url(schemas.url, name=prefix + "lex", index=index_config(["text"]))
+        else:
+            store = HyMemoryStore(tmp_path / "lex.db", index=index_config(["text"]))
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@dataclass(frozen=True)
+class Doc:
+    key: str
+    text: str
+    group: str | None = None
+    order: tuple[str, float] = ("", 0.0)
+    ts: float = 0.0
+
+
+def _counts(text: str) -> dict[str, int]:
+    return dict(Counter(tokenize(text)))
+
+
+def _op(doc: Doc, window: tuple[int, int] = WINDOW, *, ns: tuple[str, ...] = NS) -> LexicalOp:
+    tail = _counts(doc.text[-1000:]) if doc.group and len(doc.text) > 1000 else None
+    return LexicalOp(ns, doc.key, _counts(doc.text), tail, ts=doc.ts, group=doc.group, order=doc.order,
+                     window=window)
+
+
+def _write(store: HyMemoryStore, docs: list[Doc], window: tuple[int, int] = WINDOW) -> None:
+    ops: list[object] = []
+    for doc in docs:
+        ops += [PutOp(NS, doc.key, {"text": doc.text}), _op(doc, window)]
+    store.batch(ops)  # type: ignore[arg-type]
+
+
+def _reference(docs: list[Doc], query: str, k: int, window: tuple[int, int] = WINDOW,
+               allowed: set[str] | None = None) -> list[tuple[str, float]]:
+    """What the in-process index answers over the same documents."""
+    texts = texts_with_neighbours([Utterance(d.key, d.group, d.order, d.text) for d in docs],
+                                  before=window[0], after=window[1])
+    index = BM25Index()
+    for doc in docs:
+        index.add(doc.key, texts[doc.key])
+    return index.top(query, k, allowed=allowed, k1=K1, b=B)
+
+
+def _search(store: HyMemoryStore, query: str, k: int, ts_range: tuple[float | None, float | None] | None = None
+            ) -> list[tuple[str, float]]:
+    return [(h.key, h.score) for h in store.lexical_search(NS, Counter(tokenize(query)), limit=k, k1=K1, b=B,
+                                                          ts_range=ts_range)]
+
+
+def _assert_same(got: list[tuple[str, float]], want: list[tuple[str, float]]) -> None:
+    """Same documents, same scores (up to float addition order), same order."""
+    assert [k for k, _ in got] == [k for k, _ in want]
+    for (_, a), (_, b) in zip(got, want, strict=True):
+        assert a == pytest.approx(b, rel=1e-9)
+
+
+def _corpus(rng: random.Random, n: int, sessions: int) -> list[Doc]:
+    docs = []
+    for i in range(n):
+        words = [rng.choice(EN + ZH) for _ in range(rng.randint(2, 12))]
+        text = " ".join(words) if i % 3 else "".join(w for w in words)  # some all-CJK runs
+        if i % 17 == 0:
+            text = " ".join(rng.choice(EN) for _ in range(400))  # long: neighbours get its tail
+        group = f"s{i % sessions}" if i % 5 else None
+        docs.append(Doc(f"m{i:03d}", text, group, ("2024-01-01T00:00:00+00:00", float(rng.randint(0, 50))),
+                        ts=float(i)))
+    return docs
+
+
+QUERIES = ["tea with my sister", "周末去爬山", "camping trip in the mountain", "喜欢喝茶的妹妹",
+           "guitar piano school", "berlin", "咖啡 coffee morning"]
+
+
+def test_bm25_in_sql_ranks_like_the_in_process_index(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    docs = _corpus(random.Random(7), 120, sessions=6)
+    _write(store, docs[:70])
+    _write(store, docs[70:])  # a second batch joins existing groups
+    for query in QUERIES:
+        _assert_same(_search(store, query, 30), _reference(docs, query, 30))
+    status = store.lexical_status(NS)
+    assert (status.complete, status.docs, status.window) == (True, 120, WINDOW)
+
+
+def test_neighbours_follow_arrivals_changes_and_deletes(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    turns = [Doc(f"t{i}", text, "s1", ("2024-01-01T00:00:00+00:00", float(i)))
+             for i, text in enumerate(["Did you go camping?", "Yes, last weekend!", "Where did you go?",
+                                       "To the lake near Berlin.", "Sounds lovely."])]
+    _write(store, turns[:1])
+    assert _search(store, "weekend", 5) == []
+    _write(store, turns[1:2])  # the next turn arrives: the first turn now carries it
+    assert {k for k, _ in _search(store, "weekend", 5)} == {"t0", "t1"}
+    _write(store, turns[2:])
+    _assert_same(_search(store, "camping lake berlin", 10), _reference(turns, "camping lake berlin", 10))
+    changed = Doc("t2", "Which campsite?", "s1", turns[2].order)
+    _write(store, [changed])
+    current = [turns[0], turns[1], changed, turns[3], turns[4]]
+    for query in ("where", "campsite", "lovely lake"):
+        _assert_same(_search(store, query, 10), _reference(current, query, 10))
+    store.delete(NS, "t3")
+    current.remove(turns[3])
+    for query in ("berlin lake", "campsite lovely", "weekend"):
+        _assert_same(_search(store, query, 10), _reference(current, query, 10))
+    assert "berlin" not in _terms_stored(store)  # the deleted turn left every posting
+
+
+def _terms_stored(store: HyMemoryStore) -> set[str]:
+    with store._engine.connect() as conn:
+        postings = set(conn.execute(sa.select(lexical_postings.c.term)).scalars())
+        texts = " ".join(t or "" for row in conn.execute(sa.select(lexical_docs.c.terms, lexical_docs.c.tail))
+                         for t in row)
+    return postings | set(tokenize(texts))
+
+
+def _spaces(store: HyMemoryStore) -> list[tuple[str, int]]:
+    with store._engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(sa.select(lexical_spaces.c.namespace, lexical_spaces.c.docs))]
+
+
+def test_documents_live_and_die_with_their_items(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    _write(store, [Doc("a", "green tea"), Doc("b", "black coffee"), Doc("c", "green jasmine tea")])
+    store.put(NS, "c", {"text": "retired"})  # re-put without a document: its document goes
+    assert [k for k, _ in _search(store, "tea", 5)] == ["a"]
+    assert store.lexical_status(NS).docs == 2
+    store.batch([LexicalOp(NS, "missing", {"ghost": 1})])  # no such item: ignored
+    assert _search(store, "ghost", 5) == []
+    store.delete(NS, "a")
+    assert "green" not in _terms_stored(store) and _spaces(store) == [("chat.u1", 1)]
+    store.delete(NS, "b")
+    store.delete(NS, "c")
+    assert _spaces(store) == [] and _terms_stored(store) == set()  # nothing names the namespace
+
+
+def test_expired_items_lose_their_documents(tmp_path: Path) -> None:
+    with HyMemoryStore(tmp_path / "ttl.db", index=index_config(["text"])) as store:
+        store.batch([PutOp(NS, "a", {"text": "short lived tea"}, ttl=0.0001), _op(Doc("a", "short lived tea")),
+                     PutOp(NS, "b", {"text": "kept tea"}), _op(Doc("b", "kept tea"))])
+        import time
+
+        time.sleep(0.02)
+        assert store.sweep_ttl() == 1
+        assert [k for k, _ in _search(store, "tea", 5)] == ["b"] and "lived" not in _terms_stored(store)
+
+
+def test_time_range_filters_before_the_top_k(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    docs = [Doc(f"m{i}", f"tea note {i}" + " tea" * (i % 4), ts=float(i)) for i in range(40)]
+    _write(store, docs)
+    inside = {d.key for d in docs if 10 <= d.ts <= 19}
+    got = _search(store, "tea", 5, ts_range=(10, 19))
+    _assert_same(got, _reference(docs, "tea", 5, allowed=inside))
+    assert {k for k, _ in _search(store, "tea", 50, ts_range=(None, 3))} == {"m0", "m1", "m2", "m3"}
+    vector = store.vector_search_keys(NS, docs[15].text, limit=5, ts_range=(10, 19))
+    assert len(vector) == 5 and {h.key for h in vector} <= inside and vector[0].key == "m15"
+    assert all(10 <= (h.ts or 0) <= 19 for h in vector)
+    everything = store.vector_search_keys(NS, docs[15].text, limit=3)
+    assert everything[0].key == "m15" and everything[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_fill_keeps_newer_documents_and_complete_marks_the_namespace(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    _write(store, [Doc("a", "new text about tea")])
+    store.batch([LexicalOp(NS, "a", {"old": 1}, fill=True), LexicalCompleteOp(NS)])
+    assert [k for k, _ in _search(store, "tea", 5)] == ["a"] and _search(store, "old", 5) == []
+    assert store.lexical_status(NS).complete
+    store.batch([LexicalCompleteOp(("chat", "nobody"))])  # no items there: no row is made
+    assert [ns for ns, _ in _spaces(store)] == ["chat.u1"]
+
+
+def test_a_new_window_rebuilds_the_groups(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    turns = [Doc(f"t{i}", f"word{i} common", "s", ("x", float(i))) for i in range(6)]
+    _write(store, turns, window=(0, 0))
+    assert [k for k, _ in _search(store, "word3", 5)] == ["t3"]
+    _write(store, turns[:1], window=(1, 1))
+    assert store.lexical_status(NS).window == (1, 1)
+    _assert_same(_search(store, "word3 common", 10), _reference(turns, "word3 common", 10, window=(1, 1)))
+
+
+def test_bad_lexical_ops_are_refused_before_anything_is_written(make_store: Callable[[], HyMemoryStore]) -> None:
+    store = make_store()
+    bad_ops = [LexicalOp(NS, "a", {"tea": 0}), LexicalOp(NS, "a", {"": 1}),
+               LexicalOp(NS, "a", {"t": 1}, window=(-1, 0)), LexicalOp(NS, "a", {"t": 1}, ts=float("nan")),
+               LexicalOp(NS, "a", {"t": 1}, order=(1, 0.0))]  # type: ignore[arg-type]
+    for bad in bad_ops:
+        with pytest.raises(InvalidInputError):
+            store.batch([PutOp(NS, "a", {"text": "x"}), bad])
+    assert store.get(NS, "a") is None
+
+
+def test_search_reads_only_the_query_terms_postings(tmp_path: Path) -> None:
+    """A search's statements touch the postings of its terms, never every document."""
+    with HyMemoryStore(tmp_path / "big.db", index=index_config(["text"])) as store:
+        docs = [Doc(f"m{i:04d}", f"filler{i} words here" + (" rare" if i == 77 else "")) for i in range(1500)]
+        _write(store, docs)
+        run: list[tuple[str, object]] = []
+        sa.event.listen(store._engine, "before_cursor_execute",
+                        lambda conn, cursor, statement, params, *rest: run.append((statement, params)))
+        assert [k for k, _ in _search(store, "rare", 10)] == ["m0077"]
+        queries = [(s, p) for s, p in run if s.startswith("SELECT")]
+        assert len(queries) == 3  # statistics, document frequencies, scores
+        assert all("hy_store_items" not in s for s, _ in queries)
+        scores, params = queries[2]
+        assert "term IN" in scores and "GROUP BY" in scores
+        with store._engine.connect() as conn:
+            plan = " | ".join(str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + scores, params))
+        assert "SCAN hy_lexical_postings" not in plan and "SCAN hy_lexical_docs" not in plan, plan
