@@ -8,7 +8,8 @@ text of one of the top-k memories. The ceiling (an answer found in any memory) i
 too: some answers are never written literally.
 
 Modes: ``harness`` (default; cached e5 embeddings, pure rankings: the shipped default,
-BM25 alone, vectors alone, the legacy ranking, and each kept idea switched off) and
+BM25 alone, vectors alone, the legacy ranking, each kept idea switched off, and each
+``question_weight`` of the LoCoMo grid) and
 ``e2e`` (the library end to end: ``client.add`` then ``client.search``).
 
 Data: Berkeley Function-Calling Leaderboard v4 memory (gorilla project), Apache-2.0, read
@@ -32,7 +33,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from embed_cache import EmbeddingCache  # noqa: E402
 from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
-from recall_harness import RankConfig, attach_embeddings, evaluate, recall_at, with_  # noqa: E402
+from recall_harness import (  # noqa: E402
+    QUESTION_WEIGHTS,
+    RankConfig,
+    attach_embeddings,
+    evaluate,
+    recall_at,
+    with_,
+)
 
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
 
@@ -59,6 +67,8 @@ def variants() -> dict[str, RankConfig]:
         "default without time boost": with_(default, time_boost=0.0),
         "default with pool 50": with_(default, pool=50),
         "default + snowball stemmer": with_(default, lex_stemmer="snowball"),
+        **{f"default with question_weight {w:g}": with_(default, question_weight=w)
+           for w in QUESTION_WEIGHTS if w != default.question_weight},
     }
 
 
@@ -77,6 +87,8 @@ def harness_mode(args: argparse.Namespace) -> None:
     print("ceiling (answer in any memory): "
           + ", ".join(f"{c.id.removeprefix('bfcl-')} {_ceiling(c):.2f}" for c in corpora)
           + f"; all {np.mean([_ceiling(c) for c in corpora for _ in c.queries]):.3f}\n")
+    print("question-only memories: " + ", ".join(
+        f"{r.corpus.id.removeprefix('bfcl-')} {len(r.questions)}/{len(r.ids)}" for r in runs) + "\n")
     print("| ranking | " + " | ".join(f"R@{k}" for k in KS_BFCL) + " | R@5 per scenario |")
     print("|---" * (len(KS_BFCL) + 2) + "|")
     for name, cfg in variants().items():

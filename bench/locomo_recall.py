@@ -21,8 +21,13 @@ Data: LoCoMo (Maharana et al., 2024), CC BY-NC 4.0, read from ../shared; never c
 carried instead of stored, duplicate turns skipped) with the same held-out protocol: the
 shipped search space tuned inside each fold, on the corpus as each rule would store it.
 
+``cv --section questions`` measures ``question_weight`` (question-only turns ranked lower):
+on the corpus as lite mode stores it, the shipped ranking with the weight 1.0 (off) vs the
+weight chosen inside each fold from :data:`QUESTION_WEIGHTS`, and the shipped search space
+tuned with and without the weight.
+
 Usage:
-    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules]
+    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions]
     python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
@@ -48,6 +53,7 @@ from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
 from recall_data import CATEGORIES, LOCOMO_PATH, locomo_corpora, locomo_doc_text  # noqa: E402
 from recall_harness import (  # noqa: E402
     KS,
+    QUESTION_WEIGHTS,
     CorpusRun,
     FoldResult,
     RankConfig,
@@ -196,6 +202,8 @@ def cv_mode(args: argparse.Namespace) -> None:
     fusions = fusion_grid(quick)
     if args.section == "lite-rules":
         return lite_rules_section(corpora, fusions, quick)
+    if args.section == "questions":
+        return questions_section(corpora, fusions, quick)
     runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
     if args.section == "ablation":
         return ablation_section(runs, fusions, quick)
@@ -299,6 +307,52 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
               f"{dropped['duplicate']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
               f"{_fmt(fold_mean(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | "
               f"{_fmt(fixed)} |", flush=True)
+
+
+def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -> None:
+    """Held-out recall with ``question_weight`` tuned inside each fold vs fixed at 1.0.
+
+    The corpus is stored as lite mode stores it (both write rules). Two spaces: the shipped
+    ranking (only the weight tuned), and the shipped search space of the lite-rules section
+    (minmax/zscore fusion, k1/b and the kept knobs tuned too, with or without the weight).
+    """
+    runs = attach_embeddings([apply_lite_rules(c, trivial=True, dedup=True)[0] for c in corpora],
+                             EmbeddingCache(E5_TAG), *_e5_fns())
+    _question_counts(runs)
+    shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
+    weights = QUESTION_WEIGHTS[::2] if quick else QUESTION_WEIGHTS
+    fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
+    base = space(LEGACY, fusions=fams, quick=quick, **ABLATION_BASE)
+    rows = {
+        "shipped ranking, weight 1.0 (off)": run_cv(runs, [with_(shipped, question_weight=1.0)], "q-off"),
+        "shipped ranking, weight tuned in-fold": run_cv(
+            runs, [with_(shipped, question_weight=w) for w in weights], "q-shipped"),
+        "shipped space tuned, weight 1.0 (off)": run_cv(runs, base, "q-space-off"),
+        "shipped space tuned, weight tuned in-fold": run_cv(
+            runs, [with_(c, question_weight=w) for c in base for w in weights], "q-space"),
+    }
+    print("\n## Question-only turns ranked lower (held-out R@5 / R@10, corpus as lite mode stores it)\n")
+    cv_header(rows["shipped ranking, weight 1.0 (off)"])
+    for name, results in rows.items():
+        report_cv(name, results)
+    for name in ("shipped ranking", "shipped space tuned"):
+        tuned, ref = rows[f"{name}, weight tuned in-fold"], rows[f"{name}, weight 1.0 (off)"]
+        delta = fold_mean(tuned) - fold_mean(ref)
+        print(f"\n{name}: held-out fold-mean delta R@5 / R@10 {delta[0]:+.4f} / {delta[1]:+.4f}; "
+              f"pooled delta {(pooled(tuned) - pooled(ref))[1]:+.4f} (R@10); weight per fold: "
+              + ", ".join(f"{r.held_out} {r.chosen.question_weight:g}" for r in tuned))
+    table, cfgs = run_cv.tables["q-shipped"]
+    chosen, score = in_sample(table, runs, cfgs)
+    print(f"In-sample (all five, optimistic) weight for the shipped ranking: {chosen.question_weight:g} "
+          f"(R@5 / R@10 {_fmt(score)})")
+
+
+def _question_counts(runs: list[CorpusRun]) -> None:
+    """How many stored turns are question-only, and how many of them are evidence."""
+    for run in runs:
+        gold = {g for q in run.corpus.queries for g in q.gold}
+        print(f"  {run.corpus.id}: {len(run.questions)} of {len(run.ids)} memories question-only, "
+              f"{len(run.questions & gold)} of {len(gold)} evidence turns question-only", file=sys.stderr)
 
 
 def _delta_header() -> None:
@@ -430,9 +484,10 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
     parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
-    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules"], default="all",
+    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions"],
+                        default="all",
                         help="cv: everything; only the main held-out table; only the ablation; "
-                             "or only the lite write rules")
+                             "only the lite write rules; or only question_weight")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
     parser.add_argument("--twice", action="store_true",

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embed_cache import EmbeddingCache  # noqa: E402
 from recall_data import Corpus, Doc, Query, normalize_answer_text  # noqa: E402
 
+from hy_memory_langgraph.messages import is_question_only  # noqa: E402
 from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E402
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours  # noqa: E402
@@ -42,10 +43,15 @@ from hy_memory_langgraph.retrieval.query import (  # noqa: E402
     expand_with_feedback,
     time_mentions,
 )
-from hy_memory_langgraph.retrieval.ranking import ChatRanking, rank_candidates  # noqa: E402
+from hy_memory_langgraph.retrieval.ranking import (  # noqa: E402
+    ChatRanking,
+    rank_candidates,
+    weigh_questions,
+)
 
 __all__ = [
     "KS",
+    "QUESTION_WEIGHTS",
     "CorpusRun",
     "FoldResult",
     "LexSpec",
@@ -65,6 +71,8 @@ __all__ = [
 ]
 
 KS = (5, 10)
+#: Weights of question-only memories searched by CV and checked on BFCL (1.0 = off).
+QUESTION_WEIGHTS: tuple[float, ...] = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.1)
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -110,6 +118,9 @@ class RankConfig:
         prf_weight: Weight of the expansion terms relative to the original query.
         time_boost: Relative boost of memories dated within a date named in the query.
         time_tolerance: Days each named date is widened by.
+        session_cap: At most this many memories per session first in the top-k (0 = off).
+        question_weight: Factor on the final score of question-only memories
+            (:func:`~hy_memory_langgraph.messages.is_question_only`; 1.0 = off).
     """
 
     retriever: str = "hybrid"
@@ -125,13 +136,15 @@ class RankConfig:
     time_boost: float = 0.0
     time_tolerance: int = 0
     session_cap: int = 0
+    question_weight: float = 1.0
 
     @classmethod
     def from_ranking(cls, ranking: ChatRanking) -> RankConfig:
         """The harness configuration of the library's chat ranking settings."""
         return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
                    lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
-                   time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days)
+                   time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
+                   question_weight=ranking.question_weight)
 
     def label(self) -> str:
         """A compact one-line description (only what differs from the legacy default)."""
@@ -155,6 +168,8 @@ class RankConfig:
             parts.append(f"time(+{self.time_boost:g},tol={self.time_tolerance}d)")
         if self.session_cap:
             parts.append(f"session_cap={self.session_cap}")
+        if self.question_weight < 1.0:
+            parts.append(f"question_weight={self.question_weight:g}")
         return " ".join(parts)
 
 
@@ -202,6 +217,7 @@ class CorpusRun:
         self._spans = [time_mentions(q.text) for q in corpus.queries]
         self._answer_texts = [normalize_answer_text(d.text) for d in corpus.docs]
         self._by_id = dict(zip(self.ids, self._answer_texts, strict=True))
+        self.questions = frozenset(d.id for d in corpus.docs if is_question_only(d.text))
 
     def index(self, spec: LexSpec, k1: float, b: float) -> BM25Index:
         if spec not in self._indexes:
@@ -260,14 +276,17 @@ class CorpusRun:
                 lex_pool = _top(index.score_terms(weights), cfg.pool)
             if cfg.retriever == "hybrid":
                 ranking = ChatRanking(fusion=cfg.fusion, time_boost=cfg.time_boost,
-                                      time_tolerance_days=cfg.time_tolerance)
+                                      time_tolerance_days=cfg.time_tolerance,
+                                      question_weight=cfg.question_weight)
                 ranked = rank_candidates(self.vector(cfg.pool)[qi], lex_pool, query=self.corpus.queries[qi].text,
-                                         dates=self.dates, ranking=ranking)
+                                         dates=self.dates, ranking=ranking, questions=self.questions)
             else:
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
         if cfg.time_boost and cfg.retriever != "hybrid":
             ranked = boost_by_time(ranked, self.dates, self._spans[qi],
                                    boost=cfg.time_boost, tolerance_days=cfg.time_tolerance)
+        if cfg.retriever != "hybrid":
+            ranked = weigh_questions(ranked, self.questions, cfg.question_weight)
         ids = [doc for doc, _ in ranked]
         if cfg.session_cap:
             ids = _cap_per_session(ids, self.sessions, cfg.session_cap)

@@ -36,7 +36,7 @@ from hy_memory_langgraph.messages.language import (
 )
 from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.messages.render import judge_summary, render_transcript
-from hy_memory_langgraph.messages.signal import is_trivial, match_text
+from hy_memory_langgraph.messages.signal import is_question_only, is_trivial, match_text
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
     last_user_turns,
@@ -61,6 +61,7 @@ __all__ = [
     "files_from_tool_calls",
     "has_tool_trace",
     "is_cjk",
+    "is_question_only",
     "is_trivial",
     "judge_summary",
     "last_user_turns",

@@ -20,6 +20,7 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.retrieval.lexical import LexicalCache
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.store import HyMemoryStore, IndexCache
 
@@ -173,6 +174,8 @@ class MemoryContext:
         stores: The opened stores.
         lexical: BM25 indexes kept warm between searches.
         recorder: Where the pipeline log of each request goes (``None``: no log).
+        chat_ranking: The settings of chat search (fusion, BM25, time boost, weight of
+            question-only turns); default the shipped choice.
     """
 
     config: MemoryConfig
@@ -182,6 +185,7 @@ class MemoryContext:
     lexical: LexicalCache = field(default_factory=LexicalCache)
     search_cache: BoundedCache = field(default_factory=BoundedCache)
     recorder: PipelineRecorder | None = None
+    chat_ranking: ChatRanking = DEFAULT_CHAT_RANKING
 
     @property
     def chat_repo(self) -> ChatRepository:

@@ -29,7 +29,7 @@ from typing import Any, Final, cast
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
 from hy_memory_langgraph.errors import ConflictError
-from hy_memory_langgraph.messages import match_text
+from hy_memory_langgraph.messages import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
 from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
 from hy_memory_langgraph.repos.namespaces import encode_label
@@ -130,6 +130,8 @@ class ChatRepository(RecordRepository):
             previous = memory.content
             memory.content = content
             memory.version += 1
+            if memory.question is not None:  # a lite turn keeps its flag true to its text
+                memory.question = is_question_only(content)
             if memory_at is not None and memory_at.timestamp() >= memory.memory_ts:
                 memory.memory_at, memory.memory_ts = iso(memory_at), memory_at.timestamp()
             if metadata is not None:

@@ -22,6 +22,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
+from hy_memory_langgraph.messages.signal import is_question_only
+
 __all__ = [
     "ACTIVE", "DELETED", "SUPERSEDED", "ChatMemory", "Experience", "Fact", "Record",
     "record_from_value",
@@ -109,12 +111,13 @@ class ChatMemory(Record):
     memories of their own; both serve lexical retrieval only. ``owner`` says whose fact
     it is (``user`` or ``assistant``); ``subject`` names who or what it is about (empty
     when unknown). ``turn_key`` identifies a lite turn for duplicate detection and
-    ``turn_index`` orders the turns one write stored (both internal).
+    ``turn_index`` orders the turns one write stored (both internal). ``question``
+    (internal) says whether a lite turn only asks (see :attr:`asks_only`).
     """
 
     kind: ClassVar[str] = "chat"
     index_fields: ClassVar[tuple[str, ...]] = ("content",)
-    internal_fields: ClassVar[frozenset[str]] = frozenset({"turn_key", "turn_index"})
+    internal_fields: ClassVar[frozenset[str]] = frozenset({"turn_key", "turn_index", "question"})
 
     content: str
     subject: str = ""
@@ -125,10 +128,24 @@ class ChatMemory(Record):
     carried: str = ""
     turn_key: str = ""
     turn_index: int = 0
+    question: bool | None = None
 
     @property
     def text(self) -> str:
         return self.content
+
+    @property
+    def asks_only(self) -> bool:
+        """Whether this memory is a lite turn that only asks a question (search ranks such
+        turns lower, ``ChatRanking.question_weight``).
+
+        The flag stored when the turn was written; a lite turn written before the flag
+        existed (``question`` is ``None``) is classified from its text now. Extracted
+        facts never count as questions.
+        """
+        if self.question is not None:
+            return self.question
+        return self.source == "turn" and is_question_only(self.content)
 
     @property
     def own_text(self) -> str:

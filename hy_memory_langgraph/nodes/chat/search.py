@@ -15,11 +15,16 @@ Two ways to get the candidate pools, with the same results:
 * **In process** (any other store, e.g. LangGraph's ``InMemoryStore``, or a ranking
   whose session window differs from the stored one): every active memory is loaded
   (cached per user revision) and a BM25 index is kept in step with it.
+
+Both paths end with :func:`~hy_memory_langgraph.retrieval.ranking.weigh_questions`:
+memories that only ask a question (:attr:`ChatMemory.asks_only`) are ranked lower by
+``ranking.question_weight`` (off at 1.0). The indexed path reads the flag with the
+memories it reads anyway, before the final ``limit`` cut (:func:`_top_memories`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timezone
 from typing import Any
@@ -29,6 +34,7 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.results import elapsed_ms
 from hy_memory_langgraph.nodes.routing.state import PreparedSearch
+from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.filters import time_filter
 from hy_memory_langgraph.repos.lexical import session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
@@ -38,6 +44,7 @@ from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
     rank_candidates,
+    weigh_questions,
 )
 
 __all__ = ["VECTOR_WEIGHT", "chat_search", "hybrid_search"]
@@ -77,9 +84,31 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     found = repo.candidates(user_id, query, pool=ranking.pool(limit), k1=ranking.k1, b=ranking.b,
                             ts_range=span)
     ranked = rank_candidates(found.vector, found.lexical, query=query,
-                             dates=_dates(query, found.times), ranking=ranking)[:limit]
-    memories = {m.memory_id: m for m in repo.memories_of(user_id, [mid for mid, _ in ranked])}
-    return [replace(memories[mid], score=round(score, 6)) for mid, score in ranked if mid in memories]
+                             dates=_dates(query, found.times), ranking=ranking)
+    return _top_memories(repo, user_id, ranked, limit, ranking.question_weight)
+
+
+def _top_memories(repo: ChatRepository, user_id: str, ranked: Sequence[tuple[str, float]],
+                  limit: int, weight: float) -> list[ChatMemory]:
+    """The best ``limit`` memories of ``ranked`` once question-only ones are weighted.
+
+    Memories are read in rounds of ``limit``, best first. Weighting only lowers scores,
+    so reading stops once the ``limit``-th weighted score read beats the next unread
+    score; with the weight off, that is after the first round.
+    """
+    memories: dict[str, ChatMemory] = {}
+    read, top = 0, []
+    while read < len(ranked) and limit > 0:
+        chunk = [mid for mid, _ in ranked[read:read + limit]]
+        memories.update((m.memory_id, m) for m in repo.memories_of(user_id, chunk))
+        read += len(chunk)
+        head = [(mid, s) for mid, s in ranked[:read] if mid in memories]
+        questions = {mid for mid, _ in head if memories[mid].asks_only} if weight < 1.0 else set()
+        top = weigh_questions(head, questions, weight)
+        if weight >= 1.0 or read >= len(ranked) or (
+                len(top) >= limit and top[limit - 1][1] > ranked[read][1]):
+            break
+    return [replace(memories[mid], score=round(score, 6)) for mid, score in top[:limit]]
 
 
 def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
@@ -98,8 +127,17 @@ def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int,
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
     times = {mid: by_id[mid].memory_ts for mid in (*vector, *lexical)}
-    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking)[:limit]
+    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking,
+                             questions=_questions(by_id, times, ranking))[:limit]
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
+
+
+def _questions(by_id: Mapping[str, ChatMemory], candidates: Iterable[str],
+               ranking: ChatRanking) -> set[str]:
+    """The candidates that only ask a question (none read when the weight is off)."""
+    if ranking.question_weight >= 1.0:
+        return set()
+    return {mid for mid in candidates if by_id[mid].asks_only}
 
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
@@ -139,7 +177,8 @@ def chat_search(state: PreparedSearch, runtime: Runtime[MemoryContext]) -> dict[
     hits: list[ChatMemory] = []
     for user_id in state["user_ids"]:
         hits.extend(hybrid_search(ctx, user_id, state["effective_query"], limit,
-                                  after=state.get("created_after"), before=state.get("created_before")))
+                                  after=state.get("created_after"), before=state.get("created_before"),
+                                  ranking=ctx.chat_ranking))
     if min_score is not None:
         hits = [h for h in hits if (h.score or 0.0) >= min_score]
     hits.sort(key=lambda m: (-(m.score or 0.0), m.memory_id))

@@ -11,7 +11,9 @@ Rules (``docs/design.md#chat-memory``), per user or assistant message with text,
   ``SKIP`` with reason ``"duplicate"`` and the id of that memory.
 * Otherwise a new memory (``ADD``), with ``context`` = the last message with content
   before it (trivial ones skipped) and ``carried`` = the trivial turns since then, both cut
-  to their last :data:`CONTEXT_CHARS` characters.
+  to their last :data:`CONTEXT_CHARS` characters, and ``question`` = whether the turn only
+  asks (:func:`~hy_memory_langgraph.messages.is_question_only`; search ranks such turns
+  below statements when ``ChatRanking.question_weight`` < 1).
 
 The history (the session's recent window) gives the context and carried turns of the
 write's first turn, so a trivial turn at the end of one write is carried into the next.
@@ -31,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from hy_memory_langgraph.messages import Msg, is_trivial
+from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
 from hy_memory_langgraph.repos.chat import turn_key
 from hy_memory_langgraph.repos.records import ChatMemory
 
@@ -57,6 +59,7 @@ class PlannedTurn:
         key: The turn key (ADD).
         context: The last message with content before it (ADD).
         carried: The trivial turns said since that message, one per line (ADD).
+        question: The turn only asks a question (ADD).
     """
 
     op: Literal["ADD", "SKIP"]
@@ -67,6 +70,7 @@ class PlannedTurn:
     key: str = ""
     context: str = ""
     carried: str = ""
+    question: bool = False
 
 
 def _cut(text: str) -> str:
@@ -121,6 +125,7 @@ def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str |
         else:
             memory_id = seen[key] = uuid.uuid4().hex
             out.append(PlannedTurn("ADD", role, text, memory_id=memory_id, key=key,
-                                   context=_cut(context), carried=_cut("\n".join(carried))))
+                                   context=_cut(context), carried=_cut("\n".join(carried)),
+                                   question=is_question_only(text)))
         context, carried = text, []
     return out

@@ -75,6 +75,7 @@ def store_turns(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[
                     memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
                     owner=turn.role, role=turn.role, source="turn", context=turn.context,
                     carried=turn.carried, turn_key=turn.key, turn_index=index,
+                    question=turn.question,
                     **_fields(state)))
         change.ops.extend(traces.append_ops(user_id, session_id, state["msgs"], scene="chat",
                                             window=window))

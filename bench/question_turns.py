@@ -1,0 +1,85 @@
+"""Probe: where a stored fact ranks below stored question-only turns, by ``question_weight``.
+
+The repro: a lite client stores a few statements (one per write and session) and, later,
+turns that only ask about one of them (``"What's the name of your cat?"``). The search
+``"what's the name of my cat"`` shares more words with those questions than with the fact
+that answers it (``"My cat is called Miso."``). For each weight (1.0 = off, the shipped
+default, then the grid of ``locomo_recall.py cv --section questions``) the probe prints
+the fact's rank, the ranks of the questions and the scores.
+
+Usage:
+    python bench/question_turns.py [--fast] [--weights 1.0 0.5 ...]
+
+``--fast`` uses hashing embeddings (no model) instead of the embedded e5-small.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from langchain_core.embeddings import Embeddings  # noqa: E402
+from recall_harness import QUESTION_WEIGHTS  # noqa: E402
+
+from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
+from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
+from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+
+FACT = "My cat is called Miso."
+STATEMENTS = ["I work as a nurse in Porto.", "My sister Ana lives in Lisbon.", FACT,
+              "We went hiking in the Alps last summer.", "I am learning to play the cello."]
+QUESTIONS = ["What's the name of your cat?", "Do you remember the name of the cat?"]
+QUERY = "what's the name of my cat"
+
+
+def _client(embeddings: Embeddings, data_dir: str) -> HyMemoryClient:
+    """A lite client holding the repro's memories (each turn its own write and session)."""
+    client = HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=embeddings)
+    for i, text in enumerate(STATEMENTS):
+        client.add([{"role": "user", "content": text}], user_id="u1", session_id=f"s{i}")
+    for i, text in enumerate(QUESTIONS):
+        client.add([{"role": "assistant", "content": text}], user_id="u1", session_id=f"q{i}")
+    return client
+
+
+def _report(client: HyMemoryClient, weight: float) -> str:
+    """One table row: the weight, the fact's rank, the questions' ranks, the top scores."""
+    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=weight)
+    found = client.search(QUERY, user_ids=["u1"], limit=10)["memories"]
+    texts = [m["content"] for m in found]
+    questions = ", ".join(str(texts.index(q) + 1) for q in QUESTIONS)
+    scores = "; ".join(f"{m['content'][:24]} {m['score']:.3f}" for m in found[:4])
+    return f"| {weight:g} | {texts.index(FACT) + 1} | {questions} | {scores} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fast", action="store_true", help="hashing embeddings instead of e5-small")
+    parser.add_argument("--weights", type=float, nargs="+", default=None)
+    args = parser.parse_args()
+    weights = args.weights or list(dict.fromkeys(
+        [1.0, DEFAULT_CHAT_RANKING.question_weight, *QUESTION_WEIGHTS[1:]]))
+    embeddings: Embeddings = HashingEmbeddings(dims=256) if args.fast else E5Embeddings()
+    print(f"query {QUERY!r}; fact {FACT!r}; {len(STATEMENTS)} statements, {len(QUESTIONS)} "
+          f"question-only turns; {'hashing' if args.fast else 'e5-small'} embeddings; shipped "
+          f"default question_weight {DEFAULT_CHAT_RANKING.question_weight:g}\n")
+    print("| question_weight | rank of the fact | ranks of the questions | top 4 (score) |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        client = _client(embeddings, tmp)
+        try:
+            for weight in weights:
+                print(_report(client, weight))
+        finally:
+            client.close()
+
+
+if __name__ == "__main__":
+    main()
