@@ -209,6 +209,22 @@ class ChatRepository(RecordRepository):
         return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
                 for h in hits if h.score is not None]
 
+    def neighbours(self, user_id: str, memory: ChatMemory, *, limit: int,
+                   filter: dict[str, Any] | None = None) -> list[ChatMemory]:
+        """Top-``limit`` active memories nearest to ``memory`` (itself included), filter first.
+
+        Stores that can search by a stored item's own vectors (``vector_search_like``, e.g.
+        :class:`~hy_memory_langgraph.store.HyMemoryStore`) do so without a model call;
+        any other store is searched with the memory's content as the query (one embedding).
+        """
+        like = getattr(self.store, "vector_search_like", None)
+        if like is None:
+            return self.vector_search(user_id, memory.content, limit=limit, filter=filter)
+        where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
+        hits = like(self.namespace("chat", user_id), memory.memory_id, filter=where or None, limit=limit)
+        return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
+                for h in hits if h.score is not None]
+
     # -- the persistent lexical index ----------------------------------------------------
     def lexical_ready(self, user_id: str, window: tuple[int, int] = LEXICAL_WINDOW) -> bool:
         """Whether :meth:`candidates` can answer for ``user_id`` with neighbour ``window``.

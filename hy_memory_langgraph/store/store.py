@@ -16,12 +16,15 @@ from types import TracebackType
 from typing import Any
 
 import numpy as np
+import sqlalchemy as sa
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     BaseStore,
     IndexConfig,
     Op,
     Result,
+    SearchItem,
+    SearchOp,
     TTLConfig,
     ensure_embeddings,
 )
@@ -43,7 +46,7 @@ from hy_memory_langgraph.store.jsonsql import json_access
 from hy_memory_langgraph.store.lexical_ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical_read import TimeRange
 from hy_memory_langgraph.store.ops import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.schema import COMPONENT, MIGRATIONS, items
+from hy_memory_langgraph.store.schema import COMPONENT, MIGRATIONS, items, vectors
 from hy_memory_langgraph.store.scoped import ScopedIndex
 from hy_memory_langgraph.store.search import run_key_search, run_search
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
@@ -391,6 +394,35 @@ class HyMemoryStore(BaseStore):
                 self._scoped.catch_up(conn, now)
                 ids = None if ts_range is None else lexical_read.documents_in_range(conn, encoded, ts_range)
                 return run_key_search(conn, self._scoped, vector, encoded, limit, now, ids)
+
+    def vector_search_like(self, namespace: tuple[str, ...], key: str, *,
+                           filter: dict[str, Any] | None = None, limit: int = 10) -> list[SearchItem]:
+        """``search(namespace, filter=filter, limit=limit)`` ranked by similarity to the
+        stored vector of item ``key`` of exactly ``namespace`` (its first indexed field), no
+        embedding call; the item itself is among the results when the filter keeps it.
+
+        Returns ``[]`` when the item or its vector is missing.
+
+        Raises:
+            StoreError: The store has no vector index.
+        """
+        if self.embeddings is None:
+            raise StoreError("vector_search_like needs a store opened with an index config")
+        self._check_open()
+        v, i = vectors.c, items.c
+        stmt = (sa.select(v.embedding).join_from(vectors, items, i.id == v.item_id)
+                .where(i.namespace == namespaces.encode(namespace), i.key == key, sql.live(sql.now_us()))
+                .order_by(v.pos).limit(1))
+        with self._lock:
+            self._check_open()
+            with read_tx(self._engine) as conn:
+                blob = conn.execute(stmt).scalar()
+        if blob is None:
+            return []
+        query = f"\x00like\x00{key}"  # never a text: the vector is given
+        plan = self._plan([SearchOp(namespace, filter=filter, limit=limit, query=query)])
+        vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        return self._execute(plan, {}, {query: vector})[0]  # type: ignore[return-value]
 
     # ------------------------------------------------------------ TTL
 

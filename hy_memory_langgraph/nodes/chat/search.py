@@ -15,10 +15,17 @@ Two ways to get the candidate pools, with the same results:
 * **In process** (any other store, e.g. LangGraph's ``InMemoryStore``, or a ranking
   whose session window differs from the stored one): every active memory is loaded
   (cached per user revision) and a BM25 index is kept in step with it.
+
+A ranking with a second hop (``ChatRanking.hop_seeds``; off by default) adds, after the
+first pass, the memories nearest to the top seeds' vectors and the best BM25 matches of
+the seeds' feedback terms (see :func:`~hy_memory_langgraph.retrieval.ranking.add_second_hop`);
+it searches in process.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date, datetime, timezone
@@ -32,11 +39,15 @@ from hy_memory_langgraph.nodes.routing.state import PreparedSearch
 from hy_memory_langgraph.repos.filters import time_filter
 from hy_memory_langgraph.repos.lexical import session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
+from hy_memory_langgraph.retrieval.lexical import BM25Index
 from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
-from hy_memory_langgraph.retrieval.query import time_mentions
+from hy_memory_langgraph.retrieval.query import hop_terms, time_mentions
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
+    add_second_hop,
+    hop_seeds,
+    merge_neighbours,
     rank_candidates,
 )
 
@@ -70,7 +81,8 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     if vector_weight is not None:
         ranking = replace(ranking, fusion=replace(ranking.fusion, weight=vector_weight))
     repo = ctx.chat_repo
-    if not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
+    hop = ranking.vector_hop or ranking.lexical_hop
+    if hop or not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
         return _search_in_process(ctx, user_id, query, limit, after=after, before=before, ranking=ranking)
     span = None if after is None and before is None else (
         None if after is None else after.timestamp(), None if before is None else before.timestamp())
@@ -98,8 +110,38 @@ def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int,
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
     times = {mid: by_id[mid].memory_ts for mid in (*vector, *lexical)}
-    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking)[:limit]
-    return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
+    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking)
+    if ranking.vector_hop or ranking.lexical_hop:
+        ranked = _second_hop(ctx, user_id, query, ranked, index, by_id, where, ranking)
+    return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked[:limit]]
+
+
+def _second_hop(ctx: MemoryContext, user_id: str, query: str, ranked: list[tuple[str, float]],
+                index: BM25Index, by_id: dict[str, ChatMemory], where: dict[str, Any],
+                ranking: ChatRanking) -> list[tuple[str, float]]:
+    """The first pass with the second hop added (in process; ``by_id`` gains the hop's hits).
+
+    Vector hop: each seed's nearest memories (:meth:`ChatRepository.neighbours`). Lexical
+    hop: BM25 of the seeds' most telling terms over the in-range memories.
+    """
+    repo = ctx.chat_repo
+    seeds = hop_seeds(ranked, ranking)
+    in_range = set(by_id)
+    vector_hop: dict[str, float] = {}
+    if ranking.vector_hop:
+        per_seed: dict[str, dict[str, float]] = {}
+        for seed in seeds:
+            hits = repo.neighbours(user_id, by_id[seed], limit=ranking.hop_neighbours + len(seeds), filter=where)
+            by_id.update({m.memory_id: m for m in hits})
+            per_seed[seed] = {m.memory_id: float(m.score or 0.0) for m in hits}
+        vector_hop = merge_neighbours(per_seed, ranking.hop_neighbours)
+    lexical_hop: dict[str, float] = {}
+    if ranking.lexical_hop:
+        terms = hop_terms(Counter(index.tokenize(query)), index, seeds, n_terms=ranking.hop_terms)
+        scores = index.score_terms(terms, allowed=in_range, k1=ranking.k1, b=ranking.b) if terms else {}
+        lexical_hop = dict(heapq.nsmallest(ranking.hop_neighbours + len(seeds), scores.items(),
+                                           key=lambda kv: (-kv[1], kv[0])))
+    return add_second_hop(ranked, vector_hop, lexical_hop, ranking=ranking)
 
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
