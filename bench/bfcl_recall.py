@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from embed_cache import EmbeddingCache  # noqa: E402
+from locomo_recall import HOP_CHOICES  # noqa: E402
 from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
 from recall_harness import RankConfig, attach_embeddings, evaluate, recall_at, with_  # noqa: E402
 
@@ -59,6 +60,8 @@ def variants() -> dict[str, RankConfig]:
         "default without time boost": with_(default, time_boost=0.0),
         "default with pool 50": with_(default, pool=50),
         "default + snowball stemmer": with_(default, lex_stemmer="snowball"),
+        **{f"default + second hop {name} (LoCoMo in-sample choice)": with_(default, **knobs)
+           for name, knobs in HOP_CHOICES.items()},
     }
 
 

@@ -170,6 +170,14 @@ HOP_VARIANTS: dict[str, tuple[str, ...]] = {
     "(c) both": ("hop_seeds", "hop_vector", "hop_lexical", "hop_terms", "hop_neighbours"),
 }
 
+# The in-sample choice of each variant (tuned on all five conversations by
+# ``--section multihop``); BFCL scores these (``bfcl_recall.py``), never tuned on BFCL.
+HOP_CHOICES: dict[str, dict[str, object]] = {
+    "(a) vector hop": {"hop_seeds": 1, "hop_vector": 0.05, "hop_neighbours": 10},
+    "(b) lexical hop": {"hop_seeds": 1, "hop_lexical": 0.2, "hop_terms": 10, "hop_neighbours": 50},
+    "(c) both": {"hop_seeds": 1, "hop_vector": 0.05, "hop_lexical": 0.2, "hop_terms": 20, "hop_neighbours": 10},
+}
+
 
 def hop_space(base: RankConfig, knobs: Sequence[str], quick: bool = False) -> list[RankConfig]:
     """Every combination of the named :data:`HOP_GRID` knobs on top of ``base``."""
