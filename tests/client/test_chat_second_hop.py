@@ -83,3 +83,63 @@ def test_the_vector_hop_reads_stored_vectors_on_hymemorystore(
     found = _found(client, ChatRanking(hop_seeds=2, hop_vector_weight=0.5))
     assert TARGET in found
     assert calls == [QUESTION] or set(calls) == {QUESTION}  # the question only: seeds use stored vectors
+
+
+HOP = ChatRanking(hop_seeds=2, hop_vector_weight=0.3, hop_lexical_weight=0.3, hop_terms=5, hop_neighbours=4)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_indexed_hop_answers_like_the_in_process_hop(make_client: Callable[..., HyMemoryClient]) -> None:
+    from datetime import datetime, timezone
+
+    from hy_memory_langgraph.nodes.chat.search import _search_in_process
+
+    client = make_client(embeddings=HashingEmbeddings(dims=256))
+    _fill(client)
+    for i, text in enumerate(["Zelda Moreau said the climbing gym is in Porto.", "Tom likes the violin too."]):
+        client.add([{"role": "user", "content": text}], user_id="u1", session_id="shared",
+                   memory_at=f"2024-04-{i + 1:02d}T10:00:00Z")
+    ctx = client.context
+    assert ctx.chat_repo.lexical_ready("u1")
+    ranges = [(None, None), (datetime(2024, 3, 2, tzinfo=timezone.utc), datetime(2024, 4, 1, 12, tzinfo=timezone.utc))]
+    for query in (QUESTION, "violin", "Porto climbing", "bread"):
+        for after, before in ranges:
+            indexed = hybrid_search(ctx, "u1", query, 6, after=after, before=before, ranking=HOP)
+            loaded = _search_in_process(ctx, "u1", query, 6, after=after, before=before, ranking=HOP)
+            assert [m.memory_id for m in indexed] == [m.memory_id for m in loaded], (query, after)
+            assert [m.score for m in indexed] == pytest.approx([m.score for m in loaded], abs=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_warm_search_with_the_hop_runs_the_same_statements_at_any_memory_count(
+        make_client: Callable[..., HyMemoryClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    import sqlalchemy as sa
+
+    from hy_memory_langgraph.repos.chat import ChatRepository
+    from hy_memory_langgraph.repos.records import ChatMemory
+
+    monkeypatch.setattr(ChatRepository, "active", lambda *a: pytest.fail("search loaded every memory"))
+    costs = []
+    for size in (30, 600):
+        client = make_client()
+        repo = client.context.chat_repo
+        change = repo.begin("bulk")
+        rng = random.Random(size)
+        for i in range(size):
+            words = " ".join(rng.choice(["tea", "cat", "walk", "park", "book", "zelda"]) for _ in range(6))
+            change.add(ChatMemory(memory_id=f"m{i:04d}", user_id="u1", source="turn", session_id=f"s{i // 10}",
+                                  content=words, memory_at="2024-01-01T00:00:00+00:00", memory_ts=1.7e9 + i), "ADD")
+        repo.commit(change)
+        hybrid_search(client.context, "u1", "warm up", 5, ranking=HOP)
+        store = client.context.stores.chat()
+        count = [0]
+        listener = lambda *args: count.__setitem__(0, count[0] + 1)  # noqa: E731
+        sa.event.listen(store._engine, "before_cursor_execute", listener)  # type: ignore[attr-defined]
+        try:
+            assert len(hybrid_search(client.context, "u1", "tea in the park", 5, ranking=HOP)) == 5
+        finally:
+            sa.event.remove(store._engine, "before_cursor_execute", listener)  # type: ignore[attr-defined]
+        costs.append(count[0])
+    assert costs[0] == costs[1]

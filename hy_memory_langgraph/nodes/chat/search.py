@@ -17,9 +17,10 @@ Two ways to get the candidate pools, with the same results:
   (cached per user revision) and a BM25 index is kept in step with it.
 
 A ranking with a second hop (``ChatRanking.hop_seeds``; off by default) adds, after the
-first pass, the memories nearest to the top seeds' vectors and the best BM25 matches of
-the seeds' feedback terms (see :func:`~hy_memory_langgraph.retrieval.ranking.add_second_hop`);
-it searches in process.
+first pass, the memories nearest to the top seeds' stored vectors and the best BM25
+matches of the seeds' feedback terms (see
+:func:`~hy_memory_langgraph.retrieval.ranking.add_second_hop`), on either path; from the
+store's indexes it costs a fixed number of extra statements.
 """
 
 from __future__ import annotations
@@ -81,17 +82,38 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     if vector_weight is not None:
         ranking = replace(ranking, fusion=replace(ranking.fusion, weight=vector_weight))
     repo = ctx.chat_repo
-    hop = ranking.vector_hop or ranking.lexical_hop
-    if hop or not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
+    if not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
         return _search_in_process(ctx, user_id, query, limit, after=after, before=before, ranking=ranking)
     span = None if after is None and before is None else (
         None if after is None else after.timestamp(), None if before is None else before.timestamp())
     found = repo.candidates(user_id, query, pool=ranking.pool(limit), k1=ranking.k1, b=ranking.b,
                             ts_range=span)
     ranked = rank_candidates(found.vector, found.lexical, query=query,
-                             dates=_dates(query, found.times), ranking=ranking)[:limit]
+                             dates=_dates(query, found.times), ranking=ranking)
+    if ranking.vector_hop or ranking.lexical_hop:
+        ranked = _second_hop_indexed(ctx, user_id, query, ranked, span, ranking)
+    ranked = ranked[:limit]
     memories = {m.memory_id: m for m in repo.memories_of(user_id, [mid for mid, _ in ranked])}
     return [replace(memories[mid], score=round(score, 6)) for mid, score in ranked if mid in memories]
+
+
+def _second_hop_indexed(ctx: MemoryContext, user_id: str, query: str, ranked: list[tuple[str, float]],
+                        span: tuple[float | None, float | None] | None,
+                        ranking: ChatRanking) -> list[tuple[str, float]]:
+    """The first pass with the second hop added, from the store's indexes (a fixed number of
+    statements: the seeds' vectors and neighbours, their postings and one more BM25 query)."""
+    repo = ctx.chat_repo
+    seeds = hop_seeds(ranked, ranking)
+    vector_hop: dict[str, float] = {}
+    if ranking.vector_hop:
+        per_seed = repo.neighbour_keys(user_id, list(seeds), limit=ranking.hop_neighbours + len(seeds), ts_range=span)
+        vector_hop = merge_neighbours(per_seed, ranking.hop_neighbours)
+    lexical_hop: dict[str, float] = {}
+    if ranking.lexical_hop:
+        lexical_hop = repo.feedback_search(user_id, query, seeds, n_terms=ranking.hop_terms,
+                                           limit=ranking.hop_neighbours + len(seeds), k1=ranking.k1,
+                                           b=ranking.b, ts_range=span)
+    return add_second_hop(ranked, vector_hop, lexical_hop, ranking=ranking)
 
 
 def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
