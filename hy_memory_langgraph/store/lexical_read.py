@@ -171,9 +171,10 @@ def lexical_feedback(conn: Connection, namespace: str, keys: Sequence[str]) -> t
     space = conn.execute(_SPACE, {"ns": namespace}).first()
     if space is None or not keys:
         return 0, {}, {}
-    p, d = lexical_postings.c, lexical_docs.c
-    stmt = (sa.select(d.key, p.term, p.tf).join_from(lexical_postings, lexical_docs, d.item_id == p.item_id)
-            .where(d.space_id == space.id, d.key.in_(list(keys)), p.space_id == space.id))
+    p, i = lexical_postings.c, items.c
+    # items by (namespace, key), then their postings by item id: no scan of the namespace
+    stmt = (sa.select(i.key, p.term, p.tf).join_from(items, lexical_postings, p.item_id == i.id)
+            .where(i.namespace == namespace, i.key.in_(list(keys)), p.space_id == space.id))
     counts: dict[str, dict[str, int]] = {}
     for key, term, tf in conn.execute(stmt).all():
         counts.setdefault(key, {})[term] = int(tf)
