@@ -14,7 +14,7 @@ the index, and still does on stores without one: every active memory loaded, nei
 texts built and a BM25 index kept in step in the process).
 
 ``--hop`` runs every search with the second hop on (``ChatRanking.hop_*``, both hops,
-LoCoMo's in-sample choice; off by default), which searches in process.
+LoCoMo's in-sample choice; off by default).
 
 With ``--db-url postgresql+psycopg://…`` the stores live in that PostgreSQL database
 (fresh schemas per size, dropped afterwards) instead of SQLite files.
