@@ -32,6 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from embed_cache import EmbeddingCache  # noqa: E402
+from locomo_recall import HOP_CHOICES  # noqa: E402
 from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
 from recall_harness import (  # noqa: E402
     QUESTION_WEIGHTS,
@@ -69,6 +70,8 @@ def variants() -> dict[str, RankConfig]:
         "default + snowball stemmer": with_(default, lex_stemmer="snowball"),
         **{f"default with question_weight {w:g}": with_(default, question_weight=w)
            for w in QUESTION_WEIGHTS if w != default.question_weight},
+        **{f"default + second hop {name} (LoCoMo in-sample choice)": with_(default, **knobs)
+           for name, knobs in HOP_CHOICES.items()},
     }
 
 

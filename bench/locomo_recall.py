@@ -26,8 +26,14 @@ on the corpus as lite mode stores it, the shipped ranking with the weight 1.0 (o
 weight chosen inside each fold from :data:`QUESTION_WEIGHTS`, and the shipped search space
 tuned with and without the weight.
 
+``cv --section multihop`` measures a zero-LLM second hop for multi-hop questions on top of
+the shipped ranking (fixed): (a) the first-pass top memories' stored vectors as extra
+queries, (b) their feedback terms as a second BM25 query, (c) both; the hop's tunables
+(seeds, weights, terms, neighbours) chosen inside each fold from :data:`HOP_GRID`, plus a
+"best or none" row whose space also holds the hop switched off.
+
 Usage:
-    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions]
+    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|multihop]
     python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
@@ -156,6 +162,36 @@ ABLATIONS: dict[str, dict[str, list[object]]] = {
 }
 
 
+# The second hop's search space (fixed before any run; see ``--section multihop``).
+HOP_GRID: dict[str, list[object]] = {
+    "hop_seeds": [1, 2, 3, 5],
+    "hop_vector": [0.05, 0.1, 0.2, 0.3, 0.5],
+    "hop_lexical": [0.05, 0.1, 0.2, 0.3, 0.5],
+    "hop_terms": [5, 10, 20],
+    "hop_neighbours": [10, 50],
+}
+HOP_VARIANTS: dict[str, tuple[str, ...]] = {
+    "(a) vector hop": ("hop_seeds", "hop_vector", "hop_neighbours"),
+    "(b) lexical hop": ("hop_seeds", "hop_lexical", "hop_terms", "hop_neighbours"),
+    "(c) both": ("hop_seeds", "hop_vector", "hop_lexical", "hop_terms", "hop_neighbours"),
+}
+
+# The in-sample choice of each variant (tuned on all five conversations by
+# ``--section multihop``); BFCL scores these (``bfcl_recall.py``), never tuned on BFCL.
+HOP_CHOICES: dict[str, dict[str, object]] = {
+    "(a) vector hop": {"hop_seeds": 1, "hop_vector": 0.05, "hop_neighbours": 10},
+    "(b) lexical hop": {"hop_seeds": 1, "hop_lexical": 0.2, "hop_terms": 10, "hop_neighbours": 50},
+    "(c) both": {"hop_seeds": 1, "hop_vector": 0.05, "hop_lexical": 0.2, "hop_terms": 20, "hop_neighbours": 10},
+}
+
+
+def hop_space(base: RankConfig, knobs: Sequence[str], quick: bool = False) -> list[RankConfig]:
+    """Every combination of the named :data:`HOP_GRID` knobs on top of ``base``."""
+    grid = {k: (HOP_GRID[k][1:3] if quick else HOP_GRID[k]) for k in knobs}
+    return list(dict.fromkeys(with_(base, **dict(zip(grid, values, strict=True)))
+                              for values in product(*grid.values())))
+
+
 # --- reporting ---------------------------------------------------------------------------
 
 
@@ -205,6 +241,8 @@ def cv_mode(args: argparse.Namespace) -> None:
     if args.section == "questions":
         return questions_section(corpora, fusions, quick)
     runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
+    if args.section == "multihop":
+        return multihop_section(runs, quick)
     if args.section == "ablation":
         return ablation_section(runs, fusions, quick)
     print(f"LoCoMo evidence recall, leave-one-conversation-out CV ({args.data.name}; "
@@ -268,6 +306,36 @@ def ablation_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
     for name, knobs in ABLATIONS.items():
         res = run_cv(runs, space(LEGACY, fusions=fams, quick=quick, **{**ABLATION_BASE, **knobs}), f"ablate-{name}")
         _delta_row(name, res, ref)
+
+
+def multihop_section(runs: list[CorpusRun], quick: bool) -> None:
+    """Held-out recall of the shipped ranking with each second-hop variant (see :data:`HOP_GRID`)."""
+    base = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
+    spaces = {name: hop_space(base, knobs, quick) for name, knobs in HOP_VARIANTS.items()}
+    every = [base, *dict.fromkeys(c for space_ in spaces.values() for c in space_)]
+    print(f"## Second hop for multi-hop questions (held-out LOCO; the shipped ranking fixed, the hop's "
+          f"tunables chosen in each fold; {len(every) - 1} hop configurations)\n")
+    table = build_table(runs, every, progress=_progress("multihop"))
+    rows = {"shipped default (no hop)": loco_cv(runs, [base], table)}
+    rows.update({name: loco_cv(runs, space_, table) for name, space_ in spaces.items()})
+    rows["best of (a)/(b)/(c) or none (off in the space)"] = loco_cv(runs, every, table)
+    ref = rows["shipped default (no hop)"]
+    cv_header(ref)
+    for name, results in rows.items():
+        report_cv(name, results)
+    print()
+    _delta_header()
+    for name, results in list(rows.items())[1:]:
+        _delta_row(name, results, ref)
+    for name, results in list(rows.items())[1:]:
+        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(results, ref, strict=True))
+        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(results, ref, strict=True))
+        print(f"\n{name}: folds better / worse (R@10) {better} / {worse}; chosen per fold:")
+        for r in results:
+            print(f"  held out {r.held_out}: {r.chosen.label()}")
+    for name, space_ in {**spaces, "best or none": every}.items():
+        chosen, score = in_sample(table, runs, space_)
+        print(f"In-sample (tuned on all five, optimistic) [{name}]: R@5 / R@10 {_fmt(score)}  <- {chosen.label()}")
 
 
 LITE_RULES: dict[str, tuple[bool, bool]] = {
@@ -484,10 +552,10 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
     parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
-    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions"],
+    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions", "multihop"],
                         default="all",
                         help="cv: everything; only the main held-out table; only the ablation; "
-                             "only the lite write rules; or only question_weight")
+                             "only the lite write rules; only question_weight; or only the second hop")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
     parser.add_argument("--twice", action="store_true",

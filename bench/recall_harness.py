@@ -41,10 +41,14 @@ from hy_memory_langgraph.retrieval.query import (  # noqa: E402
     boost_by_time,
     drop_common_terms,
     expand_with_feedback,
+    hop_terms,
     time_mentions,
 )
 from hy_memory_langgraph.retrieval.ranking import (  # noqa: E402
     ChatRanking,
+    add_second_hop,
+    hop_seeds,
+    merge_neighbours,
     rank_candidates,
     weigh_questions,
 )
@@ -121,6 +125,11 @@ class RankConfig:
         session_cap: At most this many memories per session first in the top-k (0 = off).
         question_weight: Factor on the final score of question-only memories
             (:func:`~hy_memory_langgraph.messages.is_question_only`; 1.0 = off).
+        hop_seeds: Second hop: first-pass top memories used as seeds (0 = off; hybrid only).
+        hop_vector: Weight of the vector hop (seed vectors as queries).
+        hop_lexical: Weight of the lexical hop (the seeds' feedback terms as a BM25 query).
+        hop_terms: Terms of the lexical hop's query.
+        hop_neighbours: Memories each hop adds at most (per seed for the vector hop).
     """
 
     retriever: str = "hybrid"
@@ -137,6 +146,11 @@ class RankConfig:
     time_tolerance: int = 0
     session_cap: int = 0
     question_weight: float = 1.0
+    hop_seeds: int = 0
+    hop_vector: float = 0.0
+    hop_lexical: float = 0.0
+    hop_terms: int = 10
+    hop_neighbours: int = 50
 
     @classmethod
     def from_ranking(cls, ranking: ChatRanking) -> RankConfig:
@@ -144,7 +158,17 @@ class RankConfig:
         return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
                    lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
                    time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
-                   question_weight=ranking.question_weight)
+                   question_weight=ranking.question_weight, hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
+                   hop_lexical=ranking.hop_lexical_weight, hop_terms=ranking.hop_terms,
+                   hop_neighbours=ranking.hop_neighbours)
+
+    def chat_ranking(self) -> ChatRanking:
+        """The library's settings for the parts of this configuration the pure ranking reads."""
+        return ChatRanking(fusion=self.fusion, time_boost=self.time_boost, time_tolerance_days=self.time_tolerance,
+                           question_weight=self.question_weight,
+                           hop_seeds=self.hop_seeds, hop_vector_weight=self.hop_vector,
+                           hop_lexical_weight=self.hop_lexical, hop_terms=self.hop_terms,
+                           hop_neighbours=self.hop_neighbours)
 
     def label(self) -> str:
         """A compact one-line description (only what differs from the legacy default)."""
@@ -170,6 +194,13 @@ class RankConfig:
             parts.append(f"session_cap={self.session_cap}")
         if self.question_weight < 1.0:
             parts.append(f"question_weight={self.question_weight:g}")
+        if self.hop_seeds and (self.hop_vector or self.hop_lexical):
+            hop = [f"{self.hop_seeds} seeds"]
+            if self.hop_vector:
+                hop.append(f"vec w={self.hop_vector:g}")
+            if self.hop_lexical:
+                hop.append(f"lex w={self.hop_lexical:g} {self.hop_terms}t")
+            parts.append("hop(" + ",".join(hop) + f",n={self.hop_neighbours})")
         return " ".join(parts)
 
 
@@ -210,6 +241,9 @@ class CorpusRun:
         self.dates = {d.id: d.date for d in corpus.docs}
         self.sessions = {d.id: d.session for d in corpus.docs}
         self.cos = (_unit(query_vecs) @ _unit(doc_vecs).T).astype(np.float64)
+        self._doc_vecs = doc_vecs
+        self._doc_cos: npt.NDArray[np.float64] | None = None
+        self._position = {doc_id: i for i, doc_id in enumerate(self.ids)}
         self._indexes: dict[LexSpec, BM25Index] = {}
         self._lexical: dict[tuple, list[dict[str, float]]] = {}
         self._vector: dict[int, list[dict[str, float]]] = {}
@@ -275,11 +309,12 @@ class CorpusRun:
                                                n_terms=cfg.prf_terms, weight=cfg.prf_weight)
                 lex_pool = _top(index.score_terms(weights), cfg.pool)
             if cfg.retriever == "hybrid":
-                ranking = ChatRanking(fusion=cfg.fusion, time_boost=cfg.time_boost,
-                                      time_tolerance_days=cfg.time_tolerance,
-                                      question_weight=cfg.question_weight)
+                ranking = cfg.chat_ranking()
                 ranked = rank_candidates(self.vector(cfg.pool)[qi], lex_pool, query=self.corpus.queries[qi].text,
-                                         dates=self.dates, ranking=ranking, questions=self.questions)
+                                         dates=self.dates, ranking=ranking)
+                if ranking.vector_hop or ranking.lexical_hop:
+                    ranked = self.second_hop(qi, cfg, ranking, ranked)
+                ranked = weigh_questions(ranked, self.questions, ranking.question_weight)
             else:
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
         if cfg.time_boost and cfg.retriever != "hybrid":
@@ -291,6 +326,32 @@ class CorpusRun:
         if cfg.session_cap:
             ids = _cap_per_session(ids, self.sessions, cfg.session_cap)
         return ids[:depth]
+
+    def neighbours(self, seed: str, limit: int) -> dict[str, float]:
+        """The ``limit`` memories nearest to memory ``seed``'s vector (the store's exact scan)."""
+        if self._doc_cos is None:
+            unit = _unit(self._doc_vecs)
+            self._doc_cos = (unit @ unit.T).astype(np.float64)
+        row = self._doc_cos[self._position[seed]]
+        top = np.argsort(-row, kind="stable")[:limit]
+        return {self.ids[j]: float(row[j]) for j in top}
+
+    def second_hop(self, qi: int, cfg: RankConfig, ranking: ChatRanking,
+                   ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """The library's second hop over this corpus (see :func:`add_second_hop`)."""
+        seeds = hop_seeds(ranked, ranking)
+        vector_hop: dict[str, float] = {}
+        lexical_hop: dict[str, float] = {}
+        if ranking.vector_hop:
+            per_seed = {s: self.neighbours(s, ranking.hop_neighbours + len(seeds)) for s in seeds}
+            vector_hop = merge_neighbours(per_seed, ranking.hop_neighbours)
+        if ranking.lexical_hop:
+            index = self.index(cfg.lex, cfg.k1, cfg.b)
+            terms = self.query_terms(index, self.corpus.queries[qi].text, cfg.max_df)
+            hop_query = hop_terms(terms, index, seeds, n_terms=ranking.hop_terms)
+            if hop_query:
+                lexical_hop = _top(index.score_terms(hop_query), ranking.hop_neighbours + len(seeds))
+        return add_second_hop(ranked, vector_hop, lexical_hop, ranking=ranking)
 
     def recall(self, query: Query, ranked: Sequence[str], k: int) -> float:
         return recall_at(query, ranked, k, self.corpus.gold_kind, self._by_id)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, cast
@@ -41,6 +41,7 @@ from hy_memory_langgraph.repos.records import (
     record_from_value,
 )
 from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.query import hop_terms
 from hy_memory_langgraph.store import LexicalCompleteOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
@@ -78,6 +79,22 @@ class ChatCandidates:
     vector: dict[str, float]
     lexical: dict[str, float]
     times: dict[str, float | None]
+
+
+class _FeedbackStats:
+    """The statistics :func:`hop_terms` reads, as the store's lexical index gave them."""
+
+    def __init__(self, docs: int, counts: Mapping[str, Mapping[str, int]], df: Mapping[str, int]) -> None:
+        self._docs, self._counts, self._df = docs, counts, df
+
+    def __len__(self) -> int:
+        return self._docs
+
+    def term_counts(self, doc_id: str) -> Counter[str]:
+        return Counter(dict(self._counts.get(doc_id, {})))
+
+    def document_frequency(self, term: str) -> int:
+        return self._df.get(term, 0)
 
 
 class ChatRepository(RecordRepository):
@@ -211,6 +228,22 @@ class ChatRepository(RecordRepository):
         return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
                 for h in hits if h.score is not None]
 
+    def neighbours(self, user_id: str, memory: ChatMemory, *, limit: int,
+                   filter: dict[str, Any] | None = None) -> list[ChatMemory]:
+        """Top-``limit`` active memories nearest to ``memory`` (itself included), filter first.
+
+        Stores that can search by a stored item's own vectors (``vector_search_like``, e.g.
+        :class:`~hy_memory_langgraph.store.HyMemoryStore`) do so without a model call;
+        any other store is searched with the memory's content as the query (one embedding).
+        """
+        like = getattr(self.store, "vector_search_like", None)
+        if like is None:
+            return self.vector_search(user_id, memory.content, limit=limit, filter=filter)
+        where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
+        hits = like(self.namespace("chat", user_id), memory.memory_id, filter=where or None, limit=limit)
+        return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
+                for h in hits if h.score is not None]
+
     # -- the persistent lexical index ----------------------------------------------------
     def lexical_ready(self, user_id: str, window: tuple[int, int] = LEXICAL_WINDOW) -> bool:
         """Whether :meth:`candidates` can answer for ``user_id`` with neighbour ``window``.
@@ -259,6 +292,30 @@ class ChatRepository(RecordRepository):
         return ChatCandidates(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
+
+    def neighbour_keys(self, user_id: str, keys: Sequence[str], *, limit: int,
+                       ts_range: tuple[float | None, float | None] | None = None) -> dict[str, dict[str, float]]:
+        """``{key: {memory_id: cosine}}``: the ``limit`` memories nearest to each memory of
+        ``keys`` by its stored vector (itself included), from the store's indexes, no memory
+        loaded and no embedding call (call :meth:`lexical_ready` first)."""
+        hits = self.store.vector_search_keys_like(  # type: ignore[attr-defined]
+            self.namespace("chat", user_id), list(keys), limit=limit, ts_range=ts_range)
+        return {key: {h.key: h.score for h in found} for key, found in hits.items()}
+
+    def feedback_search(self, user_id: str, query: str, seeds: Mapping[str, float], *, n_terms: int,
+                        limit: int, k1: float, b: float,
+                        ts_range: tuple[float | None, float | None] | None = None) -> dict[str, float]:
+        """BM25 (``k1``, ``b``) of the ``n_terms`` most telling terms of the ``seeds``'
+        lexical documents that ``query`` lacks (:func:`hop_terms`): the best ``limit``
+        memories, from the store's lexical index (call :meth:`lexical_ready` first)."""
+        namespace = self.namespace("chat", user_id)
+        docs, counts, df = self.store.lexical_feedback(namespace, list(seeds))  # type: ignore[attr-defined]
+        terms = hop_terms(Counter(tokenize(query)), _FeedbackStats(docs, counts, df), seeds, n_terms=n_terms)
+        if not terms:
+            return {}
+        hits = self.store.lexical_search(  # type: ignore[attr-defined]
+            namespace, terms, limit=limit, k1=k1, b=b, ts_range=ts_range)
+        return {h.key: h.score for h in hits}
 
     def memories_of(self, user_id: str, ids: Sequence[str]) -> list[ChatMemory]:
         """The stored memories of ``user_id`` among ``ids`` (one batch; missing ones left out)."""

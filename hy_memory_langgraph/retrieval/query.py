@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hy_memory_langgraph.retrieval.lexical import BM25Index
 
-__all__ = ["TimeSpan", "boost_by_time", "drop_common_terms", "expand_with_feedback", "time_mentions"]
+__all__ = ["TimeSpan", "boost_by_time", "drop_common_terms", "expand_with_feedback", "hop_terms", "time_mentions"]
 
 
 def drop_common_terms(terms: Mapping[str, float], index: BM25Index, max_df: float) -> Counter[str]:
@@ -106,6 +106,23 @@ def expand_with_feedback(
         top = best[0][1]
         out.update({term: weight * v / top for term, v in best if v > 0})
     return out
+
+
+def hop_terms(
+    terms: Mapping[str, float],
+    index: BM25Index,
+    seeds: Mapping[str, float],
+    *,
+    n_terms: int,
+) -> Counter[str]:
+    """The lexical second hop's query: the ``n_terms`` most telling terms of the seed
+    memories that the query does not have (weights as :func:`expand_with_feedback` gives
+    them, the best at 1.0).
+
+    ``index`` needs ``len``, ``term_counts(doc_id)`` and ``document_frequency(term)``.
+    """
+    expanded = expand_with_feedback(terms, index, seeds, n_terms=n_terms, weight=1.0)
+    return Counter({t: w for t, w in expanded.items() if t not in terms})
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})

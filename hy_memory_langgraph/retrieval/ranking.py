@@ -20,10 +20,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse
+from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse, normalize_pool
 from hy_memory_langgraph.retrieval.query import boost_by_time, time_mentions
 
-__all__ = ["DEFAULT_CHAT_RANKING", "ChatRanking", "rank_candidates", "weigh_questions"]
+__all__ = [
+    "DEFAULT_CHAT_RANKING", "ChatRanking", "add_second_hop", "hop_seeds", "merge_neighbours",
+    "rank_candidates", "weigh_questions",
+]
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,16 @@ class ChatRanking:
         question_weight: Factor in (0, 1] on the final score of a memory that only asks a
             question (a lite turn such as ``"What's my cat called?"``), so the statements
             that answer it rank above it; 1.0 turns it off.
+        hop_seeds: Second hop (multi-hop questions): the first-pass top memories used as
+            seeds (0 turns the hop off).
+        hop_vector_weight: Weight of the vector hop: the seeds' stored vectors used as
+            queries, their nearest memories added with this share of the score range
+            (0: no vector hop).
+        hop_lexical_weight: Weight of the lexical hop: the seeds' most telling terms
+            (:func:`~hy_memory_langgraph.retrieval.query.expand_with_feedback`) used as a
+            second BM25 query (0: no lexical hop).
+        hop_terms: Terms of the lexical hop's query.
+        hop_neighbours: Memories each hop adds at most (per seed for the vector hop).
     """
 
     fusion: FusionConfig = field(default_factory=lambda: FusionConfig("minmax", 0.4))
@@ -55,10 +68,25 @@ class ChatRanking:
     time_boost: float = 0.5
     time_tolerance_days: int = 0
     question_weight: float = 1.0
+    hop_seeds: int = 0
+    hop_vector_weight: float = 0.0
+    hop_lexical_weight: float = 0.0
+    hop_terms: int = 10
+    hop_neighbours: int = 50
 
     def __post_init__(self) -> None:
         if not 0.0 < self.question_weight <= 1.0:
             raise ValueError(f"question_weight={self.question_weight!r}: expected a number in (0, 1]")
+
+    @property
+    def vector_hop(self) -> bool:
+        """Whether search runs the vector second hop."""
+        return self.hop_seeds > 0 and self.hop_vector_weight > 0
+
+    @property
+    def lexical_hop(self) -> bool:
+        """Whether search runs the lexical second hop."""
+        return self.hop_seeds > 0 and self.hop_lexical_weight > 0 and self.hop_terms > 0
 
     def pool(self, limit: int) -> int:
         """Candidates to take from each retriever for a search of ``limit`` results."""
@@ -139,3 +167,67 @@ def weigh_questions(ranked: Sequence[tuple[str, float]], questions: Collection[s
         return list(ranked)
     weighed = [(d, s * weight if d in questions else s) for d, s in ranked]
     return sorted(weighed, key=lambda pair: (-pair[1], pair[0]))
+
+
+def hop_seeds(ranked: Sequence[tuple[str, float]], ranking: ChatRanking) -> dict[str, float]:
+    """The first-pass top ``hop_seeds`` memories with their scores (the second hop's seeds)."""
+    return dict(ranked[:max(ranking.hop_seeds, 0)])
+
+
+def merge_neighbours(per_seed: Mapping[str, Mapping[str, float]], limit: int) -> dict[str, float]:
+    """One vector-hop pool from each seed's nearest memories: a memory's best cosine to any
+    seed, the seeds themselves left out, at most ``limit`` per seed (best first, ties by id).
+
+    Example:
+        >>> merge_neighbours({"a": {"a": 1.0, "b": 0.9, "c": 0.5}, "b": {"b": 1.0, "c": 0.7}}, 5)
+        {'c': 0.7}
+    """
+    out: dict[str, float] = {}
+    for hits in per_seed.values():
+        near = sorted(((d, s) for d, s in hits.items() if d not in per_seed), key=lambda kv: (-kv[1], kv[0]))
+        for doc, score in near[:limit]:
+            out[doc] = max(score, out.get(doc, score))
+    return out
+
+
+def add_second_hop(
+    ranked: Sequence[tuple[str, float]],
+    vector_hop: Mapping[str, float],
+    lexical_hop: Mapping[str, float],
+    *,
+    ranking: ChatRanking,
+) -> list[tuple[str, float]]:
+    """The first-pass ranking with the second hop's pools added; best first, scores in [0, 1].
+
+    Each hop pool is min-max normalised and added with its weight (``hop_vector_weight``,
+    ``hop_lexical_weight``) times the first pass's score range, so a memory reached only
+    through a seed (sharing an entity with it, not with the query) can enter the top k.
+    A memory of a hop pool missing from the first pass starts from the lowest first-pass
+    score. The seeds themselves (the top ``hop_seeds``) keep their first-pass scores.
+
+    Args:
+        ranked: ``(memory_id, score)`` of the first pass, best first (:func:`rank_candidates`).
+        vector_hop: ``{memory_id: cosine}`` from :func:`merge_neighbours` (may be empty).
+        lexical_hop: ``{memory_id: BM25 score}`` of the hop's term query (may be empty).
+        ranking: The settings (weights).
+
+    Example:
+        >>> add_second_hop([("a", 1.0), ("b", 0.6), ("c", 0.5)], {"c": 0.9, "b": 0.2}, {},
+        ...                ranking=ChatRanking(hop_seeds=1, hop_vector_weight=0.5))
+        [('a', 1.0), ('c', 0.75), ('b', 0.6)]
+    """
+    if not ranked:
+        return list(ranked)
+    scores = dict(ranked)
+    seeds = hop_seeds(ranked, ranking)
+    lo, hi = min(scores.values()), max(scores.values())
+    span = (hi - lo) or 1.0
+    for pool, weight in ((vector_hop, ranking.hop_vector_weight), (lexical_hop, ranking.hop_lexical_weight)):
+        if weight <= 0 or not pool:
+            continue
+        normed, _ = normalize_pool({d: s for d, s in pool.items() if d not in seeds}, "minmax")
+        for doc, value in normed.items():
+            scores[doc] = scores.get(doc, lo) + weight * span * value
+    out = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    top = out[0][1]
+    return out if top <= 1.0 else [(d, s / top) for d, s in out]

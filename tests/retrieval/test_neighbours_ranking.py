@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -11,6 +12,9 @@ from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neigh
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
+    add_second_hop,
+    hop_seeds,
+    merge_neighbours,
     rank_candidates,
 )
 
@@ -66,3 +70,19 @@ def test_rank_candidates_keeps_fusion_order_for_every_method(method: str) -> Non
 def test_pool_grows_with_the_limit() -> None:
     assert DEFAULT_CHAT_RANKING.pool(10) == DEFAULT_CHAT_RANKING.min_pool
     assert DEFAULT_CHAT_RANKING.pool(1000) == 5000
+
+
+def test_second_hop_off_by_default_and_adds_pools_with_their_weights() -> None:
+    assert not DEFAULT_CHAT_RANKING.vector_hop and not DEFAULT_CHAT_RANKING.lexical_hop
+    first = [("a", 1.0), ("b", 0.6), ("c", 0.2)]
+    ranking = ChatRanking(hop_seeds=1, hop_vector_weight=0.5, hop_lexical_weight=0.5)
+    assert hop_seeds(first, ranking) == {"a": 1.0}
+    assert add_second_hop(first, {}, {}, ranking=ranking) == first
+    # the seed is left out of the pools; "d" (not in the first pass) starts at the lowest
+    # score, 0.2, and gains 0.5 x the range 0.8 from each pool where it is the best
+    out = add_second_hop(first, {"a": 0.99, "d": 0.9, "b": 0.5}, {"d": 3.0, "c": 1.0}, ranking=ranking)
+    assert out == [("a", 1.0), ("d", pytest.approx(1.0)), ("b", 0.6), ("c", 0.2)]
+    strong = add_second_hop(first, {"d": 0.9, "b": 0.5}, {}, ranking=replace(ranking, hop_vector_weight=2.0))
+    assert [d for d, _ in strong] == ["d", "a", "b", "c"] and strong[0][1] == 1.0  # rescaled to [0, 1]
+    assert merge_neighbours({"a": {"a": 1.0, "d": 0.9, "e": 0.8}, "b": {"d": 0.5, "f": 0.95}}, 1) == \
+        {"d": 0.9, "f": 0.95}

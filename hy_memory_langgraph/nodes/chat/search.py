@@ -20,10 +20,18 @@ Both paths end with :func:`~hy_memory_langgraph.retrieval.ranking.weigh_question
 memories that only ask a question (:attr:`ChatMemory.asks_only`) are ranked lower by
 ``ranking.question_weight`` (off at 1.0). The indexed path reads the flag with the
 memories it reads anyway, before the final ``limit`` cut (:func:`_top_memories`).
+
+A ranking with a second hop (``ChatRanking.hop_seeds``; off by default) adds, after the
+first pass, the memories nearest to the top seeds' stored vectors and the best BM25
+matches of the seeds' feedback terms (see
+:func:`~hy_memory_langgraph.retrieval.ranking.add_second_hop`), on either path; from the
+store's indexes it costs a fixed number of extra statements.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timezone
@@ -38,11 +46,15 @@ from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.filters import time_filter
 from hy_memory_langgraph.repos.lexical import session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
+from hy_memory_langgraph.retrieval.lexical import BM25Index
 from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
-from hy_memory_langgraph.retrieval.query import time_mentions
+from hy_memory_langgraph.retrieval.query import hop_terms, time_mentions
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
+    add_second_hop,
+    hop_seeds,
+    merge_neighbours,
     rank_candidates,
     weigh_questions,
 )
@@ -85,6 +97,8 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                             ts_range=span)
     ranked = rank_candidates(found.vector, found.lexical, query=query,
                              dates=_dates(query, found.times), ranking=ranking)
+    if ranking.vector_hop or ranking.lexical_hop:
+        ranked = _second_hop_indexed(ctx, user_id, query, ranked, span, ranking)
     return _top_memories(repo, user_id, ranked, limit, ranking.question_weight)
 
 
@@ -111,6 +125,25 @@ def _top_memories(repo: ChatRepository, user_id: str, ranked: Sequence[tuple[str
     return [replace(memories[mid], score=round(score, 6)) for mid, score in top[:limit]]
 
 
+def _second_hop_indexed(ctx: MemoryContext, user_id: str, query: str, ranked: list[tuple[str, float]],
+                        span: tuple[float | None, float | None] | None,
+                        ranking: ChatRanking) -> list[tuple[str, float]]:
+    """The first pass with the second hop added, from the store's indexes (a fixed number of
+    statements: the seeds' vectors and neighbours, their postings and one more BM25 query)."""
+    repo = ctx.chat_repo
+    seeds = hop_seeds(ranked, ranking)
+    vector_hop: dict[str, float] = {}
+    if ranking.vector_hop:
+        per_seed = repo.neighbour_keys(user_id, list(seeds), limit=ranking.hop_neighbours + len(seeds), ts_range=span)
+        vector_hop = merge_neighbours(per_seed, ranking.hop_neighbours)
+    lexical_hop: dict[str, float] = {}
+    if ranking.lexical_hop:
+        lexical_hop = repo.feedback_search(user_id, query, seeds, n_terms=ranking.hop_terms,
+                                           limit=ranking.hop_neighbours + len(seeds), k1=ranking.k1,
+                                           b=ranking.b, ts_range=span)
+    return add_second_hop(ranked, vector_hop, lexical_hop, ranking=ranking)
+
+
 def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                        after: datetime | None, before: datetime | None,
                        ranking: ChatRanking) -> list[ChatMemory]:
@@ -127,9 +160,40 @@ def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int,
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
     times = {mid: by_id[mid].memory_ts for mid in (*vector, *lexical)}
-    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking,
-                             questions=_questions(by_id, times, ranking))[:limit]
-    return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
+    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking)
+    if ranking.vector_hop or ranking.lexical_hop:
+        ranked = _second_hop(ctx, user_id, query, ranked, index, by_id, where, ranking)
+    questions = _questions(by_id, [mid for mid, _ in ranked], ranking)
+    ranked = weigh_questions(ranked, questions, ranking.question_weight)
+    return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked[:limit]]
+
+
+def _second_hop(ctx: MemoryContext, user_id: str, query: str, ranked: list[tuple[str, float]],
+                index: BM25Index, by_id: dict[str, ChatMemory], where: dict[str, Any],
+                ranking: ChatRanking) -> list[tuple[str, float]]:
+    """The first pass with the second hop added (in process; ``by_id`` gains the hop's hits).
+
+    Vector hop: each seed's nearest memories (:meth:`ChatRepository.neighbours`). Lexical
+    hop: BM25 of the seeds' most telling terms over the in-range memories.
+    """
+    repo = ctx.chat_repo
+    seeds = hop_seeds(ranked, ranking)
+    in_range = set(by_id)
+    vector_hop: dict[str, float] = {}
+    if ranking.vector_hop:
+        per_seed: dict[str, dict[str, float]] = {}
+        for seed in seeds:
+            hits = repo.neighbours(user_id, by_id[seed], limit=ranking.hop_neighbours + len(seeds), filter=where)
+            by_id.update({m.memory_id: m for m in hits})
+            per_seed[seed] = {m.memory_id: float(m.score or 0.0) for m in hits}
+        vector_hop = merge_neighbours(per_seed, ranking.hop_neighbours)
+    lexical_hop: dict[str, float] = {}
+    if ranking.lexical_hop:
+        terms = hop_terms(Counter(index.tokenize(query)), index, seeds, n_terms=ranking.hop_terms)
+        scores = index.score_terms(terms, allowed=in_range, k1=ranking.k1, b=ranking.b) if terms else {}
+        lexical_hop = dict(heapq.nsmallest(ranking.hop_neighbours + len(seeds), scores.items(),
+                                           key=lambda kv: (-kv[1], kv[0])))
+    return add_second_hop(ranked, vector_hop, lexical_hop, ranking=ranking)
 
 
 def _questions(by_id: Mapping[str, ChatMemory], candidates: Iterable[str],
