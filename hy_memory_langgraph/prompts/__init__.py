@@ -26,7 +26,8 @@ become JSON (``ensure_ascii=False``); anything else goes through ``str()``.
 
 Example:
     >>> p = load_prompt("scene_judge", "en")
-    >>> system, user = p.render(summary="turn 1: user: fix the build; tools: bash (result)")
+    >>> system, user = p.render(scene_definitions="coding: changes to code",
+    ...                          summary="turn 1: user: fix the build; tools: bash (result)")
     >>> "fix the build" in user
     True
 """

@@ -26,8 +26,8 @@ Example:
     >>> from hy_memory_langgraph.repos.records import ChatMemory
     >>> repo = RecordRepository(InMemoryStore(), {"chat": "chat"}, "chat_history")
     >>> change = repo.begin("r1")
-    >>> change.add(ChatMemory(memory_id="m1", user_id="u1", content="hi",
-    ...                       memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0), "ADD")
+    >>> _ = change.add(ChatMemory(memory_id="m1", user_id="u1", content="hi",
+    ...                           memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0), "ADD")
     >>> repo.commit(change)
     >>> [e["op"] for e in repo.history("m1")]
     ['ADD']

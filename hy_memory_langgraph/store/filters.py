@@ -39,10 +39,10 @@ Example:
     >>> from hy_memory_langgraph.store.jsonsql import SqliteJson
     >>> from hy_memory_langgraph.store.schema import items
     >>> expr = compile_filter({"kind": "note", "score": {"$gt": 2}}, SqliteJson(items.c.value))
-    >>> compile_filter({"a'; DROP TABLE x;--": 1}, SqliteJson(items.c.value))
+    >>> compile_filter({"a'; DROP TABLE x;--": 1}, SqliteJson(items.c.value))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hy_memory_langgraph.store.filters.FilterError: unsafe filter key "a'; DROP TABLE x;--": ...
+    hy_memory_langgraph.store.filters.FilterError: Invalid filter key "a'; DROP TABLE x;--": ...
 """
 
 from __future__ import annotations

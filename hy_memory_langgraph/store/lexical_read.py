@@ -15,7 +15,7 @@ BM25Index's ``allowed`` does).
 
 Example:
     >>> idf_weights({"tea": 2.0, "cat": 1.0}, {"tea": 1}, docs=10)
-    {'tea': 3.9889840465642745}
+    {'tea': 3.984860329380412}
 """
 
 from __future__ import annotations

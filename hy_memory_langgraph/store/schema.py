@@ -26,7 +26,7 @@ Example:
     >>> engine = sa.create_engine("sqlite://")
     >>> metadata.create_all(engine)
     >>> sorted(metadata.tables)[0]
-    'hy_store_changes'
+    'hy_lexical_docs'
     >>> [m.version for m in MIGRATIONS]
     [1, 2, 3]
 """
