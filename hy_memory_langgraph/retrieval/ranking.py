@@ -15,14 +15,15 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse
-from hy_memory_langgraph.retrieval.query import boost_by_time, time_mentions
+from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
+from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
-__all__ = ["DEFAULT_CHAT_RANKING", "ChatRanking", "rank_candidates"]
+__all__ = ["DEFAULT_CHAT_RANKING", "ChatRanking", "query_time_spans", "rank_candidates"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class ChatRanking:
             in the query (0 turns it off; at 1.0 the worst dated candidate draws level with
             the best undated one).
         time_tolerance_days: Days each named date is widened by.
+        relative_query: Resolve relative phrases of the query (``last weekend``, ``上个月``)
+            against the time of the search (:mod:`~hy_memory_langgraph.retrieval.relative_time`)
+            as well as its explicit dates.
+        event_spans: Also boost a memory whose own text dates an event within a named
+            date ("I went camping two weeks ago", resolved against its ``memory_at``).
     """
 
     fusion: FusionConfig = field(default_factory=lambda: FusionConfig("minmax", 0.4))
@@ -50,6 +56,8 @@ class ChatRanking:
     context_after: int = 1
     time_boost: float = 0.5
     time_tolerance_days: int = 0
+    relative_query: bool = True
+    event_spans: bool = False
 
     def pool(self, limit: int) -> int:
         """Candidates to take from each retriever for a search of ``limit`` results."""
@@ -72,6 +80,23 @@ def _bounded(score: float, fusion: FusionConfig) -> float:
     return min(1.0, max(0.0, score))
 
 
+def query_time_spans(query: str, ranking: ChatRanking = DEFAULT_CHAT_RANKING,
+                     now: date | datetime | None = None) -> list[TimeSpan]:
+    """The dates ``query`` names: explicit ones, and relative ones seen from ``now``.
+
+    Relative phrases are read only with ``ranking.relative_query`` and a ``now``.
+
+    Example:
+        >>> [s.label for s in query_time_spans("What did I do last weekend?", now=date(2024, 6, 5))]
+        ['2024-06-01..2024-06-02']
+    """
+    spans = time_mentions(query)
+    if ranking.relative_query and now is not None:
+        day = now.date() if isinstance(now, datetime) else now
+        spans += [s for s in relative_spans(query, day) if s not in spans]
+    return spans
+
+
 def rank_candidates(
     vector: Mapping[str, float],
     lexical: Mapping[str, float],
@@ -79,6 +104,8 @@ def rank_candidates(
     query: str,
     dates: Mapping[str, date | datetime | None],
     ranking: ChatRanking = DEFAULT_CHAT_RANKING,
+    now: date | datetime | None = None,
+    events: Mapping[str, Sequence[TimeSpan]] | None = None,
 ) -> list[tuple[str, float]]:
     """Fuse the two candidate pools, boost memories dated as the query says; best first.
 
@@ -88,12 +115,16 @@ def rank_candidates(
         query: The query text (read for dates such as ``on 7 July, 2023``, ``in May 2022``).
         dates: Memory date of the candidates (for the time boost).
         ranking: The settings.
+        now: When the search happens (relative phrases of the query are resolved against
+            it; ``None``: only explicit dates count).
+        events: Event spans of candidates (read only with ``ranking.event_spans``).
 
     Returns:
         ``(memory_id, score)`` for every candidate, best first (ties by id), scores in [0, 1].
     """
     fused = [(d, _bounded(s, ranking.fusion)) for d, s in fuse(vector, lexical, ranking.fusion)]
-    boosted = boost_by_time(fused, dates, time_mentions(query), boost=ranking.time_boost,
-                            tolerance_days=ranking.time_tolerance_days)
+    boosted = boost_by_time(fused, dates, query_time_spans(query, ranking, now), boost=ranking.time_boost,
+                            tolerance_days=ranking.time_tolerance_days,
+                            events=events if ranking.event_spans else None)
     top = max((s for _, s in boosted), default=1.0)
     return boosted if top <= 1.0 else [(d, s / top) for d, s in boosted]
