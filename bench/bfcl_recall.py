@@ -24,6 +24,7 @@ import argparse
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +60,10 @@ def variants() -> dict[str, RankConfig]:
         "default without time boost": with_(default, time_boost=0.0),
         "default with pool 50": with_(default, pool=50),
         "default + snowball stemmer": with_(default, lex_stemmer="snowball"),
+        "default with event spans off": with_(default, event_spans=False),
+        "default with event spans on": with_(default, event_spans=True),
+        "default, event spans on, questions asked a day after the last memory":
+            with_(default, event_spans=True, relative_query=True),
     }
 
 
@@ -79,7 +84,12 @@ def harness_mode(args: argparse.Namespace) -> None:
           + f"; all {np.mean([_ceiling(c) for c in corpora for _ in c.queries]):.3f}\n")
     print("| ranking | " + " | ".join(f"R@{k}" for k in KS_BFCL) + " | R@5 per scenario |")
     print("|---" * (len(KS_BFCL) + 2) + "|")
+    today = {run.corpus.id: run.reference for run in runs}
     for name, cfg in variants().items():
+        for run in runs:  # relative phrases of questions: against the search day, or the row's own
+            run.reference = today[run.corpus.id]
+            if "a day after the last memory" in name:
+                run.reference = max(d.date.date() for d in run.corpus.docs if d.date) + timedelta(days=1)
         per = {run.corpus.id: evaluate(run, cfg, KS_BFCL) for run in runs}
         overall = np.concatenate(list(per.values())).mean(axis=0)
         scen = " ".join(f"{cid.removeprefix('bfcl-')} {v[:, 2].mean():.2f}" for cid, v in per.items())

@@ -21,7 +21,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
 
@@ -37,12 +37,14 @@ from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E40
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours  # noqa: E402
 from hy_memory_langgraph.retrieval.query import (  # noqa: E402
+    TimeSpan,
     boost_by_time,
     drop_common_terms,
     expand_with_feedback,
     time_mentions,
 )
 from hy_memory_langgraph.retrieval.ranking import ChatRanking, rank_candidates  # noqa: E402
+from hy_memory_langgraph.retrieval.relative_time import relative_spans  # noqa: E402
 
 __all__ = [
     "KS",
@@ -110,6 +112,10 @@ class RankConfig:
         prf_weight: Weight of the expansion terms relative to the original query.
         time_boost: Relative boost of memories dated within a date named in the query.
         time_tolerance: Days each named date is widened by.
+        event_spans: Memories' own relative phrases ("two weeks ago"), resolved against
+            their date, count as their dates for the time boost.
+        relative_query: Relative phrases of the questions are resolved against the
+            corpus's reference date (:attr:`CorpusRun.reference`).
     """
 
     retriever: str = "hybrid"
@@ -125,13 +131,16 @@ class RankConfig:
     time_boost: float = 0.0
     time_tolerance: int = 0
     session_cap: int = 0
+    event_spans: bool = False
+    relative_query: bool = False
 
     @classmethod
     def from_ranking(cls, ranking: ChatRanking) -> RankConfig:
         """The harness configuration of the library's chat ranking settings."""
         return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
                    lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
-                   time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days)
+                   time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
+                   event_spans=ranking.event_spans, relative_query=ranking.relative_query)
 
     def label(self) -> str:
         """A compact one-line description (only what differs from the legacy default)."""
@@ -155,6 +164,10 @@ class RankConfig:
             parts.append(f"time(+{self.time_boost:g},tol={self.time_tolerance}d)")
         if self.session_cap:
             parts.append(f"session_cap={self.session_cap}")
+        if self.event_spans:
+            parts.append("event_spans")
+        if self.relative_query:
+            parts.append("relative_query")
         return " ".join(parts)
 
 
@@ -189,8 +202,13 @@ class CorpusRun:
     """One corpus with its cached vectors and lazily built lexical indexes and scores."""
 
     def __init__(self, corpus: Corpus, doc_vecs: npt.NDArray[np.float32],
-                 query_vecs: npt.NDArray[np.float32]) -> None:
+                 query_vecs: npt.NDArray[np.float32], reference: date | None = None) -> None:
         self.corpus = corpus
+        #: When the questions are asked (relative phrases of a question are resolved
+        #: against it): by default today (UTC), as the library resolves them against the
+        #: time of the search.
+        self.reference = reference or datetime.now(timezone.utc).date()
+        self._events: dict[str, list[TimeSpan]] | None = None
         self.ids = [d.id for d in corpus.docs]
         self.dates = {d.id: d.date for d in corpus.docs}
         self.sessions = {d.id: d.session for d in corpus.docs}
@@ -202,6 +220,15 @@ class CorpusRun:
         self._spans = [time_mentions(q.text) for q in corpus.queries]
         self._answer_texts = [normalize_answer_text(d.text) for d in corpus.docs]
         self._by_id = dict(zip(self.ids, self._answer_texts, strict=True))
+
+    @property
+    def events(self) -> dict[str, list[TimeSpan]]:
+        """Event spans of the memories: their relative phrases seen from their date."""
+        if self._events is None:
+            self._events = {d.id: relative_spans(d.text, d.date.date()) for d in self.corpus.docs
+                            if d.date is not None}
+            self._events = {k: v for k, v in self._events.items() if v}
+        return self._events
 
     def index(self, spec: LexSpec, k1: float, b: float) -> BM25Index:
         if spec not in self._indexes:
@@ -260,14 +287,18 @@ class CorpusRun:
                 lex_pool = _top(index.score_terms(weights), cfg.pool)
             if cfg.retriever == "hybrid":
                 ranking = ChatRanking(fusion=cfg.fusion, time_boost=cfg.time_boost,
-                                      time_tolerance_days=cfg.time_tolerance)
+                                      time_tolerance_days=cfg.time_tolerance,
+                                      event_spans=cfg.event_spans, relative_query=cfg.relative_query)
                 ranked = rank_candidates(self.vector(cfg.pool)[qi], lex_pool, query=self.corpus.queries[qi].text,
-                                         dates=self.dates, ranking=ranking)
+                                         dates=self.dates, ranking=ranking,
+                                         now=self.reference if cfg.relative_query else None,
+                                         events=self.events if cfg.event_spans else None)
             else:
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
         if cfg.time_boost and cfg.retriever != "hybrid":
             ranked = boost_by_time(ranked, self.dates, self._spans[qi],
-                                   boost=cfg.time_boost, tolerance_days=cfg.time_tolerance)
+                                   boost=cfg.time_boost, tolerance_days=cfg.time_tolerance,
+                                   events=self.events if cfg.event_spans else None)
         ids = [doc for doc, _ in ranked]
         if cfg.session_cap:
             ids = _cap_per_session(ids, self.sessions, cfg.session_cap)
