@@ -23,7 +23,7 @@ from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse
 from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
-__all__ = ["DEFAULT_CHAT_RANKING", "ChatRanking", "query_time_spans", "rank_candidates"]
+__all__ = ["DEFAULT_CHAT_RANKING", "ChatRanking", "event_candidates", "query_time_spans", "rank_candidates"]
 
 
 @dataclass(frozen=True)
@@ -128,3 +128,41 @@ def rank_candidates(
                             events=events if ranking.event_spans else None)
     top = max((s for _, s in boosted), default=1.0)
     return boosted if top <= 1.0 else [(d, s / top) for d, s in boosted]
+
+
+def event_candidates(
+    vector: Mapping[str, float],
+    lexical: Mapping[str, float],
+    *,
+    query: str,
+    dates: Mapping[str, date | datetime | None],
+    limit: int,
+    ranking: ChatRanking = DEFAULT_CHAT_RANKING,
+    now: date | datetime | None = None,
+) -> list[str]:
+    """The candidates whose event spans could change the top ``limit`` of :func:`rank_candidates`.
+
+    A search that has to read memories to learn their event spans reads only these: the
+    candidates not already boosted by their date whose score plus the boost reaches the
+    ``limit``-th best score boosted by dates alone (event boosts only raise that bar), so
+    the top ``limit`` is the same as with every candidate's events. Empty when the query
+    names no date or the ranking reads no event spans.
+
+    Example:
+        >>> on = ChatRanking(event_spans=True)
+        >>> vector = {"a": 0.9, "b": 0.8, "c": 0.1}
+        >>> event_candidates(vector, {}, query="in May 2023", dates={}, limit=1, ranking=on)
+        ['a', 'b']
+    """
+    spans = query_time_spans(query, ranking, now)
+    if not (ranking.event_spans and ranking.time_boost > 0 and spans):
+        return []
+    fused = [(d, _bounded(s, ranking.fusion)) for d, s in fuse(vector, lexical, ranking.fusion)]
+    if not fused:
+        return []
+    boosted = dict(boost_by_time(fused, dates, spans, boost=ranking.time_boost,
+                                 tolerance_days=ranking.time_tolerance_days))
+    scores = [s for _, s in fused]
+    gain = ranking.time_boost * (max(scores) - min(scores))
+    bar = sorted(boosted.values(), reverse=True)[limit - 1] if 0 < limit < len(fused) else -math.inf
+    return [d for d, s in fused if boosted[d] == s and s + gain >= bar and gain > 0]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from hy_memory_langgraph.nodes.chat.search import (
     _search_in_process,
     event_spans_of,
@@ -62,6 +64,7 @@ def test_event_spans_date_a_memory_by_what_its_text_says(make_client) -> None:
     loaded = _search_in_process(ctx, "u1", query, 3, after=None, before=None, ranking=on)
     assert on_hits[0].memory_id == camping
     assert [m.memory_id for m in loaded] == [m.memory_id for m in on_hits]
+    assert [m.score for m in loaded] == pytest.approx([m.score for m in on_hits], abs=1e-6)
     assert on_hits[0].score == 1.0 and all(0.0 <= (m.score or 0.0) <= 1.0 for m in on_hits)
     assert set(off_ids[:2]) == {camping, other}
     # a query naming no date reads no event spans and ranks as before

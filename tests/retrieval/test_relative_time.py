@@ -3,6 +3,7 @@ with memories' event spans, and the query side of the chat ranking."""
 
 from __future__ import annotations
 
+import random
 from datetime import date, datetime, timezone
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
 from hy_memory_langgraph.retrieval.ranking import (
     ChatRanking,
+    event_candidates,
     query_time_spans,
     rank_candidates,
 )
@@ -162,3 +164,25 @@ def test_rank_candidates_resolves_the_query_against_now() -> None:
     query = "what did I do last weekend"
     assert [d for d, _ in rank_candidates(vector, lexical, query=query, dates=dates)] == ["a", "b", "c"]
     assert [d for d, _ in rank_candidates(vector, lexical, query=query, dates=dates, now=WED)] == ["b", "a", "c"]
+
+
+def test_event_candidates_are_enough_for_the_top() -> None:
+    """Reading only :func:`event_candidates` gives the same top ``limit`` as reading every candidate."""
+    rng = random.Random(7)
+    on = ChatRanking(event_spans=True)
+    query = "What happened on 6 May 2023?"
+    for _ in range(50):
+        ids = [f"m{i:02d}" for i in range(40)]
+        vector = {i: rng.random() for i in ids if rng.random() < 0.8}
+        lexical = {i: rng.random() * 8 for i in ids if rng.random() < 0.6}
+        dates = {i: date(2023, 5, rng.choice((6, 20))) for i in ids}
+        events = {i: [TimeSpan(date(2023, 5, 3), date(2023, 5, 9))] for i in ids if rng.random() < 0.2}
+        limit = rng.choice((1, 5, 10))
+        every = rank_candidates(vector, lexical, query=query, dates=dates, ranking=on, events=events)[:limit]
+        read = event_candidates(vector, lexical, query=query, dates=dates, limit=limit, ranking=on)
+        some = rank_candidates(vector, lexical, query=query, dates=dates, ranking=on,
+                               events={i: events[i] for i in read if i in events})[:limit]
+        assert some == every
+        assert len(read) < len(set(vector) | set(lexical))
+    assert event_candidates({"a": 1.0}, {}, query="tea", dates={}, limit=1, ranking=on) == []
+    assert event_candidates({"a": 1.0}, {}, query="in May 2023", dates={}, limit=1) == []

@@ -37,6 +37,7 @@ from hy_memory_langgraph.retrieval.query import TimeSpan
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
+    event_candidates,
     query_time_spans,
     rank_candidates,
 )
@@ -77,8 +78,9 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
     ``vector_weight`` overrides the fusion weight: 1.0 ranks by vector similarity alone,
     0.0 by BM25 alone (the time boost still applies). Relative phrases of the query
     (``last weekend``) are resolved against ``now`` (default: the current UTC time).
-    With ``ranking.event_spans``, a query that names a date reads its candidates' texts
-    (one batch) for the events they date.
+    With ``ranking.event_spans``, a query that names a date reads the texts of the
+    candidates whose events could change the result (one batch, see
+    :func:`~hy_memory_langgraph.retrieval.ranking.event_candidates`) for the events they date.
     """
     now = now or datetime.now(timezone.utc)
     if vector_weight is not None:
@@ -91,13 +93,12 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
         None if after is None else after.timestamp(), None if before is None else before.timestamp())
     found = repo.candidates(user_id, query, pool=ranking.pool(limit), k1=ranking.k1, b=ranking.b,
                             ts_range=span)
-    named = bool(query_time_spans(query, ranking, now))
-    read: dict[str, ChatMemory] = {}
-    if named and ranking.event_spans and ranking.time_boost:
-        read = {m.memory_id: m for m in repo.memories_of(user_id, list(found.times))}
-    ranked = rank_candidates(found.vector, found.lexical, query=query,
-                             dates=_dates(named, found.times), ranking=ranking, now=now,
-                             events={mid: event_spans_of(m) for mid, m in read.items()})[:limit]
+    dates = _dates(bool(query_time_spans(query, ranking, now)), found.times)
+    maybe = event_candidates(found.vector, found.lexical, query=query, dates=dates, limit=limit,
+                             ranking=ranking, now=now)
+    read = {m.memory_id: m for m in repo.memories_of(user_id, maybe)}
+    ranked = rank_candidates(found.vector, found.lexical, query=query, dates=dates, ranking=ranking,
+                             now=now, events={mid: event_spans_of(m) for mid, m in read.items()})[:limit]
     missing = [mid for mid, _ in ranked if mid not in read]
     memories = {**read, **{m.memory_id: m for m in repo.memories_of(user_id, missing)}}
     return [replace(memories[mid], score=round(score, 6)) for mid, score in ranked if mid in memories]
