@@ -323,6 +323,11 @@ def temporal_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
         delta = pooled(res) - pooled(off)
         print(f"  {name}: pooled delta R@5 {delta[0]:+.4f}, R@10 {delta[1]:+.4f}; questions with R@10 "
               f"up {up} / down {down}")
+    for name, cfgs in variants.items():
+        if len(cfgs) > 1:
+            table, space_ = run_cv.tables[f"temporal-{name}"]
+            chosen, score = in_sample(table, runs, space_)
+            print(f"  in-sample (tuned on all five) [{name}]: {_fmt(score)} <- {chosen.label()}")
     if quick:
         return
     # The same knob inside the shipped search space (fusion, k1/b, pool and time boost tuned too).
