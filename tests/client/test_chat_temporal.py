@@ -58,8 +58,10 @@ def test_event_spans_date_a_memory_by_what_its_text_says(make_client) -> None:
     assert [s.label for s in event_spans_of(stored)] == ["2023-05-03..2023-05-09"]
 
     query = "Where did I go camping on 6 May 2023?"
-    ctx, on = client.context, replace(DEFAULT_CHAT_RANKING, event_spans=True)
-    off_ids = [m.memory_id for m in hybrid_search(ctx, "u1", query, 3)]
+    ctx, off = client.context, replace(DEFAULT_CHAT_RANKING, event_spans=False)
+    on = replace(DEFAULT_CHAT_RANKING, event_spans=True)
+    assert DEFAULT_CHAT_RANKING.event_spans
+    off_ids = [m.memory_id for m in hybrid_search(ctx, "u1", query, 3, ranking=off)]
     on_hits = hybrid_search(ctx, "u1", query, 3, ranking=on)
     loaded = _search_in_process(ctx, "u1", query, 3, after=None, before=None, ranking=on)
     assert on_hits[0].memory_id == camping
@@ -70,4 +72,5 @@ def test_event_spans_date_a_memory_by_what_its_text_says(make_client) -> None:
     # a query naming no date reads no event spans and ranks as before
     plain = "Where did I go camping?"
     assert [m.memory_id for m in hybrid_search(ctx, "u1", plain, 3, ranking=on)] == \
-        [m.memory_id for m in hybrid_search(ctx, "u1", plain, 3)]
+        [m.memory_id for m in hybrid_search(ctx, "u1", plain, 3, ranking=off)]
+    assert client.search(query, user_ids=["u1"], limit=1)["memories"][0]["memory_id"] == camping

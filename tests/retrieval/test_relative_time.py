@@ -185,4 +185,5 @@ def test_event_candidates_are_enough_for_the_top() -> None:
         assert some == every
         assert len(read) < len(set(vector) | set(lexical))
     assert event_candidates({"a": 1.0}, {}, query="tea", dates={}, limit=1, ranking=on) == []
-    assert event_candidates({"a": 1.0}, {}, query="in May 2023", dates={}, limit=1) == []
+    assert event_candidates({"a": 1.0, "b": 0.5, "c": 0.0}, {}, query="in May 2023", dates={}, limit=1,
+                            ranking=ChatRanking(event_spans=False)) == []
