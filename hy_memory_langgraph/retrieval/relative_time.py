@@ -277,7 +277,7 @@ def relative_spans(text: str, reference: date) -> list[TimeSpan]:
     return list(_cached(text, reference)) if text else []
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def _cached(text: str, reference: date) -> tuple[TimeSpan, ...]:
     found: list[tuple[int, TimeSpan]] = []
     taken: list[tuple[int, int]] = []

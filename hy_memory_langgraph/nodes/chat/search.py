@@ -121,11 +121,10 @@ def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int,
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
     times = {mid: by_id[mid].memory_ts for mid in (*vector, *lexical)}
-    named = bool(query_time_spans(query, ranking, now))
-    events = ({mid: event_spans_of(by_id[mid]) for mid in times}
-              if named and ranking.event_spans and ranking.time_boost else None)
-    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(named, times), ranking=ranking,
-                             now=now, events=events)[:limit]
+    dates = _dates(bool(query_time_spans(query, ranking, now)), times)
+    maybe = event_candidates(vector, lexical, query=query, dates=dates, limit=limit, ranking=ranking, now=now)
+    ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking, now=now,
+                             events={mid: event_spans_of(by_id[mid]) for mid in maybe})[:limit]
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked]
 
 
