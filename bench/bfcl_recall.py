@@ -25,6 +25,7 @@ import argparse
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,10 @@ def variants() -> dict[str, RankConfig]:
            for w in QUESTION_WEIGHTS if w != default.question_weight},
         **{f"default + second hop {name} (LoCoMo in-sample choice)": with_(default, **knobs)
            for name, knobs in HOP_CHOICES.items()},
+        "default with event spans off": with_(default, event_spans=False),
+        "default with event spans on": with_(default, event_spans=True),
+        "default, event spans on, questions asked a day after the last memory":
+            with_(default, event_spans=True, relative_query=True),
     }
 
 
@@ -94,7 +99,12 @@ def harness_mode(args: argparse.Namespace) -> None:
         f"{r.corpus.id.removeprefix('bfcl-')} {len(r.questions)}/{len(r.ids)}" for r in runs) + "\n")
     print("| ranking | " + " | ".join(f"R@{k}" for k in KS_BFCL) + " | R@5 per scenario |")
     print("|---" * (len(KS_BFCL) + 2) + "|")
+    today = {run.corpus.id: run.reference for run in runs}
     for name, cfg in variants().items():
+        for run in runs:  # relative phrases of questions: against the search day, or the row's own
+            run.reference = today[run.corpus.id]
+            if "a day after the last memory" in name:
+                run.reference = max(d.date.date() for d in run.corpus.docs if d.date) + timedelta(days=1)
         per = {run.corpus.id: evaluate(run, cfg, KS_BFCL) for run in runs}
         overall = np.concatenate(list(per.values())).mean(axis=0)
         scen = " ".join(f"{cid.removeprefix('bfcl-')} {v[:, 2].mean():.2f}" for cid, v in per.items())

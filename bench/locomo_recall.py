@@ -17,6 +17,12 @@ Two modes:
 
 Data: LoCoMo (Maharana et al., 2024), CC BY-NC 4.0, read from ../shared; never copied.
 
+``cv --section temporal`` measures relative time phrases (``retrieval/relative_time.py``):
+memories' event spans ("two weeks ago" resolved against the memory's date) as a knob
+chosen inside each fold on top of the shipped ranking, and the query side with the
+questions taken as asked the day of the conversation's last session (LoCoMo questions
+carry no time of asking; the library resolves them against the time of the search).
+
 ``cv --section lite-rules`` measures the lite write rules (``lite_rules.py``: trivial turns
 carried instead of stored, duplicate turns skipped) with the same held-out protocol: the
 shipped search space tuned inside each fold, on the corpus as each rule would store it.
@@ -33,7 +39,7 @@ queries, (b) their feedback terms as a second BM25 query, (c) both; the hop's tu
 "best or none" row whose space also holds the hop switched off.
 
 Usage:
-    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|multihop]
+    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|multihop|temporal]
     python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
@@ -245,6 +251,8 @@ def cv_mode(args: argparse.Namespace) -> None:
         return multihop_section(runs, quick)
     if args.section == "ablation":
         return ablation_section(runs, fusions, quick)
+    if args.section == "temporal":
+        return temporal_section(runs, fusions, quick)
     print(f"LoCoMo evidence recall, leave-one-conversation-out CV ({args.data.name}; "
           f"{sum(len(c.queries) for c in corpora)} questions, {sum(len(c.docs) for c in corpora)} turns; "
           f"e5-small embeddings from the cache; held-out R@5 / R@10)\n")
@@ -336,6 +344,80 @@ def multihop_section(runs: list[CorpusRun], quick: bool) -> None:
     for name, space_ in {**spaces, "best or none": every}.items():
         chosen, score = in_sample(table, runs, space_)
         print(f"In-sample (tuned on all five, optimistic) [{name}]: R@5 / R@10 {_fmt(score)}  <- {chosen.label()}")
+
+
+def temporal_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: bool) -> None:
+    """Held-out effect of relative time phrases (memory event spans; the query side).
+
+    Every variant is a small search space around the shipped ranking (its fusion, BM25,
+    context, pool and time boost fixed); the knobs listed are chosen inside each fold on the
+    other four conversations. The query side resolves a question's relative phrases
+    against the day of its conversation's last session (a protocol choice made before
+    looking at any result: the questions are taken as asked right after the conversation).
+    """
+    from hy_memory_langgraph.retrieval.query import time_mentions
+    from hy_memory_langgraph.retrieval.relative_time import relative_spans
+
+    for run in runs:
+        run.reference = max(d.date.date() for d in run.corpus.docs if d.date is not None)
+    base = with_(RankConfig.from_ranking(DEFAULT_CHAT_RANKING), event_spans=False, relative_query=False)
+    n_q = sum(len(r.corpus.queries) for r in runs)
+    named = sum(bool(time_mentions(q.text)) for r in runs for q in r.corpus.queries)
+    relative = sum(bool(relative_spans(q.text, r.reference)) for r in runs for q in r.corpus.queries)
+    with_events = sum(len(r.events) for r in runs)
+    print("\n## Relative time phrases (held-out; knobs chosen in-fold around the shipped ranking)\n")
+    print(f"{n_q} questions: {named} name an explicit date (the time boost applies), {relative} hold a "
+          f"relative phrase; {with_events} of {sum(len(r.corpus.docs) for r in runs)} memories have an "
+          f"event span.\n")
+    variants: dict[str, list[RankConfig]] = {
+        "off (shipped ranking)": [base],
+        "event spans, forced on": [with_(base, event_spans=True)],
+        "event spans, on/off chosen in-fold": [base, with_(base, event_spans=True)],
+        "tolerance {0,1,3} chosen in-fold, no event spans": [with_(base, time_tolerance=t) for t in (0, 1, 3)],
+        "event spans on/off x tolerance {0,1,3} chosen in-fold": [
+            with_(base, event_spans=e, time_tolerance=t) for e in (False, True) for t in (0, 1, 3)],
+        "query side (asked after the last session), forced on": [with_(base, relative_query=True)],
+        "query side x event spans, on/off chosen in-fold": [
+            with_(base, relative_query=q, event_spans=e) for q in (False, True) for e in (False, True)],
+    }
+    results = {name: run_cv(runs, cfgs, f"temporal-{name}") for name, cfgs in variants.items()}
+    off = results["off (shipped ranking)"]
+    cv_header(off)
+    for name, res in results.items():
+        report_cv(name, res)
+    print()
+    _delta_header()
+    for name, res in results.items():
+        _delta_row(name, res, off)
+    print()
+    for name, res in results.items():
+        print(f"  {name}: chosen per fold: " + "; ".join(f"{r.held_out}: {r.chosen.label()}" for r in res))
+    print()
+    for name, res in results.items():
+        new, ref = np.concatenate([r.scores for r in res]), np.concatenate([r.scores for r in off])
+        up, down = int(np.sum(new[:, 1] > ref[:, 1] + 1e-12)), int(np.sum(new[:, 1] < ref[:, 1] - 1e-12))
+        delta = pooled(res) - pooled(off)
+        print(f"  {name}: pooled delta R@5 {delta[0]:+.4f}, R@10 {delta[1]:+.4f}; questions with R@10 "
+              f"up {up} / down {down}")
+    for name, cfgs in variants.items():
+        if len(cfgs) > 1:
+            table, space_ = run_cv.tables[f"temporal-{name}"]
+            chosen, score = in_sample(table, runs, space_)
+            print(f"  in-sample (tuned on all five) [{name}]: {_fmt(score)} <- {chosen.label()}")
+    if quick:
+        return
+    # The same knob inside the shipped search space (fusion, k1/b, pool and time boost tuned too).
+    fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
+    print("\n### Event spans inside the shipped search space (minmax/zscore, k1/b, pool, time boost tuned)\n")
+    wide_off = run_cv(runs, space(LEGACY, fusions=fams, quick=quick, **ABLATION_BASE), "temporal-wide-off")
+    wide_on = run_cv(runs, space(LEGACY, fusions=fams, quick=quick, event_spans=[False, True], **ABLATION_BASE),
+                     "temporal-wide-on")
+    cv_header(wide_off)
+    report_cv("shipped space, no event spans", wide_off)
+    report_cv("shipped space x event spans on/off", wide_on)
+    delta = pooled(wide_on) - pooled(wide_off)
+    print(f"\n  pooled delta R@5 {delta[0]:+.4f}, R@10 {delta[1]:+.4f}; chosen: "
+          + "; ".join(f"{r.held_out}: {r.chosen.label()}" for r in wide_on))
 
 
 LITE_RULES: dict[str, tuple[bool, bool]] = {
@@ -552,10 +634,11 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
     parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
-    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions", "multihop"],
+    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions", "multihop", "temporal"],
                         default="all",
                         help="cv: everything; only the main held-out table; only the ablation; "
-                             "only the lite write rules; only question_weight; or only the second hop")
+                             "only the lite write rules; only question_weight; only the second hop; "
+                             "or only the relative time phrases")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
     parser.add_argument("--twice", action="store_true",

@@ -21,7 +21,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime, timezone
 from functools import partial
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E40
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours  # noqa: E402
 from hy_memory_langgraph.retrieval.query import (  # noqa: E402
+    TimeSpan,
     boost_by_time,
     drop_common_terms,
     expand_with_feedback,
@@ -52,6 +53,7 @@ from hy_memory_langgraph.retrieval.ranking import (  # noqa: E402
     rank_candidates,
     weigh_questions,
 )
+from hy_memory_langgraph.retrieval.relative_time import relative_spans  # noqa: E402
 
 __all__ = [
     "KS",
@@ -130,6 +132,10 @@ class RankConfig:
         hop_lexical: Weight of the lexical hop (the seeds' feedback terms as a BM25 query).
         hop_terms: Terms of the lexical hop's query.
         hop_neighbours: Memories each hop adds at most (per seed for the vector hop).
+        event_spans: Memories' own relative phrases ("two weeks ago"), resolved against
+            their date, count as their dates for the time boost.
+        relative_query: Relative phrases of the questions are resolved against the
+            corpus's reference date (:attr:`CorpusRun.reference`).
     """
 
     retriever: str = "hybrid"
@@ -151,6 +157,8 @@ class RankConfig:
     hop_lexical: float = 0.0
     hop_terms: int = 10
     hop_neighbours: int = 50
+    event_spans: bool = False
+    relative_query: bool = False
 
     @classmethod
     def from_ranking(cls, ranking: ChatRanking) -> RankConfig:
@@ -160,11 +168,13 @@ class RankConfig:
                    time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
                    question_weight=ranking.question_weight, hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
                    hop_lexical=ranking.hop_lexical_weight, hop_terms=ranking.hop_terms,
-                   hop_neighbours=ranking.hop_neighbours)
+                   hop_neighbours=ranking.hop_neighbours, event_spans=ranking.event_spans,
+                   relative_query=ranking.relative_query)
 
     def chat_ranking(self) -> ChatRanking:
         """The library's settings for the parts of this configuration the pure ranking reads."""
         return ChatRanking(fusion=self.fusion, time_boost=self.time_boost, time_tolerance_days=self.time_tolerance,
+                           event_spans=self.event_spans, relative_query=self.relative_query,
                            question_weight=self.question_weight,
                            hop_seeds=self.hop_seeds, hop_vector_weight=self.hop_vector,
                            hop_lexical_weight=self.hop_lexical, hop_terms=self.hop_terms,
@@ -201,6 +211,10 @@ class RankConfig:
             if self.hop_lexical:
                 hop.append(f"lex w={self.hop_lexical:g} {self.hop_terms}t")
             parts.append("hop(" + ",".join(hop) + f",n={self.hop_neighbours})")
+        if self.event_spans:
+            parts.append("event_spans")
+        if self.relative_query:
+            parts.append("relative_query")
         return " ".join(parts)
 
 
@@ -235,8 +249,13 @@ class CorpusRun:
     """One corpus with its cached vectors and lazily built lexical indexes and scores."""
 
     def __init__(self, corpus: Corpus, doc_vecs: npt.NDArray[np.float32],
-                 query_vecs: npt.NDArray[np.float32]) -> None:
+                 query_vecs: npt.NDArray[np.float32], reference: date | None = None) -> None:
         self.corpus = corpus
+        #: When the questions are asked (relative phrases of a question are resolved
+        #: against it): by default today (UTC), as the library resolves them against the
+        #: time of the search.
+        self.reference = reference or datetime.now(timezone.utc).date()
+        self._events: dict[str, list[TimeSpan]] | None = None
         self.ids = [d.id for d in corpus.docs]
         self.dates = {d.id: d.date for d in corpus.docs}
         self.sessions = {d.id: d.session for d in corpus.docs}
@@ -252,6 +271,15 @@ class CorpusRun:
         self._answer_texts = [normalize_answer_text(d.text) for d in corpus.docs]
         self._by_id = dict(zip(self.ids, self._answer_texts, strict=True))
         self.questions = frozenset(d.id for d in corpus.docs if is_question_only(d.text))
+
+    @property
+    def events(self) -> dict[str, list[TimeSpan]]:
+        """Event spans of the memories: their relative phrases seen from their date."""
+        if self._events is None:
+            self._events = {d.id: relative_spans(d.text, d.date.date()) for d in self.corpus.docs
+                            if d.date is not None}
+            self._events = {k: v for k, v in self._events.items() if v}
+        return self._events
 
     def index(self, spec: LexSpec, k1: float, b: float) -> BM25Index:
         if spec not in self._indexes:
@@ -311,7 +339,9 @@ class CorpusRun:
             if cfg.retriever == "hybrid":
                 ranking = cfg.chat_ranking()
                 ranked = rank_candidates(self.vector(cfg.pool)[qi], lex_pool, query=self.corpus.queries[qi].text,
-                                         dates=self.dates, ranking=ranking)
+                                         dates=self.dates, ranking=ranking,
+                                         now=self.reference if cfg.relative_query else None,
+                                         events=self.events if cfg.event_spans else None)
                 if ranking.vector_hop or ranking.lexical_hop:
                     ranked = self.second_hop(qi, cfg, ranking, ranked)
                 ranked = weigh_questions(ranked, self.questions, ranking.question_weight)
@@ -319,7 +349,8 @@ class CorpusRun:
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
         if cfg.time_boost and cfg.retriever != "hybrid":
             ranked = boost_by_time(ranked, self.dates, self._spans[qi],
-                                   boost=cfg.time_boost, tolerance_days=cfg.time_tolerance)
+                                   boost=cfg.time_boost, tolerance_days=cfg.time_tolerance,
+                                   events=self.events if cfg.event_spans else None)
         if cfg.retriever != "hybrid":
             ranked = weigh_questions(ranked, self.questions, cfg.question_weight)
         ids = [doc for doc, _ in ranked]

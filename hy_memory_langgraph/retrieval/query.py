@@ -167,9 +167,12 @@ class TimeSpan:
             return f"*-{self.start.month:02d}"
         if self.start == self.end:
             return self.start.isoformat()
-        if (self.start.month, self.start.day, self.end.month, self.end.day) == (1, 1, 12, 31):
+        if (self.start.month, self.start.day, self.end.month, self.end.day) == (1, 1, 12, 31) \
+                and self.start.year == self.end.year:
             return str(self.start.year)
-        return self.start.isoformat()[:7]
+        if self.start.day == 1 and self.end == _month_end(self.start.year, self.start.month):
+            return self.start.isoformat()[:7]
+        return f"{self.start.isoformat()}..{self.end.isoformat()}"
 
     def contains(self, when: date, tolerance_days: int = 0) -> bool:
         """Whether ``when`` falls in the span widened by ``tolerance_days`` on each side."""
@@ -180,6 +183,18 @@ class TimeSpan:
             start = self.start.replace(year=year)
             end = _month_end(year, self.start.month)
             if start - pad <= when <= end + pad:
+                return True
+        return False
+
+
+    def overlaps(self, other: TimeSpan, tolerance_days: int = 0) -> bool:
+        """Whether ``other`` (a span with known years) meets this span widened by ``tolerance_days``."""
+        pad = timedelta(days=tolerance_days)
+        if not self.any_year:
+            return self.start - pad <= other.end and other.start <= self.end + pad
+        for year in range(other.start.year - 1, other.end.year + 2):
+            start = self.start.replace(year=year)
+            if start - pad <= other.end and other.start <= _month_end(year, self.start.month) + pad:
                 return True
         return False
 
@@ -239,6 +254,7 @@ def boost_by_time(
     *,
     boost: float,
     tolerance_days: int = 0,
+    events: Mapping[str, Sequence[TimeSpan]] | None = None,
 ) -> list[tuple[str, float]]:
     """Re-rank: candidates dated within any span gain ``boost`` times the score range.
 
@@ -252,6 +268,9 @@ def boost_by_time(
         spans: From :func:`time_mentions`; no spans (or ``boost == 0``) returns the input.
         boost: Share of the score range added, >= 0.
         tolerance_days: Widen each span by this many days on both sides.
+        events: Optional event spans of candidates (what their text says happened when,
+            e.g. from :func:`~hy_memory_langgraph.retrieval.relative_time.relative_spans`);
+            a candidate whose event span meets a named span is boosted as if dated there.
 
     Returns:
         ``(doc_id, score)`` best first (ties by id).
@@ -273,5 +292,7 @@ def boost_by_time(
         if isinstance(when, datetime):
             when = when.date()
         hit = when is not None and any(s.contains(when, tolerance_days) for s in spans)
+        if not hit and events:
+            hit = any(s.overlaps(e, tolerance_days) for e in events.get(doc_id, ()) for s in spans)
         out.append((doc_id, score + gain if hit else score))
     return sorted(out, key=lambda kv: (-kv[1], kv[0]))

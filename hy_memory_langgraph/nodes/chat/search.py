@@ -48,18 +48,21 @@ from hy_memory_langgraph.repos.lexical import session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.lexical import BM25Index
 from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
-from hy_memory_langgraph.retrieval.query import hop_terms, time_mentions
+from hy_memory_langgraph.retrieval.query import TimeSpan, hop_terms
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
     add_second_hop,
+    event_candidates,
     hop_seeds,
     merge_neighbours,
+    query_time_spans,
     rank_candidates,
     weigh_questions,
 )
+from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
-__all__ = ["VECTOR_WEIGHT", "chat_search", "hybrid_search"]
+__all__ = ["VECTOR_WEIGHT", "chat_search", "event_spans_of", "hybrid_search"]
 
 VECTOR_WEIGHT = DEFAULT_CHAT_RANKING.fusion.weight
 
@@ -69,52 +72,72 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
     return memory.memory_ts >= bounds.get("$gte", float("-inf")) and memory.memory_ts <= bounds.get("$lte", float("inf"))
 
 
-def _dates(query: str, times: Mapping[str, float | None]) -> dict[str, date | None]:
+def _day(ts: float | None) -> date | None:
+    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).date()
+
+
+def _dates(named: bool, times: Mapping[str, float | None]) -> dict[str, date | None]:
     """Each candidate's ``memory_at`` date (UTC), only when the query names a date."""
-    if not time_mentions(query):
-        return {}
-    return {mid: None if ts is None else datetime.fromtimestamp(ts, timezone.utc).date()
-            for mid, ts in times.items()}
+    return {mid: _day(ts) for mid, ts in times.items()} if named else {}
+
+
+def event_spans_of(memory: ChatMemory) -> list[TimeSpan]:
+    """What a memory's own text dates, seen from its ``memory_at`` ("two weeks ago", "昨天")."""
+    day = _day(memory.memory_ts)
+    return [] if day is None else relative_spans(memory.content, day)
 
 
 def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                   after: datetime | None = None, before: datetime | None = None,
                   vector_weight: float | None = None,
-                  ranking: ChatRanking = DEFAULT_CHAT_RANKING) -> list[ChatMemory]:
+                  ranking: ChatRanking = DEFAULT_CHAT_RANKING,
+                  now: datetime | None = None) -> list[ChatMemory]:
     """Best ``limit`` active memories of ``user_id`` for ``query``, best first.
 
     ``vector_weight`` overrides the fusion weight: 1.0 ranks by vector similarity alone,
-    0.0 by BM25 alone (the time boost still applies).
+    0.0 by BM25 alone (the time boost still applies). Relative phrases of the query
+    (``last weekend``) are resolved against ``now`` (default: the current UTC time).
+    With ``ranking.event_spans``, a query that names a date reads the texts of the
+    candidates whose events could change the result (one batch, see
+    :func:`~hy_memory_langgraph.retrieval.ranking.event_candidates`) for the events they date.
     """
+    now = now or datetime.now(timezone.utc)
     if vector_weight is not None:
         ranking = replace(ranking, fusion=replace(ranking.fusion, weight=vector_weight))
     repo = ctx.chat_repo
     if not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
-        return _search_in_process(ctx, user_id, query, limit, after=after, before=before, ranking=ranking)
+        return _search_in_process(ctx, user_id, query, limit, after=after, before=before, ranking=ranking,
+                                  now=now)
     span = None if after is None and before is None else (
         None if after is None else after.timestamp(), None if before is None else before.timestamp())
     found = repo.candidates(user_id, query, pool=ranking.pool(limit), k1=ranking.k1, b=ranking.b,
                             ts_range=span)
-    ranked = rank_candidates(found.vector, found.lexical, query=query,
-                             dates=_dates(query, found.times), ranking=ranking)
+    dates = _dates(bool(query_time_spans(query, ranking, now)), found.times)
+    maybe = event_candidates(found.vector, found.lexical, query=query, dates=dates, limit=limit,
+                             ranking=ranking, now=now)
+    read = {m.memory_id: m for m in repo.memories_of(user_id, maybe)}
+    ranked = rank_candidates(found.vector, found.lexical, query=query, dates=dates, ranking=ranking,
+                             now=now, events={mid: event_spans_of(m) for mid, m in read.items()})
     if ranking.vector_hop or ranking.lexical_hop:
         ranked = _second_hop_indexed(ctx, user_id, query, ranked, span, ranking)
-    return _top_memories(repo, user_id, ranked, limit, ranking.question_weight)
+    return _top_memories(repo, user_id, ranked, limit, ranking.question_weight, read)
 
 
 def _top_memories(repo: ChatRepository, user_id: str, ranked: Sequence[tuple[str, float]],
-                  limit: int, weight: float) -> list[ChatMemory]:
+                  limit: int, weight: float, known: Mapping[str, ChatMemory]) -> list[ChatMemory]:
     """The best ``limit`` memories of ``ranked`` once question-only ones are weighted.
 
-    Memories are read in rounds of ``limit``, best first. Weighting only lowers scores,
-    so reading stops once the ``limit``-th weighted score read beats the next unread
-    score; with the weight off, that is after the first round.
+    Memories are read in rounds of ``limit``, best first (``known`` ones are not read
+    again). Weighting only lowers scores, so reading stops once the ``limit``-th weighted
+    score read beats the next unread score; with the weight off, that is after the first
+    round.
     """
-    memories: dict[str, ChatMemory] = {}
+    memories = dict(known)
     read, top = 0, []
     while read < len(ranked) and limit > 0:
         chunk = [mid for mid, _ in ranked[read:read + limit]]
-        memories.update((m.memory_id, m) for m in repo.memories_of(user_id, chunk))
+        wanted = [mid for mid in chunk if mid not in memories]
+        memories.update((m.memory_id, m) for m in repo.memories_of(user_id, wanted))
         read += len(chunk)
         head = [(mid, s) for mid, s in ranked[:read] if mid in memories]
         questions = {mid for mid, _ in head if memories[mid].asks_only} if weight < 1.0 else set()
@@ -146,8 +169,9 @@ def _second_hop_indexed(ctx: MemoryContext, user_id: str, query: str, ranked: li
 
 def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                        after: datetime | None, before: datetime | None,
-                       ranking: ChatRanking) -> list[ChatMemory]:
+                       ranking: ChatRanking, now: datetime | None = None) -> list[ChatMemory]:
     """:func:`hybrid_search` over every active memory, loaded (stores without a lexical index)."""
+    now = now or datetime.now(timezone.utc)
     repo = ctx.chat_repo
     where = time_filter(after, before)
     pool = ranking.pool(limit)
@@ -160,7 +184,10 @@ def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int,
     vector = {m.memory_id: float(m.score or 0.0) for m in vector_hits}
     by_id.update({m.memory_id: m for m in vector_hits})
     times = {mid: by_id[mid].memory_ts for mid in (*vector, *lexical)}
-    ranked = rank_candidates(vector, lexical, query=query, dates=_dates(query, times), ranking=ranking)
+    dates = _dates(bool(query_time_spans(query, ranking, now)), times)
+    maybe = event_candidates(vector, lexical, query=query, dates=dates, limit=limit, ranking=ranking, now=now)
+    ranked = rank_candidates(vector, lexical, query=query, dates=dates, ranking=ranking, now=now,
+                             events={mid: event_spans_of(by_id[mid]) for mid in maybe})
     if ranking.vector_hop or ranking.lexical_hop:
         ranked = _second_hop(ctx, user_id, query, ranked, index, by_id, where, ranking)
     questions = _questions(by_id, [mid for mid, _ in ranked], ranking)

@@ -121,7 +121,8 @@ def gather_candidates(state: ChatWriteState, runtime: Runtime[MemoryContext]) ->
     ctx = runtime.context
     seen: dict[str, ChatMemory] = {}
     for fact in state["facts"]:
-        for memory in hybrid_search(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT):
+        for memory in hybrid_search(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT,
+                                    now=state["at"]):
             seen.setdefault(memory.memory_id, memory)
     return {"candidates": list(seen.values())[:_MAX_CANDIDATES]}
 
