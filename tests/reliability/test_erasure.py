@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.store.engine import create_store_engine
 from hy_memory_langgraph.testing import HashingEmbeddings
 from tests.productivity.support import tool_trace
@@ -105,7 +106,6 @@ def test_delete_all_is_a_bulk_operation(tmp_path: Path, count: int) -> None:
     for start in range(0, count, 500):
         change = repo.begin("bulk")
         for i in range(start, start + 500):
-            from hy_memory_langgraph.repos.records import ChatMemory
             change.add(ChatMemory(memory_id=f"m{i}", user_id="alice", content=f"note number {i}",
                                   memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0), "ADD")
         repo.commit(change)
@@ -114,4 +114,5 @@ def test_delete_all_is_a_bulk_operation(tmp_path: Path, count: int) -> None:
     elapsed = time.perf_counter() - started
     assert client.search("note", user_ids=["alice"])["memories"] == []
     client.close()
+    print(f"delete_all of {count} memories: {elapsed:.2f} s")
     assert elapsed < 4.0, f"delete_all of {count} memories took {elapsed:.2f} s"
