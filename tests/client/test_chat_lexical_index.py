@@ -11,7 +11,6 @@ existed are filled once.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -50,6 +49,7 @@ from hy_memory_langgraph.store.schema import (
     vectors,
 )
 from hy_memory_langgraph.testing import HashingEmbeddings
+from tests.client.support import counting_statements, write_random_turns
 
 DIMS = 64
 EN = [("Caroline", "I went to the LGBTQ support group yesterday, it was so powerful."),
@@ -182,23 +182,20 @@ def test_erased_text_is_nowhere_in_the_sqlite_files(tmp_path: Path) -> None:
 
 def _statements_and_values(client: HyMemoryClient, query: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """SQL statements run and stored values parsed by one search."""
-    store = client.context.stores.chat()
-    counts = {"statements": 0, "values": 0}
-    listener = lambda *args: counts.__setitem__("statements", counts["statements"] + 1)  # noqa: E731
-    sa.event.listen(store._engine, "before_cursor_execute", listener)  # type: ignore[attr-defined]
+    values = [0]
     loads = json.loads
 
     def counting_loads(text: str | bytes, *args: Any, **kwargs: Any) -> Any:
-        counts["values"] += 1
+        values[0] += 1
         return loads(text, *args, **kwargs)
 
     monkeypatch.setattr(store_sql.json, "loads", counting_loads)
     try:
-        client.search(query, user_ids=["u1"], limit=5)
+        with counting_statements(client) as statements:
+            client.search(query, user_ids=["u1"], limit=5)
     finally:
         monkeypatch.setattr(store_sql.json, "loads", loads)
-        sa.event.remove(store._engine, "before_cursor_execute", listener)  # type: ignore[attr-defined]
-    return counts["statements"], counts["values"]
+    return statements(), values[0]
 
 
 def test_a_warm_search_reads_the_same_rows_at_any_memory_count(
@@ -207,14 +204,7 @@ def test_a_warm_search_reads_the_same_rows_at_any_memory_count(
     costs = []
     for size in (30, 600):
         client = make_client()
-        repo = client.context.chat_repo
-        change = repo.begin("bulk")
-        rng = random.Random(size)
-        for i in range(size):
-            words = " ".join(rng.choice(["tea", "cat", "walk", "park", "book"]) for _ in range(6))
-            change.add(ChatMemory(memory_id=f"m{i:04d}", user_id="u1", source="turn", session_id=f"s{i // 10}",
-                                  content=words, memory_at="2024-01-01T00:00:00+00:00", memory_ts=1.7e9 + i), "ADD")
-        repo.commit(change)
+        write_random_turns(client, size, ["tea", "cat", "walk", "park", "book"])
         client.search("warm up", user_ids=["u1"])
         costs.append(_statements_and_values(client, "tea in the park", monkeypatch))
     (small_sql, small_values), (big_sql, big_values) = costs

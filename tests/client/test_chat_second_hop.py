@@ -15,8 +15,10 @@ import pytest
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.nodes.chat.search import _search_in_process, hybrid_search
+from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 from hy_memory_langgraph.testing import HashingEmbeddings
+from tests.client.support import counting_statements, write_random_turns
 
 QUESTION = "Which sport does the friend who moved to Porto last spring practise?"
 LINK = "Zelda Moreau moved to Porto last spring."
@@ -108,33 +110,13 @@ def test_the_indexed_hop_answers_like_the_in_process_hop(make_client: Callable[.
 @pytest.mark.parametrize("backend", ["sqlite"])
 def test_a_warm_search_with_the_hop_runs_the_same_statements_at_any_memory_count(
         make_client: Callable[..., HyMemoryClient], monkeypatch: pytest.MonkeyPatch) -> None:
-    import random
-
-    import sqlalchemy as sa
-
-    from hy_memory_langgraph.repos.chat import ChatRepository
-    from hy_memory_langgraph.repos.records import ChatMemory
-
     monkeypatch.setattr(ChatRepository, "active", lambda *a: pytest.fail("search loaded every memory"))
     costs = []
     for size in (30, 600):
         client = make_client()
-        repo = client.context.chat_repo
-        change = repo.begin("bulk")
-        rng = random.Random(size)
-        for i in range(size):
-            words = " ".join(rng.choice(["tea", "cat", "walk", "park", "book", "zelda"]) for _ in range(6))
-            change.add(ChatMemory(memory_id=f"m{i:04d}", user_id="u1", source="turn", session_id=f"s{i // 10}",
-                                  content=words, memory_at="2024-01-01T00:00:00+00:00", memory_ts=1.7e9 + i), "ADD")
-        repo.commit(change)
+        write_random_turns(client, size, ["tea", "cat", "walk", "park", "book", "zelda"])
         hybrid_search(client.context, "u1", "warm up", 5, ranking=HOP)
-        store = client.context.stores.chat()
-        count = [0]
-        listener = lambda *args: count.__setitem__(0, count[0] + 1)  # noqa: E731
-        sa.event.listen(store._engine, "before_cursor_execute", listener)  # type: ignore[attr-defined]
-        try:
+        with counting_statements(client) as statements:
             assert len(hybrid_search(client.context, "u1", "tea in the park", 5, ranking=HOP)) == 5
-        finally:
-            sa.event.remove(store._engine, "before_cursor_execute", listener)  # type: ignore[attr-defined]
-        costs.append(count[0])
+        costs.append(statements())
     assert costs[0] == costs[1]
