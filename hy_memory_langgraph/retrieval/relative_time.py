@@ -50,10 +50,14 @@ _EN_NUMBERS = {
 }
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5, "六": 6,
               "七": 7, "八": 8, "九": 9}
-_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+# English names spelled out: ``calendar.day_name`` / ``month_name`` follow the process locale.
+_WEEKDAYS = {name: i for i, name in enumerate(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))}
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name and name != "May"})
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")
+_MONTHS = {name: i for i, name in enumerate(_MONTH_NAMES, 1)}
+_MONTHS.update({name[:3]: i for i, name in enumerate(_MONTH_NAMES, 1)})
 _MONTHS["sept"] = 9
 
 _EN_COUNT = r"(?P<n>\d{1,3}|" + "|".join(sorted(_EN_NUMBERS, key=len, reverse=True)) + r")"
