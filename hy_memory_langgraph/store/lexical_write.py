@@ -82,6 +82,21 @@ _SET_LENGTH = (sa.update(lexical_docs)
 _SPACE_COLUMNS = (lexical_spaces.c.id, lexical_spaces.c.namespace, lexical_spaces.c.docs,
                   lexical_spaces.c.total_len, lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
                   lexical_spaces.c.complete)
+# Statements of every write, built once: building one per call costs more than SQLite
+# takes to run it (expanding ``IN`` parameters take the lists).
+_IDS = sa.bindparam("p_ids", expanding=True)
+_DOCS_OF = sa.select(*_DOC_COLUMNS).where(lexical_docs.c.item_id.in_(_IDS))
+_SPACES_NAMED = sa.select(*_SPACE_COLUMNS).where(lexical_spaces.c.namespace.in_(_IDS))
+_SPACES_NUMBERED = sa.select(*_SPACE_COLUMNS).where(lexical_spaces.c.id.in_(_IDS))
+_DROP_POSTINGS = sa.delete(lexical_postings).where(lexical_postings.c.item_id.in_(_IDS))
+_DROP_DOCS = sa.delete(lexical_docs).where(lexical_docs.c.item_id.in_(_IDS))
+_INSERT_DOCS = sa.insert(lexical_docs)
+_INSERT_POSTINGS = sa.insert(lexical_postings)
+_SAVE_SPACE = (sa.update(lexical_spaces)
+               .where(lexical_spaces.c.id == sa.bindparam("p_space", type_=sa.BigInteger()))
+               .values(docs=sa.bindparam("p_docs"), total_len=sa.bindparam("p_total"),
+                       ctx_before=sa.bindparam("p_before"), ctx_after=sa.bindparam("p_after"),
+                       complete=sa.bindparam("p_complete")))
 
 
 def dumps_terms(terms: Mapping[str, int] | None) -> str | None:
@@ -206,17 +221,15 @@ def _resolve(conn: Connection, ops: Mapping[tuple[str, str], LexicalOp],
 def _load_docs(conn: Connection, item_ids: Iterable[int]) -> dict[int, _Doc]:
     found: dict[int, _Doc] = {}
     for part in chunks(list(dict.fromkeys(item_ids))):
-        stmt = sa.select(*_DOC_COLUMNS).where(lexical_docs.c.item_id.in_(list(part)))
-        found.update({int(r.item_id): _Doc.of(r) for r in conn.execute(stmt)})
+        found.update({int(r.item_id): _Doc.of(r) for r in conn.execute(_DOCS_OF, {"p_ids": list(part)})})
     return found
 
 
 def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> None:
     rows: list[Row[Any]] = []
-    for part in chunks(sorted(namespaces)):
-        rows += batch.conn.execute(sa.select(*_SPACE_COLUMNS).where(lexical_spaces.c.namespace.in_(list(part))))
-    for part in chunks(sorted(space_ids)):
-        rows += batch.conn.execute(sa.select(*_SPACE_COLUMNS).where(lexical_spaces.c.id.in_(list(part))))
+    for stmt, values in ((_SPACES_NAMED, sorted(namespaces)), (_SPACES_NUMBERED, sorted(space_ids))):
+        for part in chunks(values):
+            rows += batch.conn.execute(stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
                        (int(row.ctx_before), int(row.ctx_after)), bool(row.complete))
@@ -256,9 +269,9 @@ def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Sp
 
 def _delete_rows(conn: Connection, item_ids: Sequence[int], *, postings_only: bool = False) -> None:
     for part in chunks(list(item_ids)):
-        conn.execute(sa.delete(lexical_postings).where(lexical_postings.c.item_id.in_(list(part))))
+        conn.execute(_DROP_POSTINGS, {"p_ids": list(part)})
         if not postings_only:
-            conn.execute(sa.delete(lexical_docs).where(lexical_docs.c.item_id.in_(list(part))))
+            conn.execute(_DROP_DOCS, {"p_ids": list(part)})
 
 
 def _drop(batch: _Batch, gone: list[_Doc]) -> None:
@@ -302,7 +315,7 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
                      "terms": dumps_terms(doc.terms), "tail": dumps_terms(doc.tail)})
     _delete_rows(batch.conn, replaced)
     if rows:
-        batch.conn.execute(sa.insert(lexical_docs), rows)
+        batch.conn.execute(_INSERT_DOCS, rows)
 
 
 # ---------------------------------------------------------------- neighbours
@@ -382,7 +395,7 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
                          "doc_len": length} for term, tf in terms.items())
     batch.conn.execute(_SET_LENGTH, lengths)
     if postings:
-        batch.conn.execute(sa.insert(lexical_postings), postings)
+        batch.conn.execute(_INSERT_POSTINGS, postings)
 
 
 # ---------------------------------------------------------------- statistics
@@ -391,12 +404,11 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
 def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     """Write the changed statistics rows; drop those of namespaces left without
     documents by a delete (so an erased namespace leaves no name behind)."""
-    for space in batch.spaces.values():
-        if space.changed:
-            batch.conn.execute(
-                sa.update(lexical_spaces).where(lexical_spaces.c.id == space.id)
-                .values(docs=space.docs, total_len=space.total_len, ctx_before=space.window[0],
-                        ctx_after=space.window[1], complete=space.complete))
+    saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
+              "p_after": s.window[1], "p_complete": s.complete}
+             for s in batch.spaces.values() if s.changed]
+    if saved:
+        batch.conn.execute(_SAVE_SPACE, saved)
     for part in chunks(sorted(emptied)):
         batch.conn.execute(sa.delete(lexical_spaces).where(
             lexical_spaces.c.namespace.in_(list(part)), lexical_spaces.c.docs == 0))

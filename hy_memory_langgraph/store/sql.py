@@ -328,14 +328,18 @@ def delete_ids(conn: Connection, ids: Sequence[int]) -> None:
         conn.execute(sa.delete(items).where(items.c.id.in_(part)))
 
 
+_DROP_VECTORS = sa.delete(vectors).where(vectors.c.item_id.in_(sa.bindparam("hy_ids", expanding=True)))
+_INSERT_VECTORS = sa.insert(vectors)
+
+
 def replace_vectors(
     conn: Connection, item_ids: Sequence[int], rows: Sequence[dict[str, Any]]
 ) -> None:
     """Drop the vectors of ``item_ids`` and insert ``rows`` (item_id, pos, field, text, embedding)."""
     for part in chunks(item_ids):
-        conn.execute(sa.delete(vectors).where(vectors.c.item_id.in_(part)))
+        conn.execute(_DROP_VECTORS, {"hy_ids": list(part)})
     if rows:
-        conn.execute(sa.insert(vectors), list(rows))
+        conn.execute(_INSERT_VECTORS, list(rows))
 
 
 def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
