@@ -246,6 +246,14 @@ def test_mixed_formats_in_one_list() -> None:
          ["messages[0].content[0].tool_use_id"]),
         ([{"role": "user", "content": [{"type": "tool_use", "name": "x", "input": {}}]}],
          ["messages[0].content[0].type='tool_use'", "assistant"]),
+        ([{"role": "tool", "tool_call_id": "\ud800", "content": "0"}],
+         ["messages[0].tool_call_id contains a lone surrogate"]),
+        ([{"role": "tool", "tool_call_id": "c1", "name": "a\udfff", "content": "0"}],
+         ["messages[0].name contains a lone surrogate"]),
+        ([{"role": "assistant", "tool_calls": [{"id": "\ud800", "function": {"name": "f"}}]}],
+         ["messages[0].tool_calls[0].id contains a lone surrogate"]),
+        ([{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "\ud800"}}]}],
+         ["messages[0].tool_calls[0].name contains a lone surrogate"]),
     ],
 )
 def test_bad_input_names_index_and_field(bad: list, needles: list[str]) -> None:

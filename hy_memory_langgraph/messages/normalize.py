@@ -87,11 +87,13 @@ def normalize_messages(messages: Any) -> list[Msg]:
 def _check_encodable(msgs: list[Msg]) -> None:
     """Refuse text that is not valid Unicode (lone surrogates cannot be stored or embedded)."""
     for i, m in enumerate(msgs):
-        texts = [("content", m.content), *((f"tool_calls[{j}].arguments", c.raw_arguments)
-                                           for j, c in enumerate(m.tool_calls))]
+        texts = [("content", m.content), ("tool_call_id", m.tool_call_id), ("name", m.name)]
+        for j, c in enumerate(m.tool_calls):
+            texts += [(f"tool_calls[{j}].{key}", value) for key, value in
+                      (("id", c.id), ("name", c.name), ("arguments", c.raw_arguments))]
         for field, text in texts:
             try:
-                text.encode("utf-8")
+                (text or "").encode("utf-8")
             except UnicodeEncodeError:
                 raise InvalidInputError(
                     f"messages[{i}].{field} contains a lone surrogate (not valid Unicode); "
