@@ -1,10 +1,9 @@
-"""The chat write subgraph (lite and pro): input ``PreparedWrite``, output ``result``."""
+"""The chat write subgraph (pro mode): input ``PreparedWrite``, output ``result``."""
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.nodes.chat.state import ChatWriteState
 from hy_memory_langgraph.nodes.chat.write import (
@@ -24,13 +23,12 @@ from hy_memory_langgraph.pipelines.tracing import add_traced_nodes
 __all__ = ["build_chat_graph"]
 
 
-def _route_by_mode(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> str:
-    return "extract_facts" if runtime.context.mode == "pro" else "store_turns"
-
-
 def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, PreparedWrite,
                                              ResultOutput]:
-    """pro: extract → candidates → reconcile → apply; lite: store the turns.
+    """extract → candidates → reconcile → apply; the turns stored when extraction fails.
+
+    Lite mode stores turns without this subgraph (``store_turns`` is a node of the write
+    graph), which spares a lite write a nested graph run.
 
     Example:
         >>> graph = build_chat_graph()
@@ -47,13 +45,13 @@ def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, Prep
         "apply_decisions": apply_decisions,
         "finish_chat": finish_chat,
     })
-    builder.add_conditional_edges(START, _route_by_mode, ["extract_facts", "store_turns"])
+    builder.add_edge(START, "extract_facts")
     builder.add_conditional_edges("extract_facts", route_after_extract,
                                   ["store_turns", "gather_candidates", "finish_chat"])
     builder.add_conditional_edges("gather_candidates", route_after_candidates,
                                   ["reconcile", "apply_decisions"])
     builder.add_edge("reconcile", "apply_decisions")
     builder.add_edge("apply_decisions", "finish_chat")
-    builder.add_edge("store_turns", "finish_chat")
+    builder.add_edge("store_turns", END)
     builder.add_edge("finish_chat", END)
     return builder.compile(name="chat_write")

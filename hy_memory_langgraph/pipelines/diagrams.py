@@ -20,7 +20,8 @@ __all__ = ["render_diagrams"]
 _GRAPHS: tuple[tuple[str, str, Callable[[], Any]], ...] = (
     ("Write graph (`client.add`)",
      "prepare validates and routes; the scene judge runs only for `scene=None` with tools; "
-     "chat and productivity are subgraphs with their own state.", build_write_graph),
+     "pro chat and productivity are subgraphs with their own state; a lite chat write is the "
+     "single `store_turns` node.", build_write_graph),
     ("Search graph (`client.search`)",
      "query analysis runs only where the routing table allows an LLM call.", build_search_graph),
     ("Workflow memory extraction (`memory_extract`)",

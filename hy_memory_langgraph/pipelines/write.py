@@ -1,10 +1,12 @@
-"""The write graph behind ``client.add``: normalise, route, then a scene subgraph."""
+"""The write graph behind ``client.add``: normalise, route, then a scene pipeline (a
+subgraph, or for lite chat writes the single ``store_turns`` node)."""
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from hy_memory_langgraph.nodes.chat.write import store_turns
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.routing.state import ResultOutput, WriteArgs, WriteState
 from hy_memory_langgraph.nodes.routing.write import (
@@ -12,6 +14,7 @@ from hy_memory_langgraph.nodes.routing.write import (
     prepare_write,
     route_after_judge,
     route_after_prepare,
+    route_to_chat,
     strip_tools,
 )
 from hy_memory_langgraph.pipelines.chat import build_chat_graph
@@ -23,7 +26,7 @@ __all__ = ["build_write_graph"]
 
 def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs,
                                               ResultOutput]:
-    """prepare → (judge_scene) → (strip_tools) → chat | productivity.
+    """prepare → (judge_scene) → (strip_tools) → chat | store_turns | productivity.
 
     Example:
         >>> "judge_scene" in build_write_graph().get_graph().nodes
@@ -35,14 +38,16 @@ def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteAr
         "prepare": prepare_write,
         "judge_scene": judge_scene,
         "strip_tools": strip_tools,
+        "store_turns": store_turns,
     })
     builder.add_node("chat", build_chat_graph())
     builder.add_node("productivity", build_productivity_graph())
     builder.add_edge(START, "prepare")
     builder.add_conditional_edges("prepare", route_after_prepare,
-                                  ["chat", "judge_scene", "strip_tools", "productivity"])
+                                  ["chat", "store_turns", "judge_scene", "strip_tools", "productivity"])
     builder.add_conditional_edges("judge_scene", route_after_judge, ["strip_tools", "productivity"])
-    builder.add_edge("strip_tools", "chat")
+    builder.add_conditional_edges("strip_tools", route_to_chat, ["chat", "store_turns"])
     builder.add_edge("chat", END)
+    builder.add_edge("store_turns", END)
     builder.add_edge("productivity", END)
     return builder.compile(name="memory_write")

@@ -42,7 +42,7 @@ logger = logging.getLogger(__name__)
 #: Stage name of each node (``graph:node``); other nodes are logged under their own name.
 STAGE_NAMES: Final[dict[str, str]] = {
     "memory_write:prepare": "normalise", "memory_write:judge_scene": "scene_judge",
-    "memory_write:strip_tools": "strip_tools",
+    "memory_write:strip_tools": "strip_tools", "memory_write:store_turns": "store",
     "chat_write:store_turns": "store", "chat_write:extract_facts": "extract",
     "chat_write:gather_candidates": "candidates", "chat_write:reconcile": "reconcile",
     "chat_write:apply_decisions": "store", "chat_write:finish_chat": "finish",

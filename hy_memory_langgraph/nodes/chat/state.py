@@ -19,7 +19,6 @@ class ChatWriteState(PreparedWrite, total=False):
         candidates: Stored memories the facts might touch.
         decisions: One decision per fact, the model's answer checked against the rules.
         ops: The operations applied, one per fact or turn.
-        traced: The messages were recorded in the trace with the stored turns.
     """
 
     facts: list[dict[str, Any]]
@@ -27,5 +26,4 @@ class ChatWriteState(PreparedWrite, total=False):
     candidates: list[ChatMemory]
     decisions: list[dict[str, Any]]
     ops: list[dict[str, Any]]
-    traced: bool
     result: dict[str, Any]

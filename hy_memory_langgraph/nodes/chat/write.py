@@ -1,7 +1,7 @@
 """Nodes of the chat write subgraph (``docs/design.md#chat-memory``).
 
 pro:  extract_facts → gather_candidates → reconcile → apply_decisions → finish_chat
-lite: store_turns → finish_chat            (zero LLM calls)
+lite: store_turns                          (zero LLM calls; a node of the write graph)
 
 Any unusable model output degrades: no extraction → the raw turns are stored as in
 lite mode; no reconcile → every new fact is added. A write is never lost.
@@ -27,6 +27,7 @@ from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
 from hy_memory_langgraph.nodes.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.nodes.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.nodes.routing.state import PreparedWrite
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.runlog.trace import note_fallback
@@ -42,14 +43,14 @@ _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
 
 
-def _fields(state: ChatWriteState) -> dict[str, Any]:
+def _fields(state: PreparedWrite) -> dict[str, Any]:
     return {"agent_id": state.get("agent_id"), "session_id": state.get("session_id"),
             "metadata": dict(state.get("metadata") or {})}
 
 
-def store_turns(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Lite mode (and the extraction fallback): each user/assistant turn with signal is a
-    memory (:mod:`hy_memory_langgraph.nodes.chat.turns` decides which).
+    memory (:mod:`hy_memory_langgraph.nodes.chat.turns` decides which); returns the result.
 
     One read batch (the session's recent window and the turn index) and one write batch
     (the new memories, their index entries and history events, the revision bump and the
@@ -82,7 +83,7 @@ def store_turns(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[
         repo.commit(change)
     ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
             **({"reason": t.reason} if t.reason else {})} for t in plan]
-    return {"ops": ops, "traced": True}
+    return {"ops": ops, "result": _chat_result(state, ops)}
 
 
 def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -259,18 +260,18 @@ def _apply(repo: ChatRepository, state: ChatWriteState, fact: dict[str, Any], op
 
 
 def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Record the trace (unless the turns were stored with it) and build the result."""
-    ctx = runtime.context
-    if not state.get("traced"):
-        ctx.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"],
-                               scene="chat")
-    ops = state.get("ops") or []
+    """Record the trace and build the result (``store_turns`` does both itself)."""
+    runtime.context.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"],
+                                       scene="chat")
+    return {"result": _chat_result(state, state.get("ops") or [])}
+
+
+def _chat_result(state: PreparedWrite, ops: list[dict[str, Any]]) -> dict[str, Any]:
+    """The result of a chat write (``docs/design.md#return-shapes``)."""
     if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in _OWNERS):
         ops = [{"op": "SKIP", "memory_id": None,
                 "reason": "no user or assistant text left once tool traces were removed"}]
     ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]
-    return {"result": {
-        "success": True, "scene": "chat", "request_id": state["request_id"],
-        "memory_ids": ids, "ops": ops, "ops_summary": ops_summary(ops, CHAT_OPS),
-        "elapsed_ms": elapsed_ms(state["started"]),
-    }}
+    return {"success": True, "scene": "chat", "request_id": state["request_id"],
+            "memory_ids": ids, "ops": ops, "ops_summary": ops_summary(ops, CHAT_OPS),
+            "elapsed_ms": elapsed_ms(state["started"])}

@@ -64,11 +64,13 @@ class PreparedWrite(TypedDict, total=False):
 
 
 class WriteState(PreparedWrite, total=False):
-    """State of the write graph."""
+    """State of the write graph (``ops``: what a lite chat write, a node of this graph,
+    applied)."""
 
     messages: Any
     scene: str | None
     memory_at: Any
+    ops: list[dict[str, Any]]
     result: dict[str, Any]
 
 

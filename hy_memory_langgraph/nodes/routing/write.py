@@ -52,7 +52,7 @@ from hy_memory_langgraph.scenes import (
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
 
 __all__ = ["judge_scene", "prepare_write", "route_after_judge", "route_after_prepare",
-           "strip_tools"]
+           "route_to_chat", "strip_tools"]
 
 logger = logging.getLogger(__name__)
 
@@ -132,14 +132,19 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
     }
 
 
-def route_after_prepare(state: WriteState) -> str:
+def route_after_prepare(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
     """The next node: the judge, the tool stripper, or a scene pipeline."""
     route = state["route"]
     if route == JUDGE:
         return "judge_scene"
     if is_productivity(route):
         return "productivity"
-    return "strip_tools" if has_tool_trace(state["msgs"]) else "chat"
+    return "strip_tools" if has_tool_trace(state["msgs"]) else route_to_chat(state, runtime)
+
+
+def route_to_chat(state: WriteState, runtime: Runtime[MemoryContext]) -> str:
+    """The chat pipeline of the mode: the pro subgraph, or lite's single node."""
+    return "chat" if runtime.context.mode == "pro" else "store_turns"
 
 
 def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
