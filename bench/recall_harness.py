@@ -172,7 +172,8 @@ class RankConfig:
         return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
                    lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
                    time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
-                   question_weight=ranking.question_weight, hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
+                   question_weight=ranking.question_weight, question_echo=ranking.question_echo,
+                   hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
                    hop_lexical=ranking.hop_lexical_weight, hop_terms=ranking.hop_terms,
                    hop_neighbours=ranking.hop_neighbours, event_spans=ranking.event_spans,
                    relative_query=ranking.relative_query)
@@ -181,7 +182,7 @@ class RankConfig:
         """The library's settings for the parts of this configuration the pure ranking reads."""
         return ChatRanking(fusion=self.fusion, time_boost=self.time_boost, time_tolerance_days=self.time_tolerance,
                            event_spans=self.event_spans, relative_query=self.relative_query,
-                           question_weight=self.question_weight,
+                           question_weight=self.question_weight, question_echo=self.question_echo,
                            hop_seeds=self.hop_seeds, hop_vector_weight=self.hop_vector,
                            hop_lexical_weight=self.hop_lexical, hop_terms=self.hop_terms,
                            hop_neighbours=self.hop_neighbours)
