@@ -54,12 +54,15 @@ class ChatRanking:
             tuning picks it), BFCL unchanged (``bench/RECALL_NOTES.md``).
         question_weight: Factor in (0, 1] on the final score of a memory that only asks a
             question (a lite turn such as ``"What's my cat called?"``), so the statements
-            that answer it rank above it; 1.0 turns it off.
+            that answer it rank above it; 1.0 turns it off. Default 0.3, applied only to
+            echoes (``question_echo``): weighting every question-only memory cost held-out
+            LoCoMo recall, weighting echoes does not (``bench/RECALL_NOTES.md``).
         question_echo: With ``question_weight`` < 1, only the question-only memories that
             echo the query are weighted: those in the vector pool whose calibrated
             similarity to it (:class:`~hy_memory_langgraph.models.calibration.LanguageScale`)
             is at least this, in [0, 1); 0 weights every question-only memory
-            (:func:`echoing_questions`).
+            (:func:`echoing_questions`). Default 0.6: the highest threshold of the grid that
+            puts the fact first in ``bench/question_turns.py`` with e5-small.
         hop_seeds: Second hop (multi-hop questions): the first-pass top memories used as
             seeds (0 turns the hop off).
         hop_vector_weight: Weight of the vector hop: the seeds' stored vectors used as
@@ -82,8 +85,8 @@ class ChatRanking:
     time_tolerance_days: int = 0
     relative_query: bool = True
     event_spans: bool = True
-    question_weight: float = 1.0
-    question_echo: float = 0.0
+    question_weight: float = 0.3
+    question_echo: float = 0.6
     hop_seeds: int = 0
     hop_vector_weight: float = 0.0
     hop_lexical_weight: float = 0.0
