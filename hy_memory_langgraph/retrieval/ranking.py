@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -25,8 +25,8 @@ from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_me
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
 __all__ = [
-    "DEFAULT_CHAT_RANKING", "ChatRanking", "add_second_hop", "event_candidates", "hop_seeds",
-    "merge_neighbours", "query_time_spans", "rank_candidates", "weigh_questions",
+    "DEFAULT_CHAT_RANKING", "ChatRanking", "add_second_hop", "echoing_questions", "event_candidates",
+    "hop_seeds", "merge_neighbours", "query_time_spans", "rank_candidates", "weigh_questions",
 ]
 
 
@@ -54,7 +54,15 @@ class ChatRanking:
             tuning picks it), BFCL unchanged (``bench/RECALL_NOTES.md``).
         question_weight: Factor in (0, 1] on the final score of a memory that only asks a
             question (a lite turn such as ``"What's my cat called?"``), so the statements
-            that answer it rank above it; 1.0 turns it off.
+            that answer it rank above it; 1.0 turns it off. Default 0.3, applied only to
+            echoes (``question_echo``): weighting every question-only memory cost held-out
+            LoCoMo recall, weighting echoes does not (``bench/RECALL_NOTES.md``).
+        question_echo: With ``question_weight`` < 1, only the question-only memories that
+            echo the query are weighted: those in the vector pool whose calibrated
+            similarity to it (:class:`~hy_memory_langgraph.models.calibration.LanguageScale`)
+            is at least this, in [0, 1); 0 weights every question-only memory
+            (:func:`echoing_questions`). Default 0.6: the highest threshold of the grid that
+            puts the fact first in ``bench/question_turns.py`` with e5-small.
         hop_seeds: Second hop (multi-hop questions): the first-pass top memories used as
             seeds (0 turns the hop off).
         hop_vector_weight: Weight of the vector hop: the seeds' stored vectors used as
@@ -77,7 +85,8 @@ class ChatRanking:
     time_tolerance_days: int = 0
     relative_query: bool = True
     event_spans: bool = True
-    question_weight: float = 1.0
+    question_weight: float = 0.3
+    question_echo: float = 0.6
     hop_seeds: int = 0
     hop_vector_weight: float = 0.0
     hop_lexical_weight: float = 0.0
@@ -87,6 +96,8 @@ class ChatRanking:
     def __post_init__(self) -> None:
         if not 0.0 < self.question_weight <= 1.0:
             raise ValueError(f"question_weight={self.question_weight!r}: expected a number in (0, 1]")
+        if not 0.0 <= self.question_echo < 1.0:
+            raise ValueError(f"question_echo={self.question_echo!r}: expected a number in [0, 1)")
 
     @property
     def vector_hop(self) -> bool:
@@ -200,6 +211,30 @@ def weigh_questions(ranked: Sequence[tuple[str, float]], questions: Collection[s
         return list(ranked)
     weighed = [(d, s * weight if d in questions else s) for d, s in ranked]
     return sorted(weighed, key=lambda pair: (-pair[1], pair[0]))
+
+
+def echoing_questions(questions: Iterable[str], cosines: Mapping[str, float],
+                      similarity: Callable[[float], float], echo: float) -> set[str]:
+    """The question-only memories ``ChatRanking.question_weight`` applies to.
+
+    With ``echo`` > 0, only those that echo the query: in the vector pool (``cosines``, as
+    the search computed it; no embedding call) with a calibrated similarity of at least
+    ``echo``. A question outside the pool is no echo.
+
+    Args:
+        questions: Ids of the candidates that only ask a question.
+        cosines: ``{memory_id: cosine to the query}`` of the vector pool.
+        similarity: Maps a raw cosine to the calibrated scale (e.g.
+            ``Calibration.for_text(query).similarity``); not called when ``echo`` is 0.
+        echo: ``ChatRanking.question_echo``; 0 selects every question.
+
+    Example:
+        >>> sorted(echoing_questions({"a", "b", "c"}, {"a": 0.9, "b": 0.5}, lambda c: c, 0.75))
+        ['a']
+    """
+    if echo <= 0:
+        return set(questions)
+    return {d for d in questions if d in cosines and similarity(cosines[d]) >= echo}
 
 
 def hop_seeds(ranked: Sequence[tuple[str, float]], ranking: ChatRanking) -> dict[str, float]:

@@ -49,7 +49,7 @@ def test_the_fact_outranks_stored_questions_with_a_question_weight(make_client) 
     _write(client)
     client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=1.0)
     assert not _fact_above_questions(client)  # the repro: the questions share the query's words
-    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT)
+    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT, question_echo=0.0)
     assert _fact_above_questions(client)
 
 
@@ -59,7 +59,7 @@ def test_a_small_limit_still_sees_the_fact_behind_the_questions(make_client) -> 
     client = make_client()
     _write(client)
     backend_indexed = client.context.chat_repo.lexical_ready("u1")
-    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT)
+    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT, question_echo=0.0)
     everything = [m["content"] for m in client.search(QUERY, user_ids=["u1"], limit=10)["memories"]]
     for limit in (1, 2, 3):
         found = [m["content"] for m in client.search(QUERY, user_ids=["u1"], limit=limit)["memories"]]
@@ -76,7 +76,7 @@ def test_memories_without_the_flag_are_classified_from_their_text(make_client) -
         del value["question"]
         repo.store.put(repo.namespace("chat", "u1"), memory.memory_id, value, index=["content"])
     assert all(m.question is None for m in repo.active("u1"))
-    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT)
+    client.context.chat_ranking = replace(DEFAULT_CHAT_RANKING, question_weight=QUESTION_WEIGHT, question_echo=0.0)
     assert _fact_above_questions(client)
 
 

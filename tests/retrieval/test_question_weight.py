@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from hy_memory_langgraph.retrieval.ranking import (
     ChatRanking,
+    echoing_questions,
     rank_candidates,
     weigh_questions,
 )
@@ -66,3 +67,17 @@ def test_rank_candidates_applies_the_weight_last() -> None:
                               questions={"q"})
     assert dict(weighed) == {d: s * 0.3 if d == "q" else s for d, s in plain}
     assert [d for d, _ in weighed][0] == "fact"
+
+
+def test_echo_zero_selects_every_question_without_calibrating() -> None:
+    def never(cosine: float) -> float:
+        raise AssertionError("no similarity is needed with echo 0")
+
+    assert echoing_questions({"q1", "q2"}, {}, never, 0.0) == {"q1", "q2"}
+
+
+def test_only_questions_in_the_pool_at_or_above_the_echo_are_selected() -> None:
+    cosines = {"near": 0.95, "edge": 0.90, "far": 0.80, "fact": 0.99}
+    calibrated = {0.95: 0.9, 0.90: 0.75, 0.80: 0.25}
+    selected = echoing_questions({"near", "edge", "far", "outside"}, cosines, calibrated.__getitem__, 0.75)
+    assert selected == {"near", "edge"}  # "outside" has no cosine: no echo; "fact" is no question

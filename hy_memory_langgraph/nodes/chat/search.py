@@ -18,8 +18,11 @@ Two ways to get the candidate pools, with the same results:
 
 Both paths end with :func:`~hy_memory_langgraph.retrieval.ranking.weigh_questions`:
 memories that only ask a question (:attr:`ChatMemory.asks_only`) are ranked lower by
-``ranking.question_weight`` (off at 1.0). The indexed path reads the flag with the
-memories it reads anyway, before the final ``limit`` cut (:func:`_top_memories`).
+``ranking.question_weight`` (off at 1.0); with ``ranking.question_echo``, only those that
+echo the query (calibrated similarity from the vector pool's cosines, see
+:func:`~hy_memory_langgraph.retrieval.ranking.echoing_questions`). The indexed path reads
+the flag with the memories it reads anyway, before the final ``limit`` cut
+(:func:`_top_memories`).
 
 A ranking with a second hop (``ChatRanking.hop_seeds``; off by default) adds, after the
 first pass, the memories nearest to the top seeds' stored vectors and the best BM25
@@ -32,9 +35,10 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timezone
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -53,6 +57,7 @@ from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
     add_second_hop,
+    echoing_questions,
     event_candidates,
     hop_seeds,
     merge_neighbours,
@@ -120,17 +125,20 @@ def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                              now=now, events={mid: event_spans_of(m) for mid, m in read.items()})
     if ranking.vector_hop or ranking.lexical_hop:
         ranked = _second_hop_indexed(ctx, user_id, query, ranked, span, ranking)
-    return _top_memories(repo, user_id, ranked, limit, ranking.question_weight, read)
+    weighed = partial(_weighed, ctx, query, found.vector, ranking)
+    return _top_memories(repo, user_id, ranked, limit, ranking.question_weight, read, weighed)
 
 
 def _top_memories(repo: ChatRepository, user_id: str, ranked: Sequence[tuple[str, float]],
-                  limit: int, weight: float, known: Mapping[str, ChatMemory]) -> list[ChatMemory]:
+                  limit: int, weight: float, known: Mapping[str, ChatMemory],
+                  weighed: Callable[[set[str]], set[str]]) -> list[ChatMemory]:
     """The best ``limit`` memories of ``ranked`` once question-only ones are weighted.
 
     Memories are read in rounds of ``limit``, best first (``known`` ones are not read
-    again). Weighting only lowers scores, so reading stops once the ``limit``-th weighted
-    score read beats the next unread score; with the weight off, that is after the first
-    round.
+    again); ``weighed`` picks, among the question-only memories read, those the weight
+    applies to (:func:`_weighed`). Weighting only lowers scores, so reading stops once the
+    ``limit``-th weighted score read beats the next unread score; with the weight off,
+    that is after the first round.
     """
     memories = dict(known)
     read, top = 0, []
@@ -140,7 +148,7 @@ def _top_memories(repo: ChatRepository, user_id: str, ranked: Sequence[tuple[str
         memories.update((m.memory_id, m) for m in repo.memories_of(user_id, wanted))
         read += len(chunk)
         head = [(mid, s) for mid, s in ranked[:read] if mid in memories]
-        questions = {mid for mid, _ in head if memories[mid].asks_only} if weight < 1.0 else set()
+        questions = weighed({mid for mid, _ in head if memories[mid].asks_only}) if weight < 1.0 else set()
         top = weigh_questions(head, questions, weight)
         if weight >= 1.0 or read >= len(ranked) or (
                 len(top) >= limit and top[limit - 1][1] > ranked[read][1]):
@@ -190,7 +198,7 @@ def _search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int,
                              events={mid: event_spans_of(by_id[mid]) for mid in maybe})
     if ranking.vector_hop or ranking.lexical_hop:
         ranked = _second_hop(ctx, user_id, query, ranked, index, by_id, where, ranking)
-    questions = _questions(by_id, [mid for mid, _ in ranked], ranking)
+    questions = _weighed(ctx, query, vector, ranking, _questions(by_id, [mid for mid, _ in ranked], ranking))
     ranked = weigh_questions(ranked, questions, ranking.question_weight)
     return [replace(by_id[mid], score=round(score, 6)) for mid, score in ranked[:limit]]
 
@@ -229,6 +237,20 @@ def _questions(by_id: Mapping[str, ChatMemory], candidates: Iterable[str],
     if ranking.question_weight >= 1.0:
         return set()
     return {mid for mid in candidates if by_id[mid].asks_only}
+
+
+def _weighed(ctx: MemoryContext, query: str, vector: Mapping[str, float], ranking: ChatRanking,
+             questions: set[str]) -> set[str]:
+    """The question-only candidates ``ranking.question_weight`` lowers: all of them, or with
+    ``ranking.question_echo`` those echoing ``query`` by their cosine in the ``vector`` pool
+    (the embedding model's calibration is read only when one is in the pool)."""
+    if ranking.question_echo <= 0:
+        return questions
+    pooled = {mid for mid in questions if mid in vector}
+    if not pooled:
+        return pooled
+    scale = ctx.stores.calibration().for_text(query)
+    return echoing_questions(pooled, vector, scale.similarity, ranking.question_echo)
 
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
