@@ -24,7 +24,11 @@ mean with OpenAI embeddings.
 
 A calibration is kept in a small JSON file of the data dir, keyed by the model's
 identity (:func:`model_identity`) and the reference sample's version, and measured
-again only when either changes (:class:`CalibrationCache`).
+again only when either changes (:class:`CalibrationCache`). The embedded default model's
+calibration ships with the package (``calibrations.json``, written by
+``python -m hy_memory_langgraph.models.bundle``; a test measures it again), so a
+fresh data dir does not spend a second measuring it; a calibration measured in a process
+serves every data dir of that process.
 
 Example:
     >>> cal = Calibration("m", {"en": LanguageScale(0.75, 0.95, 0.03, 10)}, "r")
@@ -54,11 +58,16 @@ from hy_memory_langgraph.models.reference_sentences import (
     REFERENCE_VERSION,
 )
 
-__all__ = ["Calibration", "CalibrationCache", "LanguageScale", "calibrate"]
+__all__ = ["BUNDLED_PATH", "Calibration", "CalibrationCache", "LanguageScale", "bundled",
+           "cache_key", "calibrate"]
 
 #: The smallest ceiling - floor range trusted; a model squeezing its scores more is
 #: mapped with a ceiling of 1.
 MIN_RANGE: Final = 0.02
+#: Calibrations shipped with the package (the embedded default model's).
+BUNDLED_PATH: Final = Path(__file__).with_name("calibrations.json")
+# Calibrations known in this process, by cache key (shared by every CalibrationCache).
+_PROCESS: dict[str, Calibration] = {}
 
 
 @dataclass(frozen=True)
@@ -126,6 +135,26 @@ def _unit(rows: list[list[float]]) -> np.ndarray:
     return matrix / np.where(norms > 0, norms, 1.0)
 
 
+def cache_key(emb: Embeddings) -> str:
+    """What a calibration of ``emb`` is stored under: model identity and reference version."""
+    return f"{model_identity(emb)}|{REFERENCE_VERSION}"
+
+
+def _read_file(path: Path) -> dict[str, Calibration]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {k: Calibration.from_dict(v) for k, v in data.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}  # unreadable or from another version: measured again
+
+
+def bundled() -> dict[str, Calibration]:
+    """The calibrations shipped with the package, by :func:`cache_key`."""
+    return _read_file(BUNDLED_PATH)
+
+
 def calibrate(emb: Embeddings) -> Calibration:
     """Measure ``emb``'s anchors on the reference sample (one document call for all the
     sentences, one query call per sentence).
@@ -173,26 +202,19 @@ class CalibrationCache:
         self._lock = threading.Lock()
 
     def get(self, emb: Embeddings) -> Calibration:
-        """The calibration of ``emb``: from memory, else the file, else measured and saved."""
-        key = f"{model_identity(emb)}|{REFERENCE_VERSION}"
+        """The calibration of ``emb``: from memory, the file, the process, the package's
+        bundle, else measured (and saved to the file)."""
+        key = cache_key(emb)
         with self._lock:
-            known = self._known.get(key)
+            known = self._known.get(key) or self._read().get(key)
             if known is None:
-                known = self._read().get(key)
-                if known is None:
-                    known = calibrate(emb)
-                    self._write(key, known)
-                self._known[key] = known
+                known = _PROCESS.get(key) or bundled().get(key) or calibrate(emb)
+                self._write(key, known)
+            self._known[key] = _PROCESS[key] = known
             return known
 
     def _read(self) -> dict[str, Calibration]:
-        if self.path is None or not self.path.is_file():
-            return {}
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            return {k: Calibration.from_dict(v) for k, v in data.items()}
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return {}  # unreadable or from another version: measured again
+        return _read_file(self.path) if self.path is not None else {}
 
     def _write(self, key: str, calibration: Calibration) -> None:
         if self.path is None:
@@ -209,3 +231,4 @@ class CalibrationCache:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+

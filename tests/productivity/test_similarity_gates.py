@@ -13,10 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hy_memory_langgraph.models import calibration as calibration_module
 from hy_memory_langgraph.models.calibration import (
     Calibration,
     CalibrationCache,
     LanguageScale,
+    bundled,
+    cache_key,
     calibrate,
 )
 from hy_memory_langgraph.models.identity import model_identity
@@ -117,6 +120,12 @@ class Counting(HashingEmbeddings):
         return super().embed_documents(texts)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no calibration known to the process."""
+    monkeypatch.setattr(calibration_module, "_PROCESS", {})
+
+
 def test_calibration_is_measured_once_and_kept_in_the_data_dir(tmp_path: Path) -> None:
     path = tmp_path / "data" / "embedding_calibration.json"
     model = Counting()
@@ -137,6 +146,28 @@ def test_an_unreadable_calibration_file_is_measured_again(tmp_path: Path) -> Non
     model = Counting()
     assert CalibrationCache(path).get(model).model == model_identity(model)
     assert model.calls == 1 and json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_a_calibration_measured_in_the_process_serves_another_data_dir(tmp_path: Path) -> None:
+    model = Counting()
+    first = CalibrationCache(tmp_path / "a" / "calibration.json").get(model)
+    second_path = tmp_path / "b" / "calibration.json"
+    assert CalibrationCache(second_path).get(model) == first and model.calls == 1
+    assert second_path.is_file()  # kept in the second data dir too, for other processes
+
+
+def test_the_default_model_calibration_ships_with_the_package(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from hy_memory_langgraph.models import E5Embeddings
+
+    def measuring(_emb: object) -> None:
+        raise AssertionError("the bundled calibration should have been used")
+
+    monkeypatch.setattr(calibration_module, "calibrate", measuring)
+    emb = E5Embeddings()  # the model itself loads on first use only: not here
+    found = CalibrationCache(tmp_path / "calibration.json").get(emb)
+    assert found == bundled()[cache_key(emb)] and found.model == model_identity(emb)
+    assert 0.6 < found.scale("en").floor < found.scale("en").ceiling < 1.0
 
 
 def test_identity_names_the_settings_that_change_vectors() -> None:
@@ -180,6 +211,19 @@ def test_experience_reconcile_is_called_only_for_related_drafts(make_client) -> 
     assert script.count("experience_reconcile") == 1
     assert "reset the password of my email account" in script.last("experience_reconcile").user
     assert "tomatoes" not in script.last("experience_reconcile").user
+
+
+@pytest.mark.real_model
+def test_the_bundled_calibration_is_what_the_installed_model_measures() -> None:
+    from hy_memory_langgraph.models import E5Embeddings
+
+    emb = E5Embeddings()
+    measured = calibrate(emb)
+    shipped = bundled().get(cache_key(emb))
+    assert shipped is not None, "regenerate: python -m hy_memory_langgraph.models.bundle"
+    for language, scale in measured.languages.items():
+        assert shipped.scale(language).floor == pytest.approx(scale.floor, abs=1e-5)
+        assert shipped.scale(language).ceiling == pytest.approx(scale.ceiling, abs=1e-5)
 
 
 @pytest.mark.real_model
