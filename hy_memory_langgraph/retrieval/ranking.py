@@ -54,7 +54,7 @@ class ChatRanking:
             tuning picks it), BFCL unchanged (``bench/RECALL_NOTES.md``).
         question_weight: Factor in (0, 1] on the final score of a memory that only asks a
             question (a lite turn such as ``"What's my cat called?"``), so the statements
-            that answer it rank above it; 1.0 turns it off. Default 0.3, applied only to
+            that answer it rank above it; 1.0 turns it off. Default 0.1, applied only to
             echoes (``question_echo``): weighting every question-only memory cost held-out
             LoCoMo recall, weighting echoes does not (``bench/RECALL_NOTES.md``).
         question_echo: With ``question_weight`` < 1, only the question-only memories that
@@ -85,7 +85,7 @@ class ChatRanking:
     time_tolerance_days: int = 0
     relative_query: bool = True
     event_spans: bool = True
-    question_weight: float = 0.3
+    question_weight: float = 0.1
     question_echo: float = 0.6
     hop_seeds: int = 0
     hop_vector_weight: float = 0.0

@@ -33,9 +33,10 @@ def _write(client, questions: list[str]) -> None:
         client.add([{"role": "assistant", "content": text}], user_id="u1", session_id=f"q{i}")
 
 
-def _search(client, ranking: ChatRanking, limit: int = 10) -> list[tuple[str, float]]:
+def _search(client, ranking: ChatRanking, limit: int = 10, *,
+            query: str = QUERY) -> list[tuple[str, float]]:
     client.context.chat_ranking = ranking
-    return [(m["content"], m["score"]) for m in client.search(QUERY, user_ids=["u1"], limit=limit)["memories"]]
+    return [(m["content"], m["score"]) for m in client.search(query, user_ids=["u1"], limit=limit)["memories"]]
 
 
 def _calibrated(client) -> dict[str, float]:
@@ -116,3 +117,18 @@ def test_the_shipped_default_fixes_the_repro_with_e5(make_client) -> None:
     found = _search(client, DEFAULT_CHAT_RANKING)
     assert _rank(found, FACT) == 1
     assert all(_rank(found, q) > 1 for q in questions)
+
+
+@pytest.mark.real_model
+def test_the_fact_outranks_the_same_question_asked_before_with_e5(make_client) -> None:
+    """The issue's case: ``What is my cat called?`` stored, then searched word for word."""
+    from hy_memory_langgraph.models import E5Embeddings
+
+    client = make_client(embeddings=E5Embeddings())
+    for i, text in enumerate(["My cat is called Miso.", "I work as a nurse in Porto.",
+                              "We went hiking in the Alps last summer.", "What is my cat called?"]):
+        client.add([{"role": "user", "content": text}], user_id="u1", session_id=f"s{i}")
+    off = _search(client, replace(DEFAULT_CHAT_RANKING, question_weight=1.0), query="What is my cat called?")
+    assert _rank(off, "What is my cat called?") == 1  # the echo first without the weight
+    found = _search(client, DEFAULT_CHAT_RANKING, query="What is my cat called?")
+    assert _rank(found, "My cat is called Miso.") == 1
