@@ -76,6 +76,7 @@ def test_add_accepts_or_refuses_cleanly(client: HyMemoryClient, msgs: Any, scene
 @_SETTINGS
 @given(query=st.one_of(texts, json_values), user_ids=st.one_of(json_values, st.lists(texts, max_size=2)),
        workspace=st.one_of(st.none(), texts, json_values), limit=st.one_of(st.integers(), json_scalars))
+@example(query="0", user_ids=["0"], workspace="", limit=2**61)  # found by this test once
 def test_search_accepts_or_refuses_cleanly(client: HyMemoryClient, query: Any, user_ids: Any,
                                            workspace: Any, limit: Any) -> None:
     try:

@@ -19,7 +19,7 @@ import time
 import uuid
 from datetime import date, datetime, timezone
 from datetime import time as dtime
-from typing import Any
+from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
@@ -40,7 +40,11 @@ from hy_memory_langgraph.scenes import (
 )
 from hy_memory_langgraph.timeutil import coerce_datetime
 
-__all__ = ["prepare_search", "route_after_prepare_search", "analyze_query", "route_after_analysis"]
+__all__ = ["MAX_SEARCH_LIMIT", "prepare_search", "route_after_prepare_search", "analyze_query",
+           "route_after_analysis"]
+
+#: The most results one search returns (bounds the statements' ``LIMIT`` values).
+MAX_SEARCH_LIMIT: Final = 10_000
 
 _PROMPT_BY_ANALYSIS = {"full": "query_analysis", "classify": "query_classify", "rewrite": "query_rewrite"}
 
@@ -83,8 +87,10 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
     if mode not in SEARCH_MODES:
         raise InvalidInputError(f"search_mode={mode!r} is not allowed; use 'default' or 'agentic'")
     limit = state.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise InvalidInputError(f"limit must be a positive integer (got {limit!r})")
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_SEARCH_LIMIT:
+        raise InvalidInputError(
+            f"limit must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r}); to read every "
+            "memory of a user, use client.export_memories([user_id])")
     min_score = state.get("min_score")
     if min_score is not None and (not isinstance(min_score, (int, float))
                                   or isinstance(min_score, bool) or math.isnan(min_score)):
