@@ -4,6 +4,7 @@ with nothing written; whatever a model answers never fails a write."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,10 @@ from hy_memory_langgraph.errors import HyMemoryError
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 from tests.productivity.support import tool_trace
 
+# The same examples on every run (a test run must not fail by chance); set
+# HY_FUZZ_EXPLORE=1 to draw new ones, and pin what they find with @example.
 _SETTINGS = settings(max_examples=60, deadline=None,
+                     derandomize=not os.environ.get("HY_FUZZ_EXPLORE"),
                      suppress_health_check=[HealthCheck.function_scoped_fixture,
                                             HealthCheck.too_slow])
 
