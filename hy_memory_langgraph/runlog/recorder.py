@@ -28,7 +28,6 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from dataclasses import asdict
 from typing import Any, Final
 
 from hy_memory_langgraph.runlog.store import PipelineLogStore
@@ -94,7 +93,7 @@ class PipelineRecorder:
             "request_id": request_id, "stage": STAGE_NAMES.get(f"{graph}:{node}", node),
             "graph": graph, "node": node, "ts": time.time(),
             "duration_ms": round(duration_ms, 3),
-            **{k: v for k, v in asdict(trace).items() if v and k != "fallbacks"},
+            **trace.counts(),
             **summarize(update, keep_text=self.keep_text),
         }
         if trace.fallbacks:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["StageTrace", "count_llm", "current_trace", "note_fallback", "note_llm_error",
            "stage_trace"]
@@ -32,6 +33,13 @@ class StageTrace:
     completion_tokens: int = 0
     llm_errors: list[str] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, Any]:
+        """The meters that recorded something, fallbacks aside (a stage record's fields)."""
+        values = {"llm_calls": self.llm_calls, "llm_failures": self.llm_failures,
+                  "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                  "llm_errors": self.llm_errors}
+        return {k: v for k, v in values.items() if v}
 
 
 _CURRENT: ContextVar[StageTrace | None] = ContextVar("hy_memory_stage_trace", default=None)

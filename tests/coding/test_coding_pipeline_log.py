@@ -219,3 +219,17 @@ def test_workflow_memory_extract_is_logged_too(make_client) -> None:
     result = client.memory_extract("u1", msg_list=[{"msgRole": "user", "msgValue": "以后回复用中文"}])
     stages = [r["stage"] for r in client.pipeline_log(result["request_id"])]
     assert stages[0] == "normalise" and "extract" in stages and stages[-1] == "store"
+
+
+def test_a_stage_record_carries_every_meter_that_counted() -> None:
+    from dataclasses import fields
+
+    from hy_memory_langgraph.runlog.trace import StageTrace
+
+    assert StageTrace().counts() == {}
+    meters = [f.name for f in fields(StageTrace) if f.name != "fallbacks"]
+    for name in meters:
+        trace = StageTrace()
+        setattr(trace, name, ["x"] if isinstance(getattr(trace, name), list) else 3)
+        assert list(trace.counts()) == [name]
+    assert StageTrace(fallbacks=["f"]).counts() == {}  # fallbacks are a field of their own
