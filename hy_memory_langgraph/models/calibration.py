@@ -58,12 +58,15 @@ from hy_memory_langgraph.models.reference_sentences import (
     REFERENCE_VERSION,
 )
 
-__all__ = ["BUNDLED_PATH", "Calibration", "CalibrationCache", "LanguageScale", "bundled",
-           "cache_key", "calibrate"]
+__all__ = ["BUNDLED_PATH", "SYMMETRIC_COSINE", "Calibration", "CalibrationCache", "LanguageScale",
+           "bundled", "cache_key", "calibrate"]
 
 #: The smallest ceiling - floor range trusted; a model squeezing its scores more is
 #: mapped with a ceiling of 1.
 MIN_RANGE: Final = 0.02
+#: A query vector this close to the same text's document vector means the model embeds
+#: both sides alike (no query prefix): the calibration then asks no more query calls.
+SYMMETRIC_COSINE: Final = 0.9999
 #: Calibrations shipped with the package (the embedded default model's).
 BUNDLED_PATH: Final = Path(__file__).with_name("calibrations.json")
 # Calibrations known in this process, by cache key (shared by every CalibrationCache).
@@ -157,7 +160,9 @@ def bundled() -> dict[str, Calibration]:
 
 def calibrate(emb: Embeddings) -> Calibration:
     """Measure ``emb``'s anchors on the reference sample (one document call for all the
-    sentences, one query call per sentence).
+    sentences, one query call per sentence; a model that embeds the first sentence as a
+    query exactly as it does as a document, such as OpenAI's, gets no more query calls:
+    its document vectors serve as the queries).
 
     Example:
         >>> from hy_memory_langgraph.testing import HashingEmbeddings
@@ -168,7 +173,11 @@ def calibrate(emb: Embeddings) -> Calibration:
     emb = base_embeddings(emb)  # the reference sentences need no window, nor a cache entry
     sentences = [s for group in REFERENCE_SENTENCES.values() for s in group]
     docs = _unit(emb.embed_documents(sentences))
-    queries = _unit([emb.embed_query(s) for s in sentences])
+    first = _unit([emb.embed_query(sentences[0])])
+    if float(first[0] @ docs[0]) >= SYMMETRIC_COSINE:
+        queries = docs
+    else:
+        queries = np.vstack([first, _unit([emb.embed_query(s) for s in sentences[1:]])])
     cosines = queries @ docs.T
     languages: dict[str, LanguageScale] = {}
     offset = 0

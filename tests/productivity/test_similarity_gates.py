@@ -170,6 +170,30 @@ def test_the_default_model_calibration_ships_with_the_package(tmp_path: Path,
     assert 0.6 < found.scale("en").floor < found.scale("en").ceiling < 1.0
 
 
+class QueryCounting(HashingEmbeddings):
+    """Hashing vectors; ``prefix`` is put before every query, as e5 does."""
+
+    def __init__(self, prefix: str = "") -> None:
+        super().__init__(dims=64)
+        self.prefix = prefix
+        self.queries = 0
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries += 1
+        return super().embed_query(self.prefix + text)
+
+
+def test_a_model_embedding_queries_as_documents_is_calibrated_in_two_calls() -> None:
+    symmetric = QueryCounting()
+    found = calibrate(symmetric)
+    assert symmetric.queries == 1  # then the document vectors serve as the queries
+    assert found.scale("en").ceiling == pytest.approx(1.0)
+    asymmetric = QueryCounting(prefix="query: ")
+    measured = calibrate(asymmetric)
+    sentences = sum(len(group) for group in REFERENCE_SENTENCES.values())
+    assert asymmetric.queries == sentences and measured.scale("en").ceiling < 0.999
+
+
 def test_identity_names_the_settings_that_change_vectors() -> None:
     assert model_identity(HashingEmbeddings(dims=64)) != model_identity(HashingEmbeddings(dims=32))
     assert model_identity(HashingEmbeddings(dims=64)) == model_identity(HashingEmbeddings(dims=64))
