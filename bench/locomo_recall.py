@@ -331,13 +331,7 @@ def multihop_section(runs: list[CorpusRun], quick: bool) -> None:
     rows.update({name: loco_cv(runs, space_, table) for name, space_ in spaces.items()})
     rows["best of (a)/(b)/(c) or none (off in the space)"] = loco_cv(runs, every, table)
     ref = rows["shipped default (no hop)"]
-    cv_header(ref)
-    for name, results in rows.items():
-        report_cv(name, results)
-    print()
-    _delta_header()
-    for name, results in list(rows.items())[1:]:
-        _delta_row(name, results, ref)
+    _table_and_deltas(rows, ref, list(rows)[1:])
     for name, results in list(rows.items())[1:]:
         better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(results, ref, strict=True))
         worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(results, ref, strict=True))
@@ -385,13 +379,7 @@ def temporal_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
     }
     results = {name: run_cv(runs, cfgs, f"temporal-{name}") for name, cfgs in variants.items()}
     off = results["off (shipped ranking)"]
-    cv_header(off)
-    for name, res in results.items():
-        report_cv(name, res)
-    print()
-    _delta_header()
-    for name, res in results.items():
-        _delta_row(name, res, off)
+    _table_and_deltas(results, off, list(results))
     print()
     for name, res in results.items():
         print(f"  {name}: chosen per fold: " + "; ".join(f"{r.held_out}: {r.chosen.label()}" for r in res))
@@ -514,6 +502,18 @@ def _question_counts(runs: list[CorpusRun]) -> None:
         gold = {g for q in run.corpus.queries for g in q.gold}
         print(f"  {run.corpus.id}: {len(run.questions)} of {len(run.ids)} memories question-only, "
               f"{len(run.questions & gold)} of {len(gold)} evidence turns question-only", file=sys.stderr)
+
+
+def _table_and_deltas(rows: dict[str, list[FoldResult]], ref: list[FoldResult],
+                      delta_rows: Sequence[str]) -> None:
+    """The held-out table of ``rows``, then the delta of each of ``delta_rows`` against ``ref``."""
+    cv_header(ref)
+    for name, results in rows.items():
+        report_cv(name, results)
+    print()
+    _delta_header()
+    for name in delta_rows:
+        _delta_row(name, rows[name], ref)
 
 
 def _delta_header() -> None:
