@@ -34,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from embed_cache import EmbeddingCache  # noqa: E402
-from locomo_recall import HOP_CHOICES  # noqa: E402
+from locomo_recall import HOP_CHOICES, _e5_scale  # noqa: E402
 from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
 from recall_harness import (  # noqa: E402
     QUESTION_ECHOES,
@@ -46,7 +46,6 @@ from recall_harness import (  # noqa: E402
     with_,
 )
 
-from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
 from hy_memory_langgraph.models.embeddings import E5Embeddings  # noqa: E402
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
 
@@ -92,10 +91,8 @@ def _ceiling(corpus: Corpus) -> float:
 
 def harness_mode(args: argparse.Namespace) -> None:
     corpora = bfcl_corpora(args.data)
-    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
-    scale = calibrate(E5Embeddings()).scale("en")  # BFCL is English, as the library would detect
-    for run in runs:
-        run.scale = scale
+    # BFCL is English, as the library would detect
+    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns(), scale=_e5_scale())
     n_q = sum(len(c.queries) for c in corpora)
     print(f"BFCL v4 memory answer recall ({n_q} questions, {sum(len(c.docs) for c in corpora)} memories, "
           f"{len(corpora)} users; e5-small from the cache)\n")

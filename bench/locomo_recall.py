@@ -82,7 +82,7 @@ from recall_harness import (  # noqa: E402
 )
 
 from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
+from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale  # noqa: E402
 from hy_memory_langgraph.retrieval.fusion import FusionConfig  # noqa: E402
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
 
@@ -249,7 +249,7 @@ def cv_mode(args: argparse.Namespace) -> None:
         return lite_rules_section(corpora, fusions, quick)
     if args.section == "questions":
         return questions_section(corpora, fusions, quick)
-    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns())
+    runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns(), scale=_e5_scale())
     if args.section == "multihop":
         return multihop_section(runs, quick)
     if args.section == "ablation":
@@ -436,7 +436,7 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
     ref: list[FoldResult] | None = None
     for name, (trivial, dedup) in LITE_RULES.items():
         transformed = [apply_lite_rules(c, trivial=trivial, dedup=dedup) for c in corpora]
-        runs = attach_embeddings([c for c, _ in transformed], cache, *fns)
+        runs = attach_embeddings([c for c, _ in transformed], cache, *fns, scale=_e5_scale())
         res = run_cv(runs, cfgs, f"lite-{name}")
         dropped = {k: sum(d[k] for _, d in transformed) for k in ("trivial", "duplicate", "evidence_dropped")}
         fixed = np.concatenate([evaluate(run, shipped) for run in runs]).mean(axis=0)
@@ -458,11 +458,8 @@ def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
     (minmax/zscore fusion, k1/b and the kept knobs tuned too, with or without the weight).
     """
     runs = attach_embeddings([apply_lite_rules(c, trivial=True, dedup=True)[0] for c in corpora],
-                             EmbeddingCache(E5_TAG), *_e5_fns())
+                             EmbeddingCache(E5_TAG), *_e5_fns(), scale=_e5_scale())
     _question_counts(runs)
-    scale = calibrate(E5Embeddings()).scale("en")
-    for run in runs:
-        run.scale = scale
     shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
     weights = QUESTION_WEIGHTS[::2] if quick else QUESTION_WEIGHTS
     fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
@@ -543,9 +540,12 @@ def _every_fold_check(rows: dict[str, list[FoldResult]]) -> None:
     print(f"Default >= max(BM25-only, vector-only) on every fold: {'yes' if ok else 'NO'}")
 
 
-def _e5_fns():
-    from hy_memory_langgraph.models.embeddings import E5Embeddings
+def _e5_scale() -> LanguageScale:
+    """e5-small's English scale, as the library calibrates it (shipped with the package)."""
+    return CalibrationCache(None).get(E5Embeddings()).scale("en")
 
+
+def _e5_fns():
     emb = None
 
     def model() -> E5Embeddings:

@@ -460,13 +460,17 @@ def evaluate(run: CorpusRun, cfg: RankConfig, ks: Sequence[int] = KS) -> FloatAr
 
 def attach_embeddings(corpora: Sequence[Corpus], cache: EmbeddingCache,
                       embed_docs: Callable[[list[str]], Sequence[Sequence[float]]],
-                      embed_queries: Callable[[list[str]], Sequence[Sequence[float]]]) -> list[CorpusRun]:
-    """Build a :class:`CorpusRun` per corpus, embedding (or loading) memories and questions."""
+                      embed_queries: Callable[[list[str]], Sequence[Sequence[float]]],
+                      scale: LanguageScale | None = None) -> list[CorpusRun]:
+    """Build a :class:`CorpusRun` per corpus, embedding (or loading) memories and questions;
+    ``scale`` calibrates their cosines as the library does (question echoes)."""
     runs = []
     for corpus in corpora:
         docs = cache.embed([d.text for d in corpus.docs], embed_docs, side="passage")
         queries = cache.embed([q.text for q in corpus.queries], embed_queries, side="query")
-        runs.append(CorpusRun(corpus, docs, queries))
+        run = CorpusRun(corpus, docs, queries)
+        run.scale = scale
+        runs.append(run)
     return runs
 
 
