@@ -4,12 +4,12 @@ Two parts, both through the public client in lite mode (``HyMemoryClient(mode="l
 
 1. **Per add**: ``--adds`` adds of one short user message each (generated sentences, 20 per
    session), after a few warm-up adds. For each add: wall time (less the time this script
-   spends measuring: the statement listener and the input-byte count), the time spent inside the
+   spends measuring: the input-byte count), the time spent inside the
    embedding model (a timing wrapper around the model the client is given), the rest
-   ("non-embedding overhead"), embedding calls, and SQL statements executed by the add's
-   thread (a SQLAlchemy ``before_cursor_execute`` listener on every engine; ``BEGIN``
-   counted, ``COMMIT`` is not a statement). Statements run later by other threads (the
-   pipeline log, written once a second) are reported separately.
+   ("non-embedding overhead") and embedding calls. Then 20 more adds count the SQL
+   statements of the add's thread (see :class:`StatementCounter`; counting runs outside
+   the timed adds). Statements run later by other threads (the pipeline log, written
+   once a second) are reported separately.
 2. **Size sweep**: one add of a single message of each size (1 KB → 5 MB), each in a fresh
    session: wall time, embedding time, bytes the model was given, bytes stored.
 
@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from langchain_core.embeddings import Embeddings  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.engine import Engine  # noqa: E402
+from sqlalchemy.pool import Pool  # noqa: E402
 
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
 from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
@@ -113,26 +116,55 @@ class TimedEmbeddings(Embeddings):
 
 
 class StatementCounter:
-    """SQL statements per thread (every engine of the process)."""
+    """Statements per add on the add's thread, counted in a pass of its own.
+
+    Two counts: statements the store issues (a SQLAlchemy ``before_cursor_execute``
+    listener on every engine; an ``executemany`` is one statement, ``BEGIN`` counts,
+    ``COMMIT`` is not a statement) and statement executions SQLite runs (its trace
+    callback; every row of an ``executemany`` is one). A cursor listener switches the
+    store from its driver path (:mod:`hy_memory_langgraph.store.direct`) to SQLAlchemy's
+    execution of the same statements, so the timed adds run without it.
+    """
 
     def __init__(self) -> None:
         self.main = threading.get_ident()
-        self.mine = 0
-        self.others = 0
-        self.log_statements = 0
-        self.seconds = 0.0  # time spent counting on the add's thread (not the client's)
-        event.listen(Engine, "before_cursor_execute", self._seen)
+        self.on = False
+        self.statements = self.executions = self.others = self.log_statements = 0
+        event.listen(Pool, "connect", self._connected)
 
-    def _seen(self, conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
-              executemany: bool) -> None:
+    def _connected(self, dbapi_conn: Any, _record: Any) -> None:
+        if isinstance(dbapi_conn, sqlite3.Connection):
+            dbapi_conn.set_trace_callback(self._executed)
+
+    def _executed(self, statement: str) -> None:
+        if self.on and threading.get_ident() == self.main and not statement.startswith(
+                ("COMMIT", "ROLLBACK")):
+            self.executions += 1
+
+    def _issued(self, conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+                executemany: bool) -> None:
         if threading.get_ident() == self.main:
-            start = time.perf_counter()
-            self.mine += 1
-            self.seconds += time.perf_counter() - start
+            self.statements += 1
         else:
             self.others += 1
-            if "pipeline_log" in statement:
-                self.log_statements += 1
+            self.log_statements += "pipeline_log" in statement
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[None]:
+        """Count inside the block."""
+        self.on = True
+        event.listen(Engine, "before_cursor_execute", self._issued)
+        try:
+            yield
+        finally:
+            event.remove(Engine, "before_cursor_execute", self._issued)
+            self.on = False
+
+    def count(self, add: Callable[[], None]) -> tuple[int, int]:
+        """``(statements, SQLite executions)`` of the add's thread in one call of ``add``."""
+        self.statements = self.executions = 0
+        add()
+        return self.statements, self.executions
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -140,34 +172,39 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def _one_add(client: HyMemoryClient, i: int) -> None:
+    client.add([{"role": "user", "content": sentence(i)}], user_id="bench", session_id=f"s{i // 20}")
+
+
 def per_add(client: HyMemoryClient, timed: TimedEmbeddings, counter: StatementCounter,
             adds: int) -> None:
     for i in range(5):  # warm-up: stores opened, model loaded
         client.add(f"warm-up turn number {i} about the weather", user_id="bench", session_id="w")
-    walls, embeds, others, statements, calls = [], [], [], [], []
-    others_before = counter.others
+    walls, embeds, others, calls = [], [], [], []
     for i in range(adds):
         timed.reset()
-        counter.mine, counter.seconds = 0, 0.0
         start = time.perf_counter()
-        client.add([{"role": "user", "content": sentence(i)}], user_id="bench",
-                   session_id=f"s{i // 20}")
-        wall = (time.perf_counter() - start - timed.accounting - counter.seconds) * 1000
+        _one_add(client, i)
+        wall = (time.perf_counter() - start - timed.accounting) * 1000
         walls.append(wall)
         embeds.append(timed.seconds * 1000)
         others.append(wall - timed.seconds * 1000)
-        statements.append(counter.mine)
         calls.append(timed.calls)
-    time.sleep(1.5)  # let a deferred pipeline-log write happen
+    with counter.counting():
+        counted = [counter.count(lambda i=i: _one_add(client, i)) for i in range(adds, adds + 20)]
+        time.sleep(1.5)  # let a deferred pipeline-log write happen
     print(f"\n## Per add ({adds} lite chat adds of one short message)\n")
     print("| measure | median | p95 | mean |")
     print("|---|---:|---:|---:|")
-    for name, values in (("wall ms", walls), ("embedding ms", embeds),
-                         ("non-embedding ms", others), ("SQL statements (add's thread)", statements),
-                         ("embedding calls", calls)):
+    rows: list[tuple[str, list[float]]] = [
+        ("wall ms", walls), ("embedding ms", embeds), ("non-embedding ms", others),
+        ("embedding calls", calls),
+        ("SQL statements (add's thread; 20 more adds)", [float(c[0]) for c in counted]),
+        ("SQLite statement executions (same 20 adds)", [float(c[1]) for c in counted])]
+    for name, values in rows:
         print(f"| {name} | {statistics.median(values):.2f} | {_pct(values, 0.95):.2f} | "
               f"{statistics.fmean(values):.2f} |")
-    print(f"\nstatements run by other threads during the run: {counter.others - others_before} "
+    print(f"\nstatements run by other threads during the 20 counted adds: {counter.others} "
           f"(pipeline log: {counter.log_statements})")
 
 

@@ -38,6 +38,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
+from hy_memory_langgraph.store import direct
 from hy_memory_langgraph.store.lexical_ops import LexicalOp
 from hy_memory_langgraph.store.schema import (
     LEXICAL_SINCE,
@@ -221,7 +222,7 @@ def _resolve(conn: Connection, ops: Mapping[tuple[str, str], LexicalOp],
 def _load_docs(conn: Connection, item_ids: Iterable[int]) -> dict[int, _Doc]:
     found: dict[int, _Doc] = {}
     for part in chunks(list(dict.fromkeys(item_ids))):
-        found.update({int(r.item_id): _Doc.of(r) for r in conn.execute(_DOCS_OF, {"p_ids": list(part)})})
+        found.update({int(r.item_id): _Doc.of(r) for r in direct.fetch(conn, _DOCS_OF, {"p_ids": list(part)})})
     return found
 
 
@@ -229,7 +230,7 @@ def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> No
     rows: list[Row[Any]] = []
     for stmt, values in ((_SPACES_NAMED, sorted(namespaces)), (_SPACES_NUMBERED, sorted(space_ids))):
         for part in chunks(values):
-            rows += batch.conn.execute(stmt, {"p_ids": list(part)})
+            rows += direct.fetch(batch.conn, stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
                        (int(row.ctx_before), int(row.ctx_after)), bool(row.complete))
@@ -269,9 +270,9 @@ def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Sp
 
 def _delete_rows(conn: Connection, item_ids: Sequence[int], *, postings_only: bool = False) -> None:
     for part in chunks(list(item_ids)):
-        conn.execute(_DROP_POSTINGS, {"p_ids": list(part)})
+        direct.run(conn, _DROP_POSTINGS, {"p_ids": list(part)})
         if not postings_only:
-            conn.execute(_DROP_DOCS, {"p_ids": list(part)})
+            direct.run(conn, _DROP_DOCS, {"p_ids": list(part)})
 
 
 def _drop(batch: _Batch, gone: list[_Doc]) -> None:
@@ -314,8 +315,7 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
                      "order_at": order[0], "order_ts": order[1], "ts": op.ts, "length": 0,
                      "terms": dumps_terms(doc.terms), "tail": dumps_terms(doc.tail)})
     _delete_rows(batch.conn, replaced)
-    if rows:
-        batch.conn.execute(_INSERT_DOCS, rows)
+    direct.run(batch.conn, _INSERT_DOCS, rows)
 
 
 # ---------------------------------------------------------------- neighbours
@@ -346,14 +346,14 @@ def _runs(batch: _Batch, space: _Space, group: str, points: list[Order]) -> list
     """Sorted stretches of ``group`` around ``points``, each with the points it covers."""
     params = {"p_space": space.id, "p_grp": group}
     if len(points) >= WHOLE_GROUP_AT:
-        run = sorted((_Doc.of(r) for r in batch.conn.execute(_GROUP, params)), key=lambda d: d.order)
+        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _GROUP, params)), key=lambda d: d.order)
         return [(run, points)]
     reach = sum(space.window)
     out = []
     for point in points:
         at = {**params, "p_at": point[0], "p_ts": point[1], "p_key": point[2],
               "p_before": reach, "p_from": reach + 1}
-        run = sorted((_Doc.of(r) for r in batch.conn.execute(_AROUND, at)), key=lambda d: d.order)
+        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _AROUND, at)), key=lambda d: d.order)
         out.append((run, [point]))
     return out
 
@@ -393,9 +393,8 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
         lengths.append({"b_item": doc.item_id, "b_length": length})
         postings.extend({"space_id": doc.space_id, "term": term, "item_id": doc.item_id, "tf": tf,
                          "doc_len": length} for term, tf in terms.items())
-    batch.conn.execute(_SET_LENGTH, lengths)
-    if postings:
-        batch.conn.execute(_INSERT_POSTINGS, postings)
+    direct.run(batch.conn, _SET_LENGTH, lengths)
+    direct.run(batch.conn, _INSERT_POSTINGS, postings)
 
 
 # ---------------------------------------------------------------- statistics
@@ -407,8 +406,7 @@ def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
               "p_after": s.window[1], "p_complete": s.complete}
              for s in batch.spaces.values() if s.changed]
-    if saved:
-        batch.conn.execute(_SAVE_SPACE, saved)
+    direct.run(batch.conn, _SAVE_SPACE, saved)
     for part in chunks(sorted(emptied)):
         batch.conn.execute(sa.delete(lexical_spaces).where(
             lexical_spaces.c.namespace.in_(list(part)), lexical_spaces.c.docs == 0))

@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
+from hy_memory_langgraph.store import direct
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
 from hy_memory_langgraph.store.schema import changes, items, meta, scope_of, vectors
 
@@ -221,7 +222,7 @@ def fetch_by_keys(
     stmt = _BY_NS_KEYS_LOCKED if for_update else _BY_NS_KEYS
     for namespace, keys in by_namespace(pairs).items():
         for part in chunks(keys):
-            rows = conn.execute(stmt, {"hy_ns": namespace, "hy_keys": list(part), "hy_now": now})
+            rows = direct.fetch(conn, stmt, {"hy_ns": namespace, "hy_keys": list(part), "hy_now": now})
             found.update({(r.namespace, r.key): r for r in rows})
     return found
 
@@ -308,7 +309,7 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> dict[tuple
     if stmt is None:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
     scoped = [{**row, "scope": scope_of(row["namespace"])} for row in rows]
-    return {(r.namespace, r.key): r.id for r in conn.execute(stmt, scoped)}
+    return {(r.namespace, r.key): r.id for r in direct.insert_returning(conn, stmt, scoped)}
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
@@ -337,9 +338,8 @@ def replace_vectors(
 ) -> None:
     """Drop the vectors of ``item_ids`` and insert ``rows`` (item_id, pos, field, text, embedding)."""
     for part in chunks(item_ids):
-        conn.execute(_DROP_VECTORS, {"hy_ids": list(part)})
-    if rows:
-        conn.execute(_INSERT_VECTORS, list(rows))
+        direct.run(conn, _DROP_VECTORS, {"hy_ids": list(part)})
+    direct.run(conn, _INSERT_VECTORS, rows)
 
 
 def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
@@ -369,7 +369,7 @@ _APPEND = sa.insert(changes).returning(changes.c.seq)
 
 def append_changes(conn: Connection, entries: Sequence[dict[str, Any]]) -> list[int]:
     """Append ``{item_id, op, namespace, key}`` entries; returns their sequence numbers."""
-    return list(conn.execute(_APPEND, list(entries)).scalars())
+    return [row.seq for row in direct.insert_returning(conn, _APPEND, entries)]
 
 
 def change_bounds(conn: Connection) -> tuple[int, int]:

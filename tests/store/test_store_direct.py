@@ -1,0 +1,161 @@
+"""The driver path for prebuilt statements (``store/direct.py``) gives what SQLAlchemy
+gives: rows, processed values, errors; and the store's writes take it on SQLite."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.store import direct
+from hy_memory_langgraph.testing import HashingEmbeddings
+
+META = sa.MetaData()
+THINGS = sa.Table(
+    "things", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.Text, nullable=False, unique=True),
+    sa.Column("weight", sa.Float, nullable=True),
+    sa.Column("ready", sa.Boolean, nullable=False),
+)
+DEFAULTED = sa.Table(
+    "defaulted", META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("label", sa.Text, nullable=False, default="unnamed"),
+)
+INSERT = sa.insert(THINGS)
+INSERT_RETURNING = sa.insert(THINGS).returning(THINGS.c.id, THINGS.c.name)
+BY_NAMES = sa.select(THINGS.c.name, THINGS.c.weight, THINGS.c.ready).where(
+    THINGS.c.name.in_(sa.bindparam("names", expanding=True)),
+    sa.func.coalesce(THINGS.c.weight, 99.0) > sa.bindparam("low"),
+).order_by(THINGS.c.name)
+SET_READY = sa.update(THINGS).where(THINGS.c.name == sa.bindparam("b_name")).values(
+    ready=sa.bindparam("b_ready"))
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[sa.Engine]:
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'direct.db'}")
+    META.create_all(engine)
+    yield engine
+    engine.dispose()
+
+
+def _rows(n: int) -> list[dict[str, Any]]:
+    return [{"name": f"n{i:04d}", "weight": None if i % 3 == 0 else i / 2, "ready": i % 2 == 0}
+            for i in range(n)]
+
+
+def _through_sqlalchemy(engine: sa.Engine, stmt: Any, params: Any) -> list[tuple[Any, ...]]:
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(stmt, params)]
+
+
+def test_rows_and_values_match_sqlalchemys(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        direct.run(conn, INSERT, _rows(10))
+        direct.run(conn, SET_READY, [{"b_name": "n0001", "b_ready": True}])
+    params = {"names": ["n0001", "n0003", "n0004", "missing"], "low": 0.1}
+    with engine.connect() as conn:
+        rows = direct.fetch(conn, BY_NAMES, params)
+    assert [tuple(r) for r in rows] == _through_sqlalchemy(engine, BY_NAMES, params)
+    assert [(r.name, r.weight, r.ready) for r in rows] == [
+        ("n0001", 0.5, True), ("n0003", None, False), ("n0004", 2.0, True)]
+    assert all(type(r.ready) is bool for r in rows)  # the Boolean result processor ran
+
+
+def test_one_shape_per_in_list_length(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        direct.run(conn, INSERT, _rows(6))
+    with engine.connect() as conn:
+        for names in (["n0002"], ["n0002", "n0005"], ["n0001", "n0002", "n0005"], ["n0002"]):
+            got = [r.name for r in direct.fetch(conn, BY_NAMES, {"names": names, "low": 0.0})]
+            assert got == sorted(n for n in names if n != "n0000")
+
+
+def test_an_empty_in_list_matches_nothing(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        direct.run(conn, INSERT, _rows(3))
+    with engine.connect() as conn:
+        assert direct.fetch(conn, BY_NAMES, {"names": [], "low": 0.0}) == []
+
+
+def test_insert_returning_spans_several_statements(engine: sa.Engine,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(direct, "ROWS_PER_INSERT", 7)
+    with engine.begin() as conn:
+        returned = direct.insert_returning(conn, INSERT_RETURNING, _rows(30))
+    assert sorted(r.name for r in returned) == [f"n{i:04d}" for i in range(30)]
+    with engine.connect() as conn:
+        stored = dict(conn.execute(sa.select(THINGS.c.name, THINGS.c.id)).all())
+    assert {r.name: r.id for r in returned} == stored
+
+
+def test_driver_errors_are_sqlalchemys_and_roll_back(engine: sa.Engine) -> None:
+    with pytest.raises(sa.exc.IntegrityError, match="UNIQUE"):
+        with engine.begin() as conn:
+            direct.run(conn, INSERT, _rows(2))
+            direct.insert_returning(conn, INSERT_RETURNING, [_rows(2)[1]])
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(THINGS)).scalar() == 0
+
+
+def test_cursor_listeners_see_every_statement(engine: sa.Engine) -> None:
+    seen: list[str] = []
+    sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    with engine.begin() as conn:
+        direct.run(conn, INSERT, _rows(3))
+        rows = direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0})
+    assert [r.name for r in rows] == ["n0001"]
+    assert sum(s.startswith("INSERT") for s in seen) == 1
+    assert sum(s.startswith("SELECT") for s in seen) == 1
+
+
+def test_column_defaults_are_filled(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        direct.run(conn, sa.insert(DEFAULTED), [{"id": 1}, {"id": 2}])
+        rows = direct.fetch(conn, sa.select(DEFAULTED.c.label).order_by(DEFAULTED.c.id))
+    assert [r.label for r in rows] == ["unnamed", "unnamed"]
+
+
+def test_other_dialects_run_through_sqlalchemy(pg_url: str) -> None:
+    engine = sa.create_engine(pg_url)
+    try:
+        META.create_all(engine)
+        with engine.begin() as conn:
+            returned = direct.insert_returning(conn, INSERT_RETURNING, _rows(4))
+            rows = direct.fetch(conn, BY_NAMES, {"names": ["n0001", "n0002"], "low": 0.0})
+        assert sorted(r.name for r in returned) == ["n0000", "n0001", "n0002", "n0003"]
+        assert [(r.name, r.ready) for r in rows] == [("n0001", False), ("n0002", True)]
+    finally:
+        META.drop_all(engine)
+        engine.dispose()
+
+
+def test_a_lite_add_runs_no_statement_through_sqlalchemy_execute(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The statements of a lite chat add on SQLite all take the driver path (the one
+    left to ``Connection`` is the ``BEGIN`` it emits itself)."""
+    client = HyMemoryClient(mode="lite", data_dir=tmp_path, embeddings=HashingEmbeddings())
+    try:
+        for i in range(3):
+            client.add(f"Warm-up note {i} about the garden.", user_id="u1", session_id="s1")
+        executed: list[Any] = []
+        original = sa.engine.Connection.execute
+
+        def spy(self: sa.engine.Connection, statement: Any, *args: Any, **kwargs: Any) -> Any:
+            executed.append(statement)
+            return original(self, statement, *args, **kwargs)
+
+        monkeypatch.setattr(sa.engine.Connection, "execute", spy)
+        result = client.add("My sister planted a lemon tree last May.", user_id="u1", session_id="s1")
+        monkeypatch.undo()
+        assert result["ops_summary"]["ADD"] == 1
+        assert executed == []
+        assert client.search("lemon tree", user_ids=["u1"])["memories"][0]["content"].startswith("My sister")
+    finally:
+        client.close()
