@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -38,7 +39,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ClauseElement
 
-__all__ = ["ROWS_PER_INSERT", "fetch", "insert_returning", "run"]
+__all__ = ["MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "run"]
 
 Params = Mapping[str, Any]
 
@@ -54,8 +55,12 @@ class _Shape:
     processors: Mapping[str, Callable[[Any], Any]]
     row: type | None
     row_processors: tuple[Callable[[Any], Any] | None, ...]
+    #: The values of a parameter set in one call, when every parameter is given as is.
+    flat: Callable[[Params], tuple[Any, ...]] | None = None
 
 
+#: Compiled shapes kept (the store has a few dozen).
+MAX_SHAPES = 1024
 _SHAPES: dict[tuple[int, tuple[str, ...]], tuple[ClauseElement, _Shape | None]] = {}
 
 
@@ -64,7 +69,8 @@ def _compile(conn: Connection, stmt: ClauseElement, names: tuple[str, ...]) -> _
     covered (parameter names SQLAlchemy escapes, or a parameter it expects but is not given)."""
     column_keys = list(names) if isinstance(stmt, (sa.Insert, sa.Update)) else None
     compiled: Any = stmt.compile(dialect=conn.dialect, column_keys=column_keys)
-    if compiled.escaped_bind_names or compiled.positiontup is None or _fills_defaults(compiled):
+    if (compiled.escaped_bind_names or compiled.positiontup is None or compiled.literal_execute_params
+            or _fills_defaults(compiled)):
         return None
     sources = []
     for name in compiled.positiontup:
@@ -80,8 +86,21 @@ def _compile(conn: Connection, stmt: ClauseElement, names: tuple[str, ...]) -> _
         row = collections.namedtuple("Row", keys, rename=True)  # type: ignore[misc]
         row_processors = tuple(column[3]._cached_result_processor(conn.dialect, None)
                                for column in result_columns)
-    return _Shape(str(compiled), tuple(sources), frozenset(names),
-                  dict(compiled._bind_processors), row, row_processors)
+    processors = dict(compiled._bind_processors)
+    return _Shape(str(compiled), tuple(sources), frozenset(names), processors, row,
+                  row_processors, _flat(sources, processors, names))
+
+
+def _flat(sources: list[tuple[str, bool, Any]], processors: Mapping[str, Any],
+          names: tuple[str, ...]) -> Callable[[Params], tuple[Any, ...]] | None:
+    """A getter of the positional values when each is a given parameter, unprocessed."""
+    order = [name for name, _, _ in sources]
+    if not order or any(expanding for _, expanding, _ in sources) \
+            or any(n in processors or n not in names for n in order):
+        return None
+    if len(order) == 1:
+        return lambda params: (params[order[0]],)
+    return operator.itemgetter(*order)
 
 
 def _fills_defaults(compiled: Any) -> bool:
@@ -98,12 +117,16 @@ def _shape(conn: Connection, stmt: ClauseElement, params: Params) -> _Shape | No
     key = (id(stmt), names)
     cached = _SHAPES.get(key)
     if cached is None or cached[0] is not stmt:
+        if len(_SHAPES) >= MAX_SHAPES:  # meant for statements built once; stay bounded anyway
+            _SHAPES.clear()
         cached = _SHAPES[key] = (stmt, _compile(conn, stmt, names))
     return cached[1]
 
 
-def _bound(shape: _Shape, params: Params) -> tuple[str, list[Any]] | None:
+def _bound(shape: _Shape, params: Params) -> tuple[str, Sequence[Any]] | None:
     """SQL and positional values for one parameter set (``None``: an empty ``IN`` list)."""
+    if shape.flat is not None:
+        return shape.sql, shape.flat(params)
     sql, values = shape.sql, []
     for name, expanding, constant in shape.sources:
         value = params[name] if name in shape.given else constant
