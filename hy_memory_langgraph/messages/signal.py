@@ -127,7 +127,7 @@ def is_trivial(text: str) -> bool:
     if len(body) > TRIVIAL_MAX_CHARS:
         return False
     folded = body.casefold()
-    if any(ch.isdigit() for ch in folded):
+    if any(map(str.isdigit, folded)):
         return False
     for run in _CJK_RUN.findall(folded):
         if not _zh_is_filler(run):

@@ -172,30 +172,41 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
     return _rows(shape, raw)
 
 
+def _run_bound(shape: _Shape, rows: Sequence[Params]) -> list[tuple[str, Sequence[Any]]] | None:
+    """SQL and values per row (``None``: a row the driver path does not cover)."""
+    if shape.flat is not None:
+        try:
+            return [(shape.sql, values) for values in map(shape.flat, rows)]
+        except KeyError:  # a row without a parameter the first one has: SQLAlchemy says which
+            return None
+    if any(set(r) != shape.given for r in rows):
+        return None
+    bound = [_bound(shape, row) for row in rows]
+    return None if any(b is None for b in bound) else bound  # type: ignore[return-value]
+
+
 def run(conn: Connection, stmt: ClauseElement, params: Params | Sequence[Params] | None = None) -> None:
     """Run a statement without results: once with a mapping, once per row with a list."""
     rows: Sequence[Params] = [params or {}] if params is None or isinstance(params, Mapping) else params
     if not rows:
         return
     shape = _shape(conn, stmt, rows[0])
-    bound = [_bound(shape, row) for row in rows] if shape is not None and shape.row is None else None
-    if bound is None or any(b is None for b in bound) or any(set(r) != shape.given for r in rows):
+    bound = _run_bound(shape, rows) if shape is not None and shape.row is None else None
+    if bound is None:
         conn.execute(stmt, params)  # type: ignore[arg-type]
         return
     driver = conn.connection.driver_connection
-    error_class = conn.dialect.loaded_dbapi.Error
-    sql = bound[0][0]  # type: ignore[index]
-    values = [b[1] for b in bound]  # type: ignore[index]
+    sql = bound[0][0]
     try:
-        if len(values) == 1:
-            driver.execute(sql, values[0])
-        elif all(b[0] == sql for b in bound):  # type: ignore[index]
-            driver.executemany(sql, values)
+        if len(bound) == 1:
+            driver.execute(sql, bound[0][1])
+        elif all(b[0] == sql for b in bound):
+            driver.executemany(sql, [b[1] for b in bound])
         else:
             for b in bound:
-                driver.execute(*b)  # type: ignore[misc]
-    except error_class as exc:
-        raise _driver_error(conn, sql, values, exc) from exc
+                driver.execute(*b)
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise _driver_error(conn, sql, [b[1] for b in bound], exc) from exc
 
 
 def _values_group(sql: str, width: int) -> tuple[int, int] | None:

@@ -304,7 +304,10 @@ def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
-        conn.exec_driver_sql(_BEGIN_MODES[mode])
+        if conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute:
+            conn.exec_driver_sql(_BEGIN_MODES[mode])  # seen by whoever listens
+        else:  # the driver itself, as for the statements of store/direct.py
+            conn.connection.driver_connection.execute(_BEGIN_MODES[mode])
 
 
 def checkpoint(engine: Engine) -> None:
