@@ -298,6 +298,9 @@ def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
             # deleted content is overwritten, not left readable in free pages
             cursor.execute("PRAGMA secure_delete = ON")
+            # statement journals and sorts in memory: a multi-row write's journal otherwise
+            # spills to a new file under /var/tmp in every add (created, unlinked, written)
+            cursor.execute("PRAGMA temp_store = MEMORY")
         finally:
             cursor.close()
 

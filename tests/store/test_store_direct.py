@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.store import direct
+from hy_memory_langgraph.store.engine import create_store_engine
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 META = sa.MetaData()
@@ -159,3 +160,14 @@ def test_a_lite_add_runs_no_statement_through_sqlalchemy_execute(
         assert client.search("lemon tree", user_ids=["u1"])["memories"][0]["content"].startswith("My sister")
     finally:
         client.close()
+
+
+def test_temporary_data_stays_in_memory(tmp_path: Path) -> None:
+    """Statement journals and sorts of the store's SQLite connections never go to a
+    temporary file (one was created and unlinked in every add)."""
+    engine, _ = create_store_engine(tmp_path / "settings.db")
+    try:
+        with engine.connect() as conn:
+            assert conn.execute(sa.text("PRAGMA temp_store")).scalar() == 2  # MEMORY
+    finally:
+        engine.dispose()
