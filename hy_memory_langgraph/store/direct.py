@@ -59,7 +59,7 @@ class _Shape:
     flat: Callable[[Params], tuple[Any, ...]] | None = None
 
 
-#: Compiled shapes kept (the store has a few dozen).
+#: Compiled shapes (and multi-row texts) kept; the store has a few dozen.
 MAX_SHAPES = 1024
 _SHAPES: dict[tuple[int, tuple[str, ...]], tuple[ClauseElement, _Shape | None]] = {}
 
@@ -226,6 +226,8 @@ def _many_values(shape: _Shape, count: int) -> str | None:
         span = _values_group(shape.sql, len(shape.sources))
         if span is None:
             return None
+        if len(_MANY_VALUES) >= MAX_SHAPES:
+            _MANY_VALUES.clear()
         group = shape.sql[span[0]:span[1]]
         cached = _MANY_VALUES[key] = shape.sql[:span[0]] + ", ".join([group] * count) + shape.sql[span[1]:]
     return cached

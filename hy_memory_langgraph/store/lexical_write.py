@@ -227,7 +227,7 @@ def _load_docs(conn: Connection, item_ids: Iterable[int]) -> dict[int, _Doc]:
 
 
 def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> None:
-    rows: list[Row[Any]] = []
+    rows: list[Any] = []  # rows of store/direct.py (attribute access)
     for stmt, values in ((_SPACES_NAMED, sorted(namespaces)), (_SPACES_NUMBERED, sorted(space_ids))):
         for part in chunks(values):
             rows += direct.fetch(batch.conn, stmt, {"p_ids": list(part)})
