@@ -10,8 +10,9 @@ runs it on the driver connection of the caller's transaction, with the same bind
 result processing SQLAlchemy would apply.
 
 ``Connection.execute`` is used instead on other dialects, while anyone listens to cursor
-events (statement counters, query-plan tests see every statement), and for shapes the
-driver path does not cover (an empty ``IN`` list). Driver errors are raised as
+events (statement counters, query-plan tests see every statement) or the engine echoes
+statements, under a schema translation, and for shapes the driver path does not cover
+(an empty ``IN`` list, column defaults, literal-execute parameters). Driver errors are raised as
 SQLAlchemy's own (``sqlalchemy.exc.IntegrityError`` …), as ``Connection.execute``
 would.
 
@@ -109,9 +110,16 @@ def _fills_defaults(compiled: Any) -> bool:
                 or getattr(compiled, "postfetch", None))
 
 
+def _driver_path(conn: Connection) -> bool:
+    """Whether ``conn``'s statements may skip SQLAlchemy: SQLite, nobody listening to or
+    logging statements, no schema translation."""
+    return (conn.dialect.name == "sqlite" and not conn.dispatch.before_cursor_execute
+            and not conn.dispatch.after_cursor_execute and not conn._echo
+            and not conn.get_execution_options().get("schema_translate_map"))
+
+
 def _shape(conn: Connection, stmt: ClauseElement, params: Params) -> _Shape | None:
-    if conn.dialect.name != "sqlite" or conn.dispatch.before_cursor_execute \
-            or conn.dispatch.after_cursor_execute:
+    if not _driver_path(conn):
         return None
     names = tuple(params)
     key = (id(stmt), names)

@@ -171,3 +171,17 @@ def test_temporary_data_stays_in_memory(tmp_path: Path) -> None:
             assert conn.execute(sa.text("PRAGMA temp_store")).scalar() == 2  # MEMORY
     finally:
         engine.dispose()
+
+
+def test_an_echoing_engine_logs_every_statement(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'echo.db'}", echo=True)
+    META.create_all(engine)
+    try:
+        with caplog.at_level("INFO", logger="sqlalchemy.engine"), engine.begin() as conn:
+            direct.run(conn, INSERT, _rows(2))
+            assert [r.name for r in direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0})] == ["n0001"]
+        logged = [r.getMessage() for r in caplog.records]
+        assert any(m.startswith("INSERT INTO things") for m in logged)
+        assert any(m.startswith("SELECT things.name") for m in logged)
+    finally:
+        engine.dispose()
