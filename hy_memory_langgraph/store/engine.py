@@ -307,10 +307,14 @@ def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
-        if conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute:
+        if conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute or conn._echo:
             conn.exec_driver_sql(_BEGIN_MODES[mode])  # seen by whoever listens
-        else:  # the driver itself, as for the statements of store/direct.py
+            return
+        try:  # the driver itself, as for the statements of store/direct.py
             conn.connection.driver_connection.execute(_BEGIN_MODES[mode])
+        except sqlite3.Error as exc:  # raised as SQLAlchemy's, like exec_driver_sql would
+            raise sa.exc.DBAPIError.instance(_BEGIN_MODES[mode], (), exc, sqlite3.Error,
+                                             dialect=conn.dialect) from exc
 
 
 def checkpoint(engine: Engine) -> None:

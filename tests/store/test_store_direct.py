@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.store import direct
-from hy_memory_langgraph.store.engine import create_store_engine
+from hy_memory_langgraph.store.engine import create_store_engine, write_tx
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 META = sa.MetaData()
@@ -183,5 +183,23 @@ def test_an_echoing_engine_logs_every_statement(tmp_path: Path, caplog: pytest.L
         logged = [r.getMessage() for r in caplog.records]
         assert any(m.startswith("INSERT INTO things") for m in logged)
         assert any(m.startswith("SELECT things.name") for m in logged)
+    finally:
+        engine.dispose()
+
+
+def test_a_busy_database_fails_a_write_with_sqlalchemys_error(tmp_path: Path) -> None:
+    """``BEGIN IMMEDIATE`` runs on the driver; a writer that cannot get the lock gets
+    ``sqlalchemy.exc.OperationalError`` as before, and the holder's write is kept."""
+    engine, _ = create_store_engine(tmp_path / "busy.db")
+    try:
+        with write_tx(engine) as holder:
+            holder.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+            with engine.connect() as other:
+                other.connection.driver_connection.execute("PRAGMA busy_timeout = 20")
+                other.execution_options(hy_begin="IMMEDIATE")
+                with pytest.raises(sa.exc.OperationalError, match="locked"):
+                    other.begin()
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
     finally:
         engine.dispose()
