@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
@@ -32,6 +33,20 @@ __all__ = [
 ACTIVE: Final = "active"
 SUPERSEDED: Final = "superseded"
 DELETED: Final = "deleted"
+
+
+@functools.cache
+def _stored_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name != "score")
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with its lists and dicts copied all the way down (JSON values)."""
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    return value
 
 
 @dataclass(kw_only=True)
@@ -73,9 +88,9 @@ class Record:
         return list(self.index_fields) if self.status == ACTIVE else False
 
     def stored_value(self) -> dict[str, Any]:
-        """The JSON value written to the store (``kind`` included, ``score`` left out)."""
-        value = dataclasses.asdict(self)
-        value.pop("score")
+        """The JSON value written to the store (``kind`` included, ``score`` left out);
+        lists and dicts are copies, as with :func:`dataclasses.asdict`."""
+        value = {name: _copied(getattr(self, name)) for name in _stored_names(type(self))}
         value["kind"] = self.kind
         return value
 
