@@ -137,7 +137,7 @@ def schema_of(engine: Engine | Connection) -> str | None:
 
 
 def create_store_engine(
-    path: str | os.PathLike[str], *, schema: str | None = None
+    path: str | os.PathLike[str], *, schema: str | None = None, wal_autocheckpoint: int | None = None
 ) -> tuple[Engine, Path | None]:
     """Create the engine for ``path`` and return it with the local database file.
 
@@ -145,6 +145,9 @@ def create_store_engine(
         path: A SQLite file path, or a SQLAlchemy URL (contains ``"://"``).
         schema: On PostgreSQL, the schema holding this store's tables (ignored on
             SQLite, where every store has its own file).
+        wal_autocheckpoint: SQLite's ``wal_autocheckpoint`` for the engine's writable
+            connections (``0``: they never checkpoint; someone else must, see
+            :mod:`.checkpoints`); ``None`` keeps SQLite's default of 1,000 pages.
 
     Returns:
         The engine (give it back with :func:`release_engine`), and the local SQLite
@@ -166,7 +169,7 @@ def create_store_engine(
                                   execution_options={READ_ONLY_OPTION: True})
     else:
         engine = sa.create_engine(url, **_sqlite_kwargs(local))
-    _install_sqlite_hooks(engine, readonly=readonly)
+    _install_sqlite_hooks(engine, readonly=readonly, autocheckpoint=wal_autocheckpoint)
     return engine, local
 
 
@@ -285,7 +288,8 @@ def _sqlite_kwargs(local: Path | None) -> dict[str, Any]:
     return {"connect_args": connect_args}
 
 
-def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False) -> None:
+def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False,
+                          autocheckpoint: int | None = None) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
@@ -294,6 +298,8 @@ def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False) -> None:
             cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
             if not readonly:  # switching the journal mode is a write
                 cursor.execute("PRAGMA journal_mode = WAL")
+                if autocheckpoint is not None:
+                    cursor.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint)}")
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = ON")
             # deleted content is overwritten, not left readable in free pages

@@ -32,6 +32,10 @@ from langgraph.store.base import (
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreError
 from hy_memory_langgraph.store import lexical_read, migrations, namespaces, sql
 from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
+from hy_memory_langgraph.store.checkpoints import (
+    WRITER_CHECKPOINT_PAGES,
+    WalCheckpointer,
+)
 from hy_memory_langgraph.store.engine import (
     checkpoint,
     create_store_engine,
@@ -130,7 +134,10 @@ class HyMemoryStore(BaseStore):
         self._lock = threading.RLock()
         self._closed = False
         self._sweeper: TTLSweeper | None = None
-        self._engine, self._local_file = create_store_engine(path, schema=schema)
+        self._engine, self._local_file = create_store_engine(
+            path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
+        self._checkpointer = (WalCheckpointer(self._engine)
+                              if self._local_file is not None and not is_read_only(self._engine) else None)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
             cache = shared_index_cache() if index_cache is None else index_cache
@@ -201,6 +208,8 @@ class HyMemoryStore(BaseStore):
             self._closed = True
         try:
             self.stop_ttl_sweeper()
+            if self._checkpointer is not None:
+                self._checkpointer.close()
             if self._scoped is not None:
                 self._scoped.close()
         finally:
@@ -340,6 +349,8 @@ class HyMemoryStore(BaseStore):
         self._after_write(written, now)
 
     def _after_write(self, written: WriteResult, now: int) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.written()
         if self._scoped is None or not written.seqs:
             return
         if self._scoped.advance(written.seqs, written.local):  # nobody wrote in between
