@@ -31,15 +31,18 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 
 from sqlalchemy.engine import Engine
 
-__all__ = ["DELAY_S", "WRITER_CHECKPOINT_PAGES", "WalCheckpointer"]
+__all__ = ["DELAY_S", "IDLE_CHECK_S", "WRITER_CHECKPOINT_PAGES", "WalCheckpointer"]
 
 logger = logging.getLogger(__name__)
 
 #: Seconds between a write and the checkpoint that follows it (writes meanwhile share it).
 DELAY_S = 0.25
+#: Seconds an idle thread waits before checking that its store is still in use.
+IDLE_CHECK_S = 5.0
 #: Log pages past which a writer checkpoints itself (8 MB at 4 KB pages; SQLite: 1,000).
 WRITER_CHECKPOINT_PAGES = 2000
 
@@ -82,18 +85,10 @@ class WalCheckpointer:
     def _start_thread(self) -> None:
         with self._start:
             if self._thread is None and not self._closed.is_set():
-                self._thread = threading.Thread(target=self._run, name="hy-store-wal-checkpointer",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=_run, args=(weakref.ref(self), self._pending, self._closed, self._delay_s),
+                    name="hy-store-wal-checkpointer", daemon=True)
                 self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            self._pending.wait()
-            self._closed.wait(self._delay_s)  # let the writes of the next moment join in
-            self._pending.clear()
-            self._checkpoint()
-            if self._closed.is_set():
-                return
 
     def _checkpoint(self) -> None:
         try:
@@ -102,3 +97,24 @@ class WalCheckpointer:
             self.checkpoints += 1
         except Exception:  # the next write tries again; SQLite keeps the log meanwhile
             logger.exception("checkpoint of %s failed", self._engine.url)
+
+
+def _run(owner: weakref.ref[WalCheckpointer], pending: threading.Event, closed: threading.Event,
+         delay_s: float) -> None:
+    """The thread: a checkpoint ``delay_s`` after each write, until closed. It holds its
+    checkpointer (and so the engine) only weakly: a store dropped without ``close()`` lets
+    the thread end within :data:`IDLE_CHECK_S`."""
+    while True:
+        if not pending.wait(IDLE_CHECK_S):
+            if owner() is None:
+                return
+            continue
+        closed.wait(delay_s)  # let the writes of the next moment join in
+        pending.clear()
+        checkpointer = owner()
+        if checkpointer is None:
+            return
+        checkpointer._checkpoint()
+        del checkpointer
+        if closed.is_set():
+            return

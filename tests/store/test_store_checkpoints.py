@@ -3,6 +3,7 @@ write's commit, and the log stays bounded."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import Callable
@@ -125,3 +126,18 @@ def test_a_failed_checkpoint_is_logged_and_the_next_write_retries(
     finally:
         checkpointer.close()
         release_engine(engine)
+
+
+def test_a_store_dropped_without_close_lets_its_thread_end(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checkpoints, "DELAY_S", 0.005)
+    monkeypatch.setattr(checkpoints, "IDLE_CHECK_S", 0.01)
+    store = HyMemoryStore(tmp_path / "dropped.db", index=None)
+    _write_many(store, 2)
+    checkpointer = store._checkpointer
+    assert checkpointer is not None and _until(lambda: checkpointer.checkpoints >= 1)
+    thread = checkpointer._thread
+    assert thread is not None and thread.is_alive()
+    del store, checkpointer
+    gc.collect()
+    assert _until(lambda: not thread.is_alive())
