@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -134,10 +135,14 @@ def test_a_store_dropped_without_close_lets_its_thread_end(tmp_path: Path,
     monkeypatch.setattr(checkpoints, "IDLE_CHECK_S", 0.01)
     store = HyMemoryStore(tmp_path / "dropped.db", index=None)
     _write_many(store, 2)
-    checkpointer = store._checkpointer
-    assert checkpointer is not None and _until(lambda: checkpointer.checkpoints >= 1)
-    thread = checkpointer._thread
-    assert thread is not None and thread.is_alive()
-    del store, checkpointer
+    thread = _checkpointing_thread(store)
+    del store
     gc.collect()
     assert _until(lambda: not thread.is_alive())
+
+
+def _checkpointing_thread(store: HyMemoryStore) -> threading.Thread:
+    checkpointer = store._checkpointer
+    assert checkpointer is not None and _until(lambda: checkpointer.checkpoints >= 1)
+    assert checkpointer._thread is not None and checkpointer._thread.is_alive()
+    return checkpointer._thread
