@@ -130,15 +130,23 @@ class StatementCounter:
         self.main = threading.get_ident()
         self.on = False
         self.statements = self.executions = self.others = self.log_statements = 0
+        self._connections: list[sqlite3.Connection] = []  # this script's whole run
         event.listen(Pool, "connect", self._connected)
 
     def _connected(self, dbapi_conn: Any, _record: Any) -> None:
         if isinstance(dbapi_conn, sqlite3.Connection):
-            dbapi_conn.set_trace_callback(self._executed)
+            self._connections.append(dbapi_conn)
+            dbapi_conn.set_trace_callback(self._executed if self.on else None)
+
+    def _trace(self, on: bool) -> None:
+        """SQLite's trace callback on every connection while counting (it costs time)."""
+        self.on = on
+        for connection in self._connections:
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed by its pool since
+                connection.set_trace_callback(self._executed if on else None)
 
     def _executed(self, statement: str) -> None:
-        if self.on and threading.get_ident() == self.main and not statement.startswith(
-                ("COMMIT", "ROLLBACK")):
+        if threading.get_ident() == self.main and not statement.startswith(("COMMIT", "ROLLBACK")):
             self.executions += 1
 
     def _issued(self, conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
@@ -152,13 +160,13 @@ class StatementCounter:
     @contextlib.contextmanager
     def counting(self) -> Iterator[None]:
         """Count inside the block."""
-        self.on = True
+        self._trace(True)
         event.listen(Engine, "before_cursor_execute", self._issued)
         try:
             yield
         finally:
             event.remove(Engine, "before_cursor_execute", self._issued)
-            self.on = False
+            self._trace(False)
 
     def count(self, add: Callable[[], None]) -> tuple[int, int]:
         """``(statements, SQLite executions)`` of the add's thread in one call of ``add``."""
