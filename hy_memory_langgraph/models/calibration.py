@@ -240,4 +240,3 @@ class CalibrationCache:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-

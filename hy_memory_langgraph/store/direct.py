@@ -40,7 +40,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ClauseElement
 
-__all__ = ["MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "run"]
+__all__ = ["MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "run", "run_text"]
 
 Params = Mapping[str, Any]
 
@@ -178,6 +178,18 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
     except error_class as exc:
         raise _driver_error(conn, *bound, exc) from exc
     return _rows(shape, raw)
+
+
+def run_text(conn: Connection, sql: str) -> None:
+    """Run SQL text without parameters or rows (``BEGIN IMMEDIATE``): on the driver where
+    statements may skip SQLAlchemy, else with ``Connection.exec_driver_sql``."""
+    if not _driver_path(conn):
+        conn.exec_driver_sql(sql)
+        return
+    try:
+        conn.connection.driver_connection.execute(sql)
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise _driver_error(conn, sql, (), exc) from exc
 
 
 def _run_bound(shape: _Shape, rows: Sequence[Params]) -> list[tuple[str, Sequence[Any]]] | None:

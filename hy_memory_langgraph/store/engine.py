@@ -47,6 +47,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreError
+from hy_memory_langgraph.store import direct
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -313,14 +314,7 @@ def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False,
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
-        if conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute or conn._echo:
-            conn.exec_driver_sql(_BEGIN_MODES[mode])  # seen by whoever listens
-            return
-        try:  # the driver itself, as for the statements of store/direct.py
-            conn.connection.driver_connection.execute(_BEGIN_MODES[mode])
-        except sqlite3.Error as exc:  # raised as SQLAlchemy's, like exec_driver_sql would
-            raise sa.exc.DBAPIError.instance(_BEGIN_MODES[mode], (), exc, sqlite3.Error,
-                                             dialect=conn.dialect) from exc
+        direct.run_text(conn, _BEGIN_MODES[mode])  # on the driver, like the store's statements
 
 
 def checkpoint(engine: Engine) -> None:
