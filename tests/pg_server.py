@@ -55,8 +55,9 @@ class PgServer:
         if self._dir is None:
             return
         bindir = _binaries()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
         subprocess.run([*self._as_user, str(bindir / "pg_ctl"), "-D", str(self._dir / "data"),
-                        "-m", "immediate", "stop"], capture_output=True, check=False)
+                        "-m", "immediate", "stop"], capture_output=True, check=False, env=env)
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
@@ -81,8 +82,11 @@ def start_server() -> PgServer:
                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
          "start"],
     ]
+    # The server outlives the test that starts it and needs none of pytest's variables
+    # (PYTEST_CURRENT_TEST holds the test's id, megabytes for a long parameter).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     for step in steps:
-        done = subprocess.run([*as_user, *step], capture_output=True, text=True, check=False)
+        done = subprocess.run([*as_user, *step], capture_output=True, text=True, check=False, env=env)
         if done.returncode != 0:
             shutil.rmtree(base, ignore_errors=True)
             raise RuntimeError(f"{Path(step[0]).name} failed: {done.stderr.strip()[-500:]}")

@@ -239,7 +239,7 @@ def _post(url: str, payload: bytes) -> tuple[int, dict[str, Any]]:
     request = urllib.request.Request(url, data=payload,
                                      headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         body = json.loads(exc.read())
@@ -263,7 +263,7 @@ def test_stub_http_surface(openai_stub: OpenAIStub) -> None:
     decoded = np.frombuffer(__import__("base64").b64decode(body["data"][0]["embedding"]),
                             dtype="<f4")
     assert np.allclose(decoded, openai_stub.embedder("x"), atol=1e-6)
-    with urllib.request.urlopen(f"{base}/models", timeout=5) as response:
+    with urllib.request.urlopen(f"{base}/models", timeout=60) as response:
         assert json.loads(response.read())["data"][0]["id"] == "stub-model"
     status, body = _post(f"{base}/chat/completions",
                          b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}')

@@ -63,6 +63,9 @@ class WalCheckpointer:
         self._closed = threading.Event()
         self._start = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._settled = threading.Condition()
+        self._noted = 0  # writes noted so far
+        self._covered = 0  # writes noted before the last successful checkpoint began
         self.checkpoints = 0
 
     @property
@@ -73,7 +76,16 @@ class WalCheckpointer:
         """Note a committed write: a checkpoint follows within ``delay_s``."""
         if self._thread is None:
             self._start_thread()
+        with self._settled:
+            self._noted += 1
         self._pending.set()
+
+    def wait_settled(self, timeout: float | None = None) -> bool:
+        """Wait until a checkpoint that began after the last noted write has finished
+        (``True``), or ``timeout`` seconds passed (``False``). For tests and operators
+        who need the log copied before they look at it."""
+        with self._settled:
+            return self._settled.wait_for(lambda: self._covered >= self._noted, timeout)
 
     def close(self) -> None:
         """Stop the thread after a last checkpoint of what was written (idempotent)."""
@@ -91,12 +103,18 @@ class WalCheckpointer:
                 self._thread.start()
 
     def _checkpoint(self) -> None:
+        with self._settled:
+            covering = self._noted
         try:
             with self._engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
             self.checkpoints += 1
         except Exception:  # the next write tries again; SQLite keeps the log meanwhile
             logger.exception("checkpoint of %s failed", self._engine.url)
+            return
+        with self._settled:
+            self._covered = max(self._covered, covering)
+            self._settled.notify_all()
 
 
 def _run(owner: weakref.ref[WalCheckpointer], pending: threading.Event, closed: threading.Event,

@@ -15,6 +15,7 @@ import pytest
 
 from hy_memory_langgraph.models import calibration as calibration_module
 from hy_memory_langgraph.models.calibration import (
+    KERNEL_TOLERANCE,
     Calibration,
     CalibrationCache,
     LanguageScale,
@@ -239,6 +240,8 @@ def test_experience_reconcile_is_called_only_for_related_drafts(make_client) -> 
 
 @pytest.mark.real_model
 def test_the_bundled_calibration_is_what_the_installed_model_measures() -> None:
+    """Within what CPU kernels legitimately differ by (``bench/e5_kernels.py``), and with
+    the same gate decisions at every cosine of the measured range."""
     from hy_memory_langgraph.models import E5Embeddings
 
     emb = E5Embeddings()
@@ -246,8 +249,25 @@ def test_the_bundled_calibration_is_what_the_installed_model_measures() -> None:
     shipped = bundled().get(cache_key(emb))
     assert shipped is not None, "regenerate: python -m hy_memory_langgraph.models.bundle"
     for language, scale in measured.languages.items():
-        assert shipped.scale(language).floor == pytest.approx(scale.floor, abs=1e-5)
-        assert shipped.scale(language).ceiling == pytest.approx(scale.ceiling, abs=1e-5)
+        assert shipped.scale(language).floor == pytest.approx(scale.floor, abs=KERNEL_TOLERANCE)
+        assert shipped.scale(language).ceiling == pytest.approx(scale.ceiling, abs=KERNEL_TOLERANCE)
+        cosines = np.linspace(scale.floor, scale.ceiling, 201)
+        drift = max(abs(shipped.similarity(float(c), language) - scale.similarity(float(c)))
+                    for c in cosines)
+        assert drift < 0.01, (language, drift)
+
+
+def test_the_kernel_tolerance_is_far_inside_the_gates() -> None:
+    """A floor and ceiling each off by the tolerance move no calibrated similarity of the
+    range by more than a tenth of the gap between the gates."""
+    shipped = next(iter(bundled().values()))
+    for language in ("en", "zh"):
+        scale = shipped.scale(language)
+        moved = LanguageScale(scale.floor + KERNEL_TOLERANCE, scale.ceiling - KERNEL_TOLERANCE,
+                              scale.spread, scale.pairs)
+        worst = max(abs(moved.similarity(c) - scale.similarity(c))
+                    for c in (scale.floor, scale.ceiling))
+        assert worst < (EXPERIENCE_GATE - FACT_GATE) / 10, (language, worst)
 
 
 @pytest.mark.real_model

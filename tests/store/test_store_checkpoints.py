@@ -25,7 +25,8 @@ from hy_memory_langgraph.store.engine import (
 NS = ("docs", "u1")
 
 
-def _until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+def _until(condition: Callable[[], bool], seconds: float = 120.0) -> bool:
+    """Wait for ``condition`` (the deadline only guards against a hang)."""
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
@@ -59,14 +60,15 @@ def test_writers_leave_checkpoints_to_the_thread(tmp_path: Path,
     assert not checkpointer.running  # closing the store stopped it
 
 
-def _burst_then_settle(store: HyMemoryStore, start: int) -> int:
-    """Write 100 commits, wait for the thread's checkpoint after them; the log's size."""
+def _burst_then_settle(store: HyMemoryStore, start: int, gate: threading.Event) -> int:
+    """Write 100 commits while the thread is held, let it checkpoint them; the log's size."""
     checkpointer = store._checkpointer
     assert checkpointer is not None
+    gate.clear()  # no checkpoint during the burst, however slow the machine is
     for i in range(start, start + 100):
         store.put(NS, f"k{i:05d}", {"text": f"note {i} " + "words " * 40}, index=False)
-    done = checkpointer.checkpoints
-    assert _until(lambda: checkpointer.checkpoints > done and not checkpointer._pending.is_set())
+    gate.set()
+    assert checkpointer.wait_settled(timeout=120)  # a checkpoint begun after the last write
     return _wal_bytes(store)
 
 
@@ -75,15 +77,43 @@ def test_the_log_starts_over_once_the_thread_has_copied_it(
     """After a pause the next writer reuses the log from its start: two bursts leave it as
     long as one (without the thread it holds both, until the writers' own threshold)."""
     monkeypatch.setattr(checkpoints, "DELAY_S", 0.01)
+    gate = threading.Event()
+    checkpoint = WalCheckpointer._checkpoint
+
+    def held(self: WalCheckpointer) -> None:
+        gate.wait()
+        checkpoint(self)
+
+    monkeypatch.setattr(WalCheckpointer, "_checkpoint", held)
     with HyMemoryStore(tmp_path / "reused.db", index=None) as store:
-        first = _burst_then_settle(store, 0)
-        second = _burst_then_settle(store, 100)
-    assert second <= first * 1.2, (first, second)
+        first = _burst_then_settle(store, 0, gate)
+        second = _burst_then_settle(store, 100, gate)
+    assert second == first, (first, second)
     monkeypatch.setattr(WalCheckpointer, "written", lambda self: None)  # nobody checkpoints
     with HyMemoryStore(tmp_path / "grown.db", index=None) as store:
         _write_many(store, 200)
         grown = _wal_bytes(store)
     assert grown >= first * 1.6, (first, grown)
+
+
+def test_wait_settled_waits_for_a_checkpoint_after_the_last_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checkpoints, "DELAY_S", 0.01)
+    gate = threading.Event()
+    checkpoint = WalCheckpointer._checkpoint
+
+    def held(self: WalCheckpointer) -> None:
+        gate.wait()
+        checkpoint(self)
+
+    monkeypatch.setattr(WalCheckpointer, "_checkpoint", held)
+    with HyMemoryStore(tmp_path / "settle.db", index=None) as store:
+        checkpointer = store._checkpointer
+        assert checkpointer is not None and checkpointer.wait_settled(timeout=0)  # nothing written
+        _write_many(store, 2)
+        assert not checkpointer.wait_settled(timeout=0.05)  # held: not settled
+        gate.set()
+        assert checkpointer.wait_settled(timeout=120) and checkpointer.checkpoints >= 1
 
 
 def test_read_only_and_memory_stores_have_no_checkpointer(tmp_path: Path,

@@ -76,7 +76,7 @@ class _BlockingIndex:
     def search(self, *args: Any, **kwargs: Any) -> Any:
         self.threads_inside = faiss.omp_get_max_threads()
         self.entered.set()
-        self.release.wait(timeout=30)
+        self.release.wait(timeout=120)
         return self.inner.search(*args, **kwargs)
 
 
@@ -103,17 +103,17 @@ def test_search_in_one_thread_neither_blocks_nor_reconfigures_others() -> None:
 
     first = _in_thread(lambda: blocked.search(query, 3))
     try:
-        assert blocker.entered.wait(timeout=10)
+        assert blocker.entered.wait(timeout=60)
         # Inside the first search: its thread runs with its own count ...
         assert blocker.threads_inside == default + 1
         # ... while this thread's count is untouched, and another search completes.
         assert faiss.omp_get_max_threads() == default
         second = _in_thread(lambda: other.search(query, 3))
-        second.join(timeout=5)
+        second.join(timeout=60)
         assert not second.is_alive(), "a search in another thread waited for the blocked one"
     finally:
         blocker.release.set()
-        first.join(timeout=10)
+        first.join(timeout=60)
     assert not first.is_alive()
 
 
@@ -125,7 +125,7 @@ def test_search_restores_the_calling_threads_setting() -> None:
         _small_index(search_threads=default + 2).search(np.ones(4, dtype="float32"), 3)
         seen.append(faiss.omp_get_max_threads())
 
-    _in_thread(search_then_read).join(timeout=10)
+    _in_thread(search_then_read).join(timeout=60)
     assert seen == [default]
     assert faiss.omp_get_max_threads() == default
 
