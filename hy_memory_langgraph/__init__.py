@@ -1,5 +1,9 @@
 """hy_memory_langgraph: long-term memory for LangGraph and LangChain agents.
 
+The public names below are imported when first used, so ``import hy_memory_langgraph``
+(and the ``hy-memory`` command's start-up) loads nothing heavy; the client, the store and
+the models load with the first name that needs them.
+
 Example:
     >>> from hy_memory_langgraph import HyMemoryClient  # doctest: +SKIP
     >>> client = HyMemoryClient(data_dir="./memory")  # doctest: +SKIP
@@ -7,21 +11,27 @@ Example:
 
 from __future__ import annotations
 
-from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.config import CodingConfig, MemoryConfig
-from hy_memory_langgraph.errors import (
-    ConfigError,
-    ConflictError,
-    HyMemoryError,
-    InvalidInputError,
-    InvalidSceneError,
-    LLMCallError,
-    ModelUnavailableError,
-    StoreCorruptionError,
-    StoreError,
-)
-from hy_memory_langgraph.store import HyMemoryStore
-from hy_memory_langgraph.threads import configure_threads
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from hy_memory_langgraph.client import HyMemoryClient
+    from hy_memory_langgraph.config import CodingConfig, MemoryConfig
+    from hy_memory_langgraph.errors import (
+        ConfigError,
+        ConflictError,
+        HyMemoryError,
+        InvalidInputError,
+        InvalidSceneError,
+        LLMCallError,
+        MissingContextError,
+        ModelUnavailableError,
+        ReadOnlyStoreError,
+        StoreCorruptionError,
+        StoreError,
+    )
+    from hy_memory_langgraph.store import HyMemoryStore
+    from hy_memory_langgraph.threads import configure_threads
 
 __all__ = [
     "CodingConfig",
@@ -34,9 +44,38 @@ __all__ = [
     "InvalidSceneError",
     "LLMCallError",
     "MemoryConfig",
+    "MissingContextError",
     "ModelUnavailableError",
+    "ReadOnlyStoreError",
     "StoreCorruptionError",
     "StoreError",
     "configure_threads",
 ]
 __version__ = "0.1.0"
+
+_ERRORS: Final = "hy_memory_langgraph.errors"
+#: Where each public name lives.
+_HOMES: Final = {
+    "HyMemoryClient": "hy_memory_langgraph.client",
+    "CodingConfig": "hy_memory_langgraph.config",
+    "MemoryConfig": "hy_memory_langgraph.config",
+    "HyMemoryStore": "hy_memory_langgraph.store",
+    "configure_threads": "hy_memory_langgraph.threads",
+    **{name: _ERRORS for name in ("ConfigError", "ConflictError", "HyMemoryError", "InvalidInputError",
+                                  "InvalidSceneError", "LLMCallError", "MissingContextError",
+                                  "ModelUnavailableError", "ReadOnlyStoreError", "StoreCorruptionError",
+                                  "StoreError")},
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'hy_memory_langgraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,9 +1,9 @@
 """The ``hy-memory`` command.
 
-Subcommands (each takes ``--data-dir`` and ``--json``, before or after its name):
-``add``, ``search``, ``get``, ``history``, ``delete``, ``stats`` (:mod:`.memories`),
-``export`` / ``import`` (:mod:`.transfer`), ``demo`` (:mod:`.demo`), ``workflow run``
-(:mod:`.workflow`). The parser and exit codes live in :mod:`.app`.
+:mod:`.parsers` defines every subcommand and its arguments; :mod:`.app` parses, runs the
+subcommand's handler (imported when it runs: :mod:`.memories`, :mod:`.transfer`,
+:mod:`.demo`, :mod:`.workflow`) and reports; :mod:`.common` holds the envelopes, exit
+codes and the user / data-dir rules every command follows.
 """
 
 from __future__ import annotations

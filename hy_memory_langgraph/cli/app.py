@@ -1,87 +1,80 @@
-"""The ``hy-memory`` command: parser, dispatch, envelopes, exit codes."""
+"""The ``hy-memory`` command: parse, run the subcommand's handler, report, exit.
+
+Handlers are found by name (:data:`~hy_memory_langgraph.cli.parsers.HANDLERS`) and
+imported when their subcommand runs. Every failure becomes a message (text on stderr,
+or the JSON envelope under ``--json``, usage errors included), never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 from hy_memory_langgraph import __version__
-from hy_memory_langgraph.cli import demo, memories, transfer, workflow
 from hy_memory_langgraph.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_OK,
     CliError,
-    add_common_options,
+    cli_terms,
     envelope,
     print_json,
 )
+from hy_memory_langgraph.cli.parsers import UsageError, build_parser, wants_json
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "handler_of", "main"]
 
 #: Exit status after the reader of stdout went away (as if killed by SIGPIPE).
-EXIT_BROKEN_PIPE = 141
-
-DESCRIPTION = """\
-Long-term memory for agents, on this machine: remember conversations, search them,
-inspect and move a memory. Runs offline with no API key (lite mode, embedded
-embeddings); set OPENAI_API_KEY for LLM extraction (pro mode).
-
-examples:
-  hy-memory add --text "I adopted a grey cat called Miso" -u alice
-  hy-memory search "what is my cat called?" -u alice
-  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl
-"""
+EXIT_BROKEN_PIPE: Final = 141
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser; ``--data-dir`` and ``--json`` work before or after the subcommand."""
-    parser = argparse.ArgumentParser(prog="hy-memory", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"hy-memory {__version__}")
-    add_common_options(parser, top=True)
-    parent = argparse.ArgumentParser(add_help=False)
-    add_common_options(parent)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    memories.register(sub, parent)
-    transfer.register(sub, parent)
-    demo.register(sub, parent)
-    workflow.register(sub, parent)
-    return parser
+def handler_of(spec: str) -> Callable[[argparse.Namespace], Any]:
+    """The handler ``"module:function"`` of this package's ``cli`` folder, imported now."""
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(f"hy_memory_langgraph.cli.{module}"), name)
 
 
-def _fail(args: argparse.Namespace, error: CliError) -> int:
-    if getattr(args, "json", False):
+def _fail(as_json: bool, error: CliError) -> int:
+    if as_json:
         print_json(envelope(error=error))
     else:
         print(f"hy-memory: error: {error.message}", file=sys.stderr)
     return error.exit_code
 
 
+def _usage(as_json: bool, error: UsageError) -> int:
+    if not as_json:
+        error.parser.print_usage(sys.stderr)
+    return _fail(as_json, CliError("USAGE_ERROR", f"{error.parser.prog}: {error.message}", EXIT_BAD_INPUT))
+
+
 def _dispatch(args: argparse.Namespace) -> int:
+    as_json = bool(getattr(args, "json", False))
     try:
+        handler = handler_of(args.handler)
         if getattr(args, "raw_exit", False):
-            return int(args.handler(args))
-        data: Any = args.handler(args)
-        if args.json:
+            return int(handler(args))
+        data: Any = handler(args)
+        if as_json:
             print_json(envelope(data))
         return EXIT_OK
     except CliError as exc:
-        return _fail(args, exc)
+        return _fail(as_json, exc)
     except ConfigError as exc:
-        return _fail(args, CliError("CONFIG_ERROR", str(exc), EXIT_BAD_INPUT))
+        return _fail(as_json, CliError("CONFIG_ERROR", cli_terms(str(exc)), EXIT_BAD_INPUT))
     except InvalidInputError as exc:
-        return _fail(args, CliError("INVALID_INPUT", str(exc), EXIT_BAD_INPUT))
+        return _fail(as_json, CliError("INVALID_INPUT", cli_terms(str(exc)), EXIT_BAD_INPUT))
     except KeyboardInterrupt:
-        return _fail(args, CliError("INTERRUPTED", "interrupted", 130))
+        return _fail(as_json, CliError("INTERRUPTED", "interrupted", 130))
     except BrokenPipeError:
         raise
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message, never a traceback
-        return _fail(args, CliError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL))
+        return _fail(as_json, CliError("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -91,7 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     waits before either runtime loads; a value in the environment wins.
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser(__version__).parse_args(argv)
+    except UsageError as exc:
+        return _usage(wants_json(argv), exc)
     try:
         code = _dispatch(args)
         sys.stdout.flush()

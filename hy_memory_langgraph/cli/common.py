@@ -1,10 +1,17 @@
-"""What every ``hy-memory`` subcommand shares: options, the client, output, errors.
+"""What every ``hy-memory`` subcommand shares: errors, output, the user and the data dir.
 
-* ``--data-dir`` and ``--json`` are accepted before or after the subcommand (and
-  ``--mode``, ``--user-id`` wherever a subcommand takes them);
 * with ``--json`` a command prints one JSON envelope, ``{"ok": true, "data": ...}`` or
-  ``{"ok": false, "error": {"code", "message"}}``; without it, readable text;
-* exit codes: 0 success, 1 internal error or not found, 2 bad input.
+  ``{"ok": false, "error": {"code", "message"}}`` (usage errors included); without it,
+  readable text;
+* exit codes: 0 success, 1 internal error or not found, 2 bad input;
+* commands that read or write one user's memory need that user: ``--user-id`` / ``-u``,
+  else ``HY_MEMORY_USER_ID``; there is no silent default, and every answer names the
+  user it is about;
+* commands that only read refuse a data dir that does not exist (a mistyped
+  ``--data-dir`` would otherwise read an empty memory); only writing commands create one.
+
+This module stays light (no client, no models): ``hy-memory --help`` imports only it and
+the parser.
 """
 
 from __future__ import annotations
@@ -12,21 +19,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.config import MemoryConfig
-
 __all__ = [
-    "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "CliError", "add_common_options", "dump_json",
-    "envelope", "make_client", "print_json", "user_id_of",
+    "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "USER_ENV", "CliError", "cli_terms", "data_dir_of",
+    "dump_json", "envelope", "existing_data_dir", "print_json", "user_id_of",
 ]
 
 EXIT_OK: Final = 0
 EXIT_INTERNAL: Final = 1
 EXIT_BAD_INPUT: Final = 2
+#: The environment variable naming the user when ``--user-id`` is not given.
+USER_ENV: Final = "HY_MEMORY_USER_ID"
+#: Where the data dir is when neither ``--data-dir`` nor ``MEMORY_DATA_DIR`` says.
+DEFAULT_DATA_DIR: Final = "~/.hy_memory"
 
 
 class CliError(Exception):
@@ -37,44 +46,56 @@ class CliError(Exception):
         self.code, self.message, self.exit_code = code, message, exit_code
 
 
-def add_common_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
-    """``--data-dir``, ``--json``, ``--no-embedding-cache``; on subcommands they never reset
-    a value given before the subcommand."""
-    default: Any = None if top else argparse.SUPPRESS
-    parser.add_argument("--data-dir", default=default, metavar="DIR",
-                        help="where the memory files live (default: $MEMORY_DATA_DIR, else ~/.hy_memory)")
-    parser.add_argument("--json", action="store_true", default=False if top else argparse.SUPPRESS,
-                        help="print one JSON envelope instead of text")
-    parser.add_argument("--no-embedding-cache", action="store_true",
-                        default=False if top else argparse.SUPPRESS,
-                        help="do not keep embeddings in {data dir}/cache/embeddings.db")
-
-
-def add_user_option(parser: argparse.ArgumentParser, help_text: str = "whose memories") -> None:
-    parser.add_argument("--user-id", "-u", help=f"{help_text} (default: $HY_MEMORY_USER_ID, else 'default')")
-
-
-def add_mode_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", choices=["lite", "pro"],
-                        help="lite: no LLM calls; pro: LLM extraction (default: pro when "
-                             "OPENAI_API_KEY is set, else lite)")
-
-
 def user_id_of(args: argparse.Namespace) -> str:
-    return getattr(args, "user_id", None) or os.environ.get("HY_MEMORY_USER_ID") or "default"
+    """The user a command is about: ``--user-id``, else ``$HY_MEMORY_USER_ID``."""
+    user = getattr(args, "user_id", None) or os.environ.get(USER_ENV, "").strip()
+    if not user:
+        raise CliError("MISSING_USER", f"say whose memory: pass --user-id USER (or -u USER), "
+                                       f"or set {USER_ENV}")
+    return user
 
 
-def data_dir_of(args: argparse.Namespace) -> Path | None:
-    value = getattr(args, "data_dir", None)
-    return None if value is None else Path(value).expanduser()
+def data_dir_of(args: argparse.Namespace) -> Path:
+    """The data dir of a command: ``--data-dir``, else ``$MEMORY_DATA_DIR``, else the default."""
+    value = getattr(args, "data_dir", None) or os.environ.get("MEMORY_DATA_DIR") or DEFAULT_DATA_DIR
+    return Path(value).expanduser()
 
 
-def make_client(args: argparse.Namespace) -> HyMemoryClient:
-    """The client of one command: ``--data-dir`` (else the environment), ``--mode``, and
-    an embedding cache in the data dir unless ``--no-embedding-cache``."""
-    config = MemoryConfig.from_env(data_dir=data_dir_of(args))
-    cache = not getattr(args, "no_embedding_cache", False)
-    return HyMemoryClient(mode=getattr(args, "mode", None), config=config, embedding_cache=cache)
+def existing_data_dir(args: argparse.Namespace) -> Path:
+    """The data dir of a reading command, which must exist (nothing is created)."""
+    path = data_dir_of(args)
+    if not path.is_dir():
+        given = "--data-dir" if getattr(args, "data_dir", None) else \
+            "MEMORY_DATA_DIR" if os.environ.get("MEMORY_DATA_DIR") else "the default data dir"
+        raise CliError("NO_DATA_DIR", f"the data dir {path} ({given}) does not exist: check the "
+                                      "path, or add memories first (hy-memory add ...)")
+    return path
+
+
+# API argument names in library error messages, and what the command line calls them.
+_TERMS: Final = [
+    (re.compile(r"non-empty query=\.\.\. or queries=\[\.\.\.\]"), "non-empty QUERY argument"),
+    (re.compile(r"use client\.export_memories\(\[user_id\]\)"), "use hy-memory export -u USER"),
+    (re.compile(r"\buser_ids(\[\])?\b"), "--user-id"),
+    (re.compile(r"\buser_id\b"), "--user-id"),
+    (re.compile(r"\blimit\b"), "--limit"),
+    (re.compile(r"\bmin_score\b"), "--min-score"),
+    (re.compile(r"\bcreated_after\b"), "--after"),
+    (re.compile(r"\bcreated_before\b"), "--before"),
+    (re.compile(r"\bmemory_at\b"), "--memory-at"),
+    (re.compile(r"\bworkspace_id\b"), "--workspace-id"),
+    (re.compile(r"\bsession_id\b"), "--session-id"),
+    (re.compile(r"\bmemory_id\b"), "MEMORY_ID"),
+    (re.compile(r"\bcontent must\b"), "TEXT must"),
+    (re.compile(r"\bquery\b"), "QUERY"),
+]
+
+
+def cli_terms(message: str) -> str:
+    """A library error message in command-line terms (``limit`` → ``--limit``, ...)."""
+    for pattern, replacement in _TERMS:
+        message = pattern.sub(replacement, message)
+    return message
 
 
 def _utf8(stream: TextIO) -> bool:

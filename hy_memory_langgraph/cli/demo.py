@@ -1,6 +1,7 @@
 """``hy-memory demo``: write a few memories and search them (lite mode, no API key).
 
 Runs in a new temporary data dir that is removed afterwards, or in ``--data-dir`` (kept).
+The handler only; its arguments are in :mod:`~hy_memory_langgraph.cli.parsers`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models import E5Embeddings
 
-__all__ = ["register"]
+__all__ = ["DEMO_QUERIES", "DEMO_TURNS", "demo"]
 
 DEMO_TURNS: Final = [
     ("2024-05-01T09:00:00Z", "I just adopted a grey cat and named her Miso."),
@@ -55,7 +56,7 @@ def _run(data_dir: Path, *, quiet: bool) -> dict[str, Any]:
     return out
 
 
-def _demo(args: argparse.Namespace) -> Any:
+def demo(args: argparse.Namespace) -> Any:
     if getattr(args, "data_dir", None):
         data_dir = Path(args.data_dir).expanduser()
         if not args.json:
@@ -68,10 +69,3 @@ def _demo(args: argparse.Namespace) -> Any:
         return {**_run(data_dir, quiet=args.json), "removed": True}
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    """Add ``demo`` to ``sub``."""
-    demo = sub.add_parser("demo", parents=[parent], help="write and search a few memories (no API key needed)",
-                          description=__doc__)
-    demo.set_defaults(handler=_demo)

@@ -1,12 +1,7 @@
 """``hy-memory export`` / ``hy-memory import``: a whole memory as JSONL, exact round trip.
 
-Exported: every memory of every scene (chat memories, working/coding facts and
-experiences) in every status with its id, content, metadata, ``memory_at``, status and
-supersede links; the history of each; conversation traces; the coding version chain;
-workflow-memory files. Not exported: vectors and search indexes (recomputed on import),
-git snapshots of the version chain, the embedding cache. ``import`` into an empty data
-dir gives the same search results. A progress bar is drawn on stderr when it is a
-terminal (``--progress`` forces it).
+Handlers only (the arguments are in :mod:`~hy_memory_langgraph.cli.parsers`); the rows
+are those of :meth:`HyMemoryClient.export_memories`.
 """
 
 from __future__ import annotations
@@ -18,17 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from hy_memory_langgraph.cli.common import CliError, dump_json, make_client
+from hy_memory_langgraph.cli.common import CliError, dump_json
 from hy_memory_langgraph.cli.progress import Progress
+from hy_memory_langgraph.cli.session import open_client
 
-__all__ = ["register"]
+__all__ = ["export", "import_"]
 
 
-def _export(args: argparse.Namespace) -> Any:
+def export(args: argparse.Namespace) -> Any:
     to_stdout = args.output in (None, "-")
     if to_stdout and args.json:
         raise CliError("INVALID_INPUT", "--json prints a summary: pass --output FILE for the rows")
-    with make_client(args) as client:
+    with open_client(args, writes=False) as client:
         rows = list(client.export_memories(args.user_ids or None))
     bar = Progress("rows", total=len(rows), enabled=args.progress)
     stream: TextIO = sys.stdout
@@ -60,16 +56,18 @@ def _rows(lines: list[str], source: str) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
         except json.JSONDecodeError as exc:
             raise CliError("INVALID_JSON", f"{source} line {number} is not JSON: {exc.msg}") from exc
+        except RecursionError:
+            raise CliError("INVALID_JSON", f"{source} line {number} nests too deeply") from None
 
 
-def _import(args: argparse.Namespace) -> Any:
+def import_(args: argparse.Namespace) -> Any:
     try:
         text = sys.stdin.read() if args.source == "-" else Path(args.source).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError("INVALID_INPUT", f"cannot read {args.source}: {exc}") from exc
     lines = [line for line in text.splitlines() if line.strip()]
     bar = Progress("rows", total=len(lines), enabled=args.progress)
-    with make_client(args) as client:
+    with open_client(args, writes=True) as client:
         result = client.import_memories(_rows(lines, args.source), on_row=bar.update)
     bar.close()
     if not result["complete"]:
@@ -79,22 +77,3 @@ def _import(args: argparse.Namespace) -> Any:
         counts = ", ".join(f"{k}={v}" for k, v in result.items() if k not in ("rows", "complete") and v)
         print(f"imported {result['rows']} rows ({counts or 'nothing'})")
     return result
-
-
-def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    """Add ``export`` and ``import`` to ``sub``."""
-    export = sub.add_parser("export", parents=[parent], help="write every memory to JSONL (exact round trip)",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    export.add_argument("--output", "-o", help="the JSONL file (default: stdout)")
-    export.add_argument("--user-id", "-u", dest="user_ids", action="append",
-                        help="export only this user (repeatable; default: everyone)")
-    export.add_argument("--progress", action="store_true", default=None,
-                        help="draw the progress bar even when stderr is not a terminal")
-    export.set_defaults(handler=_export)
-
-    imp = sub.add_parser("import", parents=[parent], help="read a JSONL export into the data dir",
-                         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    imp.add_argument("source", help="a file written by `hy-memory export`, or - for stdin")
-    imp.add_argument("--progress", action="store_true", default=None,
-                     help="draw the progress bar even when stderr is not a terminal")
-    imp.set_defaults(handler=_import)

@@ -5,9 +5,11 @@ Operations: ``workflow.memoryPrompt`` (input ``{"workflowId"?, "memoryAppId"?}``
 "workflowId"?, "dynamicContext"?, "memoryAppId"?, "async"?}``). Success prints
 ``{"ok": true, "data": {...}}`` (exit 0); bad input prints
 ``{"ok": false, "error": {"code", "message"}}`` (exit 2; exit 1 for internal errors).
+``memoryPrompt`` only reads: a data dir that does not exist is refused.
 
 The OA context comes from ``MEMORY_OA_CONTEXT_PROVIDER`` or ``MEMORY_OA_CONTEXT_FILE``
-(see :mod:`hy_memory_langgraph.config`); an invalid value is a ``CONFIG_ERROR``.
+(see :mod:`hy_memory_langgraph.config`); an invalid value is a ``CONFIG_ERROR``. The
+arguments are in :mod:`~hy_memory_langgraph.cli.parsers`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hy_memory_langgraph.cli.common import (
     EXIT_OK,
     CliError,
     dump_json,
+    existing_data_dir,
     user_id_of,
 )
 from hy_memory_langgraph.client import WorkflowMemoryService
@@ -37,7 +40,7 @@ from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
 from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 
-__all__ = ["OPERATIONS", "CliError", "load_input", "register", "run_operation", "service_from_env"]
+__all__ = ["OPERATIONS", "READ_ONLY", "CliError", "load_input", "run", "run_operation", "service_from_env"]
 
 _PROMPT_KEYS = ("workflowId", "memoryAppId")
 _EXTRACT_KEYS = ("msgList", "userMessage", "assistantMessage", "workflowId", "dynamicContext",
@@ -66,6 +69,9 @@ def _memory_extract(service: WorkflowMemoryService, user_id: str, payload: dict[
         dynamic_context=payload.get("dynamicContext"), memory_app_id=payload.get("memoryAppId"),
     )
 
+
+#: Operations that only read (their data dir must exist).
+READ_ONLY = frozenset({"workflow.memoryPrompt"})
 
 OPERATIONS: dict[str, Callable[[WorkflowMemoryService, str, dict[str, Any]], dict[str, Any]]] = {
     "workflow.memoryPrompt": _memory_prompt,
@@ -131,30 +137,17 @@ def run_operation(op: str, payload: dict[str, Any], *, user_id: str,
                 EXIT_INTERNAL)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``workflow run OP``: always prints one JSON envelope and returns its exit code."""
     try:
         payload = load_input(args.input_json, args.input_file)
+        user_id = user_id_of(args)
+        data_dir = existing_data_dir(args) if args.op in READ_ONLY else getattr(args, "data_dir", None)
     except CliError as exc:
         envelope, code = {"ok": False, "error": {"code": exc.code, "message": exc.message}}, exc.exit_code
     else:
         envelope, code = run_operation(
-            args.op, payload, user_id=user_id_of(args),
-            service_factory=lambda: service_from_env(args.mode, getattr(args, "data_dir", None)))
+            args.op, payload, user_id=user_id,
+            service_factory=lambda: service_from_env(args.mode, data_dir))
     print(dump_json(envelope, compact=bool(args.json)))
     return code
-
-
-def register(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
-    """Add ``workflow run`` to ``sub``."""
-    workflow = sub.add_parser("workflow", parents=[parent],
-                              help="workflow memory of business-process agents, JSON in / JSON out")
-    workflow_sub = workflow.add_subparsers(dest="workflow_command", required=True, metavar="COMMAND")
-    run = workflow_sub.add_parser("run", parents=[parent], help="run an operation, e.g. workflow.memoryPrompt",
-                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("op", help="workflow.memoryPrompt | workflow.memoryExtract")
-    run.add_argument("--input-json", help="the operation input as a JSON object")
-    run.add_argument("--input", dest="input_file", help="a UTF-8 JSON file with the input ('-' = stdin)")
-    run.add_argument("--user-id", "-u", help="the user (default: $HY_MEMORY_USER_ID, else 'default')")
-    run.add_argument("--mode", choices=["lite", "pro"], help="default: pro when a chat model is configured")
-    run.set_defaults(handler=_run, raw_exit=True)

@@ -12,10 +12,9 @@ import functools
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
 
@@ -45,9 +44,9 @@ from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
-from hy_memory_langgraph.repos.records import Fact
+from hy_memory_langgraph.repos.records import Fact, Record
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
-from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, get_scene
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
 from hy_memory_langgraph.store import IndexCache
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
@@ -55,9 +54,24 @@ from hy_memory_langgraph.workflow import OAContextProvider
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.oa_context import OAContextFunction
 
+if TYPE_CHECKING:  # a chat model's class loads only when one is given or configured
+    from langchain_core.language_models import BaseChatModel
+
 __all__ = ["HyMemoryClient"]
 
 T = TypeVar("T")
+#: Largest ``offset + limit`` of :meth:`HyMemoryClient.list_memories`.
+MAX_LIST_WINDOW = 100_000
+
+
+def _page_bounds(limit: Any, offset: Any) -> tuple[int, int]:
+    for name, value, low in (("limit", limit, 1), ("offset", offset, 0)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise InvalidInputError(f"{name} must be an integer >= {low} (got {value!r})")
+    if limit > 10_000 or offset + limit > MAX_LIST_WINDOW:
+        raise InvalidInputError(f"limit must be at most 10000 and offset + limit at most {MAX_LIST_WINDOW} "
+                                f"(got limit={limit}, offset={offset}); export the memory to read it all")
+    return limit, offset
 
 
 def _recorder(config: MemoryConfig) -> PipelineRecorder:
@@ -285,6 +299,35 @@ class HyMemoryClient:
         self.context.stores.flush()
         return removed
 
+    def list_memories(self, user_id: str, *, scene: str | None = None, limit: int = 20,
+                      offset: int = 0) -> dict[str, Any]:
+        """A page of ``user_id``'s active memories, most recently updated first.
+
+        Args:
+            user_id: Whose memories.
+            scene: ``"chat"``, ``"working"`` or ``"coding"``; ``None`` lists every scene
+                (working/coding: facts and experiences).
+            limit: Memories in the page (1..10,000).
+            offset: Memories skipped before the page (``offset + limit`` ≤ 100,000).
+
+        Returns:
+            ``user_id``, ``memories`` (each with its ``scene``), ``limit``, ``offset`` and
+            ``has_more`` (a next page exists).
+        """
+        user_id = require_id(user_id, "user_id")
+        scenes = list(SCENES) if scene is None else [str(validate_scene(scene))]
+        limit, offset = _page_bounds(limit, offset)
+        count = offset + limit + 1
+        found: list[tuple[str, Record]] = []
+        for name in scenes:
+            repo, kinds = (self.context.productivity_repo(name), ("fact", "experience")) \
+                if name in PRODUCTIVITY_SCENES else (self._chat, ("chat",))
+            found += [(name, r) for kind in kinds for r in repo.recent(kind, user_id, count)]
+        found.sort(key=lambda pair: (pair[1].updated_at, pair[1].memory_id), reverse=True)
+        page = found[offset:offset + limit]
+        return {"user_id": user_id, "memories": [{**r.to_dict(), "scene": name} for name, r in page],
+                "limit": limit, "offset": offset, "has_more": len(found) > offset + limit}
+
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every version of a memory (and of those it superseded), oldest first."""
         memory_id = require_id(memory_id, "memory_id")
@@ -327,6 +370,7 @@ class HyMemoryClient:
                                             workflow_id, dynamic_context, memory_app_id)
 
     aget = _in_thread(get)
+    alist_memories = _in_thread(list_memories)
     aupdate = _in_thread(update)
     adelete = _in_thread(delete)
     adelete_all = _in_thread(delete_all)
@@ -334,6 +378,13 @@ class HyMemoryClient:
     amemory_prompt = _in_thread(memory_prompt)
     amemory_extract = _in_thread(memory_extract)
     apipeline_log = _in_thread(pipeline_log)
+    aimport_memories = _in_thread(import_memories)
+    astats = _in_thread(stats)
+
+    async def aexport_memories(self, user_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Async twin of :meth:`export_memories`: the rows as a list (read in a worker
+        thread; use the sync iterator to stream a very large export)."""
+        return await asyncio.to_thread(lambda: list(self.export_memories(user_ids)))
 
     # -- lifecycle ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -346,11 +397,21 @@ class HyMemoryClient:
             self._owned_cache.close()
             self._owned_cache = None
 
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        await asyncio.to_thread(self.close)
+
     def __enter__(self) -> HyMemoryClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    async def __aenter__(self) -> HyMemoryClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
     def _run(self, graph: Any, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:

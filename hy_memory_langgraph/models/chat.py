@@ -6,12 +6,13 @@ See :mod:`hy_memory_langgraph.models` for the resolution order.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Final, Literal
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models._env import env_get
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["DEFAULT_LLM_MODEL", "Mode", "resolve_chat_model", "resolve_mode"]
 
@@ -41,9 +42,12 @@ def resolve_chat_model(
         >>> resolve_chat_model(env={}) is None
         True
     """
-    if isinstance(llm, BaseChatModel):
-        return llm
     if llm is not None:
+        # LangChain's chat-model classes load only when a model is given (about 0.1 s)
+        from langchain_core.language_models import BaseChatModel
+
+        if isinstance(llm, BaseChatModel):
+            return llm
         hint = (
             " To choose a model by name, set HY_MEMORY_LLM_MODEL (with OPENAI_API_KEY)."
             if isinstance(llm, str)

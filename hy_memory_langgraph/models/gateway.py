@@ -6,14 +6,16 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hy_memory_langgraph.errors import InvalidInputError, LLMCallError
 from hy_memory_langgraph.runlog.trace import count_llm
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["LLMGateway", "LLMUsage", "StageUsage"]
 
@@ -136,6 +138,8 @@ class LLMGateway:
     """
 
     def __init__(self, model: BaseChatModel, usage: LLMUsage | None = None) -> None:
+        from langchain_core.language_models import BaseChatModel  # loaded with the first model
+
         if not isinstance(model, BaseChatModel):
             raise InvalidInputError(
                 f"model={model!r} is invalid: expected a LangChain BaseChatModel."

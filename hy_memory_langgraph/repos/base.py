@@ -87,22 +87,25 @@ class StoreCapabilities:
         lexical: Batches may hold :class:`~hy_memory_langgraph.store.LexicalOp` s and the
             store answers ``lexical_search`` / ``vector_search_keys`` (a persistent
             lexical index).
+        newest_first: A search without a query lists the most recently updated first.
     """
 
     or_filters: bool = False
     replaces_vectors: bool = False
     guards: bool = False
     lexical: bool = False
+    newest_first: bool = False
 
     @classmethod
     def of(cls, store: BaseStore) -> StoreCapabilities:
         """The capabilities ``store`` declares (``supports_or_filters``,
-        ``replaces_vectors_on_put``, ``supports_guards``, ``supports_lexical_index``
-        attributes; absent means no)."""
+        ``replaces_vectors_on_put``, ``supports_guards``, ``supports_lexical_index``,
+        ``lists_newest_first`` attributes; absent means no)."""
         return cls(or_filters=bool(getattr(store, "supports_or_filters", False)),
                    replaces_vectors=bool(getattr(store, "replaces_vectors_on_put", False)),
                    guards=bool(getattr(store, "supports_guards", False)),
-                   lexical=bool(getattr(store, "supports_lexical_index", False)))
+                   lexical=bool(getattr(store, "supports_lexical_index", False)),
+                   newest_first=bool(getattr(store, "lists_newest_first", False)))
 
 
 def split_or(where: dict[str, Any]) -> list[dict[str, Any]]:
@@ -259,6 +262,16 @@ class RecordRepository:
                                           limit=limit):
                 seen.setdefault(item.key, record_from_value(item.value))
         return list(seen.values())
+
+    def recent(self, kind: str, user_id: str, count: int) -> list[Record]:
+        """The ``count`` active records of ``kind`` of ``user_id`` updated last, newest
+        first (a store that does not list newest first is read whole and sorted)."""
+        where = {"status": ACTIVE}
+        if self.caps.newest_first:
+            items = self.store.search(self.namespace(kind, user_id), filter=where, limit=count)
+            return [record_from_value(item.value) for item in items]
+        records = self.scan(kind, user_id, where)
+        return sorted(records, key=lambda r: (r.updated_at, r.memory_id), reverse=True)[:count]
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Events of ``memory_id`` and of every record it superseded, oldest first.

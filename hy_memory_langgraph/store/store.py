@@ -109,6 +109,8 @@ class HyMemoryStore(BaseStore):
     replaces_vectors_on_put = True
     #: ``GuardOp`` in a batch: the writes happen only if the guarded items are as read.
     supports_guards = True
+    #: A search without a query lists items most recently updated first.
+    lists_newest_first = True
     #: ``LexicalOp`` in a batch and :meth:`lexical_search`: BM25 postings kept in the
     #: database (see :mod:`.lexical_ops`); :meth:`vector_search_keys` ranks without values.
     supports_lexical_index = True

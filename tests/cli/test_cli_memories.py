@@ -34,7 +34,7 @@ def test_add_reads_json_jsonl_stdin_and_text(run, run_json, data_dir: Path, tmp_
     ]) + "\n\n", encoding="utf-8")
     assert run("add", str(single), "-u", "alice", "--data-dir", str(data_dir))[0] == 0
     code, out, _ = run("--data-dir", str(data_dir), "add", str(lines), "--user-id", "alice")
-    assert code == 0 and len(out.splitlines()) == 3 and out.splitlines()[2].startswith("productivity")
+    assert code == 0 and len(out.splitlines()) == 3 and out.splitlines()[2].startswith("alice  productivity")
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps([{"role": "user", "content": "Bob likes jazz"}])))
     assert run("add", "-", "-u", "bob", "--data-dir", str(data_dir))[0] == 0
     code, env = run_json("add", "--text", "I live in Porto", "-u", "alice", "--data-dir", str(data_dir))
@@ -87,8 +87,12 @@ def test_get_history_delete_and_stats(run, run_json, data_dir: Path) -> None:
 @pytest.mark.parametrize(("argv", "code", "error"), [
     (["add"], 2, "INVALID_INPUT"),
     (["add", "/no/such/file.jsonl"], 2, "INVALID_INPUT"),
-    (["add", "--text", "x", "--memory-at", "yesterday-ish"], 2, "INVALID_INPUT"),
-    (["search", "x", "--scene", "chat", "-k", "0"], 2, "INVALID_INPUT"),
+    (["add", "--text", "x", "-u", "u1", "--memory-at", "yesterday-ish"], 2, "INVALID_INPUT"),
+    (["add", "--text", "x"], 2, "MISSING_USER"),
+    (["search", "x", "--scene", "chat", "-k", "0"], 2, "USAGE_ERROR"),
+    (["search", "x", "-k", "abc"], 2, "USAGE_ERROR"),
+    (["search", "x", "--limt", "3"], 2, "USAGE_ERROR"),
+    (["search", "x", "-u", "u1"], 2, "NO_DATA_DIR"),
 ])
 def test_bad_input_is_an_envelope_without_traceback(run, data_dir: Path, argv: list[str], code: int,
                                                     error: str) -> None:

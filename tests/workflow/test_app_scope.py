@@ -65,6 +65,7 @@ def test_client_passes_the_app_id(make_client: Any) -> None:
 def test_cli_memory_prompt_takes_memory_app_id(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "cli"))
+    monkeypatch.setenv("HY_MEMORY_USER_ID", "default")
 
     def run(op: str, payload: dict[str, Any]) -> dict[str, Any]:
         assert main(["--json", "workflow", "run", op, "--input-json", json.dumps(payload)]) == 0

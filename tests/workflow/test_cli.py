@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "cli_data"
     monkeypatch.setenv("MEMORY_DATA_DIR", str(path))
-    monkeypatch.delenv("HY_MEMORY_USER_ID", raising=False)
+    monkeypatch.setenv("HY_MEMORY_USER_ID", "default")
     return path
 
 
@@ -60,6 +60,10 @@ def test_extract_then_prompt(capsys: Any, tmp_path: Path, data_dir: Path) -> Non
 
 def test_user_id_from_flag_and_env(capsys: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     payload = json.dumps({"msgList": msgs("每页显示20条")})
+    monkeypatch.delenv("HY_MEMORY_USER_ID")
+    code, env = run(capsys, "workflow.memoryExtract", "--input-json", payload)
+    assert code == 2 and env["error"]["code"] == "MISSING_USER" and "--user-id" in env["error"]["message"]
+    assert not data_dir.exists()  # nothing saved for a user nobody named
     assert run(capsys, "workflow.memoryExtract", "--input-json", payload, "--user-id", "alice")[0] == 0
     monkeypatch.setenv("HY_MEMORY_USER_ID", "bob")
     assert run(capsys, "workflow.memoryExtract", "--input-json", payload)[0] == 0
@@ -87,6 +91,7 @@ def test_user_id_from_flag_and_env(capsys: Any, data_dir: Path, monkeypatch: pyt
     (["workflow.memoryPrompt", "--mode", "pro"], "CONFIG_ERROR"),
 ])
 def test_error_envelopes(capsys: Any, data_dir: Path, argv: list[str], code: str) -> None:
+    data_dir.mkdir()  # an empty memory: these inputs fail on their own
     exit_code, env = run(capsys, *argv)
     assert exit_code == 2
     assert env["ok"] is False and env["error"]["code"] == code and env["error"]["message"]
@@ -99,6 +104,21 @@ def test_credentials_in_a_file_are_refused(capsys: Any, tmp_path: Path, data_dir
     assert code == 2 and env["error"]["code"] == "CREDENTIALS_REFUSED"
     assert "messages[1] (user)" in env["error"]["message"] and "JSESSIONID" not in env["error"]["message"]
     assert not (data_dir / "workflow").exists()
+
+
+@pytest.mark.parametrize("where", ["flag", "env"])
+def test_memory_prompt_refuses_a_data_dir_that_does_not_exist(capsys: Any, tmp_path: Path, data_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    missing = tmp_path / "no_such_dir"
+    extra = ["--data-dir", str(missing)] if where == "flag" else []
+    if where == "env":
+        monkeypatch.setenv("MEMORY_DATA_DIR", str(missing))
+    code, env = run(capsys, "workflow.memoryPrompt", *extra)
+    assert code == 2 and env["error"]["code"] == "NO_DATA_DIR" and str(missing) in env["error"]["message"]
+    assert not missing.exists()
+    missing.mkdir()  # an existing empty data dir reads as an empty memory
+    code, env = run(capsys, "workflow.memoryPrompt", *extra)
+    assert code == 0 and env["data"]["available"] is True
 
 
 def test_real_subprocess(tmp_path: Path) -> None:

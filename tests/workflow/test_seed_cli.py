@@ -6,7 +6,8 @@ the example as written: ``--input-json '{}'``, ``--input-json
 the bash heredoc writes, and the same payload through ``--input-json`` — in real
 processes. The file PowerShell's ``Set-Content -Encoding utf8`` writes (a BOM, CRLF
 line ends) and OA context providers configured by environment variable are exercised
-through the CLI as well.
+through the CLI as well. The seed's command knows its logged-in user; here that user
+comes from ``HY_MEMORY_USER_ID`` (there is no silent default user).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ SEED_ALIAS_LINE = f"- [alias] 报销流程 → （名称待确认） (workflowId
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "MEMORY_OA_CONTEXT_", "HY_MEMORY_"))}
-    env.update(PYTHONPATH=str(REPO), MEMORY_DATA_DIR=str(data_dir), **extra)
+    env.update({"PYTHONPATH": str(REPO), "MEMORY_DATA_DIR": str(data_dir), "HY_MEMORY_USER_ID": "default",
+                **extra})
     return env
 
 
@@ -109,6 +111,8 @@ def _assert_seed_extract(data: dict[str, Any]) -> None:
 @pytest.fixture
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Any:
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "cli"))
+    monkeypatch.setenv("HY_MEMORY_USER_ID", "default")
+    (tmp_path / "cli").mkdir()  # an existing, empty memory
 
     def run(op: str, payload: str = "{}", **env: str) -> tuple[int, dict[str, Any]]:
         for name, value in env.items():
@@ -123,6 +127,7 @@ def test_seed_powershell_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                               capsys: pytest.CaptureFixture[str]) -> None:
     """The file PowerShell's ``Set-Content -Encoding utf8`` writes: a BOM and CRLF line ends."""
     monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "ps"))
+    monkeypatch.setenv("HY_MEMORY_USER_ID", "default")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mem-extract.json").write_text(SEED_EXTRACT_FILE, encoding="utf-8-sig", newline="\r\n")
     assert (tmp_path / "mem-extract.json").read_bytes().startswith(b"\xef\xbb\xbf{\r\n")

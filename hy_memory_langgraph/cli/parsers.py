@@ -1,0 +1,287 @@
+"""The ``hy-memory`` command line: every subcommand's arguments and help, nothing else.
+
+Each subcommand names its handler as ``"module:function"`` of this package's ``cli``
+folder (:data:`HANDLERS`); the handler's module, and with it the client and the models,
+is imported only when that subcommand runs, so ``hy-memory --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from collections.abc import Sequence
+from typing import Any, Final, NoReturn
+
+from hy_memory_langgraph.cli.common import USER_ENV
+
+__all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
+
+SCENE_CHOICES: Final = ("chat", "working", "coding")
+#: Largest ``--limit`` of a search or a list page.
+MAX_LIMIT: Final = 10_000
+
+DESCRIPTION: Final = """\
+Long-term memory for agents, on this machine: remember conversations, search them,
+inspect and move a memory. Runs offline with no API key (lite mode, embedded
+embeddings); set OPENAI_API_KEY for LLM extraction (pro mode).
+
+Commands about one user's memory need the user: --user-id USER (-u USER), or the
+HY_MEMORY_USER_ID environment variable.
+
+examples:
+  hy-memory add --text "I adopted a grey cat called Miso" -u alice
+  hy-memory search "what is my cat called?" -u alice
+  hy-memory list -u alice
+  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl
+"""
+
+ADD_DESCRIPTION: Final = """\
+Remember conversations, from a JSON or JSONL file, standard input (-) or --text:
+
+  a JSON string, a message {"role", "content"} or a list of messages: one write;
+  an object {"messages": [...], "user_id", "scene", "session_id", "agent_id",
+    "workspace_id", "branch", "metadata", "memory_at"} (all but messages optional;
+    its fields win over the command-line options): one write;
+  a list of such objects, or JSONL with one of the above per line: one write each.
+
+Messages may be in OpenAI, Anthropic or LangChain form, tool calls included.
+"""
+
+TRANSFER_DESCRIPTION: Final = """\
+A whole memory as JSONL, an exact round trip: every memory of every scene and status
+with its id, content, metadata, time and links; the history of each; conversation
+traces; the coding version chain; workflow-memory files. Vectors and search indexes are
+not exported (they are computed again on import), nor the embedding cache or the git
+snapshots of the version chain. A progress bar is drawn on stderr when it is a
+terminal (--progress forces it).
+"""
+
+WORKFLOW_DESCRIPTION: Final = f"""\
+Workflow memory of business-process agents, JSON in, JSON out.
+
+operations:
+  workflow.memoryPrompt   input {{"workflowId"?, "memoryAppId"?}}
+  workflow.memoryExtract  input {{"msgList" | "userMessage" + "assistantMessage",
+                          "workflowId"?, "dynamicContext"?, "memoryAppId"?, "async"?}}
+
+Success prints {{"ok": true, "data": ...}} (exit 0); bad input prints
+{{"ok": false, "error": {{"code", "message"}}}} (exit 2; 1 for internal errors). The user
+comes from --user-id or {USER_ENV}. The OA context comes from MEMORY_OA_CONTEXT_PROVIDER
+or MEMORY_OA_CONTEXT_FILE; an invalid value is a CONFIG_ERROR.
+"""
+
+#: Subcommand → ``"module:function"`` of its handler in ``hy_memory_langgraph.cli``.
+HANDLERS: Final = {
+    "add": "memories:add", "search": "memories:search", "list": "memories:list_memories",
+    "get": "memories:get", "update": "memories:update", "history": "memories:history",
+    "delete": "memories:delete", "log": "memories:log", "stats": "memories:stats",
+    "export": "transfer:export", "import": "transfer:import_", "demo": "demo:demo",
+    "workflow run": "workflow:run",
+}
+
+
+class UsageError(Exception):
+    """The command line cannot be parsed; ``suggestion`` is the closest option, if any."""
+
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message)
+        self.message, self.parser = message, parser
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting, and
+    suggests the closest option for an unknown one."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(_with_suggestion(message, self), self)
+
+
+def _options_of(parser: argparse.ArgumentParser) -> list[str]:
+    found = [o for action in parser._actions for o in action.option_strings]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += _options_of(sub)
+    return sorted(set(found))
+
+
+def _with_suggestion(message: str, parser: argparse.ArgumentParser) -> str:
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return message
+    unknown = [a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("-")]
+    known = _options_of(parser)
+    hints = []
+    for option in unknown:
+        close = difflib.get_close_matches(option, known, n=1, cutoff=0.6)
+        if close:
+            hints.append(f"{option}: did you mean {close[0]}?")
+    return message + (" (" + "; ".join(hints) + ")" if hints else "")
+
+
+def _limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if not 1 <= number <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"expected 1..{MAX_LIMIT}, got {number}")
+    return number
+
+
+def _offset(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {number}")
+    return number
+
+
+def _common(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """``--data-dir``, ``--json``, ``--no-embedding-cache``: accepted before or after the
+    subcommand; on a subcommand they never reset a value given before it."""
+    default: Any = None if top else argparse.SUPPRESS
+    parser.add_argument("--data-dir", default=default, metavar="DIR",
+                        help="where the memory files live (default: $MEMORY_DATA_DIR, else ~/.hy_memory)")
+    parser.add_argument("--json", action="store_true", default=False if top else argparse.SUPPRESS,
+                        help="print one JSON envelope instead of text")
+    parser.add_argument("--no-embedding-cache", action="store_true",
+                        default=False if top else argparse.SUPPRESS,
+                        help="do not keep embeddings in the data dir's cache/embeddings.db")
+
+
+def _user(parser: argparse.ArgumentParser, help_text: str = "whose memory") -> None:
+    parser.add_argument("--user-id", "-u", metavar="USER", help=f"{help_text} (default: ${USER_ENV})")
+
+
+def _mode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=["lite", "pro"],
+                        help="lite: no LLM calls; pro: LLM extraction (default: pro when "
+                             "OPENAI_API_KEY is set, else lite)")
+
+
+def _scope(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scene", choices=SCENE_CHOICES, help="chat, working or coding (default: routing decides)")
+    parser.add_argument("--workspace-id", help="working/coding scope, e.g. a repository URL")
+    parser.add_argument("--branch", help="working/coding scope inside the workspace")
+
+
+def _command(sub: argparse._SubParsersAction, name: str, parent: argparse.ArgumentParser,
+             help_text: str, description: str | None = None, handler: str | None = None) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, parents=[parent], help=help_text, description=description or help_text,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.set_defaults(handler=handler or HANDLERS[name])
+    return parser
+
+
+def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    add = _command(sub, "add", parent, "remember conversations (JSON / JSONL file, stdin or --text)",
+                   ADD_DESCRIPTION)
+    add.add_argument("source", nargs="?", metavar="FILE", help="a JSON or JSONL file, or - for stdin")
+    add.add_argument("--text", help="remember one user message")
+    _user(add, "whose memory (a user_id field in the file wins)")
+    _scope(add)
+    add.add_argument("--session-id", help="the conversation this belongs to")
+    add.add_argument("--memory-at", metavar="TIME", help="when it was said (ISO 8601; default now)")
+    _mode(add)
+
+    search = _command(sub, "search", parent, "find a user's memories")
+    search.add_argument("query", metavar="QUERY", help="what to look for, in any language")
+    _user(search)
+    _scope(search)
+    search.add_argument("--limit", "-k", type=_limit, default=5, metavar="N",
+                        help="results (per layer for working/coding; default 5)")
+    search.add_argument("--after", metavar="TIME", help="only memories from this date/time on (ISO 8601)")
+    search.add_argument("--before", metavar="TIME", help="only memories up to this date/time (ISO 8601)")
+    search.add_argument("--min-score", type=float, metavar="S", help="drop hits scoring below this")
+    search.add_argument("--agentic", action="store_true", help="let the model rewrite the query (pro mode)")
+    _mode(search)
+
+    listing = _command(sub, "list", parent, "a user's memories, newest first, a page at a time")
+    _user(listing)
+    listing.add_argument("--scene", choices=SCENE_CHOICES, help="only this scene (default: every scene)")
+    listing.add_argument("--limit", "-k", type=_limit, default=20, metavar="N", help="memories per page (default 20)")
+    listing.add_argument("--offset", type=_offset, default=0, metavar="N", help="skip this many (default 0)")
+    listing.add_argument("--page", type=_limit, metavar="P", help="page P of --limit memories (sets --offset)")
+
+    get = _command(sub, "get", parent, "show one memory by id")
+    get.add_argument("memory_id", metavar="MEMORY_ID")
+
+    update = _command(sub, "update", parent, "replace a chat memory's text (a new version)")
+    update.add_argument("memory_id", metavar="MEMORY_ID")
+    update.add_argument("text", metavar="TEXT", help="the memory's new text")
+    update.add_argument("--memory-at", metavar="TIME", help="when it holds from (ISO 8601; default: unchanged)")
+
+    history = _command(sub, "history", parent, "every version of one memory")
+    history.add_argument("memory_id", metavar="MEMORY_ID")
+
+    delete = _command(sub, "delete", parent, "delete memories by id, or all of a user")
+    delete.add_argument("memory_ids", nargs="*", metavar="MEMORY_ID")
+    delete.add_argument("--all", action="store_true", help="delete every memory of --user-id")
+    delete.add_argument("--user-id", "-u", metavar="USER",
+                        help="with --all: the user whose memories are deleted (never from the environment)")
+
+    log = _command(sub, "log", parent, "the stages one add or search went through (its request_id)")
+    log.add_argument("request_id", metavar="REQUEST_ID")
+
+    _command(sub, "stats", parent, "what the data dir holds")
+
+
+def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    export = _command(sub, "export", parent, "write every memory to JSONL (exact round trip)",
+                      TRANSFER_DESCRIPTION)
+    export.add_argument("--output", "-o", metavar="FILE", help="the JSONL file (default: stdout)")
+    export.add_argument("--user-id", "-u", dest="user_ids", action="append", metavar="USER",
+                        help="export only this user (repeatable; default: everyone)")
+    export.add_argument("--progress", action="store_true", default=None,
+                        help="draw the progress bar even when stderr is not a terminal")
+
+    imp = _command(sub, "import", parent, "read a JSONL export into the data dir", TRANSFER_DESCRIPTION)
+    imp.add_argument("source", metavar="FILE", help="a file written by hy-memory export, or - for stdin")
+    imp.add_argument("--progress", action="store_true", default=None,
+                     help="draw the progress bar even when stderr is not a terminal")
+
+
+def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    _command(sub, "demo", parent, "write and search a few memories (no API key needed)",
+             "Write a few memories and search them (lite mode, no API key), in a new temporary\n"
+             "data dir that is removed afterwards, or in --data-dir (kept).")
+    workflow = sub.add_parser("workflow", parents=[parent], description=WORKFLOW_DESCRIPTION,
+                              help="workflow memory of business-process agents, JSON in / JSON out",
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    workflow_sub = workflow.add_subparsers(dest="workflow_command", required=True, metavar="COMMAND")
+    run = _command(workflow_sub, "run", parent, "run an operation, e.g. workflow.memoryPrompt",
+                   WORKFLOW_DESCRIPTION, handler=HANDLERS["workflow run"])
+    run.add_argument("op", metavar="OP", help="workflow.memoryPrompt | workflow.memoryExtract")
+    run.add_argument("--input-json", metavar="JSON", help="the operation input as a JSON object")
+    run.add_argument("--input", dest="input_file", metavar="FILE", help="a UTF-8 JSON file with the input ('-' = stdin)")
+    _user(run)
+    run.add_argument("--mode", choices=["lite", "pro"], help="default: pro when a chat model is configured")
+    run.set_defaults(raw_exit=True)
+
+
+def build_parser(version: str) -> CommandParser:
+    """The full parser; ``--data-dir`` and ``--json`` work before or after the subcommand."""
+    parser = CommandParser(prog="hy-memory", description=DESCRIPTION,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"hy-memory {version}")
+    _common(parser, top=True)
+    parent = argparse.ArgumentParser(add_help=False)
+    _common(parent)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
+    _memory_commands(sub, parent)
+    _transfer_commands(sub, parent)
+    _other_commands(sub, parent)
+    return parser
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """``--json`` among the arguments (before a ``--``), for errors found while parsing."""
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False

@@ -1,0 +1,26 @@
+"""The client of one ``hy-memory`` command, opened the way the command needs it."""
+
+from __future__ import annotations
+
+import argparse
+
+from hy_memory_langgraph.cli.common import data_dir_of, existing_data_dir
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.config import MemoryConfig
+
+__all__ = ["open_client"]
+
+
+def open_client(args: argparse.Namespace, *, writes: bool) -> HyMemoryClient:
+    """A client on the command's data dir (``--data-dir``, else the environment) with
+    ``--mode`` and, unless ``--no-embedding-cache``, an embedding cache in the data dir.
+
+    Args:
+        args: The parsed command line.
+        writes: The command may write; a reading command (``writes=False``) refuses a
+            data dir that does not exist instead of creating an empty one.
+    """
+    data_dir = data_dir_of(args) if writes else existing_data_dir(args)
+    config = MemoryConfig.from_env(data_dir=data_dir)
+    cache = not getattr(args, "no_embedding_cache", False)
+    return HyMemoryClient(mode=getattr(args, "mode", None), config=config, embedding_cache=cache)
