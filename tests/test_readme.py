@@ -49,3 +49,37 @@ def test_readme_example_runs_alone(index: int, tmp_path: Path, monkeypatch: pyte
     assert expected, f"block {index} has no expectation in EXPECTED: {block[:80]!r}"
     for text in expected:
         assert text in out, (index, out)
+
+
+def test_the_workflow_commands_work_as_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's ``mem-extract.json`` and its two ``hy-memory`` lines, verbatim: the
+    prompt read back holds what was saved (the same ``memoryAppId`` on both sides)."""
+    import json
+    import shlex
+
+    from hy_memory_langgraph.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    payload = re.search(r"```json\n(.*?)```", text, re.S).group(1)
+    commands = [line for line in re.search(r"```bash\n(hy-memory --json workflow run.*?)```", text, re.S)
+                .group(1).splitlines() if line.strip()]
+    assert len(commands) == 2 and "memoryAppId" in payload and "memoryAppId" in commands[1]
+    (tmp_path / "mem-extract.json").write_text(payload, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMORY_DATA_DIR", str(tmp_path / "memory"))
+    monkeypatch.delenv("HY_MEMORY_USER_ID", raising=False)
+    outputs = []
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "hy-memory"
+        assert main(argv[1:]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0]["data"]["saved"] is True
+    assert "报销流程" in outputs[1]["data"]["memoryPrompt"]
+
+
+def test_the_readme_is_a_newcomers_length() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 450
+    assert "**Contents:**" in text.split("## Quickstart")[0]
