@@ -17,8 +17,9 @@ import re
 from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.redact import redact_text
 
-__all__ = ["MAX_ID_BYTES", "optional_id", "require_id"]
+__all__ = ["MAX_ID_BYTES", "optional_id", "require_id", "scope_id"]
 
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
@@ -56,6 +57,20 @@ def require_id(value: object, field: str) -> str:
         raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); "
                                 f"pass {_hint(field)}")
     return _check(value, field)
+
+
+def scope_id(value: Any, field: str, redact: bool) -> str | None:
+    """An optional scope id (``workspace_id``, ``branch``) as :func:`optional_id` checks
+    it; with ``redact`` a credential inside it (a token in a repository URL such as
+    ``https://x-access-token:ghs_…@github.com/org/repo``) becomes its placeholder, the
+    same on writes and searches, so the scope still matches.
+
+    Example:
+        >>> scope_id("https://u:hunter22@git.example.com/org/repo", "workspace_id", True)
+        'https://u:[REDACTED:url_password]@git.example.com/org/repo'
+    """
+    checked = optional_id(value, field)
+    return redact_text(checked) if redact and checked else checked
 
 
 def optional_id(value: Any, field: str) -> str | None:

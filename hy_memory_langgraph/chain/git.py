@@ -11,6 +11,10 @@ snapshot is refreshed, so edits already recorded from the trace are not read aga
 
 Any git failure (not a repository, git missing, binary or huge file, timeout) yields
 no edit for that file and is logged at debug level.
+
+With a ``redact`` function (secret redaction on), every text read from the work tree or
+from HEAD passes through it first: snapshots, diffs and rounds only ever hold the
+redacted text, and a secret that did not change never shows up as an edit.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
@@ -41,11 +45,13 @@ class GitWorkTree:
 
     Args:
         root: The work-tree directory (``MEMORY_CODING_CHAIN_REPO_ROOT``).
+        redact: Applied to every text read (work tree and HEAD), e.g. secret redaction.
     """
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, redact: Callable[[str], str] | None = None) -> None:
         self.root = Path(root)
         self.root_text = str(self.root)
+        self._redact = redact
 
     def _git(self, *args: str) -> str | None:
         env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
@@ -96,12 +102,15 @@ class GitWorkTree:
             return None
         if b"\0" in data:
             return None
-        return data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
+        return self._redact(text) if self._redact else text
 
     def head_text(self, rel: str) -> str:
         """The HEAD version of ``rel`` (``git show HEAD:<rel>``), ``""`` when absent."""
         out = self._git("show", f"HEAD:{rel}")
-        return out if out is not None and "\0" not in out else ""
+        if out is None or "\0" in out:
+            return ""
+        return self._redact(out) if self._redact else out
 
     def edits(self, store: ChainStore, owner: str, branch: str | None, files: Iterable[str],
               *, skip: Iterable[str] = (), asked: dict[str, str] | None = None,

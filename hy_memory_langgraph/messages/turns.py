@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from hy_memory_langgraph.messages.types import Msg
-from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.redact import redact_json_text, redact_value
 
 __all__ = ["has_tool_trace", "last_user_turns", "redact_messages", "split_user_turns",
            "strip_tool_trace", "tool_names", "user_text"]
@@ -81,10 +81,12 @@ def last_user_turns(msgs: Iterable[Msg], n: int) -> list[Msg]:
 
 def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
     """The messages with every secret in text and tool-call arguments replaced by a typed
-    placeholder (see :mod:`hy_memory_langgraph.redact`)."""
+    placeholder (see :mod:`hy_memory_langgraph.redact`): arguments as values (a key such
+    as ``password`` redacts what it holds), JSON held in text (OpenAI's argument strings,
+    tool results) as values too, other text scanned."""
     out: list[Msg] = []
     for m in msgs:
         calls = tuple(replace(c, arguments=redact_value(c.arguments),
-                              raw_arguments=redact_text(c.raw_arguments)) for c in m.tool_calls)
-        out.append(replace(m, content=redact_text(m.content), tool_calls=calls))
+                              raw_arguments=redact_json_text(c.raw_arguments)) for c in m.tool_calls)
+        out.append(replace(m, content=redact_json_text(m.content), tool_calls=calls))
     return out

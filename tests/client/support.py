@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -26,12 +27,15 @@ def write_random_turns(client: HyMemoryClient, size: int, vocabulary: Sequence[s
 
 @contextmanager
 def counting_statements(client: HyMemoryClient) -> Iterator[Callable[[], int]]:
-    """Counts the SQL statements run on the chat store inside the block."""
+    """Counts the SQL statements this thread runs on the chat store inside the block
+    (the store's background threads, such as its WAL checkpoints, are not the search's)."""
     engine = client.context.stores.chat()._engine  # type: ignore[attr-defined]
     count = [0]
+    caller = threading.get_ident()
 
     def listener(*_args: object) -> None:
-        count[0] += 1
+        if threading.get_ident() == caller:
+            count[0] += 1
 
     sa.event.listen(engine, "before_cursor_execute", listener)
     try:

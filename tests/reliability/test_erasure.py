@@ -4,6 +4,7 @@ files, free pages, write-ahead logs)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -112,10 +113,12 @@ def _statements_of(action: Any) -> int:
     """SQL statements ``action()`` runs on any engine: the count, not the clock, says an
     erasure is bulk (rows go in chunks of hundreds, never one statement per memory)."""
     count = 0
+    caller = threading.get_ident()  # background threads (checkpoints, the pipeline log) are not the erasure's
 
     def seen(*_: Any) -> None:
         nonlocal count
-        count += 1
+        if threading.get_ident() == caller:
+            count += 1
 
     sa.event.listen(sa.engine.Engine, "before_cursor_execute", seen)
     try:

@@ -79,7 +79,7 @@ def record_write(state: ProductivityWriteState, ctx: MemoryContext) -> int:
     """Store the rounds of one coding write; returns the hunks recorded."""
     msgs = work_messages(state["msgs"])
     root = ctx.config.coding.chain_repo_root
-    git = GitWorkTree(root) if root else None
+    git = GitWorkTree(root, redact=redact_text if ctx.config.redact_secrets else None) if root else None
     owner = owner_of(state["user_id"], state.get("workspace_id"))
     branch = state.get("branch") or None
 

@@ -24,7 +24,7 @@ from typing import Any, Final
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.ids import optional_id, require_id
+from hy_memory_langgraph.ids import optional_id, require_id, scope_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json
@@ -96,6 +96,7 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
                                   or isinstance(min_score, bool) or math.isnan(min_score)):
         raise InvalidInputError(f"min_score must be a number or None (got {min_score!r})")
     queries = _queries(state)
+    redact = runtime.context.config.redact_secrets  # scopes as the writes stored them
     return {
         "request_id": state.get("request_id") or uuid.uuid4().hex, "started": time.perf_counter(),
         "search_mode": mode, "queries": queries, "effective_query": queries[-1],
@@ -105,8 +106,8 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
         "rewrite": None, "time_range": {}, "analysis": None,
         "multi": bool(state.get("queries")),
         "route": _searchable(scene or DEFAULT_SCENE, runtime.context),
-        "workspace_id": optional_id(state.get("workspace_id"), "workspace_id"),
-        "branch": optional_id(state.get("branch"), "branch"),
+        "workspace_id": scope_id(state.get("workspace_id"), "workspace_id", redact),
+        "branch": scope_id(state.get("branch"), "branch", redact),
     }
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.ids import optional_id, require_id
+from hy_memory_langgraph.ids import optional_id, require_id, scope_id
 from hy_memory_langgraph.messages import (
     Msg,
     cap_message_bytes,
@@ -124,8 +124,8 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
         "user_id": require_id(state.get("user_id"), "user_id"),
         "agent_id": optional_id(state.get("agent_id"), "agent_id"),
         "session_id": optional_id(state.get("session_id"), "session_id"),
-        "workspace_id": optional_id(state.get("workspace_id"), "workspace_id"),
-        "branch": optional_id(state.get("branch"), "branch"),
+        "workspace_id": scope_id(state.get("workspace_id"), "workspace_id", config.redact_secrets),
+        "branch": scope_id(state.get("branch"), "branch", config.redact_secrets),
         "metadata": metadata,
         "at": coerce_datetime(state.get("memory_at"), "memory_at") or utcnow(),
         "msgs": msgs, "route": route, "route_reason": reason,

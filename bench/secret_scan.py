@@ -1,0 +1,188 @@
+"""Secret redaction: recall on our secret corpus, false redactions on real conversations.
+
+* **Recall** (``bench/secret_corpus.py``: every kind in en/zh prose, touching Chinese text,
+  full-width colons, escaped JSON, on every write path): each case is written through a
+  real client (lite mode, SQLite files), then every file under the data dir is read
+  byte for byte; a case is caught when no file holds its secret.
+* **Precision**: every message of LoCoMo, τ-bench airline (contents, tool-call arguments,
+  tool results) and BFCL v4 memory run through the write path's redaction; each
+  placeholder it puts into these secret-free texts is a false redaction.
+
+Data sets are read from ``../shared/data`` (never copied): LoCoMo (Maharana et al. 2024,
+CC BY-NC 4.0), τ-bench (MIT), BFCL v4 memory (Apache-2.0).
+
+Usage::
+
+    python bench/secret_scan.py [--data ../shared/data] [--examples 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from secret_corpus import Case, build_cases  # noqa: E402
+from secret_heldout import HELD_OUT  # noqa: E402
+
+from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
+from hy_memory_langgraph.messages import normalize_messages, redact_messages  # noqa: E402
+from hy_memory_langgraph.redact import redact_text, redact_value  # noqa: E402
+from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+# ------------------------------------------------------------------------------ recall
+def _tool_trace(user: str, args: Any, result: str = "done", *, anthropic: bool = False) -> list[dict[str, Any]]:
+    if anthropic:
+        return [{"role": "user", "content": user},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "run", "input": args}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": result}]}]
+    raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+    return [{"role": "user", "content": user},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "run", "arguments": raw}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": result}]
+
+
+def write_case(client: HyMemoryClient, case: Case, user: str) -> None:
+    """Write ``case`` through the client the way its carrier says."""
+    value = case.extra.get("value")
+    structured = {case.key: value} if case.key and value is not None else None
+    if case.carrier == "chat":
+        client.add(case.text, user_id=user)
+    elif case.carrier in ("update", "update_metadata"):
+        memory_id = client.add("a note to be edited", user_id=user)["memory_ids"][0]
+        if case.carrier == "update":
+            client.update(memory_id, case.text)
+        else:
+            client.update(memory_id, "an edited note", metadata=structured)
+    elif case.carrier == "metadata":
+        client.add("a note with metadata", user_id=user, metadata=structured or {case.key: case.text})
+    elif case.carrier == "nested_metadata":
+        client.add("a note with nested metadata", user_id=user, metadata={"db": {"conn": structured}})
+    elif case.carrier in ("openai_tool_args", "anthropic_tool_input"):
+        args = structured or {"body": case.text}
+        client.add(_tool_trace("Send the deploy note", args, anthropic=case.carrier == "anthropic_tool_input"),
+                   scene="working", user_id=user)
+    elif case.carrier == "tool_result":
+        client.add(_tool_trace("Read the deploy note", {"path": "notes.txt"}, result=case.text),
+                   scene="working", user_id=user)
+    elif case.carrier == "escaped_json":
+        client.add(_tool_trace("Save the note", case.text), scene="coding", user_id=user)
+    elif case.carrier == "workspace_id":
+        client.add(_tool_trace("Fix the build", {"path": "ci.yml"}), scene="coding", user_id=user,
+                   workspace_id=case.text)
+    else:
+        raise ValueError(f"unknown carrier {case.carrier!r}")
+
+
+def files_holding(root: Path, needles: list[str]) -> set[str]:
+    """The needles some file under ``root`` holds (as UTF-8 bytes)."""
+    found: set[str] = set()
+    for path in root.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            found.update(n for n in needles if n.encode("utf-8") in data)
+    return found
+
+
+def leaked_cases(cases: list[Case], workdir: Path) -> list[Case]:
+    """The cases whose secret some file holds after writing them (one client per carrier,
+    one user per case)."""
+    leaked: list[Case] = []
+    by_carrier: dict[str, list[Case]] = defaultdict(list)
+    for case in cases:
+        by_carrier[case.carrier].append(case)
+    for carrier, group in by_carrier.items():
+        root = workdir / carrier
+        with HyMemoryClient(mode="lite", data_dir=root, embeddings=HashingEmbeddings(dims=32)) as client:
+            for number, case in enumerate(group):
+                write_case(client, case, user=f"u{number}")
+        found = files_holding(root, [c.needle for c in group])
+        leaked += [c for c in group if c.needle in found]
+    return leaked
+
+
+# --------------------------------------------------------------------------- precision
+def _locomo(data: Path) -> Iterator[list[dict[str, Any]]]:
+    for conv in json.loads((data / "locomo" / "locomo_dev5.json").read_text(encoding="utf-8")):
+        sessions = conv["conversation"]
+        for key, turns in sessions.items():
+            if key.startswith("session_") and isinstance(turns, list):
+                yield [{"role": "user", "content": t.get("text", "")} for t in turns]
+
+
+def _tau(data: Path) -> Iterator[list[dict[str, Any]]]:
+    for dialogue in json.loads((data / "tau_bench" / "airline_dev100.json").read_text(encoding="utf-8")):
+        yield dialogue["traj"]  # the airline policy (system) included: it speaks of passengers
+
+
+def _bfcl(data: Path) -> Iterator[list[dict[str, Any]]]:
+    for path in sorted((data / "bfcl_v4_memory" / "memory_prereq_conversation").glob("*.json")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                for turn in record.get("question", []):
+                    yield [m for m in turn if isinstance(m, dict)]
+
+
+CORPORA = {"LoCoMo": _locomo, "tau-bench airline": _tau, "BFCL v4 memory": _bfcl}
+
+
+def false_redactions(data: Path) -> dict[str, tuple[int, int, list[str]]]:
+    """Per corpus: (messages, placeholders put in, a few redacted excerpts)."""
+    out = {}
+    for name, read in CORPORA.items():
+        messages, count, examples = 0, 0, []
+        for conversation in read(data):
+            msgs = normalize_messages(conversation)
+            messages += len(msgs)
+            for msg in redact_messages(msgs):
+                text = msg.content + json.dumps([c.arguments for c in msg.tool_calls], ensure_ascii=False)
+                hits = text.count("[REDACTED:")
+                if hits:
+                    count += hits
+                    examples.append(text[max(0, text.find("[REDACTED:") - 60):][:140])
+        out[name] = (messages, count, examples)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--examples", type=int, default=5)
+    args = parser.parse_args()
+    cases = build_cases()
+    with tempfile.TemporaryDirectory() as tmp:
+        leaked = leaked_cases(cases, Path(tmp))
+    print(f"recall: {len(cases) - len(leaked)} / {len(cases)} cases kept off disk "
+          f"= {(len(cases) - len(leaked)) / len(cases):.3f}")
+    by_kind = Counter(c.kind for c in cases)
+    missed = Counter(c.kind for c in leaked)
+    for kind in sorted(by_kind):
+        print(f"  {kind:<22} {by_kind[kind] - missed[kind]:>4} / {by_kind[kind]}")
+    for case in leaked[: args.examples]:
+        print(f"  leaked: {case.kind} via {case.carrier}: {case.text[:80] or case.key!r}")
+    print(f"redact_value of a {{'password': …}} dict: {redact_value({'password': 'x'})}")
+    missed_by_hand = [(text, needle) for text, needle in HELD_OUT if needle in redact_text(text)]
+    print(f"hand-written cases (bench/secret_heldout.py): {len(HELD_OUT) - len(missed_by_hand)} / "
+          f"{len(HELD_OUT)} redacted")
+    for text, _ in missed_by_hand[: args.examples]:
+        print(f"  missed: {text[:80]!r}")
+    for name, (messages, count, examples) in false_redactions(args.data).items():
+        print(f"precision: {name}: {count} false redactions in {messages} messages")
+        for example in examples[: args.examples]:
+            print(f"    {example!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Secrets in text and values: find them and replace them with typed placeholders.
+
+Every write path runs what it will store, embed or send to a model through
+:func:`redact_text` / :func:`redact_value` (on by default; ``MEMORY_REDACT_SECRETS=false``
+turns it off), so an API key pasted into a conversation becomes ``[REDACTED:openai_key]``
+while the rest of the message is kept. Workflow memory refuses inputs carrying
+credentials instead (:func:`find_secret`).
+
+What counts as a secret is data (``patterns.toml``, compiled by :mod:`.rules`): provider
+credentials by their shape, values behind ``Authorization`` / ``Cookie`` headers and in
+URLs, values after labels that name a secret in English and Chinese (:mod:`.scan`), and
+values under secret-named keys of structured data (:mod:`.values`). Words alone are never
+secrets: "the token field is the invoice number" is kept as written.
+
+Example:
+    >>> redact_text("my key is sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZ5aB")
+    'my key is [REDACTED:openai_key]'
+    >>> redact_text("postgres://app:hunter22@db:5432/main")
+    'postgres://app:[REDACTED:url_password]@db:5432/main'
+"""
+
+from __future__ import annotations
+
+from hy_memory_langgraph.redact.rules import name_class
+from hy_memory_langgraph.redact.values import (
+    find_secret,
+    placeholder,
+    redact_json_text,
+    redact_text,
+    redact_value,
+)
+
+__all__ = ["find_secret", "name_class", "placeholder", "redact_json_text", "redact_text", "redact_value"]

@@ -1,0 +1,138 @@
+"""The redactor's rules, read from ``patterns.toml`` and compiled once, on first use.
+
+Example:
+    >>> rules = load_rules()
+    >>> [kind for kind, _ in rules.tokens][:2]
+    ['private_key', 'private_key']
+    >>> name_class("db_password"), name_class("max_tokens"), name_class("X-API-Key")
+    ('password', None, 'secret')
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+__all__ = ["NameClass", "Rules", "label_words", "load_rules", "name_class", "split_name"]
+
+PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
+#: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
+_EDGE_BEFORE: Final = r"(?<![A-Za-z0-9_])"
+_EDGE_AFTER: Final = r"(?![A-Za-z0-9_])"
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS: Final = re.compile(r"[^A-Za-z0-9\u4e00-\u9fff]+")
+
+NameClass = Literal["password", "secret", "weak"]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Compiled rules.
+
+    Attributes:
+        tokens: ``(kind, pattern)``: the whole match is a secret.
+        headers: ``(kind, pattern)``: the ``secret`` group is.
+        password, secret, weak: Label words of each class (lower case, no separators).
+        loose: Password words that need a separator before their value.
+        pairs: Word pairs naming a secret.
+        zh_password, zh_secret: Chinese labels of each class.
+        qualifiers: Words that make a name describe a secret rather than hold one.
+    """
+
+    tokens: tuple[tuple[str, re.Pattern[str]], ...]
+    headers: tuple[tuple[str, re.Pattern[str]], ...]
+    password: frozenset[str]
+    loose: frozenset[str]
+    secret: frozenset[str]
+    weak: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+    zh_password: tuple[str, ...]
+    zh_secret: tuple[str, ...]
+    qualifiers: frozenset[str]
+
+
+@functools.cache
+def load_rules() -> Rules:
+    """The rules of ``patterns.toml`` (read and compiled once per process)."""
+    data = tomllib.loads(PATTERNS_PATH.read_text(encoding="utf-8"))
+    tokens = []
+    for entry in data["token"]:
+        body = entry["pattern"]
+        if entry.get("edges", True):
+            body = f"{_EDGE_BEFORE}(?:{body}){_EDGE_AFTER}"
+        tokens.append((entry["kind"], re.compile(body)))
+    labels = data["labels"]
+    return Rules(
+        tokens=tuple(tokens),
+        headers=tuple((e["kind"], re.compile(e["pattern"])) for e in data["header"]),
+        password=frozenset(labels["password"]), loose=frozenset(labels["loose"]),
+        secret=frozenset(labels["secret"]),
+        weak=frozenset(labels["weak"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
+        zh_password=tuple(labels["zh_password"]), zh_secret=tuple(labels["zh_secret"]),
+        qualifiers=frozenset(labels["qualifiers"]),
+    )
+
+
+def split_name(name: str) -> list[str]:
+    """The lower-case words of a key or label: ``"X-API-Key"`` → ``["x", "api", "key"]``,
+    ``"dbPassword"`` → ``["db", "password"]``; a Chinese run stays one word."""
+    words = []
+    for part in _SEPARATORS.split(name):
+        words += [w.lower() for w in _CAMEL.split(part) if w]
+    return words
+
+
+def _zh_class(word: str, rules: Rules) -> NameClass | None:
+    if any(label in word for label in rules.zh_password):
+        return "password"
+    if any(label in word for label in rules.zh_secret):
+        return "secret"
+    return None
+
+
+def _word_class(word: str, rules: Rules) -> NameClass | None:
+    if word in rules.password or any(word.endswith(w) for w in rules.password if len(w) >= 6):
+        return "password"
+    if word in rules.secret or any(word.endswith(w) for w in rules.secret if len(w) >= 5):
+        return "secret"
+    if word in rules.weak:
+        return "weak"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def name_class(name: str) -> NameClass | None:
+    """Whether a key or label names a password, a secret, only maybe a secret
+    (``"weak"``: a lone ``key``) or nothing secret (``None``).
+
+    Words are compared whole (``passengers`` and ``compass`` are not ``pass``; a word
+    ending in a long label such as ``dbpassword`` or ``authtoken`` counts), and a
+    qualifier (``max_tokens``, ``token_type``, ``password_hint``) makes the name
+    describe a secret rather than hold one.
+    """
+    rules = load_rules()
+    words = split_name(name)
+    if not words or any(w in rules.qualifiers for w in words):
+        return None
+    found: set[NameClass] = set()
+    for word in words:
+        kind = _zh_class(word, rules) if not word.isascii() else _word_class(word, rules)
+        if kind:
+            found.add(kind)
+    if any(pair in rules.pairs for pair in zip(words, words[1:])):
+        found.add("secret")
+    for kind in ("password", "secret", "weak"):
+        if kind in found:
+            return kind  # type: ignore[return-value]
+    return None
+
+
+def label_words() -> list[str]:
+    """Every label word (for the prose scanner's first pass), longest first."""
+    rules = load_rules()
+    words = {*rules.password, *rules.secret, *rules.weak, *(w for pair in rules.pairs for w in pair)}
+    return sorted(words, key=len, reverse=True)

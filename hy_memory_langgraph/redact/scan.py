@@ -1,0 +1,204 @@
+"""Find secrets in text: spans to replace, each with its kind.
+
+Three passes over the text, all linear in its length:
+
+1. credentials recognisable by their shape (``sk-…``, ``AKIA…``, private key blocks,
+   JSON web tokens, …) and values behind fixed markers (``Authorization: Bearer …``,
+   ``Cookie: …``, the password of ``scheme://user:password@host``);
+2. values after a label that names a secret, in English or Chinese, with ``:``, ``=``,
+   full-width ``：``, ``is`` / ``是`` / ``为`` between them (``password: …``,
+   ``secret access key is …``, ``支付密码：…``, ``api_key="…"``): a password label's
+   value always counts (after ``:`` to the end of its clause, so a passphrase of several
+   words goes too), a secret label's only when it looks random;
+3. the same over the text with JSON ``\\uXXXX`` escapes decoded, so ``"\\u5bc6\\u7801"``
+   is seen as ``"密码"``; spans map back to the original text.
+
+Existing placeholders (``[REDACTED:kind]``) are never touched again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import math
+import re
+from collections import Counter
+from typing import Final
+
+from hy_memory_langgraph.redact.rules import label_words, load_rules, name_class
+
+__all__ = ["Span", "looks_random", "scan"]
+
+Span = tuple[int, int, str]
+#: Which of two spans starting at one place wins: a credential's own shape (it knows
+#: where the secret ends), then a value behind a marker, then a labelled value.
+_SHAPE, _MARKER, _LABEL = 0, 1, 2
+
+_PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
+_ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
+#: Separators between a label and its value; the colon family allows a clause as value.
+_COLONS: Final = frozenset(":=：＝")
+_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***", "******", "n/a",
+                             "undefined", "empty", "redacted"})
+_CLAUSE_END: Final = re.compile(r"""["'”’;&<>]|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
+_MAX_CLAUSE: Final = 200
+_WORD_SEPARATORS: Final = frozenset({"is", "was", "are"})
+_ZH_SEPARATORS: Final = frozenset({"是", "为", "為"})
+#: Labels whose value is words by nature: after them the whole clause is the secret.
+_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令")
+_ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
+
+
+@functools.cache
+def _label_pattern() -> re.Pattern[str]:
+    """A label (a whole ASCII token holding a label word, or a Chinese label), up to two
+    more words, a separator and the value's first token."""
+    rules = load_rules()
+    words = "|".join(map(re.escape, label_words()))
+    zh = "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
+    return re.compile(
+        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
+        r"(?![A-Za-z0-9_.-])(?P<more>(?:[ \t]+[A-Za-z][A-Za-z0-9_-]{0,20}){0,4}?)"
+        r"|(?P<zh>" + zh + r"))"
+        r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:is|was|are)(?=\s)|是|为|為)\s{0,3}[\"'“‘「]?"
+        # the value is looked at, not consumed: a label inside it is found too
+        r"(?=(?P<value>[!#$%(-+\--:<-~]{1,200}))",
+        re.IGNORECASE)
+
+
+@functools.cache
+def _near_pattern() -> re.Pattern[str]:
+    """A label and, with no separator, a value close after it: a few spaces or a few
+    Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
+    rules = load_rules()
+    words = "|".join(map(re.escape, label_words()))
+    zh = "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
+    return re.compile(
+        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
+        r"(?![A-Za-z0-9_.-])|(?P<zh>" + zh + r"))"
+        r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{4,200}))",
+        re.IGNORECASE)
+
+
+def _near_span(text: str, match: re.Match[str]) -> Span | None:
+    value = match.group("value").rstrip(".,;:!?)]}")
+    label = match.group("zh") or match.group("name")
+    kind = name_class(label)
+    start = match.start("value")
+    if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
+            and not _plain_word(value) and any(not c.isalpha() for c in value):
+        return start, start + len(value), "password"
+    if (kind == "secret" and looks_random(value, min_length=12)) or \
+            (kind in ("weak", "password") and looks_random(value, min_length=16)):
+        return start, start + len(value), "secret_value"
+    return None
+
+
+def _entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
+
+
+def looks_random(value: str, min_length: int = 10) -> bool:
+    """A token long enough, with two or more character classes and high Shannon entropy
+    (keys, tokens, hashes; not words or numbers)."""
+    if len(value) < min_length:
+        return False
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    return classes >= 2 and _entropy(value) >= 3.0
+
+
+def _plain_word(value: str) -> bool:
+    """Letters of one case only: after ``is`` that reads as prose, not as a password."""
+    return value.isalpha() and (value.islower() or value.isupper() or value.istitle())
+
+
+def _clause_end(text: str, start: int) -> int:
+    """Where the clause starting at ``start`` ends (a passphrase of several words)."""
+    match = _CLAUSE_END.search(text, start, start + _MAX_CLAUSE)
+    end = match.start() if match else min(len(text), start + _MAX_CLAUSE)
+    return len(text[start:end].rstrip()) + start
+
+
+def _label_span(text: str, match: re.Match[str]) -> Span | None:
+    value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
+    if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")):
+        return None
+    label = match.group("zh") or f"{match.group('name')}{match.group('more') or ''}"
+    kind = name_class(label)
+    start = match.start("value")
+    if kind == "password":
+        phrase = _PASSPHRASE.search(label) is not None
+        if len(value) < 3 or (sep.lower() in _WORD_SEPARATORS and _plain_word(value) and not phrase):
+            return None
+        if sep in _COLONS or phrase:
+            end = _clause_end(text, start)
+        elif sep in _ZH_SEPARATORS:  # 密码是abc def：the ASCII run after the label
+            end = start + len(_ASCII_RUN.match(text, start).group().rstrip())
+        else:
+            end = start + len(value)
+        return start, max(end, start + len(value)), "password"
+    if kind == "secret" and looks_random(value, min_length=8):
+        return start, start + len(value), "secret_value"
+    if kind == "weak" and looks_random(value, min_length=16):
+        return start, start + len(value), "secret_value"
+    return None
+
+
+def _spans(text: str) -> list[tuple[int, int, str, int]]:
+    rules = load_rules()
+    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in rules.tokens
+             for m in pattern.finditer(text)]
+    spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in rules.headers
+              for m in pattern.finditer(text)]
+    for match in _label_pattern().finditer(text):
+        span = _label_span(text, match)
+        if span is not None:
+            spans.append((*span, _LABEL))
+    for match in _near_pattern().finditer(text):
+        span = _near_span(text, match)
+        if span is not None:
+            spans.append((*span, _LABEL))
+    return spans
+
+
+def _decoded(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with ``\\uXXXX`` escapes decoded, and each decoded character's start in
+    ``text`` (plus the end), or ``None`` when it has none."""
+    if "\\u" not in text:
+        return None
+    out: list[str] = []
+    origin: list[int] = []
+    pos = 0
+    for match in _ESCAPE.finditer(text):
+        out.append(text[pos:match.start()])
+        origin.extend(range(pos, match.start()))
+        out.append(chr(int(match.group(1), 16)))
+        origin.append(match.start())
+        pos = match.end()
+    out.append(text[pos:])
+    origin.extend(range(pos, len(text) + 1))
+    return "".join(out), origin
+
+
+def scan(text: str) -> list[Span]:
+    """Non-overlapping ``(start, end, kind)`` spans of the secrets in ``text``, in order."""
+    spans = _spans(text)
+    decoded = _decoded(text)
+    if decoded is not None:
+        view, origin = decoded
+        spans += [(origin[s], origin[e], kind, rank) for s, e, kind, rank in _spans(view)]
+    protected = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
+    starts = [start for start, _ in protected]
+    kept: list[Span] = []
+    for start, end, kind, _ in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
+        span = (start, end, kind)
+        if not _overlaps(protected, starts, span) and (not kept or start >= kept[-1][1]):
+            kept.append(span)
+    return kept
+
+
+def _overlaps(protected: list[tuple[int, int]], starts: list[int], span: Span) -> bool:
+    """Whether ``span`` touches one of the sorted, disjoint ``protected`` ranges."""
+    i = bisect.bisect_right(starts, span[0])  # protected[i - 1] starts at or before the span
+    return (i > 0 and protected[i - 1][1] > span[0]) or (i < len(protected) and starts[i] < span[1])

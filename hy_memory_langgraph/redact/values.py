@@ -1,0 +1,120 @@
+"""Redact text and JSON-like values: strings scanned, values under secret-named keys replaced.
+
+A value's key says what it is: under ``password`` / ``db_pass`` / ``密码`` any value is a
+secret; under ``api_key`` / ``token`` / ``credentials`` any string that does not read as
+prose is;
+under a lone ``key`` only a random-looking one. Everything else is scanned as text, so a
+key pasted into a note is still found. A JSON document held in a string (a tool call's
+arguments as OpenAI sends them) is parsed and redacted as a value, then written back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Final
+
+from hy_memory_langgraph.redact.rules import NameClass, name_class
+from hy_memory_langgraph.redact.scan import looks_random, scan
+
+__all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "redact_value"]
+
+#: Deepest nesting redacted structurally; deeper parts are scanned as text (JSON dumped).
+MAX_DEPTH: Final = 64
+_NULLISH: Final = frozenset({"", "none", "null", "nil", "xxx", "***", "******", "n/a", "redacted"})
+
+
+def placeholder(kind: str) -> str:
+    """What a secret of ``kind`` becomes: ``[REDACTED:<kind>]``."""
+    return f"[REDACTED:{kind}]"
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every detected secret replaced by ``[REDACTED:<kind>]``.
+
+    Example:
+        >>> redact_text("我的key是sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZ5aB，别外传")
+        '我的key是[REDACTED:openai_key]，别外传'
+        >>> redact_text("password: correct horse battery staple")
+        'password: [REDACTED:password]'
+        >>> redact_text("passengers: Anna and Ben Ortiz")
+        'passengers: Anna and Ben Ortiz'
+    """
+    if not text:
+        return text
+    spans = scan(text)
+    if not spans:
+        return text
+    out, pos = [], 0
+    for start, end, kind in spans:
+        out += [text[pos:start], placeholder(kind)]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def find_secret(text: str) -> str | None:
+    """The kind of the first secret in ``text`` (``"openai_key"``, …), or ``None``."""
+    spans = scan(text) if text else []
+    return spans[0][2] if spans else None
+
+
+def _under(kind: NameClass, value: Any) -> Any:
+    """A scalar value under a key of class ``kind``: replaced, or ``None`` when kept."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return placeholder("password") if kind == "password" else None
+    if not isinstance(value, str) or value.strip().lower() in _NULLISH or value.startswith("[REDACTED:"):
+        return None
+    value = value.strip()
+    opaque = not any(c.isspace() for c in value)
+    if kind == "password" or (kind == "secret" and len(value) >= 6 and not _prose(value)) or \
+            (kind == "weak" and opaque and looks_random(value, min_length=16)):
+        return placeholder("password" if kind == "password" else "secret_value")
+    return None
+
+
+def _prose(value: str) -> bool:
+    """Three or more words, most of them plain words: a description, not a credential
+    (``"the invoice number field"``; ``"sessionid=…; csrftoken=…"`` is not prose)."""
+    words = value.split()
+    return len(words) >= 3 and sum(w.strip(".,;:!?").isalpha() for w in words) >= 0.6 * len(words)
+
+
+def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, _kind: NameClass | None = None,
+                 _depth: int = 0) -> Any:
+    """A copy of a JSON-like value with secrets redacted (see the module docstring).
+
+    Example:
+        >>> redact_value({"db": {"password": "hunter22", "host": "db.local"}, "max_tokens": 512})
+        {'db': {'password': '[REDACTED:password]', 'host': 'db.local'}, 'max_tokens': 512}
+    """
+    if _kind is not None:
+        replaced = _under(_kind, value)
+        if replaced is not None:
+            return replaced
+    if isinstance(value, str):
+        return redact(value)
+    if _depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple)):
+        return redact(json.dumps(value, ensure_ascii=False, default=str))
+    if isinstance(value, dict):
+        return {k: redact_value(v, redact, _kind=name_class(k) if isinstance(k, str) else None,
+                                _depth=_depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v, redact, _kind=_kind, _depth=_depth + 1) for v in value]
+    return value
+
+
+def redact_json_text(text: str, redact: Callable[[str], str] = redact_text) -> str:
+    """A JSON object or array held in ``text`` redacted as a value and written back
+    (key order kept); any other text scanned as text."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+        try:
+            parsed = json.loads(stripped)
+        except (ValueError, RecursionError):
+            return redact(text)
+        redacted = redact_value(parsed, redact)
+        return text if redacted == parsed else json.dumps(redacted, ensure_ascii=False)
+    return redact(text)
