@@ -23,6 +23,7 @@ from hy_memory_langgraph.cli.common import (
 )
 from hy_memory_langgraph.cli.progress import Progress
 from hy_memory_langgraph.cli.session import open_client
+from hy_memory_langgraph.errors import ConflictError
 
 __all__ = ["add", "delete", "get", "history", "list_memories", "log", "search", "stats", "update"]
 
@@ -192,7 +193,11 @@ def update(args: argparse.Namespace) -> Any:
     with open_client(args, writes=False) as client:
         if client.get(args.memory_id) is None:
             raise CliError("NOT_FOUND", f"no memory {args.memory_id!r} in this data dir", EXIT_INTERNAL)
-        memory = client.update(args.memory_id, args.text, memory_at=args.memory_at)
+        try:
+            memory = client.update(args.memory_id, args.text, memory_at=args.memory_at,
+                                   expected_version=args.expected_version)
+        except ConflictError as exc:
+            raise CliError("CONFLICT", str(exc), EXIT_INTERNAL) from exc
     if not args.json:
         print(f"updated {memory['memory_id']} of {memory['user_id']} to version {memory['version']}: "
               f"{memory['content']}")

@@ -129,14 +129,22 @@ def _limit(value: str) -> int:
     return number
 
 
-def _offset(value: str) -> int:
+def _whole(value: str, low: int) -> int:
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {number}")
+    if number < low:
+        raise argparse.ArgumentTypeError(f"expected {low} or more, got {number}")
     return number
+
+
+def _offset(value: str) -> int:
+    return _whole(value, 0)
+
+
+def _version(value: str) -> int:
+    return _whole(value, 1)
 
 
 def _common(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
@@ -213,6 +221,8 @@ def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentP
     update.add_argument("memory_id", metavar="MEMORY_ID")
     update.add_argument("text", metavar="TEXT", help="the memory's new text")
     update.add_argument("--memory-at", metavar="TIME", help="when it holds from (ISO 8601; default: unchanged)")
+    update.add_argument("--expected-version", type=_version, metavar="N",
+                        help="only if the memory is still at version N (else CONFLICT, exit 1)")
 
     history = _command(sub, "history", parent, "every version of one memory")
     history.add_argument("memory_id", metavar="MEMORY_ID")

@@ -73,7 +73,11 @@ def import_(args: argparse.Namespace) -> Any:
     if not result["complete"]:
         print("hy-memory: warning: the export has no matching footer row; it may be truncated",
               file=sys.stderr)
+    for row in result["refused"]:
+        print(f"hy-memory: warning: memory {row['memory_id']} of {row['user_id']} not imported: "
+              f"{row['reason']}", file=sys.stderr)
     if not args.json:
-        counts = ", ".join(f"{k}={v}" for k, v in result.items() if k not in ("rows", "complete") and v)
+        counts = ", ".join(f"{k}={v}" for k, v in result.items()
+                           if k not in ("rows", "complete", "refused") and v)
         print(f"imported {result['rows']} rows ({counts or 'nothing'})")
     return result

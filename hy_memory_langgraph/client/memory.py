@@ -237,16 +237,22 @@ class HyMemoryClient:
         return None if record is None else record.to_dict()
 
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
-               memory_at: Any = None) -> dict[str, Any]:
+               memory_at: Any = None, expected_version: int | None = None) -> dict[str, Any]:
         """Replace a chat memory's content (a new version, ``UPDATE`` in its history).
 
-        ``memory_at`` stays as it was unless a newer one is given. Working/coding
-        memories are records of what happened and are not edited in place: delete
-        them (or add a new write) instead.
+        ``memory_at`` stays as it was unless a newer one is given. With
+        ``expected_version`` (the ``version`` a :meth:`get` returned) the update happens
+        only if nobody changed the memory since, else :class:`ConflictError`: two
+        processes doing get-then-update never lose one's change. Working/coding memories
+        are records of what happened and are not edited in place: delete them (or add a
+        new write) instead.
         """
         memory_id = require_id(memory_id, "memory_id")
         if not isinstance(content, str) or not content.strip():
             raise InvalidInputError("content must be a non-empty string")
+        if expected_version is not None and (not isinstance(expected_version, int)
+                                             or isinstance(expected_version, bool) or expected_version < 1):
+            raise InvalidInputError(f"expected_version must be a version number >= 1 (got {expected_version!r})")
         if self._productivity(memory_id) is not None:
             raise InvalidInputError(
                 f"memory_id={memory_id!r} is a working/coding memory; those are not edited in "
@@ -256,7 +262,7 @@ class HyMemoryClient:
         if self.config.redact_secrets:
             content, metadata = redact_text(content), redact_value(metadata)
         updated = self._chat.update(memory_id, content.strip(), request_id="manual",
-                                    memory_at=at, metadata=metadata)
+                                    memory_at=at, metadata=metadata, expected_version=expected_version)
         if updated is None:
             raise InvalidInputError(f"memory_id={memory_id!r} does not exist; use an id returned by add/search")
         return updated.to_dict()

@@ -127,6 +127,7 @@ class _Importer:
         self.events: dict[str, list[tuple[str, dict[str, Any]]]] = {s: [] for s in _SCENES}
         self.traces: dict[str, list[tuple[list[str], str, dict[str, Any]]]] = {"chat": [], "productivity": []}
         self.threads: list[dict[str, Any]] = []
+        self.refused: list[dict[str, str]] = []
         self.pending = 0
 
     def add(self, row: dict[str, Any], line: int) -> None:
@@ -170,7 +171,8 @@ class _Importer:
     def flush(self) -> None:
         for scene in _SCENES:
             if self.records[scene] or self.events[scene]:
-                _repo(self.context, scene).restore(self.records[scene], self.events[scene])
+                _, refused = _repo(self.context, scene).restore(self.records[scene], self.events[scene])
+                self.refused += refused
                 self.records[scene], self.events[scene] = [], []
         for store, rows in self.traces.items():
             if rows:
@@ -193,8 +195,10 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
         on_row: Called with the number of rows read so far (a progress bar).
 
     Returns:
-        Counts per row type, ``rows`` (rows imported) and ``complete`` (the footer was
-        there and its row count matched).
+        Counts per row type, ``rows`` (rows read), ``complete`` (the footer was there and
+        its row count matched) and ``refused``: the memory rows not written, each with
+        its ``memory_id``, ``user_id`` and ``reason`` (an id that is another user's
+        memory here, or not an id of the row's scene and kind).
 
     Raises:
         InvalidInputError: No header, an unknown format or version, or a bad row (rows
@@ -228,4 +232,5 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
     importer.flush()
     total = sum(counts.values())
     return {**{t: counts.get(t, 0) for t in ROW_TYPES[1:-1]}, "rows": total,
-            "complete": footer is not None and footer.get("rows") == total}
+            "complete": footer is not None and footer.get("rows") == total,
+            "refused": importer.refused}

@@ -312,35 +312,70 @@ class RecordRepository:
             yield "event", item.key, item.value
 
     def restore(self, records: Iterable[dict[str, Any]],
-                events: Iterable[tuple[str, dict[str, Any]]] = ()) -> int:
+                events: Iterable[tuple[str, dict[str, Any]]] = ()) -> tuple[int, list[dict[str, str]]]:
         """Write records and events exactly as :meth:`dump` gave them, in one batch.
 
         Each record keeps its id, status, links, times and version (active records are
         indexed for vector search again); its id entry is rebuilt and each user's
-        revision marker moves. An existing record with the same id is replaced.
-        Returns the number of records written.
+        revision marker moves. An existing record with the same id is replaced only when
+        it belongs to the same user and kind: a row whose id is another user's (or names
+        another scene or kind) is refused, with its events, and reported.
+
+        Returns:
+            The number of records written, and ``{"memory_id", "user_id", "reason"}`` of
+            each refused row.
         """
+        values = [dict(v) for v in records]
+        owners = self._owners([str(v.get("memory_id")) for v in values])
         ops: list[Op] = []
         users: set[str] = set()
-        written = 0
-        for value in records:
+        refused: list[dict[str, str]] = []
+        for value in values:
             record = record_from_value(value)
             if record.kind not in self._labels:
                 raise ValueError(f"record kind {record.kind!r} does not belong in this repository")
+            reason = self._refusal(record, owners.get(record.memory_id))
+            if reason is not None:
+                refused.append({"memory_id": record.memory_id, "user_id": record.user_id, "reason": reason})
+                continue
+            owners[record.memory_id] = (record.user_id, record.kind)
             ops.append(PutOp(ID_NS, record.memory_id, {"user_id": record.user_id, "kind": record.kind},
                              index=False))
-            ops.append(PutOp(self.namespace(record.kind, record.user_id), record.memory_id, dict(value),
+            ops.append(PutOp(self.namespace(record.kind, record.user_id), record.memory_id, value,
                              index=record.index_paths()))
             users.add(record.user_id)
-            written += 1
+        written = len(values) - len(refused)
+        skipped = {r["memory_id"] for r in refused}
         for key, event in events:
+            if str(event.get("memory_id")) in skipped:
+                continue
             ops.append(PutOp(self.history_namespace(str(event["user_id"])), key, dict(event), index=False))
             users.add(str(event["user_id"]))
         ops += self._derived_ops(ops)
         ops += [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False) for u in sorted(users)]
         if ops:
             self.store.batch(ops)
-        return written
+        return written, refused
+
+    def _owners(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """``{memory_id: (user_id, kind)}`` of the ids the id index already holds."""
+        wanted = list(dict.fromkeys(ids))
+        entries = self.store.batch([GetOp(ID_NS, i) for i in wanted]) if wanted else []
+        return {i: (str(e.value.get("user_id")), str(e.value.get("kind", "chat")))
+                for i, e in zip(wanted, entries) if isinstance(e, Item)}
+
+    def _refusal(self, record: Record, owner: tuple[str, str] | None) -> str | None:
+        """Why an imported record may not be written here, or ``None``."""
+        if not self.owns_id(record.memory_id, record.kind):
+            return f"the id {record.memory_id!r} is not a {record.kind} id of this scene"
+        if owner is not None and owner != (record.user_id, record.kind):
+            return "the id belongs to another user's memory here" if owner[0] != record.user_id \
+                else f"the id belongs to a {owner[1]} record here"
+        return None
+
+    def owns_id(self, memory_id: str, kind: str) -> bool:
+        """Whether ``memory_id`` has the form of a ``kind`` id of this repository."""
+        return True
 
     # -- writes ---------------------------------------------------------------------
     def begin(self, request_id: str | None) -> Change:

@@ -33,6 +33,7 @@ from hy_memory_langgraph.messages import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
 from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
 from hy_memory_langgraph.repos.namespaces import encode_label
+from hy_memory_langgraph.repos.productivity import parse_id
 from hy_memory_langgraph.repos.records import (
     ACTIVE,
     SUPERSEDED,
@@ -112,6 +113,9 @@ class ChatRepository(RecordRepository):
     def __init__(self, store: BaseStore) -> None:
         super().__init__(store, {"chat": "chat"}, "chat_history")
 
+    def owns_id(self, memory_id: str, kind: str) -> bool:
+        return parse_id(memory_id) is None  # a working/coding id is not a chat memory's
+
     # -- writes -----------------------------------------------------------------------
     def create(self, user_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, supersedes: list[str] | None = None,
@@ -132,18 +136,24 @@ class ChatRepository(RecordRepository):
 
     def update(self, memory_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, op: str = "UPDATE",
-               metadata: dict[str, Any] | None = None) -> ChatMemory | None:
+               metadata: dict[str, Any] | None = None,
+               expected_version: int | None = None) -> ChatMemory | None:
         """Replace the content of a memory (a new version); ``None`` when it is gone.
 
         ``memory_at`` moves only forward; ``metadata`` replaces the old one when given.
         The change is guarded: a concurrent update makes it read again and apply on top
         (no update is lost); a concurrent delete makes it return ``None`` with nothing
-        written.
+        written. With ``expected_version`` it is a compare-and-set: the memory must still
+        be at that version, else :class:`ConflictError` and nothing is written.
         """
         for _ in range(RETRIES):
             memory = self._chat(memory_id)
             if memory is None:
                 return None
+            if expected_version is not None and memory.version != expected_version:
+                raise ConflictError(
+                    f"memory_id={memory_id!r} is at version {memory.version}, not the expected "
+                    f"{expected_version}: someone changed it; get() it again and decide")
             previous = memory.content
             memory.content = content
             memory.version += 1

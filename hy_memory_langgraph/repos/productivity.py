@@ -80,6 +80,9 @@ class ProductivityRepository(RecordRepository):
                                  "experience": config.experience_collection(scene)}, "history")
         self.scene = scene
 
+    def owns_id(self, memory_id: str, kind: str) -> bool:
+        return parse_id(memory_id) == (kind, self.scene)
+
     # -- reads ------------------------------------------------------------------------
     def get(self, memory_id: str) -> Record | None:
         parsed = parse_id(memory_id)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -45,6 +46,7 @@ __all__ = ["WorkflowDocuments", "WorkflowFiles", "dimension_of", "escape_name", 
 
 #: Longest escaped file name (file systems allow 255 bytes).
 _MAX_NAME = 200
+_HASHED = re.compile(r"~[0-9a-f]{32}$")
 _TITLES = {
     "user": "# user.md — 用户画像 (profile: identity, display and communication preferences)",
     "global": "# memory.md — 长期记忆 (global: aliases → workflows, cross-workflow facts, lessons)",
@@ -52,21 +54,36 @@ _TITLES = {
 
 
 def escape_name(value: str) -> str:
-    """A file-name-safe escape (percent-encoding; ``.`` escaped too).
+    """A file-name-safe escape (percent-encoding; ``.`` and ``~`` escaped too).
 
     Names whose escape would be too long for a file system (over :data:`_MAX_NAME`
-    characters, e.g. long non-ASCII ids) keep a readable head and end with a hash of
-    the whole id, so distinct ids never share a file.
+    characters, e.g. long non-ASCII ids) keep a readable head and end with ``~`` and a
+    hash of the whole id. ``~`` is escaped everywhere else, so no id escapes to another
+    id's hashed name: distinct ids never share a file.
 
     Example:
-        >>> escape_name("a.b/c")
-        'a%2Eb%2Fc'
+        >>> escape_name("a.b/c~d")
+        'a%2Eb%2Fc%7Ed'
+        >>> escape_name("v" * 300) == escape_name(escape_name("v" * 300))
+        False
     """
-    escaped = quote(value, safe="").replace(".", "%2E")
+    escaped = quote(value, safe="").replace(".", "%2E").replace("~", "%7E")
     if len(escaped) <= _MAX_NAME:
         return escaped
     digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
     return f"{escaped[:_MAX_NAME - 40]}~{digest}"
+
+
+def _legacy_name(value: str) -> str | None:
+    """The name releases before 2026-12 gave ``value`` when it differs from today's (a
+    ``~`` kept as it was), unless that name has the hashed shape, which another id may
+    own; ``None`` otherwise."""
+    if "~" not in value:
+        return None
+    escaped = quote(value, safe="").replace(".", "%2E")
+    if len(escaped) > _MAX_NAME or _HASHED.search(escaped):
+        return None
+    return escaped
 
 
 def dimension_of(workflow_id: str | None) -> str:
@@ -139,7 +156,16 @@ class WorkflowFiles:
         self.root = Path(root)
 
     def user_dir(self, user_id: str) -> Path:
-        return self.root / escape_name(user_id)
+        """The user's directory; one written under the legacy name of an id with ``~``
+        is moved to today's name on first use."""
+        current = self.root / escape_name(user_id)
+        legacy = _legacy_name(user_id)
+        if legacy is not None and not current.exists() and (self.root / legacy).is_dir():
+            try:
+                os.replace(self.root / legacy, current)
+            except OSError as exc:
+                raise WorkflowStorageError(f"cannot move {self.root / legacy} to {current}: {exc}") from exc
+        return current
 
     def scope_dir(self, user_id: str, app_id: str | None = None) -> Path:
         """The directory of one user's documents for one memory app id (or none)."""

@@ -156,3 +156,29 @@ def test_a_closed_pipe_ends_quietly(cli_env: dict[str, str], tmp_path: Path) -> 
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=120) == 141
     assert json.loads(first)["type"] == "header" and err == ""
+
+
+def test_an_import_never_takes_over_another_users_memory(tmp_path: Path) -> None:
+    """A row carrying the id of another user's memory is refused and reported; the
+    victim's memory stays theirs (get, search, delete)."""
+    embeddings = HashingEmbeddings(64)
+    with client_on(tmp_path / "d", embeddings) as client:
+        victim = client.add("My locker code is 4471", user_id="alice")["memory_ids"][0]
+        rows = list(client.export_memories(["alice"]))
+    forged = [dict(r) for r in rows]
+    for row in forged:
+        if row["type"] == "memory":
+            row["value"] = {**row["value"], "user_id": "mallory", "content": "mallory's own note"}
+        if row["type"] == "event":
+            row["value"] = {**row["value"], "user_id": "mallory"}
+    coding_id = "fact_coding_" + "0" * 32
+    forged.insert(-1, {"type": "memory", "scene": "chat", "value": {**forged[1]["value"], "memory_id": coding_id}})
+    forged[-1] = {**forged[-1], "rows": forged[-1]["rows"] + 1}
+    with client_on(tmp_path / "d", embeddings) as client:
+        result = client.import_memories(forged)
+        assert [(r["memory_id"], r["user_id"]) for r in result["refused"]] == [(victim, "mallory"),
+                                                                               (coding_id, "mallory")]
+        assert "another user's" in result["refused"][0]["reason"]
+        assert client.get(victim)["user_id"] == "alice" and client.get(victim)["content"] == "My locker code is 4471"
+        assert client.search("mallory", user_ids=["mallory"])["memories"] == []
+        assert client.delete(victim) is True and client.get(victim) is None

@@ -8,11 +8,14 @@ never returns it, ``update`` raised "does not exist" without writing anything).
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.errors import ConflictError, InvalidInputError
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 TRIALS = 150
 
@@ -60,3 +63,38 @@ def test_update_racing_delete_leaves_no_zombie(make_client, order: str) -> None:
             updated_after_delete += int(deleted is not True)
     assert zombies == 0
     assert updated_after_delete == 0
+
+
+def test_get_then_update_with_the_expected_version_loses_nothing(tmp_path: Path) -> None:
+    """Two writers each read a memory and update it from what they read: with
+    ``expected_version`` every update is either applied on the version it read or
+    refused with ConflictError (then re-read and retried): no update is lost."""
+    client = HyMemoryClient(mode="lite", data_dir=tmp_path / "cas", embeddings=HashingEmbeddings(dims=32))
+    memory_id = client.add("count: 0", user_id="u1")["memory_ids"][0]
+    barrier = threading.Barrier(2)
+    conflicts = [0, 0]
+
+    def writer(slot: int) -> None:
+        for _ in range(15):
+            barrier.wait()
+            while True:
+                current = client.get(memory_id)
+                count = int(current["content"].split(": ")[1])
+                try:
+                    client.update(memory_id, f"count: {count + 1}", expected_version=current["version"])
+                    break
+                except ConflictError:
+                    conflicts[slot] += 1
+
+    threads = [threading.Thread(target=writer, args=(slot,)) for slot in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    final = client.get(memory_id)
+    client.close()
+    assert final["content"] == "count: 30" and final["version"] == 31
+    with HyMemoryClient(mode="lite", data_dir=tmp_path / "cas", embeddings=HashingEmbeddings(dims=32)) as again:
+        with pytest.raises(ConflictError, match="version 31, not the expected 3"):
+            again.update(memory_id, "stale", expected_version=3)
+        assert again.get(memory_id)["content"] == "count: 30"
