@@ -29,6 +29,16 @@ def _last_user_index(messages: Sequence[BaseMessage]) -> int | None:
     return None
 
 
+def _with_block(system: SystemMessage | None, block: str) -> SystemMessage:
+    """The system message with the memory block after it; a message given as content
+    blocks keeps them and gains one text block (never their ``str()``)."""
+    if system is None or not system.content:
+        return SystemMessage(content=block)
+    if isinstance(system.content, str):
+        return SystemMessage(content=f"{system.content}\n\n{block}", id=system.id)
+    return SystemMessage(content=[*system.content, {"type": "text", "text": block}], id=system.id)
+
+
 class HyMemoryMiddleware(AgentMiddleware):
     """Give a ``create_agent`` agent long-term memory.
 
@@ -59,9 +69,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         block = render_memories(memories)
         if not block:
             return request
-        base = request.system_message.content if request.system_message else ""
-        text = f"{base}\n\n{block}" if base else block
-        return request.override(system_message=SystemMessage(content=text))
+        return request.override(system_message=_with_block(request.system_message, block))
 
     def _query(self, request: ModelRequest) -> str | None:
         index = _last_user_index(request.messages)

@@ -96,7 +96,9 @@ def test_search_tool_lists_ids_and_respects_the_limit(make_client) -> None:
         client.add(text, user_id="u1")
     search = by_name(create_memory_tools(client))["search_memory"]
     out = search.invoke({"query": "tea", "limit": 2, "runtime": runtime("u1")})
-    assert len(out.splitlines()) == 2 and out.startswith("[")
+    lines = out.splitlines()  # quoted data: the block's markers around one line per memory
+    assert lines[0] == "<memories>" and lines[-1] == "</memories>"
+    assert len([line for line in lines if line.startswith("- [")]) == 2
     assert search.invoke({"query": "tea", "runtime": runtime("nobody")}) == "No memories found."
 
 
