@@ -31,6 +31,7 @@ from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
+    embedding_owners,
     LLMGateway,
     LLMUsage,
     embedding_dims,
@@ -42,6 +43,7 @@ from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, Store
 from hy_memory_langgraph.pipelines.search import build_search_graph
 from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.repos.base import version_texts
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.repos.records import Fact, Record
@@ -62,6 +64,14 @@ __all__ = ["HyMemoryClient"]
 T = TypeVar("T")
 #: Largest ``offset + limit`` of :meth:`HyMemoryClient.list_memories`.
 MAX_LIST_WINDOW = 100_000
+
+
+def _owners(args: dict[str, Any]) -> list[str]:
+    """The users a write or search is for (whatever their type: the graph validates)."""
+    users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
+    if isinstance(users, str):
+        users = [users]
+    return [u for u in users if isinstance(u, str)] if isinstance(users, (list, tuple)) else []
 
 
 def _page_bounds(limit: Any, offset: Any) -> tuple[int, int]:
@@ -279,10 +289,16 @@ class HyMemoryClient:
         productivity = self._productivity(memory_id)
         repo = productivity or self._chat
         record = repo.get(memory_id)
-        if record is None or not repo.delete(memory_id, request_id="manual"):
+        if record is None:
+            return False
+        own_events = (e for e in repo.history(memory_id) if e.get("memory_id") == memory_id)
+        texts = list(dict.fromkeys([*record.quoted_texts(), *version_texts(own_events)]))
+        if not repo.delete(memory_id, request_id="manual"):
             return False
         traces = self.context.productivity_traces if productivity else self.context.chat_traces
-        traces.scrub(record.user_id, record.quoted_texts())
+        traces.scrub(record.user_id, texts)
+        if isinstance(self.embeddings, CachedEmbeddings):
+            self.embeddings.forget_texts(texts)
         if isinstance(record, Fact) and get_scene(record.variant).version_chain:
             self.context.chain_store.forget_fact(record.user_id, record.memory_id)
         self.context.stores.flush()
@@ -302,6 +318,8 @@ class HyMemoryClient:
         self.context.productivity_traces.delete_user(user_id)
         self.context.chain_store.delete_user(user_id)
         self.workflow.delete_user(user_id)
+        if isinstance(self.embeddings, CachedEmbeddings):
+            self.embeddings.forget_owner(user_id)
         self.context.stores.flush()
         return removed
 
@@ -422,16 +440,19 @@ class HyMemoryClient:
     # -- helpers ------------------------------------------------------------------------------
     def _run(self, graph: Any, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
         """Run a memory graph, then hand its pipeline log to the recorder (also when it
-        raised); the recorder writes it in the background within a second."""
+        raised); the recorder writes it in the background within a second. Cached
+        embeddings made meanwhile are referenced under the call's users (erasure)."""
         try:
-            return graph.invoke(args, config, context=self.context)["result"]
+            with embedding_owners(_owners(args)):
+                return graph.invoke(args, config, context=self.context)["result"]
         finally:
             self.recorder.flush(args["request_id"])
 
     async def _arun(self, graph: Any, args: dict[str, Any],
                     config: RunnableConfig | None) -> dict[str, Any]:
         try:
-            return (await graph.ainvoke(args, config, context=self.context))["result"]
+            with embedding_owners(_owners(args)):
+                return (await graph.ainvoke(args, config, context=self.context))["result"]
         finally:
             self.recorder.flush(args["request_id"])  # cheap: the write happens off this path
 

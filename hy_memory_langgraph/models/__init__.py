@@ -46,7 +46,7 @@ is re-exported here.
 from __future__ import annotations
 
 from hy_memory_langgraph.models.bounded import BoundedEmbeddings
-from hy_memory_langgraph.models.cache import CachedEmbeddings
+from hy_memory_langgraph.models.cache import CachedEmbeddings, embedding_owners
 from hy_memory_langgraph.models.chat import (
     DEFAULT_LLM_MODEL,
     Mode,
@@ -65,6 +65,7 @@ from hy_memory_langgraph.models.identity import base_embeddings, model_identity
 __all__ = [
     "BoundedEmbeddings",
     "CachedEmbeddings",
+    "embedding_owners",
     "DEFAULT_EMBEDDING_MODEL",
     "DEFAULT_LLM_MODEL",
     "E5Embeddings",

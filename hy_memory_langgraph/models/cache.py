@@ -16,6 +16,13 @@ the ``langchain`` v1 package no longer ships, with three differences that matter
 ``hits`` / ``misses`` count texts served from the cache / sent to the model (repeated
 texts within one call are embedded once).
 
+**Erasure.** A cached row is the hash of a text and its vector, enough to confirm a guess
+of the text. Inside ``with embedding_owners([user_id])`` (the client wraps every add and
+search in it) each key used is also referenced under that user, so
+:meth:`CachedEmbeddings.forget_owner` erases every row a user's texts and queries made
+(a row another user shares is embedded again when next needed), and
+:meth:`CachedEmbeddings.forget_texts` the rows of given texts.
+
 Example:
     >>> from langchain_core.stores import InMemoryByteStore
     >>> from hy_memory_langgraph.models import resolve_embeddings
@@ -31,21 +38,38 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
 
-from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.models.embeddings import embedding_dims
 from hy_memory_langgraph.models.identity import model_identity
 
-__all__ = ["CachedEmbeddings"]
+__all__ = ["CachedEmbeddings", "embedding_owners"]
 
 _F32, _F64 = b"f", b"d"
+#: Reference rows remembered as written, per process (forgotten past this many).
+_MAX_REFERENCED = 200_000
+log = logging.getLogger(__name__)
+_OWNERS: ContextVar[tuple[str, ...]] = ContextVar("hy_memory_embedding_owners", default=())
+
+
+@contextmanager
+def embedding_owners(user_ids: Iterable[str]) -> Iterator[None]:
+    """Embeddings cached inside the block are referenced under ``user_ids`` (for erasure)."""
+    token = _OWNERS.set(tuple(dict.fromkeys(user_ids)))
+    try:
+        yield
+    finally:
+        _OWNERS.reset(token)
 
 
 def _pack(vector: Sequence[float]) -> bytes:
@@ -96,6 +120,7 @@ class CachedEmbeddings(Embeddings):
         self._prefix = hashlib.sha256(self.namespace.encode("utf-8")).hexdigest()[:16]
         self._lock = threading.Lock()
         self._dims: int | None = None
+        self._referenced: set[str] = set()
         self.hits = 0
         self.misses = 0
 
@@ -115,6 +140,57 @@ class CachedEmbeddings(Embeddings):
         """The cache key of ``text`` (``q`` keys for queries, ``d`` for documents)."""
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return f"{self._prefix}:{'q' if query else 'd'}:{digest}"
+
+    def _owner_prefix(self, owner: str) -> str:
+        return f"{self._prefix}:u:{hashlib.sha256(owner.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}:"
+
+    def _refs(self, keys: Iterable[str]) -> list[tuple[str, bytes]]:
+        """Reference rows of ``keys`` under the current owners not written yet by this
+        process (none outside a block)."""
+        owners = _OWNERS.get()
+        rows = [(self._owner_prefix(o) + k, b"") for o in owners for k in dict.fromkeys(keys)]
+        with self._lock:
+            rows = [r for r in rows if r[0] not in self._referenced]
+            if len(self._referenced) > _MAX_REFERENCED:
+                self._referenced.clear()
+            self._referenced.update(r[0] for r in rows)
+        return rows
+
+    def _keep(self, rows: list[tuple[str, bytes]]) -> None:
+        """Write cache rows; a store that cannot be written (read-only data dir) leaves
+        the vectors uncached instead of failing the embedding."""
+        if not rows:
+            return
+        try:
+            self.store.mset(rows)
+        except ReadOnlyStoreError:
+            log.info("embedding cache is read-only here: %d rows not kept", len(rows))
+
+    async def _akeep(self, rows: list[tuple[str, bytes]]) -> None:
+        if not rows:
+            return
+        try:
+            await self.store.amset(rows)
+        except ReadOnlyStoreError:
+            log.info("embedding cache is read-only here: %d rows not kept", len(rows))
+
+    def forget_owner(self, owner: str) -> int:
+        """Erase every cached row referenced under ``owner``, and the references; returns
+        the rows erased."""
+        prefix = self._owner_prefix(owner)
+        with self._lock:
+            self._referenced = {r for r in self._referenced if not r.startswith(prefix)}
+        refs = list(self.store.yield_keys(prefix=prefix))
+        keys = [ref[len(prefix):] for ref in refs]
+        if refs:
+            self.store.mdelete(keys + refs)
+        return len(keys)
+
+    def forget_texts(self, texts: Iterable[str]) -> None:
+        """Erase the cached rows of ``texts`` (as documents and as queries)."""
+        keys = [self.key(t, query=q) for t in texts if t for q in (False, True)]
+        if keys:
+            self.store.mdelete(keys)
 
     def _count(self, hits: int, misses: int) -> None:
         with self._lock:
@@ -141,12 +217,12 @@ class CachedEmbeddings(Embeddings):
         texts = list(texts)
         if not texts:
             return []
-        found = self.store.mget([self.key(t) for t in texts])
+        keys = [self.key(t) for t in texts]
+        found = self.store.mget(keys)
         missing = self._missing(texts, found)
         vectors = self.embeddings.embed_documents(missing) if missing else []
         out, new = self._merge(texts, found, missing, vectors)
-        if new:
-            self.store.mset(new)
+        self._keep(new + self._refs(keys))
         return out
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -154,12 +230,12 @@ class CachedEmbeddings(Embeddings):
         texts = list(texts)
         if not texts:
             return []
-        found = await self.store.amget([self.key(t) for t in texts])
+        keys = [self.key(t) for t in texts]
+        found = await self.store.amget(keys)
         missing = self._missing(texts, found)
         vectors = await self.embeddings.aembed_documents(missing) if missing else []
         out, new = self._merge(texts, found, missing, vectors)
-        if new:
-            await self.store.amset(new)
+        await self._akeep(new + self._refs(keys))
         return out
 
     def embed_query(self, text: str) -> list[float]:
@@ -170,10 +246,11 @@ class CachedEmbeddings(Embeddings):
         blob = self.store.mget([key])[0]
         if blob is not None:
             self._count(1, 0)
+            self._keep(self._refs([key]))
             return _unpack(blob)
         vector = [float(x) for x in self.embeddings.embed_query(text)]
         self._count(0, 1)
-        self.store.mset([(key, _pack(vector))])
+        self._keep([(key, _pack(vector)), *self._refs([key])])
         return vector
 
     async def aembed_query(self, text: str) -> list[float]:
@@ -184,10 +261,11 @@ class CachedEmbeddings(Embeddings):
         blob = (await self.store.amget([key]))[0]
         if blob is not None:
             self._count(1, 0)
+            await self._akeep(self._refs([key]))
             return _unpack(blob)
         vector = [float(x) for x in await self.embeddings.aembed_query(text)]
         self._count(0, 1)
-        await self.store.amset([(key, _pack(vector))])
+        await self._akeep([(key, _pack(vector)), *self._refs([key])])
         return vector
 
     def __getattr__(self, name: str) -> Any:

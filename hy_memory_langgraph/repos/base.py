@@ -57,7 +57,7 @@ from hy_memory_langgraph.repos.records import (
 from hy_memory_langgraph.store import GuardOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
-__all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or"]
+__all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or", "version_texts"]
 
 ID_NS: Final = ("memory_ids",)
 REV_NS: Final = ("revisions",)
@@ -106,6 +106,12 @@ class StoreCapabilities:
                    guards=bool(getattr(store, "supports_guards", False)),
                    lexical=bool(getattr(store, "supports_lexical_index", False)),
                    newest_first=bool(getattr(store, "lists_newest_first", False)))
+
+
+def version_texts(events: Iterable[dict[str, Any]]) -> list[str]:
+    """Every text a record held, from its history events (each update's old and new)."""
+    texts = [str(e[k]) for e in events for k in ("content", "previous_content") if e.get(k)]
+    return list(dict.fromkeys(texts))
 
 
 def split_or(where: dict[str, Any]) -> list[dict[str, Any]]:
@@ -430,9 +436,10 @@ class RecordRepository:
             if record is None:
                 return False
             change = self.begin(request_id)
-            change.remove(record, self._events(record.user_id, memory_id))
+            events = self._events(record.user_id, memory_id)
+            change.remove(record, events)
             self._release_predecessors(change, record)
-            self._forget_quotes(change, record)
+            self._forget_quotes(change, record, version_texts(e.value for e in events))
             try:
                 self.commit(change)
             except ConflictError:
@@ -472,7 +479,7 @@ class RecordRepository:
         """Other namespaces holding entries of ``user_id`` (erased by :meth:`delete_all`)."""
         return []
 
-    def _forget_quotes(self, change: Change, deleted: Record) -> None:
+    def _forget_quotes(self, change: Change, deleted: Record, texts: Sequence[str] = ()) -> None:
         """Remove what other records keep of ``deleted``'s text (none by default)."""
 
     def _release_predecessors(self, change: Change, deleted: Record) -> None:

@@ -353,9 +353,10 @@ class ChatRepository(RecordRepository):
                 out.append(lexical_op(op.namespace, record))
         return out
 
-    def _forget_quotes(self, change: Change, deleted: Record) -> None:
+    def _forget_quotes(self, change: Change, deleted: Record, texts: Sequence[str] = ()) -> None:
         """Lite turns keep the message before them as retrieval context: when that message
-        is the deleted memory, the context goes with it; so does its turn-index entry."""
+        is the deleted memory (as it is now or was before an update), the context goes
+        with it; so does its turn-index entry."""
         if not isinstance(deleted, ChatMemory) or not deleted.content.strip():
             return
         if deleted.turn_key:
@@ -363,9 +364,10 @@ class ChatRepository(RecordRepository):
             entry = self.store.get(ns, deleted.turn_key)
             if entry is not None and entry.value.get("memory_id") == deleted.memory_id:
                 change.ops.append(PutOp(ns, deleted.turn_key, None))
-        text = deleted.content.strip()
+        quoted = [t.strip() for t in (deleted.content, *texts) if t and t.strip()]
         for memory in self.active(deleted.user_id):
-            if memory.memory_id != deleted.memory_id and memory.context and text in memory.context:
+            if memory.memory_id != deleted.memory_id and memory.context and \
+                    any(text in memory.context for text in quoted):
                 memory.context = ""
                 change.relink(memory)
 

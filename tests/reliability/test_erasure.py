@@ -139,3 +139,47 @@ def test_delete_all_is_a_bulk_operation(tmp_path: Path) -> None:
     client.close()
     print(f"delete_all statements: 5,000 memories {many}, 50 memories {few}")
     assert few > 0 and (many - few) * 20 <= 5000 - 50, (many, few)  # >= 20 memories a statement
+
+
+@pytest.mark.parametrize("scene", ["chat", "coding"])
+def test_delete_after_update_leaves_no_version_in_the_traces(tmp_path: Path, scene: str) -> None:
+    """The trace (and the window pro extraction reads) held the message as received;
+    deleting the memory after an update removes every version's text from them."""
+    client = _client(tmp_path / "d")
+    if scene == "chat":
+        memory_id = client.add("My locker code is ORIG-LOCKER-7731", user_id="alice", session_id="s1")["memory_ids"][0]
+        client.update(memory_id, "My locker code is NEW-LOCKER-8842")
+        client.add("I like green tea", user_id="alice", session_id="s1")
+    else:
+        memory_id = client.add(tool_trace("Fix ORIG-CODE-7731 in search.py"), scene="coding",
+                               user_id="alice")["memory_id"]
+    assert _holding(tmp_path / "d", "ORIG-") != []
+    assert client.delete(memory_id) is True
+    for needle in ("ORIG-LOCKER-7731", "NEW-LOCKER-8842", "ORIG-CODE-7731"):
+        assert _holding(tmp_path / "d", needle) == [], needle
+    window = client.context.chat_traces.recent_messages("alice", "s1", turns=10) if scene == "chat" else []
+    assert all("LOCKER" not in str(m) for m in window)
+    client.close()
+    for needle in ("ORIG-LOCKER-7731", "NEW-LOCKER-8842", "ORIG-CODE-7731"):
+        assert _holding(tmp_path / "d", needle) == [], needle
+
+
+def test_delete_all_erases_the_users_embedding_cache_rows(tmp_path: Path) -> None:
+    client = HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32),
+                            embedding_cache=True)
+    cache = client.embeddings
+    texts = {"alice": "My locker code is ALICE-7731", "bob": "My locker code is BOB-8842"}
+    for user, text in texts.items():
+        client.add(text, user_id=user)
+        client.search(f"what is the locker code of {user}", user_ids=[user])
+    kv = cache.store
+    assert kv.mget([cache.key(texts["alice"])])[0] is not None
+    erased = client.delete_all("alice")
+    assert erased == 1
+    assert kv.mget([cache.key(texts["alice"]), cache.key("what is the locker code of alice", query=True)]) == [None, None]
+    assert kv.mget([cache.key(texts["bob"])])[0] is not None  # another user's rows stay
+    assert list(kv.yield_keys(prefix=cache._owner_prefix("alice"))) == []
+    memory_id = client.search("locker", user_ids=["bob"])["memories"][0]["memory_id"]
+    assert client.delete(memory_id) is True
+    assert kv.mget([cache.key(texts["bob"])]) == [None]
+    client.close()
