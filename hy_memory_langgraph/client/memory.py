@@ -52,6 +52,7 @@ from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, v
 from hy_memory_langgraph.store import IndexCache
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
+from hy_memory_langgraph.values import json_object, require_text
 from hy_memory_langgraph.workflow import OAContextProvider
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.oa_context import OAContextFunction
@@ -258,8 +259,10 @@ class HyMemoryClient:
         new write) instead.
         """
         memory_id = require_id(memory_id, "memory_id")
-        if not isinstance(content, str) or not content.strip():
+        if not require_text(content, "content").strip():
             raise InvalidInputError("content must be a non-empty string")
+        if metadata is not None:
+            metadata = json_object(metadata, "metadata")
         if expected_version is not None and (not isinstance(expected_version, int)
                                              or isinstance(expected_version, bool) or expected_version < 1):
             raise InvalidInputError(f"expected_version must be a version number >= 1 (got {expected_version!r})")

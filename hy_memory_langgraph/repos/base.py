@@ -46,12 +46,13 @@ from typing import Any, Final
 
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
-from hy_memory_langgraph.errors import ConflictError
+from hy_memory_langgraph.errors import ConflictError, StoreCorruptionError
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.records import (
     ACTIVE,
     SUPERSEDED,
     Record,
+    readable_record,
     record_from_value,
 )
 from hy_memory_langgraph.store import GuardOp
@@ -106,6 +107,11 @@ class StoreCapabilities:
                    guards=bool(getattr(store, "supports_guards", False)),
                    lexical=bool(getattr(store, "supports_lexical_index", False)),
                    newest_first=bool(getattr(store, "lists_newest_first", False)))
+
+
+def _readable(values: Iterable[Any]) -> list[Record]:
+    """The records of ``values``, damaged ones skipped (and logged)."""
+    return [r for r in map(readable_record, values) if r is not None]
 
 
 def version_texts(events: Iterable[dict[str, Any]]) -> list[str]:
@@ -251,7 +257,7 @@ class RecordRepository:
                    if isinstance(e, Item) and e.value.get("kind", "chat") in self._labels]
         items = self.store.batch([GetOp(self.namespace(v.get("kind", "chat"), v["user_id"]), i)
                                   for i, v in located]) if located else []
-        return [record_from_value(item.value) for item in items if isinstance(item, Item)]
+        return _readable(item.value for item in items if isinstance(item, Item))
 
     def revision(self, user_id: str) -> str | None:
         """A marker that changes whenever a record of ``user_id`` changes (any process)."""
@@ -266,7 +272,9 @@ class RecordRepository:
         for f in filters:
             for item in self.store.search(self.namespace(kind, user_id), filter=f or None,
                                           limit=limit):
-                seen.setdefault(item.key, record_from_value(item.value))
+                record = seen.get(item.key) or readable_record(item.value)
+                if record is not None:
+                    seen[item.key] = record
         return list(seen.values())
 
     def recent(self, kind: str, user_id: str, count: int) -> list[Record]:
@@ -275,7 +283,7 @@ class RecordRepository:
         where = {"status": ACTIVE}
         if self.caps.newest_first:
             items = self.store.search(self.namespace(kind, user_id), filter=where, limit=count)
-            return [record_from_value(item.value) for item in items]
+            return _readable(item.value for item in items)
         records = self.scan(kind, user_id, where)
         return sorted(records, key=lambda r: (r.updated_at, r.memory_id), reverse=True)[:count]
 
@@ -337,7 +345,12 @@ class RecordRepository:
         users: set[str] = set()
         refused: list[dict[str, str]] = []
         for value in values:
-            record = record_from_value(value)
+            try:
+                record = record_from_value(value)
+            except StoreCorruptionError as exc:
+                refused.append({"memory_id": str(value.get("memory_id")), "user_id": str(value.get("user_id")),
+                                "reason": f"not a valid memory record: {exc}"})
+                continue
             if record.kind not in self._labels:
                 raise ValueError(f"record kind {record.kind!r} does not belong in this repository")
             reason = self._refusal(record, owners.get(record.memory_id))

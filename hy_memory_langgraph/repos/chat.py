@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, cast
 
-from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem
 
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.messages import is_question_only, match_text
@@ -39,6 +39,7 @@ from hy_memory_langgraph.repos.records import (
     SUPERSEDED,
     ChatMemory,
     Record,
+    readable_record,
     record_from_value,
 )
 from hy_memory_langgraph.retrieval.lexical import tokenize
@@ -96,6 +97,12 @@ class _FeedbackStats:
 
     def document_frequency(self, term: str) -> int:
         return self._df.get(term, 0)
+
+
+def _chat_hits(hits: Sequence[SearchItem]) -> list[ChatMemory]:
+    """The scored hits as memories, damaged records skipped."""
+    records = (readable_record(h.value, h.score) for h in hits if h.score is not None)
+    return [cast(ChatMemory, r) for r in records if r is not None]
 
 
 class ChatRepository(RecordRepository):
@@ -235,8 +242,7 @@ class ChatRepository(RecordRepository):
         where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
         hits = self.store.search(self.namespace("chat", user_id), query=query, filter=where or None,
                                  limit=limit)
-        return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
-                for h in hits if h.score is not None]
+        return _chat_hits(hits)
 
     def neighbours(self, user_id: str, memory: ChatMemory, *, limit: int,
                    filter: dict[str, Any] | None = None) -> list[ChatMemory]:
@@ -251,8 +257,7 @@ class ChatRepository(RecordRepository):
             return self.vector_search(user_id, memory.content, limit=limit, filter=filter)
         where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
         hits = like(self.namespace("chat", user_id), memory.memory_id, filter=where or None, limit=limit)
-        return [cast(ChatMemory, ChatMemory.from_value(h.value, h.score))
-                for h in hits if h.score is not None]
+        return _chat_hits(hits)
 
     # -- the persistent lexical index ----------------------------------------------------
     def lexical_ready(self, user_id: str, window: tuple[int, int] = LEXICAL_WINDOW) -> bool:
@@ -331,8 +336,8 @@ class ChatRepository(RecordRepository):
         """The stored memories of ``user_id`` among ``ids`` (one batch; missing ones left out)."""
         namespace = self.namespace("chat", user_id)
         found = self.store.batch([GetOp(namespace, i) for i in ids]) if ids else []
-        return [cast(ChatMemory, ChatMemory.from_value(item.value)) for item in found
-                if isinstance(item, Item)]
+        records = (readable_record(item.value) for item in found if isinstance(item, Item))
+        return [cast(ChatMemory, r) for r in records if r is not None]
 
     def _derived_ops(self, ops: Sequence[Op]) -> list[Op]:
         """The lexical documents of the active chat memories a batch writes (stores with a

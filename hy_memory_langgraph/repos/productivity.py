@@ -36,7 +36,7 @@ from hy_memory_langgraph.repos.records import (
     Experience,
     Fact,
     Record,
-    record_from_value,
+    readable_record,
 )
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 
@@ -164,7 +164,8 @@ class ProductivityRepository(RecordRepository):
             merged: dict[str, Hit] = {}
             for _ in filters:
                 for hit in cast(list[SearchItem], next(results)):
-                    if hit.score is not None and hit.key not in merged:
-                        merged[hit.key] = (record_from_value(hit.value), float(hit.score))
+                    record = readable_record(hit.value) if hit.score is not None else None
+                    if record is not None and hit.key not in merged:
+                        merged[hit.key] = (record, float(hit.score))
             out.append(sorted(merged.values(), key=_best_first)[:limit])
         return out

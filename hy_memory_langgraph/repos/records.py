@@ -20,15 +20,21 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
+from hy_memory_langgraph.errors import StoreCorruptionError
 from hy_memory_langgraph.messages.signal import is_question_only
 
 __all__ = [
     "ACTIVE", "DELETED", "SUPERSEDED", "ChatMemory", "Experience", "Fact", "Record",
-    "record_from_value",
+    "readable_record", "record_from_value",
 ]
+
+log = logging.getLogger(__name__)
 
 ACTIVE: Final = "active"
 SUPERSEDED: Final = "superseded"
@@ -110,11 +116,24 @@ class Record:
 
     @classmethod
     def from_value(cls, value: dict[str, Any], score: float | None = None) -> Record:
-        """Rebuild a record from its stored value (unknown keys are ignored)."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        data = {k: v for k, v in value.items() if k in known}
+        """Rebuild a record from its stored value (unknown keys are ignored).
+
+        Raises:
+            StoreCorruptionError: the value lacks a field or holds one of the wrong type.
+        """
+        if not isinstance(value, dict):
+            raise StoreCorruptionError(f"a stored {cls.kind} record is a {type(value).__name__}, not an object")
+        data = {k: v for k, v in value.items() if k in _field_types(cls)}
+        wrong = [k for k, v in data.items() if not _conforms(v, _field_types(cls)[k])]
+        if wrong:
+            raise StoreCorruptionError(f"stored {cls.kind} record {value.get('memory_id')!r} has a bad "
+                                       f"{', '.join(sorted(wrong))}")
         data["score"] = score
-        return cls(**data)
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise StoreCorruptionError(f"stored {cls.kind} record {value.get('memory_id')!r} is "
+                                       f"incomplete: {exc}") from None
 
 
 @dataclass(kw_only=True)
@@ -251,5 +270,50 @@ _KINDS: Final[dict[str, type[Record]]] = {
 
 
 def record_from_value(value: dict[str, Any], score: float | None = None) -> Record:
-    """The record a stored value describes (its ``kind`` picks the class)."""
-    return _KINDS[str(value.get("kind") or "chat")].from_value(value, score)
+    """The record a stored value describes (its ``kind`` picks the class).
+
+    Raises:
+        StoreCorruptionError: the value is not a record this package wrote.
+    """
+    kind = value.get("kind") or "chat" if isinstance(value, dict) else None
+    if kind not in _KINDS:
+        raise StoreCorruptionError(f"a stored record has an unknown kind {kind!r}")
+    return _KINDS[str(kind)].from_value(value, score)
+
+
+def readable_record(value: Any, score: float | None = None) -> Record | None:
+    """:func:`record_from_value`, or ``None`` (logged) for a damaged value: one bad row is
+    skipped, never fatal for the user's other memories."""
+    try:
+        return record_from_value(value, score)
+    except StoreCorruptionError as exc:
+        log.warning("skipped a damaged memory record: %s", exc)
+        return None
+
+
+@functools.cache
+def _field_types(cls: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a field's annotation (``str``, ``int``, ``float``,
+    ``bool``, ``list[...]``, ``dict[...]``, ``X | None``)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    if origin is dict or hint is dict:
+        return isinstance(value, dict)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (str, bool):
+        return isinstance(value, hint)
+    return True

@@ -58,5 +58,6 @@ def check_guards(conn: Connection, guards: Sequence[tuple[str, str, Mapping[str,
         row = rows.get((ns, key))
         if row is None:
             raise ConflictError(f"item {key!r} no longer exists; it was deleted concurrently")
-        if not _matches(json.loads(row.value), expect):
+        value = sql.stored_value(row)
+        if value is None or not _matches(value, expect):
             raise ConflictError(f"item {key!r} changed concurrently; read it again and retry")

@@ -202,10 +202,17 @@ class PostgresJson(JsonAccess):
         return sa.case((self.kind_is(path, "array"), length), else_=sa.null())
 
 
-def json_access(dialect_name: str, column: sa.ColumnElement[str]) -> JsonAccess:
-    """The :class:`JsonAccess` for a SQLAlchemy dialect name."""
+def json_access(dialect_name: str, column: sa.ColumnElement[str], *,
+                guarded: bool = False) -> JsonAccess:
+    """The :class:`JsonAccess` for a SQLAlchemy dialect name.
+
+    ``guarded`` (SQLite): a value that is not valid JSON reads as ``{}`` instead of
+    failing the whole statement (SQLite raises "malformed JSON" on the first such row);
+    a store switches to it after meeting a damaged row, at the price of one
+    ``json_valid`` per row filtered.
+    """
     if dialect_name == "sqlite":
-        return SqliteJson(column)
+        return SqliteJson(sa.case((sa.func.json_valid(column), column), else_="{}") if guarded else column)
     if dialect_name == "postgresql":
         return PostgresJson(column)
     raise ConfigError(f"HyMemoryStore has no JSON filter support for the {dialect_name!r} dialect")

@@ -67,8 +67,9 @@ def page_bounds(op: SearchOp) -> tuple[int, int]:
 
 
 def _outcome(pairs: list[tuple[Row[Any], float | None]]) -> SearchOutcome:
+    items = [sql.row_to_search_item(row, score) for row, score in pairs]
     return SearchOutcome(
-        items=[sql.row_to_search_item(row, score) for row, score in pairs],
+        items=[item for item in items if item is not None],
         ttl_ids=[row.id for row, _ in pairs if row.ttl_minutes is not None],
     )
 

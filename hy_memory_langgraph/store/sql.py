@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
@@ -28,6 +29,8 @@ from hy_memory_langgraph.store import direct
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
 from hy_memory_langgraph.store.schema import changes, items, meta, scope_of, vectors
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "ITEM_COLUMNS",
     "Where",
@@ -38,6 +41,7 @@ __all__ = [
     "live",
     "item_where",
     "row_to_item",
+    "stored_value",
     "row_to_search_item",
     "fetch_by_keys",
     "fetch_by_ids",
@@ -178,9 +182,28 @@ def item_where(
     return Where(clause, params)
 
 
-def row_to_item(row: Row[Any]) -> Item:
+def stored_value(row: Row[Any]) -> dict[str, Any] | None:
+    """The JSON object a row holds, or ``None`` (logged) when it cannot be read: one
+    damaged row is skipped, never fatal for the namespace's other items."""
+    try:
+        value = json.loads(row.value)
+    except (ValueError, TypeError, RecursionError) as exc:
+        log.warning("item %r in %r is unreadable (%s: %s); skipped", row.key, row.namespace,
+                    type(exc).__name__, exc)
+        return None
+    if not isinstance(value, dict):
+        log.warning("item %r in %r holds a %s, not a JSON object; skipped", row.key, row.namespace,
+                    type(value).__name__)
+        return None
+    return value
+
+
+def row_to_item(row: Row[Any]) -> Item | None:
+    value = stored_value(row)
+    if value is None:
+        return None
     return Item(
-        value=json.loads(row.value),
+        value=value,
         key=row.key,
         namespace=decode(row.namespace),
         created_at=to_datetime(row.created_at),
@@ -188,11 +211,14 @@ def row_to_item(row: Row[Any]) -> Item:
     )
 
 
-def row_to_search_item(row: Row[Any], score: float | None) -> SearchItem:
+def row_to_search_item(row: Row[Any], score: float | None) -> SearchItem | None:
+    value = stored_value(row)
+    if value is None:
+        return None
     return SearchItem(
         namespace=decode(row.namespace),
         key=row.key,
-        value=json.loads(row.value),
+        value=value,
         created_at=to_datetime(row.created_at),
         updated_at=to_datetime(row.updated_at),
         score=score,

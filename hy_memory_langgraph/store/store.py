@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import os
 import threading
 import uuid
@@ -58,6 +59,8 @@ from hy_memory_langgraph.store.vectors import check_thread_count
 from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
 
 __all__ = ["HyMemoryStore"]
+
+log = logging.getLogger(__name__)
 
 
 class HyMemoryStore(BaseStore):
@@ -142,6 +145,7 @@ class HyMemoryStore(BaseStore):
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
+            self._json_guarded = False
             cache = shared_index_cache() if index_cache is None else index_cache
             self._scoped = self._open(search_threads, cache)
         except BaseException:
@@ -254,6 +258,26 @@ class HyMemoryStore(BaseStore):
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops synchronously (reads see the state before this batch's writes)."""
+        ops = list(ops)
+        try:
+            return self._batch(ops)
+        except sa.exc.OperationalError as exc:
+            if not self._guard_json(exc):
+                raise
+            return self._batch(ops)  # the read failed first: nothing was written
+
+    def _guard_json(self, exc: sa.exc.OperationalError) -> bool:
+        """After SQLite met a value that is not JSON: filter with damaged rows read as
+        ``{}`` from now on (``True``: retry), else ``False``."""
+        if "malformed JSON" not in str(exc.orig) or self._json_guarded:
+            return False
+        log.warning("%s holds an item that is not valid JSON; filters skip such items from now on",
+                    self.url)
+        self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True)
+        self._json_guarded = True
+        return True
+
+    def _batch(self, ops: list[Op]) -> list[Result]:
         plan = self._plan(ops)
         texts, queries = plan.texts(), plan.queries()
         text_vectors: list[list[float]] = []
@@ -267,6 +291,15 @@ class HyMemoryStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
+        ops = list(ops)
+        try:
+            return await self._abatch(ops)
+        except sa.exc.OperationalError as exc:
+            if not self._guard_json(exc):
+                raise
+            return await self._abatch(ops)
+
+    async def _abatch(self, ops: list[Op]) -> list[Result]:
         plan = self._plan(ops)
         texts, queries = plan.texts(), plan.queries()
         text_vectors: list[list[float]] = []

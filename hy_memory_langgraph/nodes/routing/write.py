@@ -16,7 +16,6 @@ Routing (``docs/design.md#write-routing``):
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import uuid
@@ -26,6 +25,7 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import optional_id, require_id, scope_id
+from hy_memory_langgraph.values import json_object
 from hy_memory_langgraph.messages import (
     Msg,
     cap_message_bytes,
@@ -65,23 +65,6 @@ def _as_list(messages: Any) -> Any:
     return [messages] if isinstance(messages, str) else messages
 
 
-def _metadata(value: Any) -> dict[str, Any]:
-    metadata = value or {}
-    if not isinstance(metadata, dict):
-        raise InvalidInputError("metadata must be a dict of JSON-serialisable values or None")
-    try:
-        json.dumps(metadata, allow_nan=False, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInputError("metadata contains a lone surrogate (not valid Unicode text); "
-                                "remove the broken characters") from None
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(
-            f"metadata must hold only JSON values (str, number, bool, None, list, dict): {exc}; "
-            "convert e.g. datetimes with .isoformat()"
-        ) from exc
-    return metadata
-
-
 def _route(scene: str | None, msgs: list[Msg], ctx: MemoryContext) -> tuple[str, str]:
     """``(route, reason)`` decided without a model; ``route == JUDGE`` when one must decide."""
     tools = has_tool_trace(msgs)
@@ -107,7 +90,7 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
     secret into an unrecognisable fragment.
     """
     scene = validate_scene(state.get("scene"))
-    metadata = _metadata(state.get("metadata"))
+    metadata = json_object(state.get("metadata"), "metadata")
     msgs = normalize_messages(_as_list(state.get("messages")))
     config = runtime.context.config
     if config.redact_secrets:  # before anything is stored, embedded or sent (and cut)

@@ -1,0 +1,66 @@
+"""Caller values checked at the door: text that is valid Unicode, JSON objects that are
+JSON, of bounded depth, with valid Unicode keys and strings.
+
+Example:
+    >>> require_text("fine", "content")
+    'fine'
+    >>> json_object({"a": [1, {"b": None}]}, "metadata")
+    {'a': [1, {'b': None}]}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from hy_memory_langgraph.errors import InvalidInputError
+
+__all__ = ["MAX_JSON_DEPTH", "json_depth", "json_object", "require_text"]
+
+#: Deepest nesting of a caller's JSON value (metadata, tool arguments, imported rows).
+MAX_JSON_DEPTH: Final = 64
+
+
+def require_text(value: Any, field: str) -> str:
+    """``value`` when it is a string of valid Unicode (no lone surrogate), else raise."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{field} must be a string (got {type(value).__name__})")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{field} contains a lone surrogate (not valid Unicode text); "
+                                "remove the broken characters") from None
+    return value
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deep ``value`` nests (``limit + 1`` as soon as it is deeper: never recurses)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list, tuple)):
+            if depth > limit:
+                return limit + 1
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def json_object(value: Any, field: str, *, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
+    """``value`` when it is a dict of JSON values, at most ``max_depth`` deep, with valid
+    Unicode throughout; ``None`` gives ``{}``."""
+    value = {} if value is None else value
+    if not isinstance(value, dict):
+        raise InvalidInputError(f"{field} must be a dict of JSON-serialisable values or None")
+    if json_depth(value, max_depth) > max_depth:
+        raise InvalidInputError(f"{field} nests deeper than {max_depth} levels; flatten it")
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{field} contains a lone surrogate (not valid Unicode text); "
+                                "remove the broken characters") from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"{field} must hold only JSON values (str, number, bool, None, list, dict): {exc}; "
+            "convert e.g. datetimes with .isoformat()") from exc
+    return value
