@@ -16,6 +16,9 @@ __all__ = [
     "ModelUnavailableError",
     "StoreError",
     "StoreCorruptionError",
+    "StoreFullError",
+    "StoreBusyError",
+    "StoreUnavailableError",
     "ConflictError",
     "ReadOnlyStoreError",
     "LLMCallError",
@@ -69,7 +72,22 @@ class ReadOnlyStoreError(StoreError, PermissionError):
 
 
 class StoreCorruptionError(StoreError):
-    """Stored data cannot be used as it is (e.g. a stored vector of the wrong size)."""
+    """Stored data cannot be used as it is (a damaged database file, a stored vector of
+    the wrong size); the message names the file and how to recover."""
+
+
+class StoreFullError(StoreError):
+    """The disk (or the database's size limit) is full; nothing of the failed write was
+    stored. Free space and retry."""
+
+
+class StoreBusyError(StoreError):
+    """Another writer held the database longer than the busy timeout; retry."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database server could not be reached or dropped the connection (a restart);
+    an idempotent write was retried once before this was raised."""
 
 
 class LLMCallError(HyMemoryError):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
+from sqlalchemy.engine import make_url
 
 from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.transfer import export_rows, import_rows
@@ -50,6 +51,7 @@ from hy_memory_langgraph.repos.records import Fact, Record
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
 from hy_memory_langgraph.store import IndexCache
+from hy_memory_langgraph.store.faults import database_faults
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.values import json_object, require_text
@@ -65,6 +67,36 @@ __all__ = ["HyMemoryClient"]
 T = TypeVar("T")
 #: Largest ``offset + limit`` of :meth:`HyMemoryClient.list_memories`.
 MAX_LIST_WINDOW = 100_000
+
+
+def _faults(method: Callable[..., T]) -> Callable[..., T]:
+    """Database errors that escape a store (a chain, log or workflow database) raised as
+    our errors naming the client's data dir or database."""
+
+    @functools.wraps(method)
+    def wrapper(self: HyMemoryClient, *args: Any, **kwargs: Any) -> T:
+        with database_faults(self._where):
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`_faults` for a coroutine method."""
+
+    @functools.wraps(method)
+    async def wrapper(self: HyMemoryClient, *args: Any, **kwargs: Any) -> Any:
+        with database_faults(self._where):
+            return await method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _hidden(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an invalid URL is reported by the store that opens it
+        return "the configured database"
 
 
 def _owners(args: dict[str, Any]) -> list[str]:
@@ -150,6 +182,8 @@ class HyMemoryClient:
                  oa_context_provider: OAContextProvider | OAContextFunction | None = None,
                  embedding_cache: bool | str | Path | ByteStore[str, bytes] | None = None) -> None:
         config = config or MemoryConfig.from_env()
+        url = db_url or config.db_url
+        self._where = _hidden(url) if url else str(Path(data_dir).expanduser() if data_dir else config.data_dir)
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
         if db_url is not None:
@@ -178,6 +212,7 @@ class HyMemoryClient:
                                               recorder=self.recorder)
 
     # -- write / search ---------------------------------------------------------------
+    @_faults
     def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
@@ -190,6 +225,7 @@ class HyMemoryClient:
         """
         return self._run(self.write_graph, self._write_input(locals()), config)
 
+    @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
                    agent_id: str | None = None, session_id: str | None = None,
                    workspace_id: str | None = None, branch: str | None = None,
@@ -198,6 +234,7 @@ class HyMemoryClient:
         """Async twin of :meth:`add`."""
         return await self._arun(self.write_graph, self._write_input(locals()), config)
 
+    @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
                scene: str | None = None, search_mode: str = "default",
                user_ids: list[str] | None = None, workspace_id: str | None = None,
@@ -210,6 +247,7 @@ class HyMemoryClient:
         """
         return self._run(self.search_graph, self._search_input(locals()), config)
 
+    @_afaults
     async def asearch(self, query: str | None = None, *, queries: list[str] | None = None,
                       scene: str | None = None, search_mode: str = "default",
                       user_ids: list[str] | None = None, workspace_id: str | None = None,
@@ -219,6 +257,7 @@ class HyMemoryClient:
         """Async twin of :meth:`search`."""
         return await self._arun(self.search_graph, self._search_input(locals()), config)
 
+    @_faults
     def pipeline_log(self, request_id: str) -> list[dict[str, Any]]:
         """The stages a write or search went through, in order (``[]`` when unknown).
 
@@ -240,6 +279,7 @@ class HyMemoryClient:
         parsed = parse_id(memory_id)
         return None if parsed is None else self.context.productivity_repo(parsed[1])
 
+    @_faults
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory (chat memory, working/coding experience or fact) by id, or ``None``."""
         memory_id = require_id(memory_id, "memory_id")
@@ -247,6 +287,7 @@ class HyMemoryClient:
         record = repo.get(memory_id)
         return None if record is None else record.to_dict()
 
+    @_faults
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
                memory_at: Any = None, expected_version: int | None = None) -> dict[str, Any]:
         """Replace a chat memory's content (a new version, ``UPDATE`` in its history).
@@ -280,6 +321,7 @@ class HyMemoryClient:
             raise InvalidInputError(f"memory_id={memory_id!r} does not exist; use an id returned by add/search")
         return updated.to_dict()
 
+    @_faults
     def delete(self, memory_id: str) -> bool:
         """Erase one memory; ``False`` when it did not exist.
 
@@ -307,6 +349,7 @@ class HyMemoryClient:
         self.context.stores.flush()
         return True
 
+    @_faults
     def delete_all(self, user_id: str) -> int:
         """Erase everything of ``user_id``: memories, history, traces, version chain and
         workflow memory (every app scope); the vector index files are rewritten.
@@ -326,6 +369,7 @@ class HyMemoryClient:
         self.context.stores.flush()
         return removed
 
+    @_faults
     def list_memories(self, user_id: str, *, scene: str | None = None, limit: int = 20,
                       offset: int = 0) -> dict[str, Any]:
         """A page of ``user_id``'s active memories, most recently updated first.
@@ -355,6 +399,7 @@ class HyMemoryClient:
         return {"user_id": user_id, "memories": [{**r.to_dict(), "scene": name} for name, r in page],
                 "limit": limit, "offset": offset, "has_more": len(found) > offset + limit}
 
+    @_faults
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every version of a memory (and of those it superseded), oldest first."""
         memory_id = require_id(memory_id, "memory_id")
@@ -371,22 +416,26 @@ class HyMemoryClient:
             user_ids = [require_id(u, "user_ids") for u in user_ids]
         return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=user_ids)
 
+    @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
                         on_row: Callable[[int], None] | None = None) -> dict[str, Any]:
         """Write the rows of :meth:`export_memories` here; returns counts per row type,
         ``rows`` and ``complete`` (the export's footer was found and matched)."""
         return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
 
+    @_faults
     def stats(self) -> dict[str, Any]:
         """Counts of this data dir: memories per scene, kind and status, users, files."""
         return {"mode": self.mode, **memory_stats(self.context, self.config.workflow_dir)}
 
     # -- workflow memory ---------------------------------------------------------------------
+    @_faults
     def memory_prompt(self, user_id: str, workflow_id: str | None = None,
                       memory_app_id: str | None = None) -> dict[str, Any]:
         """``workflow.memoryPrompt``: see :meth:`WorkflowMemoryService.memory_prompt`."""
         return self.workflow.memory_prompt(user_id, workflow_id, memory_app_id)
 
+    @_faults
     def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
                        user_message: list[str] | None = None,
                        assistant_message: list[str] | None = None,
@@ -414,6 +463,7 @@ class HyMemoryClient:
         return await asyncio.to_thread(lambda: list(self.export_memories(user_ids)))
 
     # -- lifecycle ----------------------------------------------------------------------------
+    @_faults
     def close(self) -> None:
         """Close every store, the pipeline log and the workflow documents."""
         self.context.stores.close()

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import statistics
 import tempfile
@@ -78,6 +79,7 @@ SYMMETRIC_COSINE: Final = 0.9999
 KERNEL_TOLERANCE: Final = 1e-3
 #: Calibrations shipped with the package (the embedded default model's).
 BUNDLED_PATH: Final = Path(__file__).with_name("calibrations.json")
+log = logging.getLogger(__name__)
 # Calibrations known in this process, by cache key (shared by every CalibrationCache).
 _PROCESS: dict[str, Calibration] = {}
 
@@ -235,8 +237,17 @@ class CalibrationCache:
         return _read_file(self.path) if self.path is not None else {}
 
     def _write(self, key: str, calibration: Calibration) -> None:
+        """Keep ``calibration`` in the file; a file that cannot be written (a read-only
+        data dir) leaves it in memory only, logged (it is measured again next time)."""
         if self.path is None:
             return
+        try:
+            self._write_file(key, calibration)
+        except OSError as exc:
+            log.info("similarity calibration not saved to %s: %s", self.path, exc)
+
+    def _write_file(self, key: str, calibration: Calibration) -> None:
+        assert self.path is not None
         entries: dict[str, Any] = {k: asdict(v) for k, v in self._read().items()}
         entries[key] = asdict(calibration)
         self.path.parent.mkdir(parents=True, exist_ok=True)

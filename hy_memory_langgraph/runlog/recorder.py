@@ -125,7 +125,11 @@ class PipelineRecorder:
             with self._lock:
                 records, self._ended, self._timer = self._ended, [], None
             if self.store is not None and records:
-                self.store.write(records)
+                try:
+                    self.store.write(records)
+                except Exception as exc:  # diagnostics: never fail a request, nor kill the timer
+                    logger.warning("pipeline log: %d records not written (%s: %s)", len(records),
+                                type(exc).__name__, exc)
 
     def read(self, request_id: str) -> list[dict[str, Any]]:
         """Every record of ``request_id``: written ones, then any not written yet."""

@@ -99,7 +99,14 @@ class PipelineLogStore:
         query = sa.select(_rows.c.record).where(_rows.c.request_id == request_id) \
             .order_by(_rows.c.seq, _rows.c.id)
         with read_tx(self._engine) as conn:
-            return [json.loads(row.record) for row in conn.execute(query)]
+            rows = [row.record for row in conn.execute(query)]
+        records = []
+        for text in rows:
+            try:
+                records.append(json.loads(text))
+            except (ValueError, TypeError, RecursionError):
+                continue  # a damaged diagnostic record is left out
+        return records
 
     def prune(self, *, now: float | None = None) -> int:
         """Delete rows older than the retention; returns how many went."""

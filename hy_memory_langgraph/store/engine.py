@@ -54,7 +54,9 @@ __all__ = [
     "READ_ONLY_OPTION",
     "checkpoint",
     "create_store_engine",
+    "is_absent",
     "is_read_only",
+    "read_only_reason",
     "release_engine",
     "parse_url",
     "schema_name",
@@ -68,6 +70,7 @@ _BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE"}
 _BEGIN_OPTION = "hy_begin"
 #: Execution option marking an engine opened on a database this process may only read.
 READ_ONLY_OPTION = "hy_read_only"
+_ABSENT_OPTION = "hy_absent"
 _LOCK_OPTION = "hy_lock_key"
 _SCHEMA_RE = re.compile(r"[^a-z0-9_]+")
 _SERVER_DIALECTS = ("postgresql",)
@@ -162,15 +165,26 @@ def create_store_engine(
     if url.get_backend_name() in _SERVER_DIALECTS:
         return _server_engine(url, schema_name(schema or "public")), None
     local = _local_sqlite_file(url)
-    readonly = local is not None and _read_only(local)
-    if local is not None and not readonly:
+    state = _file_state(local) if local is not None else "writable"
+    if state == "absent":
+        # Nothing to read and nowhere to write: an empty database in memory, read-only
+        # for every writer, so reads answer (with nothing) and writes say why not.
+        reason = (f"cannot create the database {local}: its directory is read-only; "
+                  "searches work, writes need a writable data dir")
+        engine = sa.create_engine("sqlite://", poolclass=StaticPool,
+                                  connect_args={"check_same_thread": False},
+                                  execution_options={READ_ONLY_OPTION: reason, _ABSENT_OPTION: True})
+        _install_sqlite_hooks(engine)
+        return engine, None
+    if local is not None and state == "writable":
         _create_private(local)
-    if readonly:
+    if state == "readonly":
+        assert local is not None
         engine = sa.create_engine("sqlite://", creator=_read_only_connect(local),
-                                  execution_options={READ_ONLY_OPTION: True})
+                                  execution_options={READ_ONLY_OPTION: f"{local} is read-only here"})
     else:
         engine = sa.create_engine(url, **_sqlite_kwargs(local))
-    _install_sqlite_hooks(engine, readonly=readonly, autocheckpoint=wal_autocheckpoint)
+    _install_sqlite_hooks(engine, readonly=state == "readonly", autocheckpoint=wal_autocheckpoint)
     return engine, local
 
 
@@ -183,23 +197,35 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK)
 
 
-def _read_only(file: Path) -> bool:
-    """An existing database we cannot write (file, directory or file system read-only).
+def _file_state(file: Path) -> str:
+    """``"writable"``, ``"readonly"`` (an existing database we cannot write: file,
+    directory or file system read-only) or ``"absent"`` (no database, and a read-only
+    directory where it would be created).
 
     Raises:
-        StoreError: the database does not exist and cannot be created there (a regular
-            file on the path, or a read-only directory).
+        StoreError: a regular file stands where a directory of the path should be.
     """
     if file.is_file():
-        return not (_writable(file) and _writable(file.parent))
+        return "writable" if _writable(file) and _writable(file.parent) else "readonly"
     existing = next((p for p in (file.parent, *file.parent.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
         raise StoreError(f"cannot create the database {file}: {existing} is a file, not a "
                          "directory; choose a data dir / path outside it")
     if existing is not None and not _writable(existing):
-        raise ReadOnlyStoreError(f"cannot create the database {file}: {existing} is read-only; "
-                                 "choose a writable data dir")
-    return False
+        return "absent"
+    return "writable"
+
+
+def is_absent(engine: Engine | Connection) -> bool:
+    """Whether the engine stands for a database that does not exist and cannot be
+    created (an empty one in memory; see :func:`create_store_engine`)."""
+    return bool(engine.get_execution_options().get(_ABSENT_OPTION))
+
+
+def read_only_reason(engine: Engine | Connection) -> str | None:
+    """Why the engine's database may only be read, or ``None``."""
+    reason = engine.get_execution_options().get(READ_ONLY_OPTION)
+    return str(reason) if reason else None
 
 
 def _read_only_connect(file: Path) -> Any:
@@ -337,8 +363,16 @@ def read_tx(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
-def write_tx(engine: Engine) -> Iterator[Connection]:
-    """A write transaction, serialised with the other writers of the same store."""
+def write_tx(engine: Engine, *, schema_setup: bool = False) -> Iterator[Connection]:
+    """A write transaction, serialised with the other writers of the same store.
+
+    Raises:
+        ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
+            tables of an absent database be created in memory).
+    """
+    reason = read_only_reason(engine)
+    if reason is not None and not (schema_setup and is_absent(engine)):
+        raise ReadOnlyStoreError(reason)
     with engine.connect() as conn:
         conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         with conn.begin():

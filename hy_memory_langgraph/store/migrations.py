@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.schema import CreateSchema
 
 from hy_memory_langgraph.errors import ReadOnlyStoreError, StoreError
-from hy_memory_langgraph.store.engine import is_read_only, read_tx, schema_of, write_tx
+from hy_memory_langgraph.store.engine import is_absent, is_read_only, read_tx, schema_of, write_tx
 
 __all__ = ["Migration", "MigrationContext", "setup", "applied_versions", "VERSIONS"]
 
@@ -135,9 +135,9 @@ def setup(engine: Engine, component: str, migrations: Sequence[Migration]) -> in
         StoreError: The database was migrated by a newer release (unknown versions).
     """
     _check_sequence(component, migrations)
-    if is_read_only(engine):
+    if is_read_only(engine) and not is_absent(engine):
         return _check_read_only(engine, component, len(migrations))
-    with write_tx(engine) as conn:
+    with write_tx(engine, schema_setup=True) as conn:
         schema = schema_of(conn)
         if schema is not None:
             conn.execute(CreateSchema(schema, if_not_exists=True))

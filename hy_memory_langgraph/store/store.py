@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import logging
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -30,7 +31,13 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
-from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreError
+from hy_memory_langgraph.errors import (
+    ConfigError,
+    ModelUnavailableError,
+    ReadOnlyStoreError,
+    StoreError,
+    StoreUnavailableError,
+)
 from hy_memory_langgraph.store import lexical_read, migrations, namespaces, sql
 from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.checkpoints import (
@@ -38,6 +45,8 @@ from hy_memory_langgraph.store.checkpoints import (
     WalCheckpointer,
 )
 from hy_memory_langgraph.store.engine import (
+    is_absent,
+    read_only_reason,
     checkpoint,
     create_store_engine,
     is_read_only,
@@ -46,7 +55,9 @@ from hy_memory_langgraph.store.engine import (
     release_engine,
     write_tx,
 )
+from hy_memory_langgraph.store.faults import database_faults
 from hy_memory_langgraph.store.filters import compile_filter
+from hy_memory_langgraph.store.guards import GuardOp
 from hy_memory_langgraph.store.jsonsql import json_access
 from hy_memory_langgraph.store.lexical_ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical_read import TimeRange
@@ -61,6 +72,18 @@ from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
 __all__ = ["HyMemoryStore"]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _faults(method: Callable[..., T]) -> Callable[..., T]:
+    """Driver errors of a store method raised as our errors naming the database."""
+
+    @functools.wraps(method)
+    def wrapper(self: HyMemoryStore, *args: Any, **kwargs: Any) -> T:
+        with database_faults(self._where):
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class HyMemoryStore(BaseStore):
@@ -139,15 +162,19 @@ class HyMemoryStore(BaseStore):
         self._lock = threading.RLock()
         self._closed = False
         self._sweeper: TTLSweeper | None = None
-        self._engine, self._local_file = create_store_engine(
-            path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
+        text = os.fspath(path)
+        self._where = text if "://" not in text else parse_url(text).render_as_string(hide_password=True)
+        with database_faults(self._where):
+            self._engine, self._local_file = create_store_engine(
+                path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
             self._json_guarded = False
             cache = shared_index_cache() if index_cache is None else index_cache
-            self._scoped = self._open(search_threads, cache)
+            with database_faults(self._where):
+                self._scoped = self._open(search_threads, cache)
         except BaseException:
             release_engine(self._engine)
             raise
@@ -177,10 +204,15 @@ class HyMemoryStore(BaseStore):
     def _open(self, search_threads: int | None, cache: IndexCache) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
         migrations.setup(self._engine, COMPONENT, MIGRATIONS)
-        with write_tx(self._engine) as conn:
-            sql.set_meta_default(conn, "store_uid", uuid.uuid4().hex)
+        reading = self.read_only and not is_absent(self._engine)  # may not even write defaults
+        with (read_tx(self._engine) if reading else write_tx(self._engine, schema_setup=True)) as conn:
+            if not reading:
+                sql.set_meta_default(conn, "store_uid", uuid.uuid4().hex)
             if dims is not None:
-                stored = int(sql.set_meta_default(conn, "dims", str(dims)))
+                known = sql.get_meta(conn, "dims")
+                stored = int(known) if known is not None else dims
+                if not reading and known is None:
+                    sql.set_meta_default(conn, "dims", str(dims))
                 if stored != dims:
                     raise ConfigError(
                         f"{self.url}: this database holds {stored}-dim vectors but the index "
@@ -246,6 +278,7 @@ class HyMemoryStore(BaseStore):
         """The cache holding this store's scope indexes (``None`` without an index)."""
         return self._scoped.cache if self._scoped is not None else None
 
+    @_faults
     def flush_erasure(self) -> None:
         """Leave no trace of deleted items in local files: fold the SQLite write-ahead
         log into the database, whose deleted pages are zeroed (``secure_delete``). The
@@ -257,14 +290,34 @@ class HyMemoryStore(BaseStore):
     # ------------------------------------------------------------ batch API
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Execute ops synchronously (reads see the state before this batch's writes)."""
+        """Execute ops synchronously (reads see the state before this batch's writes).
+
+        Raises:
+            StoreError: a subclass naming the database and the fix (full, damaged,
+                read-only, busy, unreachable); a batch without guards that met a lost
+                server connection was retried once first.
+        """
         ops = list(ops)
-        try:
-            return self._batch(ops)
-        except sa.exc.OperationalError as exc:
-            if not self._guard_json(exc):
-                raise
-            return self._batch(ops)  # the read failed first: nothing was written
+        for attempt in (1, 2):
+            try:
+                with database_faults(self._where):
+                    try:
+                        return self._batch(ops)
+                    except sa.exc.OperationalError as exc:
+                        if not self._guard_json(exc):
+                            raise
+                        return self._batch(ops)  # the read failed first: nothing was written
+            except StoreUnavailableError:
+                if attempt == 2 or not self._retryable(ops):
+                    raise
+                log.warning("%s: the connection was lost; retrying the batch once", self._where)
+        raise AssertionError("unreachable")
+
+    def _retryable(self, ops: list[Op]) -> bool:
+        """A batch that may run again after a lost connection: on a server, and without
+        guards (puts and deletes of fixed values are idempotent; a guarded change that
+        committed before the loss would fail its guard the second time)."""
+        return self._engine.dialect.name == "postgresql" and not any(isinstance(op, GuardOp) for op in ops)
 
     def _guard_json(self, exc: sa.exc.OperationalError) -> bool:
         """After SQLite met a value that is not JSON: filter with damaged rows read as
@@ -292,12 +345,20 @@ class HyMemoryStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
         ops = list(ops)
-        try:
-            return await self._abatch(ops)
-        except sa.exc.OperationalError as exc:
-            if not self._guard_json(exc):
-                raise
-            return await self._abatch(ops)
+        for attempt in (1, 2):
+            try:
+                with database_faults(self._where):
+                    try:
+                        return await self._abatch(ops)
+                    except sa.exc.OperationalError as exc:
+                        if not self._guard_json(exc):
+                            raise
+                        return await self._abatch(ops)
+            except StoreUnavailableError:
+                if attempt == 2 or not self._retryable(ops):
+                    raise
+                log.warning("%s: the connection was lost; retrying the batch once", self._where)
+        raise AssertionError("unreachable")
 
     async def _abatch(self, ops: list[Op]) -> list[Result]:
         plan = self._plan(ops)
@@ -339,6 +400,11 @@ class HyMemoryStore(BaseStore):
             array = np.asarray(vector, dtype=np.float32)
             if array.shape != (dims,):
                 raise ConfigError(f"embedding returned a {array.shape} vector; index dims is {dims}")
+            if not np.isfinite(array).all() or not array.any():
+                raise ModelUnavailableError(
+                    f"the embedding model returned a vector of NaN, infinite or only zero values for "
+                    f"{text[:40]!r}: nothing was stored or searched; check the model "
+                    "(HY_MEMORY_EMBEDDING_MODEL, its server) and retry")
             out[text] = array
         return out
 
@@ -347,8 +413,8 @@ class HyMemoryStore(BaseStore):
             self._check_open()
             now = sql.now_us()
             if plan.has_writes and self.read_only:
-                raise ReadOnlyStoreError(f"{self.url} is read-only here (file, directory or file "
-                                         "system): searches work, writes need a writable data dir")
+                raise ReadOnlyStoreError(f"{self.url}: {read_only_reason(self._engine)} (file, directory "
+                                         "or file system): searches work, writes need a writable data dir")
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
             if (plan.has_writes or ttl_ids or plan.guards) and not self.read_only:
                 self._write(plan, text_vectors, ttl_ids, now)
@@ -395,6 +461,7 @@ class HyMemoryStore(BaseStore):
 
     # ------------------------------------------------------------ ranked keys
 
+    @_faults
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
         """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`)."""
         with self._lock:
@@ -402,6 +469,7 @@ class HyMemoryStore(BaseStore):
             with read_tx(self._engine) as conn:
                 return lexical_read.lexical_status(conn, namespaces.encode(namespace))
 
+    @_faults
     def lexical_search(self, namespace: tuple[str, ...], terms: Mapping[str, float], *, limit: int,
                        k1: float, b: float, ts_range: TimeRange | None = None) -> list[KeyHit]:
         """BM25 over the lexical documents of exactly ``namespace``, best first.
@@ -416,6 +484,7 @@ class HyMemoryStore(BaseStore):
                 return lexical_read.lexical_search(conn, namespaces.encode(namespace), terms,
                                                    limit=limit, k1=k1, b=b, ts_range=ts_range)
 
+    @_faults
     def vector_search_keys(self, namespace: tuple[str, ...], query: str, *, limit: int,
                            ts_range: TimeRange | None = None) -> list[KeyHit]:
         """The ``limit`` items of exactly ``namespace`` nearest to ``query``: keys, cosine
@@ -441,6 +510,7 @@ class HyMemoryStore(BaseStore):
                 ids = None if ts_range is None else lexical_read.documents_in_range(conn, encoded, ts_range)
                 return run_key_search(conn, self._scoped, vector, encoded, limit, now, ids)
 
+    @_faults
     def lexical_feedback(self, namespace: tuple[str, ...], keys: list[str]) -> tuple[
             int, dict[str, dict[str, int]], dict[str, int]]:
         """Documents of ``namespace``, term counts of the lexical documents of ``keys``, and
@@ -450,6 +520,7 @@ class HyMemoryStore(BaseStore):
             with read_tx(self._engine) as conn:
                 return lexical_read.lexical_feedback(conn, namespaces.encode(namespace), keys)
 
+    @_faults
     def vector_search_keys_like(self, namespace: tuple[str, ...], keys: list[str], *, limit: int,
                                 ts_range: TimeRange | None = None) -> dict[str, list[KeyHit]]:
         """:meth:`vector_search_keys` with the stored vector of each item of ``keys`` as the
@@ -490,6 +561,7 @@ class HyMemoryStore(BaseStore):
             out.setdefault(key, np.frombuffer(blob, dtype="<f4").astype(np.float32))
         return {k: out[k] for k in keys if k in out}
 
+    @_faults
     def vector_search_like(self, namespace: tuple[str, ...], key: str, *,
                            filter: dict[str, Any] | None = None, limit: int = 10) -> list[SearchItem]:
         """``search(namespace, filter=filter, limit=limit)`` ranked by similarity to the
@@ -516,6 +588,7 @@ class HyMemoryStore(BaseStore):
 
     # ------------------------------------------------------------ TTL
 
+    @_faults
     def sweep_ttl(self) -> int:
         """Delete expired items (rows, vectors, index entries); returns how many."""
         with self._lock:

@@ -72,3 +72,106 @@ def test_a_lone_surrogate_is_an_input_error_everywhere(tmp_path: Path, text: str
             with pytest.raises(InvalidInputError, match="surrogate"):
                 call()
         assert client.get(memory_id)["content"] == "I like tea"
+
+
+def _limit_pages(store: Any, pages: int) -> None:
+    """SQLite's own size limit on the store's file: the write path meets SQLITE_FULL,
+    exactly as on a full disk."""
+    sa.event.listen(store._engine, "connect", lambda conn, _: conn.execute(f"PRAGMA max_page_count = {pages}"))
+    store._engine.dispose()
+
+
+def test_a_full_disk_is_our_error_naming_the_file_and_nothing_is_half_written(tmp_path: Path) -> None:
+    from hy_memory_langgraph.errors import StoreFullError
+
+    with _client(tmp_path / "d") as client:
+        client.add("I like green tea", user_id="alice")
+        store = client.context.stores.chat()
+        with store._engine.connect() as conn:
+            used = conn.exec_driver_sql("PRAGMA page_count").scalar()
+        _limit_pages(store, used + 2)
+        written = 0
+        with pytest.raises(StoreFullError, match=r"chat_memory\.db.*full.*free space"):
+            for i in range(50):
+                client.add(f"note {i} " + "word " * 2000, user_id="alice", session_id=f"s{i}")
+                written += 1
+        found = [m["content"] for m in client.search("green tea", user_ids=["alice"])["memories"]]
+        assert "I like green tea" in found  # reads go on while the disk is full
+        assert len(client.list_memories("alice", limit=100)["memories"]) == 1 + written  # no half write
+        _limit_pages(store, 1_000_000)
+        assert client.add("I like black tea too", user_id="alice")["success"] is True
+    with _client(tmp_path / "d") as client:  # the file is sound
+        assert client.delete_all("alice") == 2 + written
+
+
+@pytest.mark.parametrize("where", ["header", "middle"])
+def test_a_damaged_database_file_is_our_error_naming_it(tmp_path: Path, where: str) -> None:
+    from hy_memory_langgraph.errors import StoreCorruptionError
+
+    with _client(tmp_path / "d") as client:
+        for i in range(200):
+            client.add(f"note number {i} about tea and " + "filler " * 30, user_id="alice", session_id=f"s{i % 7}")
+    db = tmp_path / "d" / "data" / "chat_memory.db"
+    data = bytearray(db.read_bytes())
+    start = 0 if where == "header" else len(data) // 2
+    data[start:start + 8192] = b"\xde\xad\xbe\xef" * 2048
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreCorruptionError, match=r"chat_memory\.db is damaged.*backup"):
+        with _client(tmp_path / "d") as client:
+            client.add("one more note", user_id="alice")
+            client.search("tea", user_ids=["alice"])
+
+
+def test_an_embedding_model_that_returns_nan_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    from hy_memory_langgraph.errors import ModelUnavailableError
+
+    broken = HashingEmbeddings(dims=32)
+    with _client(tmp_path / "d") as client:
+        client.add("I like green tea", user_id="alice")
+    nan = type("NanEmbeddings", (HashingEmbeddings,), {
+        "embed_documents": lambda self, texts: [[float("nan")] * 32 for _ in texts],
+        "embed_query": lambda self, text: [float("nan")] * 32})(dims=32)
+    with HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=nan) as client:
+        with pytest.raises(ModelUnavailableError, match="NaN"):
+            client.add("I like black tea", user_id="alice")
+        with pytest.raises(ModelUnavailableError, match="NaN"):
+            client.search("tea", user_ids=["alice"])
+    with HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=broken) as client:
+        assert [m["content"] for m in client.search("tea", user_ids=["alice"])["memories"]] == ["I like green tea"]
+
+
+def _deep(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("form", ["dict", "json_string"])
+def test_deeply_nested_tool_arguments_never_raise_recursion_errors(tmp_path: Path, form: str) -> None:
+    args = _deep(600)
+    raw = args if form == "dict" else json.dumps(args)
+    trace = [{"role": "user", "content": "Save the config"},
+             {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+              "function": {"name": "save", "arguments": raw}}]},
+             {"role": "tool", "tool_call_id": "c1", "content": "saved"}]
+    with _client(tmp_path / "d") as client:
+        with pytest.raises(InvalidInputError, match="nests deeper"):
+            client.add("hi", user_id="alice", metadata=_deep(600))
+        try:
+            result = client.add(trace, scene="working", user_id="alice")
+        except InvalidInputError as exc:
+            assert "nest" in str(exc)
+        else:
+            assert result["success"] is True
+        assert client.search("config", user_ids=["alice"]) is not None
+
+
+def test_the_cli_reports_deep_json_as_invalid_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hy_memory_langgraph.cli import main
+
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps({"messages": "hi", "metadata": _deep(450)})[:-1] + "[" * 100000 + "]" * 100000 + "}")
+    code = main(["add", str(deep), "-u", "alice", "--json", "--data-dir", str(tmp_path / "d")])
+    envelope = json.loads(capsys.readouterr().out)
+    assert code == 2 and envelope["error"]["code"] in ("INVALID_JSON", "INVALID_INPUT")

@@ -77,3 +77,53 @@ def test_read_only_data_dir_searches_and_refuses_writes(tmp_path: Path) -> None:
     assert out["found"] == ["I like green tea"]
     assert out["add"].startswith("ReadOnlyStoreError") and "read-only" in out["add"]
     assert issubclass(HyMemoryError, Exception)
+
+
+READER = textwrap.dedent("""
+    import json, sys
+    from hy_memory_langgraph.client import HyMemoryClient
+    from hy_memory_langgraph.errors import HyMemoryError
+    from hy_memory_langgraph.testing import HashingEmbeddings
+    out = {}
+    client = HyMemoryClient(mode="lite", data_dir=sys.argv[1], embeddings=HashingEmbeddings(dims=32),
+                            embedding_cache=True)
+    calls = {
+        "chat": lambda: [m["content"] for m in client.search("green tea", user_ids=["u1"])["memories"]],
+        "new query": lambda: len(client.search("something never asked", user_ids=["u1"])["memories"]),
+        "coding": lambda: len(client.search("timeout", scene="coding", user_ids=["u1"])["facts"]),
+        "working": lambda: len(client.search("report", scene="working", user_ids=["u1"])["facts"]),
+        "export": lambda: len(list(client.export_memories())),
+        "stats": lambda: client.stats()["users"],
+        "list": lambda: len(client.list_memories("u1")["memories"]),
+        "prompt": lambda: client.memory_prompt("u1")["available"],
+    }
+    for name, call in calls.items():
+        try:
+            out[name] = call()
+        except HyMemoryError as exc:
+            out[name] = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:
+            out[name] = f"FOREIGN {type(exc).__name__}: {exc}"
+    try:
+        client.close()
+        out["close"] = "closed"
+    except Exception as exc:
+        out["close"] = f"FOREIGN {type(exc).__name__}: {exc}"
+    print(json.dumps(out))
+""")
+
+
+def test_every_read_works_on_a_read_only_data_dir(tmp_path: Path) -> None:
+    """With the embedding cache on, coding and working stores never written, a query never
+    cached: reads answer, nothing tries to create a file."""
+    data_dir = tmp_path / "ro"
+    client = HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=HashingEmbeddings(dims=32),
+                            embedding_cache=True)
+    client.add("I like green tea", user_id="u1")
+    client.close()
+    script = tmp_path / "reader.py"
+    script.write_text(READER)
+    out = _run_read_only(data_dir, script)
+    assert out == {"chat": ["I like green tea"], "new query": 1, "coding": 0, "working": 0,
+                   "export": out["export"], "stats": 1, "list": 1, "prompt": True, "close": "closed"}, out
+    assert isinstance(out["export"], int) and out["export"] >= 3
