@@ -1,0 +1,61 @@
+"""PostgreSQL faults: a connection killed under the store (as by a server restart) never
+reaches the caller as a driver error; an idempotent write is retried once; a server that
+stays down is a StoreUnavailableError naming the database."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+from langgraph.store.base import PutOp
+
+from hy_memory_langgraph.errors import StoreUnavailableError
+from hy_memory_langgraph.store import GuardOp, HyMemoryStore
+
+
+def _kill_connections(url: str) -> int:
+    """Terminate every other backend of the store's database (what a restart does)."""
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    with admin.connect() as conn:
+        killed = conn.execute(sa.text(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
+    admin.dispose()
+    return int(killed or 0)
+
+
+def test_writes_and_reads_go_on_after_the_servers_connections_die(pg_url: str) -> None:
+    with HyMemoryStore(pg_url, schema="faults", index=None) as store:
+        store.put(("n",), "a", {"text": "before"})
+        assert _kill_connections(pg_url) >= 1
+        store.put(("n",), "b", {"text": "after"})  # pooled connections were dead
+        assert store.get(("n",), "a").value == {"text": "before"}
+        assert _kill_connections(pg_url) >= 1
+        assert [i.key for i in store.search(("n",))] == ["b", "a"]
+
+
+def test_an_unguarded_batch_is_retried_once_and_a_guarded_one_is_not(pg_url: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    with HyMemoryStore(pg_url, schema="retry", index=None) as store:
+        calls: list[int] = []
+        real = store._batch
+
+        def lost_once(ops: list) -> list:
+            calls.append(len(ops))
+            if len(calls) == 1:
+                raise sa.exc.OperationalError("COMMIT", {}, Exception("server closed the connection unexpectedly"))
+            return real(ops)
+
+        monkeypatch.setattr(store, "_batch", lost_once)
+        store.put(("n",), "a", {"text": "x"})
+        assert len(calls) == 2 and store.get(("n",), "a") is not None
+        calls.clear()
+        with pytest.raises(StoreUnavailableError, match="unreachable.*retry"):
+            store.batch([GuardOp(("n",), "a", None), PutOp(("n",), "a", {"text": "y"})])
+        assert len(calls) == 1
+
+
+def test_a_server_that_is_down_is_our_error_naming_it() -> None:
+    url = "postgresql+psycopg://nobody:secret@127.0.0.1:9/none?connect_timeout=2"
+    with pytest.raises(StoreUnavailableError, match=r"127\.0\.0\.1:9.*unreachable") as info:
+        HyMemoryStore(url, schema="down", index=None)
+    assert "secret" not in str(info.value)
