@@ -184,6 +184,13 @@ class HyMemoryClient:
         config = config or MemoryConfig.from_env()
         url = db_url or config.db_url
         self._where = _hidden(url) if url else str(Path(data_dir).expanduser() if data_dir else config.data_dir)
+        with database_faults(self._where):
+            self._setup(mode, llm, embeddings, config, data_dir, db_url, store_factory,
+                        oa_context_provider, embedding_cache)
+
+    def _setup(self, mode: str | None, llm: BaseChatModel | None, embeddings: Any, config: MemoryConfig,
+               data_dir: str | Path | None, db_url: str | None, store_factory: StoreFactory | None,
+               oa_context_provider: Any, embedding_cache: Any) -> None:
         if data_dir is not None:
             config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
         if db_url is not None:

@@ -73,6 +73,9 @@ def translate(exc: sa.exc.DBAPIError, where: str) -> HyMemoryError:
                                   "need a writable data dir")
     if any(k in text for k in _BUSY):
         return StoreBusyError(f"{where} was locked by another writer past the busy timeout ({detail}); retry")
+    if "3d000" in text or ('database "' in text and "does not exist" in text):
+        return StoreUnavailableError(f"{where}: the database does not exist ({detail}): create it "
+                                     "(CREATE DATABASE …) or point MEMORY_DB_URL / db_url at one that does")
     if getattr(exc, "connection_invalidated", False) or any(k in text for k in _GONE):
         return StoreUnavailableError(f"{where} is unreachable ({detail}): check that the database "
                                      "server is running and reachable, then retry")

@@ -59,3 +59,12 @@ def test_a_server_that_is_down_is_our_error_naming_it() -> None:
     with pytest.raises(StoreUnavailableError, match=r"127\.0\.0\.1:9.*unreachable") as info:
         HyMemoryStore(url, schema="down", index=None)
     assert "secret" not in str(info.value)
+
+
+def test_a_database_that_does_not_exist_is_our_error_with_the_fix(pg_url: str) -> None:
+    from hy_memory_langgraph.client import HyMemoryClient
+    from hy_memory_langgraph.testing import HashingEmbeddings
+
+    missing = sa.make_url(pg_url).set(database="hy_no_such_db").render_as_string(hide_password=False)
+    with pytest.raises(StoreUnavailableError, match="does not exist.*CREATE DATABASE"):
+        HyMemoryClient(mode="lite", db_url=missing, embeddings=HashingEmbeddings(dims=32))
