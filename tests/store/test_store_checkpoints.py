@@ -72,19 +72,27 @@ def _burst_then_settle(store: HyMemoryStore, start: int, gate: threading.Event) 
     return _wal_bytes(store)
 
 
-def test_the_log_starts_over_once_the_thread_has_copied_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After a pause the next writer reuses the log from its start: two bursts leave it as
-    long as one (without the thread it holds both, until the writers' own threshold)."""
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Checkpoints 0.01 s after writes, but each waits until the returned event is set
+    (cleared: none can run, however slow the machine is)."""
     monkeypatch.setattr(checkpoints, "DELAY_S", 0.01)
     gate = threading.Event()
     checkpoint = WalCheckpointer._checkpoint
 
-    def held(self: WalCheckpointer) -> None:
+    def wait_then_checkpoint(self: WalCheckpointer) -> None:
         gate.wait()
         checkpoint(self)
 
-    monkeypatch.setattr(WalCheckpointer, "_checkpoint", held)
+    monkeypatch.setattr(WalCheckpointer, "_checkpoint", wait_then_checkpoint)
+    return gate
+
+
+def test_the_log_starts_over_once_the_thread_has_copied_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: threading.Event) -> None:
+    """After a pause the next writer reuses the log from its start: two bursts leave it as
+    long as one (without the thread it holds both, until the writers' own threshold)."""
+    gate = held
     with HyMemoryStore(tmp_path / "reused.db", index=None) as store:
         first = _burst_then_settle(store, 0, gate)
         second = _burst_then_settle(store, 100, gate)
@@ -97,16 +105,8 @@ def test_the_log_starts_over_once_the_thread_has_copied_it(
 
 
 def test_wait_settled_waits_for_a_checkpoint_after_the_last_write(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checkpoints, "DELAY_S", 0.01)
-    gate = threading.Event()
-    checkpoint = WalCheckpointer._checkpoint
-
-    def held(self: WalCheckpointer) -> None:
-        gate.wait()
-        checkpoint(self)
-
-    monkeypatch.setattr(WalCheckpointer, "_checkpoint", held)
+        tmp_path: Path, held: threading.Event) -> None:
+    gate = held
     with HyMemoryStore(tmp_path / "settle.db", index=None) as store:
         checkpointer = store._checkpointer
         assert checkpointer is not None and checkpointer.wait_settled(timeout=0)  # nothing written
