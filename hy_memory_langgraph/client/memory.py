@@ -32,10 +32,10 @@ from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
-    embedding_owners,
     LLMGateway,
     LLMUsage,
     embedding_dims,
+    embedding_owners,
     resolve_chat_model,
     resolve_embeddings,
     resolve_mode,

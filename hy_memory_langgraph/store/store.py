@@ -45,12 +45,12 @@ from hy_memory_langgraph.store.checkpoints import (
     WalCheckpointer,
 )
 from hy_memory_langgraph.store.engine import (
-    is_absent,
-    read_only_reason,
     checkpoint,
     create_store_engine,
+    is_absent,
     is_read_only,
     parse_url,
+    read_only_reason,
     read_tx,
     release_engine,
     write_tx,

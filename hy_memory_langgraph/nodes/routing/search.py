@@ -24,7 +24,7 @@ from typing import Any, Final
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.ids import optional_id, require_id, scope_id
+from hy_memory_langgraph.ids import require_id, scope_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.nodes.llm import ask_json

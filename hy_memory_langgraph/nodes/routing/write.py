@@ -25,7 +25,6 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import optional_id, require_id, scope_id
-from hy_memory_langgraph.values import json_object
 from hy_memory_langgraph.messages import (
     Msg,
     cap_message_bytes,
@@ -50,6 +49,7 @@ from hy_memory_langgraph.scenes import (
     validate_scene,
 )
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
+from hy_memory_langgraph.values import json_object
 
 __all__ = ["judge_scene", "prepare_write", "route_after_judge", "route_after_prepare",
            "route_to_chat", "strip_tools"]
