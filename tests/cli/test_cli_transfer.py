@@ -113,6 +113,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(REPO), "MEMORY_DATA_DIR": str(tmp_path / "unused")}
 
 
+@pytest.mark.slow
 @pytest.mark.real_model
 def test_subprocess_round_trip_gives_identical_search_results(cli_env: dict[str, str], tmp_path: Path) -> None:
     source, copy, export = tmp_path / "a", tmp_path / "b", tmp_path / "memory.jsonl"

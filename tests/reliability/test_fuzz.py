@@ -101,6 +101,7 @@ replies = st.one_of(
 )
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(answers=st.lists(replies, min_size=1, max_size=6))
 @example(answers=['{"facts": ["\\ud800"], "operations": null}'])  # found by this test once

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import random
@@ -88,6 +90,7 @@ def _kill_loop(db: Path, script: Path, kills: int, seed: int) -> int:
     return len(acked)
 
 
+@pytest.mark.slow
 def test_sigkill_never_loses_an_acknowledged_write(tmp_path: Path) -> None:
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
@@ -135,6 +138,7 @@ LOADER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_four_processes_times_four_threads(tmp_path: Path) -> None:
     script = tmp_path / "loader.py"
     script.write_text(LOADER)

@@ -46,6 +46,7 @@ def scanner() -> ModuleType:
     return _bench("secret_scan")
 
 
+@pytest.mark.slow
 def test_every_kind_on_every_carrier_stays_off_disk(corpus: ModuleType, scanner: ModuleType,
                                                     tmp_path: Path) -> None:
     """One case per (kind, carrier, language) of the corpus, written through a real client;

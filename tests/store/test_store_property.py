@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import math
 import tempfile
 from pathlib import Path
@@ -175,6 +177,7 @@ PROBES = [
 ] + [("list", None, None, None, 10, 0), ("list", ("a",), None, 1, 10, 0)]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=ops)
 def test_random_ops_agree_with_in_memory_store(steps: list[tuple]) -> None:
