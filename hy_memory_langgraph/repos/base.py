@@ -57,6 +57,7 @@ from hy_memory_langgraph.repos.records import (
 )
 from hy_memory_langgraph.store import GuardOp
 from hy_memory_langgraph.timeutil import iso, utcnow
+from hy_memory_langgraph.values import MAX_JSON_DEPTH, json_depth
 
 __all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or", "version_texts"]
 
@@ -346,6 +347,8 @@ class RecordRepository:
         refused: list[dict[str, str]] = []
         for value in values:
             try:
+                if json_depth(value, MAX_JSON_DEPTH + 2) > MAX_JSON_DEPTH + 2:
+                    raise StoreCorruptionError(f"it nests deeper than {MAX_JSON_DEPTH} levels")
                 record = record_from_value(value)
             except StoreCorruptionError as exc:
                 refused.append({"memory_id": str(value.get("memory_id")), "user_id": str(value.get("user_id")),

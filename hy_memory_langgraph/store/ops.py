@@ -55,9 +55,26 @@ TokenizedField = tuple[str, list[str] | str]
 def dumps(value: Mapping[str, Any]) -> str:
     """Compact JSON for an item value (``InvalidInputError`` if not JSON-able)."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError("an item value contains a lone surrogate (not valid Unicode text); "
+                                "remove the broken characters") from None
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidInputError(f"item values must be JSON-serialisable: {exc}") from exc
+    return text
+
+
+def _require_unicode(op: Op) -> None:
+    """Namespace labels and keys must be valid Unicode text (no lone surrogate)."""
+    namespace = getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None) or ()
+    for text in (*namespace, getattr(op, "key", "")):
+        if isinstance(text, str):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidInputError(f"namespace label or key {text!r} contains a lone surrogate (not "
+                                        "valid Unicode text); remove the broken characters") from None
 
 
 def tokenize_fields(fields: Iterable[str]) -> list[TokenizedField]:
@@ -219,6 +236,7 @@ def plan_batch(
     op_list = list(ops)
     plan = BatchPlan(results=[None] * len(op_list))
     for i, op in enumerate(op_list):
+        _require_unicode(op)
         if isinstance(op, GuardOp):
             require_namespace(op.namespace)
             plan.guards.append((encode(op.namespace), op.key, op.expect))

@@ -116,10 +116,13 @@ def test_a_damaged_database_file_is_our_error_naming_it(tmp_path: Path, where: s
     start = 0 if where == "header" else len(data) // 2
     data[start:start + 8192] = b"\xde\xad\xbe\xef" * 2048
     db.write_bytes(bytes(data))
-    with pytest.raises(StoreCorruptionError, match=r"chat_memory\.db is damaged.*backup"):
-        with _client(tmp_path / "d") as client:
-            client.add("one more note", user_id="alice")
+    before = db.read_bytes()
+    with _client(tmp_path / "d") as client:
+        with pytest.raises(StoreCorruptionError, match=r"chat_memory\.db is damaged.*backup"):
+            client.add("one more note", user_id="alice")  # refused before anything is written
+        with pytest.raises(StoreCorruptionError, match=r"chat_memory\.db is damaged"):
             client.search("tea", user_ids=["alice"])
+    assert db.read_bytes() == before
 
 
 def test_an_embedding_model_that_returns_nan_is_refused_with_a_clear_error(tmp_path: Path) -> None:
@@ -175,3 +178,19 @@ def test_the_cli_reports_deep_json_as_invalid_json(tmp_path: Path, capsys: pytes
     code = main(["add", str(deep), "-u", "alice", "--json", "--data-dir", str(tmp_path / "d")])
     envelope = json.loads(capsys.readouterr().out)
     assert code == 2 and envelope["error"]["code"] in ("INVALID_JSON", "INVALID_INPUT")
+
+
+def test_an_imported_row_nested_too_deep_is_refused_and_the_user_keeps_searching(tmp_path: Path) -> None:
+    with _client(tmp_path / "a") as client:
+        client.add("I like green tea", user_id="alice")
+        rows = list(client.export_memories())
+    deep = [dict(r) for r in rows]
+    memory = next(r for r in deep if r["type"] == "memory")
+    memory["value"] = {**memory["value"], "metadata": _deep(600)}
+    with _client(tmp_path / "b") as client:
+        result = client.import_memories(deep)
+        assert [r["reason"] for r in result["refused"]] == [
+            "not a valid memory record: it nests deeper than 64 levels"]
+        assert client.search("tea", user_ids=["alice"])["memories"] == []
+        assert client.add("I like black tea", user_id="alice")["success"] is True
+        assert len(client.search("tea", user_ids=["alice"])["memories"]) == 1
