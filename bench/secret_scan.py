@@ -96,18 +96,20 @@ def files_holding(root: Path, needles: list[str]) -> set[str]:
 
 
 def leaked_cases(cases: list[Case], workdir: Path) -> list[Case]:
-    """The cases whose secret some file holds after writing them (one client per carrier,
-    one user per case)."""
+    """The cases whose secret some file holds after writing them, with the client open and
+    after it closed (one client per carrier, one user per case)."""
     leaked: list[Case] = []
     by_carrier: dict[str, list[Case]] = defaultdict(list)
     for case in cases:
         by_carrier[case.carrier].append(case)
     for carrier, group in by_carrier.items():
         root = workdir / carrier
+        needles = [c.needle for c in group]
         with HyMemoryClient(mode="lite", data_dir=root, embeddings=HashingEmbeddings(dims=32)) as client:
             for number, case in enumerate(group):
                 write_case(client, case, user=f"u{number}")
-        found = files_holding(root, [c.needle for c in group])
+            found = files_holding(root, needles)  # while open: write-ahead logs included
+        found |= files_holding(root, needles)
         leaked += [c for c in group if c.needle in found]
     return leaked
 

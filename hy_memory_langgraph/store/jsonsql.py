@@ -26,7 +26,13 @@ from sqlalchemy.dialects import postgresql
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson", "json_access"]
+__all__ = ["PG_READER_SQL", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
+           "json_access"]
+
+#: A PostgreSQL function reading a text as jsonb, ``{}`` when it is not JSON
+#: (``{name}``: ``schema.function``).
+PG_READER_SQL = ("CREATE OR REPLACE FUNCTION {name}(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS "
+                 "$$ BEGIN RETURN t::jsonb; EXCEPTION WHEN others THEN RETURN '{{}}'::jsonb; END $$")
 
 Kind = Literal["missing", "null", "bool", "number", "string", "array", "object"]
 Segment = str | int
@@ -163,7 +169,14 @@ class PostgresJson(JsonAccess):
         "object": ("object",),
     }
 
+    def __init__(self, column: sa.ColumnElement[str], *, reader: str | None = None) -> None:
+        super().__init__(column)
+        self.reader = reader
+
     def _doc(self) -> sa.ColumnElement[object]:
+        if self.reader is not None:  # schema.function(text) -> jsonb, '{}' for what is not JSON
+            schema, name = self.reader.split(".")
+            return getattr(getattr(sa.func, schema), name)(self.column, type_=postgresql.JSONB)
         return sa.cast(self.column, postgresql.JSONB)
 
     @staticmethod
@@ -203,16 +216,17 @@ class PostgresJson(JsonAccess):
 
 
 def json_access(dialect_name: str, column: sa.ColumnElement[str], *,
-                guarded: bool = False) -> JsonAccess:
+                guarded: bool = False, reader: str | None = None) -> JsonAccess:
     """The :class:`JsonAccess` for a SQLAlchemy dialect name.
 
-    ``guarded`` (SQLite): a value that is not valid JSON reads as ``{}`` instead of
-    failing the whole statement (SQLite raises "malformed JSON" on the first such row);
-    a store switches to it after meeting a damaged row, at the price of one
-    ``json_valid`` per row filtered.
+    ``guarded``: a value that is not valid JSON reads as ``{}`` instead of failing the
+    whole statement (the database raises on the first such row); a store switches to it
+    after meeting a damaged row, at the price of one validity check per row filtered
+    (SQLite ``json_valid``; on PostgreSQL the function ``reader``, ``schema.name``, that
+    :data:`PG_READER_SQL` creates).
     """
     if dialect_name == "sqlite":
         return SqliteJson(sa.case((sa.func.json_valid(column), column), else_="{}") if guarded else column)
     if dialect_name == "postgresql":
-        return PostgresJson(column)
+        return PostgresJson(column, reader=reader if guarded else None)
     raise ConfigError(f"HyMemoryStore has no JSON filter support for the {dialect_name!r} dialect")

@@ -53,12 +53,13 @@ from hy_memory_langgraph.store.engine import (
     read_only_reason,
     read_tx,
     release_engine,
+    schema_of,
     write_tx,
 )
 from hy_memory_langgraph.store.faults import database_faults
 from hy_memory_langgraph.store.filters import compile_filter
 from hy_memory_langgraph.store.guards import GuardOp
-from hy_memory_langgraph.store.jsonsql import json_access
+from hy_memory_langgraph.store.jsonsql import PG_READER_SQL, json_access
 from hy_memory_langgraph.store.lexical_ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical_read import TimeRange
 from hy_memory_langgraph.store.ops import BatchPlan, plan_batch, tokenize_fields
@@ -303,7 +304,7 @@ class HyMemoryStore(BaseStore):
                 with database_faults(self._where):
                     try:
                         return self._batch(ops)
-                    except sa.exc.OperationalError as exc:
+                    except sa.exc.DBAPIError as exc:
                         if not self._guard_json(exc):
                             raise
                         return self._batch(ops)  # the read failed first: nothing was written
@@ -319,14 +320,19 @@ class HyMemoryStore(BaseStore):
         committed before the loss would fail its guard the second time)."""
         return self._engine.dialect.name == "postgresql" and not any(isinstance(op, GuardOp) for op in ops)
 
-    def _guard_json(self, exc: sa.exc.OperationalError) -> bool:
-        """After SQLite met a value that is not JSON: filter with damaged rows read as
-        ``{}`` from now on (``True``: retry), else ``False``."""
-        if "malformed JSON" not in str(exc.orig) or self._json_guarded:
+    def _guard_json(self, exc: sa.exc.DBAPIError) -> bool:
+        """After the database met a value that is not JSON: filter with damaged rows read
+        as ``{}`` from now on (``True``: retry), else ``False``."""
+        text = str(exc.orig)
+        if self._json_guarded or ("malformed JSON" not in text and "invalid input syntax for type json" not in text):
             return False
-        log.warning("%s holds an item that is not valid JSON; filters skip such items from now on",
-                    self.url)
-        self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True)
+        log.warning("%s holds an item that is not valid JSON; filters skip such items from now on", self._where)
+        reader = None
+        if self._engine.dialect.name == "postgresql":
+            reader = f"{schema_of(self._engine) or 'public'}.hy_jsonb_or_empty"
+            with write_tx(self._engine, schema_setup=True) as conn:
+                conn.exec_driver_sql(PG_READER_SQL.format(name=reader))
+        self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader)
         self._json_guarded = True
         return True
 
@@ -350,7 +356,7 @@ class HyMemoryStore(BaseStore):
                 with database_faults(self._where):
                     try:
                         return await self._abatch(ops)
-                    except sa.exc.OperationalError as exc:
+                    except sa.exc.DBAPIError as exc:
                         if not self._guard_json(exc):
                             raise
                         return await self._abatch(ops)

@@ -194,3 +194,26 @@ def test_an_imported_row_nested_too_deep_is_refused_and_the_user_keeps_searching
         assert client.search("tea", user_ids=["alice"])["memories"] == []
         assert client.add("I like black tea", user_id="alice")["success"] is True
         assert len(client.search("tea", user_ids=["alice"])["memories"]) == 1
+
+
+@pytest.mark.parametrize("damage", ["{not json", json.dumps({"memory_id": "x", "kind": "chat"})])
+def test_a_damaged_row_on_postgresql_is_skipped_too(pg_url: str, tmp_path: Path, damage: str) -> None:
+    def client() -> HyMemoryClient:
+        return HyMemoryClient(mode="lite", db_url=pg_url, data_dir=tmp_path, embeddings=HashingEmbeddings(dims=32))
+
+    with client() as first:
+        bad = first.add("I adopted a grey cat called Miso", user_id="alice", session_id="s1")["memory_ids"][0]
+        good = first.add("I run marathons in autumn", user_id="alice", session_id="s2")["memory_ids"][0]
+    engine = sa.create_engine(pg_url)
+    with engine.begin() as conn:
+        done = conn.execute(sa.text("UPDATE chat_memory.hy_store_items SET value = :v WHERE key = :k "
+                                    "AND namespace = 'chat.alice'"),
+                            {"v": damage, "k": bad})
+        assert done.rowcount == 1
+    engine.dispose()
+    with client() as second:
+        found = second.search("cat marathons autumn", user_ids=["alice"], min_score=-10)
+        assert [m["memory_id"] for m in found["memories"]] == [good]
+        assert second.get(bad) is None
+        assert len(second.list_memories("alice")["memories"]) == 1
+        assert second.add("My sister lives in Lyon", user_id="alice", session_id="s1")["success"] is True
