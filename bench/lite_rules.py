@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recall_data import Corpus, Doc  # noqa: E402
 
 from hy_memory_langgraph.messages import is_trivial  # noqa: E402
-from hy_memory_langgraph.nodes.chat.turns import CONTEXT_CHARS  # noqa: E402
 from hy_memory_langgraph.repos.chat import turn_key  # noqa: E402
+from hy_memory_langgraph.services.turns import CONTEXT_CHARS  # noqa: E402
 
 __all__ = ["apply_lite_rules"]
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from hy_memory_langgraph.pipelines.diagrams import render_diagrams
+from hy_memory_langgraph.flows.diagrams import render_diagrams
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,4 +33,4 @@ def test_docs_graphs_are_generated_from_the_compiled_graphs() -> None:
     expected = render_diagrams()
     assert "subgraph productivity" in expected and "judge_scene" in expected
     assert (ROOT / "docs" / "graphs.md").read_text(encoding="utf-8") == expected, (
-        "docs/graphs.md is stale: python -m hy_memory_langgraph.pipelines.diagrams > docs/graphs.md")
+        "docs/graphs.md is stale: python -m hy_memory_langgraph.flows.diagrams > docs/graphs.md")

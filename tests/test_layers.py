@@ -3,11 +3,11 @@
 Layers, lowest first (a module may import its own layer's lower units and any lower
 layer, never a higher one):
 
-0. foundation: ``errors``, ``scenes``, ``config``, ``ids``, ``timeutil``
-1. infrastructure: ``store``, ``models``, ``messages``, ``prompts``, ``retrieval``
+0. foundation: ``errors``, ``scenes``, ``config``, ``ids``, ``timeutil``, ``redact``, ``values``
+1. infrastructure: ``store``, ``models``, ``messages``, ``prompts``, ``retrieval``, ``runlog``
 2. domain data: ``repos``, ``chain``, ``workflow`` (documents)
-3. ``nodes``
-4. ``pipelines``
+3. ``services``: the run-time context, model calls, turn planning
+4. ``flows``: the graph families (state, nodes, builder per family)
 5. ``client``
 6. faces: ``integrations``, ``cli``, ``testing``, the package root
 """
@@ -26,8 +26,8 @@ LAYERS: dict[str, int] = {
     "errors": 0, "scenes": 0, "config": 0, "ids": 0, "timeutil": 0, "redact": 0, "values": 0,
     "store": 1, "models": 1, "messages": 1, "prompts": 1, "retrieval": 1, "runlog": 1,
     "repos": 2, "chain": 2, "workflow": 2,
-    "nodes": 3,
-    "pipelines": 4,
+    "services": 3,
+    "flows": 4,
     "client": 5,
     "integrations": 6, "cli": 6, "testing": 6, "threads": 6, "__init__": 6,
 }

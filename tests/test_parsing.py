@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hy_memory_langgraph.nodes.parsing import (
+from hy_memory_langgraph.models.parsing import (
     as_choice,
     as_float,
     as_list,

@@ -14,7 +14,7 @@ Modules (arrows point down):
 * :mod:`.git`: edits read from ``MEMORY_CODING_CHAIN_REPO_ROOT`` (best effort);
 * :mod:`.render`: recalled facts → threads → ``chain_block`` / ``chain_used``.
 
-The graph nodes using them live in :mod:`hy_memory_langgraph.nodes.productivity.chain`.
+The graph nodes using them live in :mod:`hy_memory_langgraph.flows.productivity.chain`.
 """
 
 from hy_memory_langgraph.chain.edits import Edit, extract_edits

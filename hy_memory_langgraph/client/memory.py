@@ -28,6 +28,8 @@ from hy_memory_langgraph.client.workflow import (
 )
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
+from hy_memory_langgraph.flows.search.graph import build_search_graph
+from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
@@ -40,9 +42,6 @@ from hy_memory_langgraph.models import (
     resolve_embeddings,
     resolve_mode,
 )
-from hy_memory_langgraph.nodes.context import MemoryContext, StoreFactory, StoreRegistry
-from hy_memory_langgraph.pipelines.search import build_search_graph
-from hy_memory_langgraph.pipelines.write import build_write_graph
 from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.repos.base import version_texts
 from hy_memory_langgraph.repos.chat import ChatRepository
@@ -50,6 +49,7 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse
 from hy_memory_langgraph.repos.records import Fact, Record
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
+from hy_memory_langgraph.services.context import MemoryContext, StoreFactory, StoreRegistry
 from hy_memory_langgraph.store import IndexCache
 from hy_memory_langgraph.store.faults import database_faults
 from hy_memory_langgraph.store.kv import HyMemoryKVStore

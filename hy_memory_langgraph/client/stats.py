@@ -6,9 +6,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.repos.base import RecordRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
+from hy_memory_langgraph.services.context import MemoryContext
 
 __all__ = ["memory_stats"]
 

@@ -38,11 +38,11 @@ from typing import Any, Final
 from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.models import model_identity
-from hy_memory_langgraph.nodes.context import MemoryContext
 from hy_memory_langgraph.repos.base import RecordRepository
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
+from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.workflow.files import escape_name
 

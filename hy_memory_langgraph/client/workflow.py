@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from hy_memory_langgraph.config import MemoryConfig, resolve_object_spec
+from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
+from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.nodes.workflow.state import WorkflowContext
-from hy_memory_langgraph.pipelines.workflow import build_workflow_extract_graph
 from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.errors import (

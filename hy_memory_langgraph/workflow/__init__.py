@@ -10,7 +10,7 @@ One concern per module:
 * :mod:`.files`, :mod:`.locking`: atomic, locked markdown files;
 * :mod:`.render`, :mod:`.oa_context`: ``memory_prompt`` output.
 
-The extraction graph lives in :mod:`hy_memory_langgraph.pipelines.workflow`, the
+The extraction graph lives in :mod:`hy_memory_langgraph.flows.workflow.graph`, the
 service that runs it in :mod:`hy_memory_langgraph.client.workflow`, the CLI mirror in
 :mod:`hy_memory_langgraph.cli.workflow`.
 """

@@ -21,7 +21,7 @@ import pytest
 import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.nodes.chat.search import (
+from hy_memory_langgraph.flows.chat.search import (
     _lexical_texts,
     _search_in_process,
     hybrid_search,

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 import pytest
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.nodes.chat.search import _search_in_process, hybrid_search
+from hy_memory_langgraph.flows.chat.search import _search_in_process, hybrid_search
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 from hy_memory_langgraph.testing import HashingEmbeddings

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from hy_memory_langgraph.nodes.chat.search import (
+from hy_memory_langgraph.flows.chat.search import (
     _search_in_process,
     event_spans_of,
     hybrid_search,

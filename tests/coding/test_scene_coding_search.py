@@ -56,7 +56,7 @@ def test_chain_failure_never_fails_write_or_search(make_client, monkeypatch, cap
         raise RuntimeError("chain db unavailable")
 
     monkeypatch.setattr(client.context.stores, "chain", boom)
-    with caplog.at_level(logging.WARNING, logger="hy_memory_langgraph.nodes.productivity.chain"):
+    with caplog.at_level(logging.WARNING, logger="hy_memory_langgraph.flows.productivity.chain"):
         result = client.add(edit_trace("Raise it", "        t = 10", "        t = 30"), scene="coding",
                             user_id="u1", workspace_id=WS, branch="fix/search-timeout")
         found = chain_search(client)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
 from hy_memory_langgraph.messages import normalize_messages
-from hy_memory_langgraph.nodes.productivity.lite import deterministic_fact
 from hy_memory_langgraph.testing import RaisingChatModel
 
 from .support import StageScript, extraction, section, tool_trace

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hy_memory_langgraph.flows.productivity.experiences import CANDIDATE_MIN_SCORE
+from hy_memory_langgraph.flows.productivity.search import EXPERIENCE_GATE, FACT_GATE
 from hy_memory_langgraph.models import calibration as calibration_module
 from hy_memory_langgraph.models.calibration import (
     KERNEL_TOLERANCE,
@@ -25,8 +27,6 @@ from hy_memory_langgraph.models.calibration import (
 )
 from hy_memory_langgraph.models.identity import model_identity
 from hy_memory_langgraph.models.reference_sentences import REFERENCE_SENTENCES
-from hy_memory_langgraph.nodes.productivity.experiences import CANDIDATE_MIN_SCORE
-from hy_memory_langgraph.nodes.productivity.search import EXPERIENCE_GATE, FACT_GATE
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 from .support import StageScript, experience, extraction, tool_trace

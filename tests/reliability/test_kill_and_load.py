@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 import random
@@ -21,6 +19,8 @@ import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.testing import HashingEmbeddings

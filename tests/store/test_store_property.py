@@ -13,13 +13,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 import math
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.base import Item, SearchItem

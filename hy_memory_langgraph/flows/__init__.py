@@ -1,0 +1,16 @@
+"""The memory graphs, one package per graph family: its state schema, its nodes and its
+``StateGraph`` builder together, so a flow reads top to bottom in one folder.
+
+* :mod:`.write`: ``client.add``: validate, route (scene judge), hand over to a family;
+* :mod:`.search`: ``client.search``: validate, analyse the query, hand over to a family;
+* :mod:`.chat`: the chat write subgraph and the chat search node;
+* :mod:`.productivity`: the dual-layer write and search of working and coding memory,
+  with the coding version chain;
+* :mod:`.workflow`: workflow-memory extraction.
+
+:mod:`.contracts` holds what the routing graphs hand to the families (``PreparedWrite``,
+``PreparedSearch``, ``ResultOutput``); :mod:`.stages` wraps nodes so each records its
+pipeline-log stage; :mod:`.results` builds the result dicts; :mod:`.diagrams` draws every
+compiled graph. Nodes take ``runtime: Runtime[MemoryContext]`` and return partial state
+updates.
+"""

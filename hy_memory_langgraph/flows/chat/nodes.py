@@ -1,0 +1,277 @@
+"""Nodes of the chat write subgraph (``docs/design.md#chat-memory``).
+
+pro:  extract_facts → gather_candidates → reconcile → apply_decisions → finish_chat
+lite: store_turns                          (zero LLM calls; a node of the write graph)
+
+Any unusable model output degrades: no extraction → the raw turns are stored as in
+lite mode; no reconcile → every new fact is added. A write is never lost.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.errors import ConflictError
+from hy_memory_langgraph.flows.chat.search import hybrid_search
+from hy_memory_langgraph.flows.chat.state import ChatWriteState
+from hy_memory_langgraph.flows.contracts import PreparedWrite
+from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.messages import (
+    compress_for_prompt,
+    detect_language,
+    render_transcript,
+)
+from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
+from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
+from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_keys
+from hy_memory_langgraph.timeutil import iso
+
+__all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
+           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates",
+           "CHAT_OPS"]
+
+CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
+_OWNERS = OWNERS
+_CANDIDATES_PER_FACT = 5
+_MAX_CANDIDATES = 12
+
+
+def _fields(state: PreparedWrite) -> dict[str, Any]:
+    return {"agent_id": state.get("agent_id"), "session_id": state.get("session_id"),
+            "metadata": dict(state.get("metadata") or {})}
+
+
+def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Lite mode (and the extraction fallback): each user/assistant turn with signal is a
+    memory (:mod:`hy_memory_langgraph.services.turns` decides which); returns the result.
+
+    One read batch (the session's recent window and the turn index) and one write batch
+    (the new memories, their index entries and history events, the revision bump and the
+    trace), so all texts of the write are embedded in one call. The session's window is
+    held (within the process) from the read to the write.
+    """
+    ctx = runtime.context
+    repo, traces = ctx.chat_repo, ctx.chat_traces
+    user_id, session_id = state["user_id"], state.get("session_id")
+    keys = turn_keys(state["msgs"], session_id)
+    with traces.session_lock(user_id, session_id):
+        window_item, *key_items = repo.store.batch(
+            [traces.window_op(user_id, session_id), *repo.turn_ops(user_id, keys)])
+        window = traces.window_messages(window_item)
+        plan = plan_turns(state["msgs"], history=window, session_id=session_id,
+                          stored=repo.stored_turns(keys, key_items))
+        change = repo.begin(state["request_id"])
+        for index, turn in enumerate(plan):
+            if turn.op == "ADD":
+                assert turn.memory_id is not None
+                repo.stage_turn(change, ChatMemory(
+                    memory_id=turn.memory_id, user_id=user_id, content=turn.text,
+                    memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
+                    owner=turn.role, role=turn.role, source="turn", context=turn.context,
+                    carried=turn.carried, turn_key=turn.key, turn_index=index,
+                    question=turn.question,
+                    **_fields(state)))
+        change.ops.extend(traces.append_ops(user_id, session_id, state["msgs"], scene="chat",
+                                            window=window))
+        repo.commit(change)
+    ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
+            **({"reason": t.reason} if t.reason else {})} for t in plan]
+    return {"ops": ops, "result": _chat_result(state, ops)}
+
+
+def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One extraction call: self-contained facts with subject and owner."""
+    ctx = runtime.context
+    history = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"),
+                                              turns=ctx.config.coding.extract_history_turns)
+    limits = {"tool_result_max_bytes": ctx.config.coding.tool_result_max_bytes}
+    reply = ask_json(
+        ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
+        memory_at=iso(state["at"]), user_id=state["user_id"],
+        history=render_transcript(compress_for_prompt(history, **limits)) or "(none)",
+        new_messages=render_transcript(compress_for_prompt(state["msgs"], **limits)),
+    )
+    if reply is None or not isinstance(reply.get("facts"), list):
+        note_fallback("extraction unusable: the raw turns are stored")
+        return {"facts": [], "fallback": "extract_failed"}
+    facts = []
+    for raw in as_list(reply.get("facts")):
+        content = as_str(raw.get("content") if isinstance(raw, dict) else raw).strip()
+        if content:
+            subject = as_str(raw.get("subject")) if isinstance(raw, dict) else ""
+            owner = as_choice(raw.get("owner") if isinstance(raw, dict) else None, _OWNERS, "user")
+            facts.append({"content": content, "subject": subject.strip(), "owner": owner})
+    return {"facts": facts, "fallback": None}
+
+
+def route_after_extract(state: ChatWriteState) -> str:
+    if state.get("fallback") == "extract_failed":
+        return "store_turns"
+    return "gather_candidates" if state.get("facts") else "finish_chat"
+
+
+def gather_candidates(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Existing memories of the same user that each new fact might touch."""
+    ctx = runtime.context
+    seen: dict[str, ChatMemory] = {}
+    for fact in state["facts"]:
+        for memory in hybrid_search(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT,
+                                    now=state["at"]):
+            seen.setdefault(memory.memory_id, memory)
+    return {"candidates": list(seen.values())[:_MAX_CANDIDATES]}
+
+
+def route_after_candidates(state: ChatWriteState) -> str:
+    return "reconcile" if state.get("candidates") else "apply_decisions"
+
+
+def _fact_line(i: int, fact: dict[str, Any], at: str) -> str:
+    return f"n{i}: [subject={fact['subject'] or '-'} owner={fact['owner']} at={at}] {fact['content']}"
+
+
+def _candidate_line(i: int, m: ChatMemory) -> str:
+    return f"c{i}: [subject={m.subject or '-'} owner={m.owner} at={m.memory_at}] {m.content}"
+
+
+def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One reconcile call; decisions are checked against the hard rules."""
+    facts, candidates = state["facts"], state["candidates"]
+    at = iso(state["at"])
+    reply = ask_json(
+        runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]),
+        new_facts="\n".join(_fact_line(i, f, at) for i, f in enumerate(facts)),
+        candidates="\n".join(_candidate_line(i, m) for i, m in enumerate(candidates)),
+    )
+    if reply is None:
+        note_fallback("reconcile unusable: every fact is added")
+    decided: dict[int, dict[str, Any]] = {}
+    for raw in as_list((reply or {}).get("operations")):
+        if not isinstance(raw, dict):
+            continue
+        index = _index(raw.get("fact"), "n", len(facts))
+        if index is None or index in decided:
+            continue
+        target = _index(raw.get("target"), "c", len(candidates))
+        decided[index] = _checked(
+            as_choice(raw.get("op"), CHAT_OPS, "ADD"), facts[index],
+            candidates[target] if target is not None else None, state["at"], as_str(raw.get("content")),
+        )
+    return {"decisions": [decided.get(i) or {"op": "ADD"} for i in range(len(facts))]}
+
+
+def _index(value: Any, prefix: str, size: int) -> int | None:
+    text = as_str(value).strip().lower().removeprefix(prefix)
+    return int(text) if text.isdigit() and int(text) < size else None
+
+
+def _same_owner_and_subject(fact: dict[str, Any], target: ChatMemory) -> bool:
+    """Same owner and the same, known subject (an unknown subject never matches)."""
+    if fact["owner"] != target.owner:
+        return False
+    a, b = fact["subject"].strip().casefold(), (target.subject or "").strip().casefold()
+    return bool(a) and a == b
+
+
+def _checked(op: str, fact: dict[str, Any], target: ChatMemory | None, at: datetime,
+             content: str) -> dict[str, Any]:
+    """Enforce the rules the model may break: targets, subjects/owners, time order."""
+    if op == "ADD" or target is None:
+        return {"op": "ADD"}
+    if op == "SKIP":
+        return {"op": "SKIP", "target": target.memory_id}
+    if not _same_owner_and_subject(fact, target):
+        return {"op": "ADD"}
+    if at.timestamp() < target.memory_ts:
+        return {"op": "ADD"}
+    if op == "UPDATE":
+        merged = content.strip() or f"{target.content} {fact['content']}"
+        return {"op": "UPDATE", "target": target.memory_id, "content": merged}
+    return {"op": "SUPERSEDE", "target": target.memory_id}
+
+
+def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Write the decided operations; one op per fact in the result.
+
+    The plain ``ADD`` s are written together (one store batch, one embedding call), each
+    ``UPDATE`` / ``SUPERSEDE`` in a store batch of its own. A decision whose target is
+    gone, retired or already changed by this write, or that meets a concurrent change of
+    its target, is carried out as ``ADD``: the fact is never lost.
+    """
+    repo = runtime.context.chat_repo
+    decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
+    ops: list[dict[str, Any]] = []
+    added: list[tuple[int, dict[str, Any]]] = []  # (position in ops, fact)
+    changed: set[str] = set()
+    for fact, decision in zip(state["facts"], decisions):
+        op, target = decision["op"], decision.get("target")
+        current = repo.get(target) if target and op != "ADD" else None
+        stale = current is None or current.status != ACTIVE or target in changed
+        if op in ("UPDATE", "SUPERSEDE") and stale:
+            op = "ADD"  # one change per memory per write; later claims are kept as new facts
+        if op in ("UPDATE", "SUPERSEDE"):
+            changed.add(target)
+        if op == "SKIP":
+            ops.append({"op": "SKIP", "memory_id": target, "content": fact["content"]})
+        elif op == "ADD":
+            added.append((len(ops), fact))
+            ops.append({})
+        else:
+            ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
+    if added:
+        memories = repo.add_all(
+            state["user_id"], [{"content": f["content"], "subject": f["subject"], "owner": f["owner"]}
+                               for _, f in added],
+            request_id=state["request_id"], memory_at=state["at"], **_fields(state))
+        for (position, _), memory in zip(added, memories, strict=True):
+            ops[position] = {"op": "ADD", "memory_id": memory.memory_id, "content": memory.content}
+    return {"ops": ops}
+
+
+def _apply(repo: ChatRepository, state: ChatWriteState, fact: dict[str, Any], op: str,
+           target: str | None, content: str | None) -> dict[str, Any]:
+    rid = state["request_id"]
+    if op == "UPDATE" and target:
+        updated = repo.update(target, content or fact["content"], request_id=rid,
+                              memory_at=state["at"])
+        if updated is not None:
+            return {"op": "UPDATE", "memory_id": target, "content": updated.content}
+        note_fallback("update target deleted concurrently: the fact is added")
+        op = "ADD"
+    supersedes = [target] if op == "SUPERSEDE" and target else None
+    try:
+        created = repo.create(state["user_id"], fact["content"], request_id=rid,
+                              memory_at=state["at"], subject=fact["subject"], owner=fact["owner"],
+                              supersedes=supersedes, **_fields(state))
+    except ConflictError:
+        note_fallback("supersede target changed concurrently: the fact is added")
+        op, supersedes = "ADD", None
+        created = repo.create(state["user_id"], fact["content"], request_id=rid,
+                              memory_at=state["at"], subject=fact["subject"], owner=fact["owner"],
+                              **_fields(state))
+    return {"op": op, "memory_id": created.memory_id, "content": created.content,
+            **({"superseded": target} if supersedes else {})}
+
+
+def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Record the trace and build the result (``store_turns`` does both itself)."""
+    runtime.context.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"],
+                                       scene="chat")
+    return {"result": _chat_result(state, state.get("ops") or [])}
+
+
+def _chat_result(state: PreparedWrite, ops: list[dict[str, Any]]) -> dict[str, Any]:
+    """The result of a chat write (``docs/design.md#return-shapes``)."""
+    if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in _OWNERS):
+        ops = [{"op": "SKIP", "memory_id": None,
+                "reason": "no user or assistant text left once tool traces were removed"}]
+    ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]
+    return {"success": True, "scene": "chat", "request_id": state["request_id"],
+            "memory_ids": ids, "ops": ops, "ops_summary": ops_summary(ops, CHAT_OPS),
+            "elapsed_ms": elapsed_ms(state["started"])}

@@ -1,0 +1,71 @@
+"""What the routing graphs hand to the graph families, and what every graph returns.
+
+The write and search graphs take the caller's arguments, their ``prepare`` nodes
+validate and normalise them into ``PreparedWrite`` / ``PreparedSearch``, the input of the
+chat and productivity subgraphs; every memory graph returns only ``result``
+(``ResultOutput``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+
+from hy_memory_langgraph.messages import Msg
+
+__all__ = ["PreparedSearch", "PreparedWrite", "ResultOutput"]
+
+
+class ResultOutput(TypedDict, total=False):
+    """What every memory graph returns: the public result dict."""
+
+    result: dict[str, Any]
+
+
+
+class PreparedWrite(TypedDict, total=False):
+    """A validated write, the input of the chat and productivity subgraphs.
+
+    ``route`` is the scene the write is stored under (``chat`` or a productivity
+    scene), decided by ``prepare`` or the scene judge; ``route_reason`` says why.
+    """
+
+    request_id: str
+    started: float
+    user_id: str
+    agent_id: str | None
+    session_id: str | None
+    workspace_id: str | None
+    branch: str | None
+    metadata: dict[str, Any]
+    at: datetime
+    msgs: list[Msg]
+    route: str
+    route_reason: str
+
+
+
+class PreparedSearch(TypedDict, total=False):
+    """A validated search, the input of the retrieval nodes.
+
+    ``effective_query`` is what is searched (the last query, or its rewrite);
+    ``route`` is the scene searched; ``created_after``/``created_before`` are the
+    caller's range or the one the analysis found.
+    """
+
+    request_id: str
+    started: float
+    search_mode: str
+    queries: list[str]
+    effective_query: str
+    user_ids: list[str]
+    workspace_id: str | None
+    branch: str | None
+    limit: int
+    min_score: float | None
+    created_after: datetime | None
+    created_before: datetime | None
+    route: str
+    analysis: str | None
+    rewrite: str | None
+    time_range: dict[str, Any]

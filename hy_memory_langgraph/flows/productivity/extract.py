@@ -1,0 +1,172 @@
+"""The one extraction call of a productivity write, and its output parsing.
+
+The scene registry names the instructions (``productivity_extract_working`` or
+``productivity_extract_coding``), the NEW user messages pick the language. The reply
+gives experiences (reusable how-to) and one fact (this write's episodic record).
+
+Files: the files the trace touched (tool-call arguments, patch/diff headers) are merged
+into the fact's files, and into each experience whose text names them (by path or by
+file name), so the LLM cannot drop them and experiences do not collect unrelated ones.
+
+When the model validly yields no fact (``"fact": null``) and
+``MEMORY_CODING_VERBATIM_FALLBACK_ENABLED`` is on, the fact becomes the raw user text
+with the compressed trace as details; when it is off, no fact is stored.
+
+When the extraction itself failed (the call raised, the reply held no JSON object, or
+the object has neither ``experiences`` nor ``fact``, or a ``fact`` that is not a valid
+fact), the write is never lost: the fact is the verbatim one when that fallback is on,
+else the deterministic lite fact (:func:`deterministic_fact`), and the state carries
+``fallback="extract_failed"`` so the result reports it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Final
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.flows.productivity.input import (
+    default_subject,
+    merge_unique,
+    render_history,
+    render_new_messages,
+    work_messages,
+)
+from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
+from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.messages import Msg, truncate_chars_head_tail, user_text
+from hy_memory_langgraph.models.parsing import as_float, as_list, as_str, as_str_list
+from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.scenes import get_scene
+from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.timeutil import iso
+
+__all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
+           "MAX_SEARCH_KEYS", "MAX_EXPERIENCES", "EXTRACT_FAILED"]
+
+MAX_SEARCH_KEYS: Final = 5
+MAX_EXPERIENCES: Final = 8
+_MAX_DETAILS_CHARS: Final = 4000
+_MAX_VERBATIM_STATEMENT: Final = 6000
+_MAX_VERBATIM_DETAILS: Final = 20000
+_DEFAULT_CONFIDENCE: Final = 0.5
+#: ``fallback`` marker of a write whose extraction call failed or gave unusable output.
+EXTRACT_FAILED: Final = "extract_failed"
+
+
+def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One LLM call: experience drafts and the fact draft of this write."""
+    ctx = runtime.context
+    lang = state["lang"]
+    reply = ask_json(
+        ctx.llm, f"{state['route']}_extract", get_scene(state["route"]).extract_prompt or "", lang,
+        memory_at=iso(state["at"]), workspace=state.get("workspace_id") or "",
+        branch=state.get("branch") or "",
+        history=render_history(ctx, state["user_id"], state.get("session_id"), lang),
+        new_messages=render_new_messages(state["msgs"], ctx.config),
+    )
+    drafts, fact = parse_extraction(reply, state["touched_files"])
+    failed = extraction_failed(reply, fact)
+    if fact is None and (failed or ctx.config.coding.verbatim_fallback_enabled):
+        if ctx.config.coding.verbatim_fallback_enabled:
+            fact = verbatim_fact(state["msgs"], state["touched_files"], ctx.config)
+        if fact is None and failed:
+            fact = deterministic_fact(state["msgs"], state["touched_files"], lang)
+    if failed:
+        note_fallback(f"extraction unusable: the {fact['source'] if fact else 'no'} fact is stored")
+    return {"experience_drafts": drafts, "fact_draft": fact,
+            "fallback": EXTRACT_FAILED if failed else None}
+
+
+def extraction_failed(reply: dict[str, Any] | None, fact: dict[str, Any] | None) -> bool:
+    """Whether the extraction failed, as opposed to validly returning no fact.
+
+    Failed: no reply (call raised, no JSON object), an object with neither
+    ``experiences`` nor ``fact``, or a non-null ``fact`` that does not parse.
+    """
+    if not isinstance(reply, dict):
+        return True
+    if "fact" not in reply and "experiences" not in reply:
+        return True
+    raw = reply.get("fact")
+    return fact is None and raw is not None and raw != {}
+
+
+def parse_extraction(reply: dict[str, Any] | None,
+                     touched: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Validated experience drafts and fact draft from the model's JSON object.
+
+    Experiences need a task and a solution; a fact needs a statement. Anything else is
+    dropped, never raised on.
+    """
+    if not reply:
+        return [], None
+    drafts: list[dict[str, Any]] = []
+    for raw in as_list(reply.get("experiences")):
+        draft = _experience(raw, touched)
+        if draft is not None and all(d["task"] != draft["task"] for d in drafts):
+            drafts.append(draft)
+        if len(drafts) >= MAX_EXPERIENCES:
+            break
+    return drafts, _fact(reply.get("fact"), touched)
+
+
+def _experience(raw: Any, touched: list[str]) -> dict[str, Any] | None:
+    if not isinstance(raw, dict):
+        return None
+    task, solution = as_str(raw.get("task")), as_str(raw.get("solution"))
+    if not task or not solution:
+        return None
+    draft: dict[str, Any] = {
+        "task": task,
+        "search_keys": [k for k in as_str_list(raw.get("search_keys")) if k != task][:MAX_SEARCH_KEYS],
+        "solution": solution,
+        "boundary_envs": as_str_list(raw.get("boundary_envs")),
+        "confidence": as_float(raw.get("confidence"), _DEFAULT_CONFIDENCE, lo=0.0, hi=1.0),
+        "files": as_str_list(raw.get("files")),
+    }
+    text = " ".join([task, solution, *draft["search_keys"], *draft["boundary_envs"]])
+    draft["files"] = merge_unique(draft["files"], [f for f in touched if _named_in(f, text)])
+    return draft
+
+
+def _named_in(path: str, text: str) -> bool:
+    base = posixpath.basename(path.rstrip("/"))
+    return path in text or (len(base) >= 3 and base in text)
+
+
+def _fact(raw: Any, touched: list[str]) -> dict[str, Any] | None:
+    if not isinstance(raw, dict):
+        return None
+    statement = as_str(raw.get("statement"))
+    if not statement:
+        return None
+    files = merge_unique(as_str_list(raw.get("files")), touched)
+    details = as_str(raw.get("details"))
+    return {
+        "subject": as_str(raw.get("subject")) or (files[0] if files else ""),
+        "statement": statement,
+        "files": files,
+        "details": truncate_chars_head_tail(details, _MAX_DETAILS_CHARS, _MAX_DETAILS_CHARS // 2),
+        "source": "extract",
+    }
+
+
+def verbatim_fact(msgs: list[Msg], touched: list[str], config: MemoryConfig) -> dict[str, Any] | None:
+    """The fallback fact: raw user text as statement, compressed trace as details."""
+    work = work_messages(msgs)
+    statement = user_text(work).strip()
+    if not statement:
+        return None
+    half = _MAX_VERBATIM_STATEMENT // 2
+    return {
+        "subject": default_subject(work, touched),
+        "statement": truncate_chars_head_tail(statement, _MAX_VERBATIM_STATEMENT, half),
+        "files": list(touched),
+        "details": truncate_chars_head_tail(render_new_messages(work, config),
+                                            _MAX_VERBATIM_DETAILS, _MAX_VERBATIM_DETAILS // 2),
+        "source": "verbatim",
+    }

@@ -1,0 +1,160 @@
+"""Fact layer of a productivity write: candidates, supersede call, progress summary, insert.
+
+The new fact is always inserted (``docs/design.md#fact-reconcile``). It may SUPERSEDE
+older active facts that continue the same task. Candidates (from every session of the user) are
+active facts in the same scope with the same :func:`subject_key` (same subject is
+necessary), not newer than the new fact, and not on a different named branch; at most
+:data:`FACT_CANDIDATES`: all of them, newest first, when there are that few (no
+embedding call), else the nearest by vector. The call happens only when candidates exist;
+targets outside the offered list are ignored; failure → insert only.
+
+A superseded fact keeps its record (status ``superseded``, ``superseded_by`` = the new
+id) and leaves the vector index. When the new fact superseded something, one more call
+writes a cross-session progress summary over its ancestor chain (at most
+:data:`SUMMARY_GENERATIONS` generations, oldest → newest), stored on the new fact.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.errors import ConflictError
+from hy_memory_langgraph.flows.productivity.input import record_fields, repo_of
+from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.models.parsing import as_str, as_str_list
+from hy_memory_langgraph.repos.filters import scope_filter, subject_key
+from hy_memory_langgraph.repos.productivity import ProductivityRepository
+from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
+from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.timeutil import iso
+
+__all__ = ["FACT_CANDIDATES", "FACT_OPS", "SUMMARY_GENERATIONS", "embed_text",
+           "gather_fact_candidates", "insert_fact", "reconcile_fact",
+           "route_after_fact_candidates", "route_after_fact_reconcile", "summarize_progress"]
+
+FACT_OPS: Final = ("INSERT", "SUPERSEDE")
+#: Older facts offered to the supersede decision.
+FACT_CANDIDATES: Final = 8
+#: Generations of ancestors the progress summary reads.
+SUMMARY_GENERATIONS: Final = 8
+_STATEMENT_CHARS: Final = 1200
+
+
+def embed_text(subject: str, statement: str) -> str:
+    """The only embedded text of a fact: ``"subject: statement"``."""
+    return f"{subject}: {statement}" if subject else statement
+
+
+def gather_fact_candidates(state: ProductivityWriteState,
+                           runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Older active facts of the same user, scope and subject key."""
+    fact = state["fact_draft"]
+    assert fact is not None
+    key = subject_key(fact["subject"])
+    if not key:
+        return {"fact_candidates": []}
+    branch = state.get("branch")
+    where = {"status": ACTIVE, "subject_key": key, "memory_ts": {"$lte": state["at"].timestamp()},
+             **scope_filter(state.get("workspace_id"), branch)}
+    if branch and "$or" not in where:  # no workspace: still never across two named branches
+        where["$or"] = [{"branch": branch}, {"branch": None}]
+    keep = repo_of(state, runtime.context).few_or_nearest(
+        "fact", state["user_id"], embed_text(fact["subject"], fact["statement"]),
+        where=where, limit=FACT_CANDIDATES)
+    return {"fact_candidates": [f for f in keep if isinstance(f, Fact)]}
+
+
+def route_after_fact_candidates(state: ProductivityWriteState) -> str:
+    return "reconcile_fact" if state.get("fact_candidates") else "insert_fact"
+
+
+def _cut(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _STATEMENT_CHARS else flat[:_STATEMENT_CHARS] + " …"
+
+
+def _candidate_line(alias: str, fact: Fact) -> str:
+    return (f"{alias}: [subject={fact.subject or '-'} branch={fact.branch or '-'} "
+            f"at={fact.memory_at}] {_cut(fact.statement)}")
+
+
+def _new_fact_line(state: ProductivityWriteState) -> str:
+    fact = state["fact_draft"]
+    assert fact is not None
+    return (f"subject={fact['subject'] or '-'} / branch={state.get('branch') or '-'} / "
+            f"time={iso(state['at'])} / {_cut(fact['statement'])}")
+
+
+def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One call: which offered candidates the new fact supersedes."""
+    candidates = state["fact_candidates"]
+    aliases = {f"f_{i}": c.memory_id for i, c in enumerate(candidates)}
+    reply = ask_json(
+        runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"],
+        new_fact=_new_fact_line(state),
+        candidates="\n".join(_candidate_line(a, c) for a, c in zip(aliases, candidates)),
+    )
+    if reply is None:
+        note_fallback("fact reconcile unusable: the fact is inserted, nothing superseded")
+    chosen = [aliases[a] for a in as_str_list((reply or {}).get("supersede")) if a in aliases]
+    return {"superseded_ids": list(dict.fromkeys(chosen))}
+
+
+def route_after_fact_reconcile(state: ProductivityWriteState) -> str:
+    return "summarize_progress" if state.get("superseded_ids") else "insert_fact"
+
+
+def summarize_progress(state: ProductivityWriteState,
+                       runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """One call: progress of the task over the superseded facts and their ancestors."""
+    ctx = runtime.context
+    chain = repo_of(state, ctx).ancestors(state["superseded_ids"], SUMMARY_GENERATIONS)
+    lines = [f"[{f.memory_at}] {f.subject or '-'}: {_cut(f.statement)}" for f in chain]
+    reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
+                     chain="\n".join(lines), new_fact=_new_fact_line(state))
+    if reply is None:
+        note_fallback("progress summary unusable: the fact is stored without one")
+    summary = as_str((reply or {}).get("summary"))
+    return {"progress_summary": summary or None}
+
+
+def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact]) -> None:
+    """One change: the new fact and the retirement of the facts it supersedes."""
+    change = repo.begin(request_id)
+    change.add(fact, "SUPERSEDE" if retired else "INSERT")
+    for old in retired:
+        old.status, old.superseded_by = SUPERSEDED, fact.memory_id
+        change.save(old, "SUPERSEDED", related=fact.memory_id)
+    repo.commit(change)
+
+
+def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """Insert the new fact and retire the facts it supersedes, in one change."""
+    draft = state["fact_draft"]
+    assert draft is not None
+    repo = repo_of(state, runtime.context)
+    by_id = {c.memory_id: c for c in state.get("fact_candidates") or []}
+    retired = [by_id[i] for i in state.get("superseded_ids") or [] if i in by_id]
+    fact = Fact(
+        **record_fields(state, "fact"), subject=draft["subject"], statement=draft["statement"],
+        subject_key=subject_key(draft["subject"]), files=list(draft["files"]),
+        details=draft["details"], embed_text=embed_text(draft["subject"], draft["statement"]),
+        source=draft["source"], summary=state.get("progress_summary"),
+        experience_ids=list(state.get("linked_experience_ids") or []),
+        supersedes=[old.memory_id for old in retired],
+    )
+    try:
+        _store(repo, state["request_id"], fact, retired)
+    except ConflictError:  # an older fact changed meanwhile: keep the new one, supersede none
+        note_fallback("superseded facts changed concurrently: the fact is inserted alone")
+        fact.supersedes, retired = [], []
+        _store(repo, state["request_id"], fact, retired)
+    ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
+            "statement": fact.statement}]
+    ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
+            for old in retired]
+    return {"fact_ops": ops, "fact_id": fact.memory_id}

@@ -1,0 +1,46 @@
+"""The search graph behind ``client.search``."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from hy_memory_langgraph.flows.chat.search import chat_search
+from hy_memory_langgraph.flows.contracts import ResultOutput
+from hy_memory_langgraph.flows.productivity.graph import build_productivity_search_graph
+from hy_memory_langgraph.flows.search.nodes import (
+    analyze_query,
+    prepare_search,
+    route_after_analysis,
+    route_after_prepare_search,
+)
+from hy_memory_langgraph.flows.search.state import SearchArgs, SearchState
+from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.services.context import MemoryContext
+
+__all__ = ["build_search_graph"]
+
+
+def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, SearchArgs,
+                                               ResultOutput]:
+    """prepare → (analyze_query) → chat_search | productivity_search.
+
+    Example:
+        >>> "analyze_query" in build_search_graph().get_graph().nodes
+        True
+    """
+    builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=SearchArgs,
+                         output_schema=ResultOutput)
+    add_traced_nodes(builder, "memory_search", {
+        "prepare": prepare_search,
+        "analyze_query": analyze_query,
+        "chat_search": chat_search,
+    })
+    builder.add_node("productivity_search", build_productivity_search_graph())
+    builder.add_edge(START, "prepare")
+    routes = ["analyze_query", "chat_search", "productivity_search"]
+    builder.add_conditional_edges("prepare", route_after_prepare_search, routes)
+    builder.add_conditional_edges("analyze_query", route_after_analysis, routes[1:])
+    builder.add_edge("chat_search", END)
+    builder.add_edge("productivity_search", END)
+    return builder.compile(name="memory_search")

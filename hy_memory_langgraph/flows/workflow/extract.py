@@ -1,0 +1,74 @@
+"""Nodes: extract candidate memories, by one LLM call (pro) or by rules (lite)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.flows.workflow.state import (
+    WorkflowContext,
+    WorkflowExtractState,
+)
+from hy_memory_langgraph.messages import detect_text_language
+from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.workflow.files import dimension_of
+from hy_memory_langgraph.workflow.lite import lite_candidates
+from hy_memory_langgraph.workflow.render import render_prompt
+from hy_memory_langgraph.workflow.routing import context_workflow_id
+from hy_memory_langgraph.workflow.validation import ExtractRequest
+
+__all__ = ["STAGE", "extract_lite", "extract_llm", "route_by_mode"]
+
+STAGE = "workflow_extract"
+
+
+def route_by_mode(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) -> str:
+    ctx = runtime.context
+    return "extract_llm" if ctx.mode == "pro" and ctx.llm is not None else "extract_lite"
+
+
+def _existing(ctx: WorkflowContext, request: ExtractRequest) -> str:
+    dims = ["user", "global"]
+    for wid in (request.workflow_id, context_workflow_id(request.dynamic_context)):
+        if wid and dimension_of(wid) not in dims:
+            dims.append(dimension_of(wid))
+    text = render_prompt({d: ctx.files.read(request.user_id, d, request.memory_app_id) for d in dims})
+    return text or "(none)"
+
+
+def _valid_entries(parsed: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The entries of a reply, or ``None`` when the reply is garbage."""
+    if parsed is None or not isinstance(parsed.get("entries"), list):
+        return None
+    entries = [e for e in parsed["entries"]
+               if isinstance(e, dict) and isinstance(e.get("text"), str) and e["text"].strip()
+               and e.get("dimension") in ("user", "global", "workflow")]
+    if parsed["entries"] and not entries:
+        return None
+    return entries
+
+
+def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) -> dict[str, Any]:
+    """One ``workflow_extract`` call; garbage → the lite rules (``lite_fallback``)."""
+    ctx, request = runtime.context, state["request"]
+    user_text = "\n".join(m.text for m in request.messages if m.role == "user")
+    parsed = ask_json(
+        ctx.llm, STAGE, "workflow_extract", detect_text_language(user_text),
+        messages="\n".join(f"{m.role}: {m.text}" for m in request.messages),
+        workflow_id=request.workflow_id or "",
+        dynamic_context=json.dumps(request.dynamic_context, ensure_ascii=False),
+        existing=_existing(ctx, request),
+    )
+    entries = _valid_entries(parsed)
+    if entries is None:
+        note_fallback("workflow extraction unusable: the lite rules are applied")
+        return {"candidates": lite_candidates(request.messages), "source": "lite_fallback"}
+    return {"candidates": entries, "source": "llm"}
+
+
+def extract_lite(state: WorkflowExtractState) -> dict[str, Any]:
+    """Deterministic rules, zero LLM calls."""
+    return {"candidates": lite_candidates(state["request"].messages), "source": "lite"}

@@ -1,0 +1,45 @@
+"""The workflow-memory extraction graph (``workflow.memoryExtract``)."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.workflow.extract import (
+    extract_lite,
+    extract_llm,
+    route_by_mode,
+)
+from hy_memory_langgraph.flows.workflow.input import validate_input
+from hy_memory_langgraph.flows.workflow.save import merge_and_save, route_dimensions
+from hy_memory_langgraph.flows.workflow.state import (
+    WorkflowContext,
+    WorkflowExtractState,
+)
+
+__all__ = ["build_workflow_extract_graph"]
+
+
+def build_workflow_extract_graph() -> CompiledStateGraph:
+    """validate → extract (LLM in pro, rules in lite) → route dimensions → merge + save.
+
+    Example:
+        >>> sorted(build_workflow_extract_graph().get_graph().nodes)[2:4]
+        ['extract_lite', 'extract_llm']
+    """
+    builder = StateGraph(WorkflowExtractState, context_schema=WorkflowContext)
+    add_traced_nodes(builder, "workflow_extract", {
+        "validate_input": validate_input,
+        "extract_llm": extract_llm,
+        "extract_lite": extract_lite,
+        "route_dimensions": route_dimensions,
+        "merge_and_save": merge_and_save,
+    })
+    builder.add_edge(START, "validate_input")
+    builder.add_conditional_edges("validate_input", route_by_mode, ["extract_llm", "extract_lite"])
+    builder.add_edge("extract_llm", "route_dimensions")
+    builder.add_edge("extract_lite", "route_dimensions")
+    builder.add_edge("route_dimensions", "merge_and_save")
+    builder.add_edge("merge_and_save", END)
+    return builder.compile(name="workflow_extract")

@@ -1,0 +1,54 @@
+"""The write graph behind ``client.add``: normalise, route, then a scene pipeline (a
+subgraph, or for lite chat writes the single ``store_turns`` node)."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from hy_memory_langgraph.flows.chat.graph import build_chat_graph
+from hy_memory_langgraph.flows.chat.nodes import store_turns
+from hy_memory_langgraph.flows.contracts import ResultOutput
+from hy_memory_langgraph.flows.productivity.graph import build_productivity_graph
+from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.write.nodes import (
+    judge_scene,
+    prepare_write,
+    route_after_judge,
+    route_after_prepare,
+    route_to_chat,
+    strip_tools,
+)
+from hy_memory_langgraph.flows.write.state import WriteArgs, WriteState
+from hy_memory_langgraph.services.context import MemoryContext
+
+__all__ = ["build_write_graph"]
+
+
+def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs,
+                                              ResultOutput]:
+    """prepare → (judge_scene) → (strip_tools) → chat | store_turns | productivity.
+
+    Example:
+        >>> "judge_scene" in build_write_graph().get_graph().nodes
+        True
+    """
+    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
+                         output_schema=ResultOutput)
+    add_traced_nodes(builder, "memory_write", {
+        "prepare": prepare_write,
+        "judge_scene": judge_scene,
+        "strip_tools": strip_tools,
+        "store_turns": store_turns,
+    })
+    builder.add_node("chat", build_chat_graph())
+    builder.add_node("productivity", build_productivity_graph())
+    builder.add_edge(START, "prepare")
+    builder.add_conditional_edges("prepare", route_after_prepare,
+                                  ["chat", "store_turns", "judge_scene", "strip_tools", "productivity"])
+    builder.add_conditional_edges("judge_scene", route_after_judge, ["strip_tools", "productivity"])
+    builder.add_conditional_edges("strip_tools", route_to_chat, ["chat", "store_turns"])
+    builder.add_edge("chat", END)
+    builder.add_edge("store_turns", END)
+    builder.add_edge("productivity", END)
+    return builder.compile(name="memory_write")

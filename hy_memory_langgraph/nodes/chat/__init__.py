@@ -1,1 +1,0 @@
-"""Nodes of the chat scene: the write subgraph (lite and pro) and hybrid search."""

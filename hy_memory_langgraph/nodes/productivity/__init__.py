@@ -1,1 +1,0 @@
-"""Nodes of the productivity scenes (working, coding): dual-layer write, search, chain."""

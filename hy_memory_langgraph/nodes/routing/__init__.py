@@ -1,1 +1,0 @@
-"""Nodes of the write and search graphs that validate input and choose the scene."""

@@ -1,1 +1,0 @@
-"""Nodes of the workflow-memory extraction graph."""
