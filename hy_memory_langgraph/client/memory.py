@@ -20,6 +20,7 @@ from langchain_core.stores import BaseStore as ByteStore
 from sqlalchemy.engine import make_url
 
 from hy_memory_langgraph.client.stats import memory_stats
+from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
 from hy_memory_langgraph.client.transfer import export_rows, import_rows
 from hy_memory_langgraph.client.workflow import (
     WorkflowMemoryService,
@@ -49,7 +50,7 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse
 from hy_memory_langgraph.repos.records import Fact, Record
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
-from hy_memory_langgraph.services.context import MemoryContext, StoreFactory, StoreRegistry
+from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.store import IndexCache
 from hy_memory_langgraph.store.faults import database_faults
 from hy_memory_langgraph.store.kv import HyMemoryKVStore

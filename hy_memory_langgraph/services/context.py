@@ -1,137 +1,54 @@
-"""The run-time context every node receives as ``runtime.context``."""
+"""The run-time context every node receives as ``runtime.context``.
+
+:class:`MemoryContext` carries the configuration, the mode, the model gateway, the stores
+(anything with the :class:`Stores` methods: the client builds a
+:class:`~hy_memory_langgraph.client.stores.StoreRegistry`) and the caches of a client;
+its repository properties are what the nodes read and write through.
+"""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, IndexConfig
+from langgraph.store.base import BaseStore
 
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
+from hy_memory_langgraph.models.calibration import Calibration
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
-from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.retrieval.lexical import LexicalCache
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 from hy_memory_langgraph.runlog import PipelineRecorder
-from hy_memory_langgraph.store import HyMemoryStore, IndexCache
 
-__all__ = ["BoundedCache", "MemoryContext", "StoreRegistry", "StoreFactory", "default_store_factory"]
+__all__ = ["BoundedCache", "MemoryContext", "Stores"]
 
-#: Opens the store called ``name`` (``chat_memory``, ``coding_memory_cv``…) with an index config.
-StoreFactory = Callable[[str, IndexConfig | None], BaseStore]
+class Stores(Protocol):
+    """The stores of a client, opened on first use (the client's
+    :class:`~hy_memory_langgraph.client.stores.StoreRegistry` is one)."""
 
+    embeddings: Embeddings
 
-def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None) -> StoreFactory:
-    """The factory deciding where each store lives: ``MEMORY_DB_URL`` or a SQLite file.
+    def chat(self) -> BaseStore: ...
 
-    Example:
-        >>> from hy_memory_langgraph.config import MemoryConfig
-        >>> import tempfile
-        >>> factory = default_store_factory(MemoryConfig.from_env({}, data_dir=tempfile.mkdtemp()))
-        >>> store = factory("chat_memory", None); store.put(("a",), "k", {"v": 1}); store.close()
-    """
+    def trace(self) -> BaseStore: ...
 
-    def open_store(name: str, index: IndexConfig | None) -> BaseStore:
-        target, schema = config.store_target(name)
-        if schema is not None:
-            return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache)
-        return HyMemoryStore(target, index=index, index_cache=cache)
+    def productivity(self, scene: str) -> BaseStore: ...
 
-    return open_store
+    def chain(self) -> ChainStore: ...
 
+    def calibration(self) -> Calibration: ...
 
-class StoreRegistry:
-    """Opens each store once, by name, lazily, and closes them together.
+    def flush(self) -> None: ...
 
-    Args:
-        config: Where the stores live (``MEMORY_DB_URL`` or files under the data dir).
-        embeddings: The embedding model every vector index uses.
-        factory: Opens a store for a name and an index config; default
-            :func:`default_store_factory`.
-        index_cache: The scope-index cache of the default factory's stores.
-    """
-
-    def __init__(self, config: MemoryConfig, embeddings: Embeddings, dims: int,
-                 factory: StoreFactory | None = None, index_cache: IndexCache | None = None) -> None:
-        self.config = config
-        self.embeddings = embeddings
-        self.dims = dims
-        self._factory = factory or default_store_factory(config, index_cache)
-        self._stores: dict[str, BaseStore] = {}
-        self._chain: ChainStore | None = None
-        self._lock = threading.Lock()
-        self._calibrations = CalibrationCache(config.calibration_path)
-
-    def calibration(self) -> Calibration:
-        """The similarity anchors of the embedding model (measured once, then read from
-        ``config.calibration_path``)."""
-        return self._calibrations.get(self.embeddings)
-
-    def index(self, fields: list[str]) -> IndexConfig:
-        return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
-
-    def open(self, name: str, fields: list[str] | None) -> BaseStore:
-        """The store called ``name`` (opened on first use)."""
-        with self._lock:
-            if name not in self._stores:
-                index = self.index(fields) if fields else None
-                self._stores[name] = self._factory(name, index)
-            return self._stores[name]
-
-    def chat(self) -> BaseStore:
-        return self.open(self.config.chat_store, list(ChatMemory.index_fields))
-
-    def trace(self) -> BaseStore:
-        return self.open(self.config.trace_store, None)
-
-    def productivity(self, scene: str) -> BaseStore:
-        """The store of a productivity scene (``config.scene_store(scene)``).
-
-        Its default index field is the facts' ``embed_text``; experiences pass their
-        own index paths on each put.
-        """
-        return self.open(self.config.scene_store(scene), list(Fact.index_fields))
-
-    def chain(self) -> ChainStore:
-        """The coding version-evolution chain (``config.chain_store``), opened lazily."""
-        with self._lock:
-            if self._chain is None:
-                target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema)
-            return self._chain
-
-    def flush(self) -> None:
-        """After a delete: let every opened store that keeps local files drop what it
-        still holds of erased data (index files, write-ahead logs)."""
-        with self._lock:
-            stores = list(self._stores.values())
-            chain = self._chain
-        for store in stores:
-            flush = getattr(store, "flush_erasure", None)
-            if callable(flush):
-                flush()
-        if chain is not None:
-            chain.flush_erasure()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._chain is not None:
-                self._chain.close()
-                self._chain = None
-            for store in self._stores.values():
-                close = getattr(store, "close", None)
-                if callable(close):
-                    close()
-            self._stores.clear()
+    def close(self) -> None: ...
 
 
 class BoundedCache:
@@ -181,7 +98,7 @@ class MemoryContext:
     config: MemoryConfig
     mode: Literal["lite", "pro"]
     llm: LLMGateway | None
-    stores: StoreRegistry
+    stores: Stores
     lexical: LexicalCache = field(default_factory=LexicalCache)
     search_cache: BoundedCache = field(default_factory=BoundedCache)
     recorder: PipelineRecorder | None = None

@@ -1,0 +1,130 @@
+"""The composition root of a client's stores: which store lives where, opened once.
+
+:func:`default_store_factory` decides where a store lives (``MEMORY_DB_URL`` or a SQLite
+file of the data dir); :class:`StoreRegistry` opens each store by name on first use,
+keeps the similarity calibration of the embedding model, and closes them together. The
+nodes see it only through :class:`~hy_memory_langgraph.services.context.Stores`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import BaseStore, IndexConfig
+
+from hy_memory_langgraph.chain.store import ChainStore
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
+from hy_memory_langgraph.repos.records import ChatMemory, Fact
+from hy_memory_langgraph.store import HyMemoryStore, IndexCache
+
+__all__ = ["StoreFactory", "StoreRegistry", "default_store_factory"]
+
+#: Opens the store called ``name`` (``chat_memory``, ``coding_memory_cv``…) with an index config.
+StoreFactory = Callable[[str, IndexConfig | None], BaseStore]
+
+
+def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None) -> StoreFactory:
+    """The factory deciding where each store lives: ``MEMORY_DB_URL`` or a SQLite file.
+
+    Example:
+        >>> from hy_memory_langgraph.config import MemoryConfig
+        >>> import tempfile
+        >>> factory = default_store_factory(MemoryConfig.from_env({}, data_dir=tempfile.mkdtemp()))
+        >>> store = factory("chat_memory", None); store.put(("a",), "k", {"v": 1}); store.close()
+    """
+
+    def open_store(name: str, index: IndexConfig | None) -> BaseStore:
+        target, schema = config.store_target(name)
+        if schema is not None:
+            return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache)
+        return HyMemoryStore(target, index=index, index_cache=cache)
+
+    return open_store
+
+
+class StoreRegistry:
+    """Opens each store once, by name, lazily, and closes them together.
+
+    Args:
+        config: Where the stores live (``MEMORY_DB_URL`` or files under the data dir).
+        embeddings: The embedding model every vector index uses.
+        factory: Opens a store for a name and an index config; default
+            :func:`default_store_factory`.
+        index_cache: The scope-index cache of the default factory's stores.
+    """
+
+    def __init__(self, config: MemoryConfig, embeddings: Embeddings, dims: int,
+                 factory: StoreFactory | None = None, index_cache: IndexCache | None = None) -> None:
+        self.config = config
+        self.embeddings = embeddings
+        self.dims = dims
+        self._factory = factory or default_store_factory(config, index_cache)
+        self._stores: dict[str, BaseStore] = {}
+        self._chain: ChainStore | None = None
+        self._lock = threading.Lock()
+        self._calibrations = CalibrationCache(config.calibration_path)
+
+    def calibration(self) -> Calibration:
+        """The similarity anchors of the embedding model (measured once, then read from
+        ``config.calibration_path``)."""
+        return self._calibrations.get(self.embeddings)
+
+    def index(self, fields: list[str]) -> IndexConfig:
+        return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
+
+    def open(self, name: str, fields: list[str] | None) -> BaseStore:
+        """The store called ``name`` (opened on first use)."""
+        with self._lock:
+            if name not in self._stores:
+                index = self.index(fields) if fields else None
+                self._stores[name] = self._factory(name, index)
+            return self._stores[name]
+
+    def chat(self) -> BaseStore:
+        return self.open(self.config.chat_store, list(ChatMemory.index_fields))
+
+    def trace(self) -> BaseStore:
+        return self.open(self.config.trace_store, None)
+
+    def productivity(self, scene: str) -> BaseStore:
+        """The store of a productivity scene (``config.scene_store(scene)``).
+
+        Its default index field is the facts' ``embed_text``; experiences pass their
+        own index paths on each put.
+        """
+        return self.open(self.config.scene_store(scene), list(Fact.index_fields))
+
+    def chain(self) -> ChainStore:
+        """The coding version-evolution chain (``config.chain_store``), opened lazily."""
+        with self._lock:
+            if self._chain is None:
+                target, schema = self.config.store_target(self.config.chain_store)
+                self._chain = ChainStore(target, schema=schema)
+            return self._chain
+
+    def flush(self) -> None:
+        """After a delete: let every opened store that keeps local files drop what it
+        still holds of erased data (index files, write-ahead logs)."""
+        with self._lock:
+            stores = list(self._stores.values())
+            chain = self._chain
+        for store in stores:
+            flush = getattr(store, "flush_erasure", None)
+            if callable(flush):
+                flush()
+        if chain is not None:
+            chain.flush_erasure()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._chain is not None:
+                self._chain.close()
+                self._chain = None
+            for store in self._stores.values():
+                close = getattr(store, "close", None)
+                if callable(close):
+                    close()
+            self._stores.clear()
