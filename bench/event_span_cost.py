@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from locomo_data import iter_questions, load_locomo  # noqa: E402
 from recall_data import CATEGORIES, LOCOMO_PATH, locomo_doc_text  # noqa: E402
 
-import hy_memory_langgraph.flows.chat.search as chat_search  # noqa: E402
+import hy_memory_langgraph.services.chat_search as chat_search  # noqa: E402
 from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
 from hy_memory_langgraph.retrieval.query import time_mentions  # noqa: E402
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402

@@ -591,7 +591,7 @@ def _recall(found: list[str], evidence: list[str], k: int) -> float:
 
 
 def e2e_mode(args: argparse.Namespace) -> None:
-    from hy_memory_langgraph.flows.chat.search import hybrid_search
+    from hy_memory_langgraph.services.chat_search import hybrid_search
 
     convs = load_locomo(args.data)
     names = ("default (client.search)", "BM25 only", "vector only")

@@ -143,8 +143,8 @@ def main() -> None:
     if args.hop:
         from dataclasses import replace
 
-        from hy_memory_langgraph.nodes.chat import search
         from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
+        from hy_memory_langgraph.services import chat_search as search
 
         hop = replace(DEFAULT_CHAT_RANKING, hop_seeds=1, hop_vector_weight=0.05, hop_lexical_weight=0.2,
                       hop_terms=20, hop_neighbours=10)

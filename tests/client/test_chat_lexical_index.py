@@ -21,14 +21,14 @@ import pytest
 import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.flows.chat.search import (
-    _lexical_texts,
-    _search_in_process,
-    hybrid_search,
-)
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
+from hy_memory_langgraph.services.chat_search import (
+    _lexical_texts,
+    hybrid_search,
+    search_in_process,
+)
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.store import sql as store_sql
 from hy_memory_langgraph.store.engine import (
@@ -92,7 +92,7 @@ def _assert_paths_agree(client: HyMemoryClient, user: str = "u1", **kwargs: Any)
     assert ctx.chat_repo.lexical_ready(user)
     for query in QUERIES:
         indexed = hybrid_search(ctx, user, query, 10, **kwargs)
-        loaded = _search_in_process(ctx, user, query, 10, after=kwargs.get("after"), before=kwargs.get("before"),
+        loaded = search_in_process(ctx, user, query, 10, after=kwargs.get("after"), before=kwargs.get("before"),
                                     ranking=DEFAULT_CHAT_RANKING)
         assert [m.memory_id for m in indexed] == [m.memory_id for m in loaded], query
         assert [m.score for m in indexed] == pytest.approx([m.score for m in loaded], abs=1e-6)

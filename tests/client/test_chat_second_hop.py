@@ -14,9 +14,9 @@ from datetime import datetime, timezone
 import pytest
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.flows.chat.search import _search_in_process, hybrid_search
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
+from hy_memory_langgraph.services.chat_search import hybrid_search, search_in_process
 from hy_memory_langgraph.testing import HashingEmbeddings
 from tests.client.support import counting_statements, write_random_turns
 
@@ -102,7 +102,7 @@ def test_the_indexed_hop_answers_like_the_in_process_hop(make_client: Callable[.
     for query in (QUESTION, "violin", "Porto climbing", "bread"):
         for after, before in ranges:
             indexed = hybrid_search(ctx, "u1", query, 6, after=after, before=before, ranking=HOP)
-            loaded = _search_in_process(ctx, "u1", query, 6, after=after, before=before, ranking=HOP)
+            loaded = search_in_process(ctx, "u1", query, 6, after=after, before=before, ranking=HOP)
             assert [m.memory_id for m in indexed] == [m.memory_id for m in loaded], (query, after)
             assert [m.score for m in indexed] == pytest.approx([m.score for m in loaded], abs=1e-5)
 

@@ -13,12 +13,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from hy_memory_langgraph.flows.chat.search import (
-    _search_in_process,
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
+from hy_memory_langgraph.services.chat_search import (
     event_spans_of,
     hybrid_search,
+    search_in_process,
 )
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
 
 
 def _iso(when: datetime) -> str:
@@ -63,7 +63,7 @@ def test_event_spans_date_a_memory_by_what_its_text_says(make_client) -> None:
     assert DEFAULT_CHAT_RANKING.event_spans
     off_ids = [m.memory_id for m in hybrid_search(ctx, "u1", query, 3, ranking=off)]
     on_hits = hybrid_search(ctx, "u1", query, 3, ranking=on)
-    loaded = _search_in_process(ctx, "u1", query, 3, after=None, before=None, ranking=on)
+    loaded = search_in_process(ctx, "u1", query, 3, after=None, before=None, ranking=on)
     assert on_hits[0].memory_id == camping
     assert [m.memory_id for m in loaded] == [m.memory_id for m in on_hits]
     assert [m.score for m in loaded] == pytest.approx([m.score for m in on_hits], abs=1e-6)
