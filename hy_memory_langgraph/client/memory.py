@@ -30,7 +30,9 @@ from hy_memory_langgraph.client.workflow import (
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
+from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
+from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
@@ -48,6 +50,17 @@ from hy_memory_langgraph.repos.base import version_texts
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.repos.records import Fact, Record
+from hy_memory_langgraph.results import (
+    ChatMemoryDict,
+    HistoryEvent,
+    ImportReport,
+    MemoryDict,
+    MemoryExtractResult,
+    MemoryPage,
+    MemoryPromptResult,
+    SearchResult,
+    WriteResult,
+)
 from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
 from hy_memory_langgraph.services.context import MemoryContext
@@ -100,7 +113,7 @@ def _hidden(url: str) -> str:
         return "the configured database"
 
 
-def _owners(args: dict[str, Any]) -> list[str]:
+def _owners(args: WriteArgs | SearchArgs) -> list[str]:
     """The users a write or search is for (whatever their type: the graph validates)."""
     users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
     if isinstance(users, str):
@@ -225,22 +238,28 @@ class HyMemoryClient:
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
             metadata: dict[str, Any] | None = None, memory_at: Any = None,
-            config: RunnableConfig | None = None) -> dict[str, Any]:
+            config: RunnableConfig | None = None) -> WriteResult:
         """Remember a conversation; returns the scene's write result
         (``docs/design.md#return-shapes``).
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        return self._run(self.write_graph, self._write_input(locals()), config)
+        args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
+                         agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
+                         branch=branch, metadata=metadata, memory_at=memory_at)
+        return self._run(self.write_graph, args, config)
 
     @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
                    agent_id: str | None = None, session_id: str | None = None,
                    workspace_id: str | None = None, branch: str | None = None,
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
-                   config: RunnableConfig | None = None) -> dict[str, Any]:
+                   config: RunnableConfig | None = None) -> WriteResult:
         """Async twin of :meth:`add`."""
-        return await self._arun(self.write_graph, self._write_input(locals()), config)
+        args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
+                         agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
+                         branch=branch, metadata=metadata, memory_at=memory_at)
+        return await self._arun(self.write_graph, args, config)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -248,12 +267,16 @@ class HyMemoryClient:
                user_ids: list[str] | None = None, workspace_id: str | None = None,
                branch: str | None = None, limit: int = 10, min_score: float | None = None,
                created_after: Any = None, created_before: Any = None,
-               config: RunnableConfig | None = None) -> dict[str, Any]:
+               config: RunnableConfig | None = None) -> SearchResult:
         """Recall memories; the route follows ``docs/design.md#search-routing``.
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        return self._run(self.search_graph, self._search_input(locals()), config)
+        args = SearchArgs(request_id=uuid.uuid4().hex, query=query, queries=queries, scene=scene,
+                          search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
+                          branch=branch, limit=limit, min_score=min_score,
+                          created_after=created_after, created_before=created_before)
+        return self._run(self.search_graph, args, config)
 
     @_afaults
     async def asearch(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -261,9 +284,13 @@ class HyMemoryClient:
                       user_ids: list[str] | None = None, workspace_id: str | None = None,
                       branch: str | None = None, limit: int = 10, min_score: float | None = None,
                       created_after: Any = None, created_before: Any = None,
-                      config: RunnableConfig | None = None) -> dict[str, Any]:
+                      config: RunnableConfig | None = None) -> SearchResult:
         """Async twin of :meth:`search`."""
-        return await self._arun(self.search_graph, self._search_input(locals()), config)
+        args = SearchArgs(request_id=uuid.uuid4().hex, query=query, queries=queries, scene=scene,
+                          search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
+                          branch=branch, limit=limit, min_score=min_score,
+                          created_after=created_after, created_before=created_before)
+        return await self._arun(self.search_graph, args, config)
 
     @_faults
     def pipeline_log(self, request_id: str) -> list[dict[str, Any]]:
@@ -288,7 +315,7 @@ class HyMemoryClient:
         return None if parsed is None else self.context.productivity_repo(parsed[1])
 
     @_faults
-    def get(self, memory_id: str) -> dict[str, Any] | None:
+    def get(self, memory_id: str) -> MemoryDict | None:
         """One memory (chat memory, working/coding experience or fact) by id, or ``None``."""
         memory_id = require_id(memory_id, "memory_id")
         repo = self._productivity(memory_id) or self._chat
@@ -297,7 +324,7 @@ class HyMemoryClient:
 
     @_faults
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
-               memory_at: Any = None, expected_version: int | None = None) -> dict[str, Any]:
+               memory_at: Any = None, expected_version: int | None = None) -> ChatMemoryDict:
         """Replace a chat memory's content (a new version, ``UPDATE`` in its history).
 
         ``memory_at`` stays as it was unless a newer one is given. With
@@ -379,7 +406,7 @@ class HyMemoryClient:
 
     @_faults
     def list_memories(self, user_id: str, *, scene: str | None = None, limit: int = 20,
-                      offset: int = 0) -> dict[str, Any]:
+                      offset: int = 0) -> MemoryPage:
         """A page of ``user_id``'s active memories, most recently updated first.
 
         Args:
@@ -408,7 +435,7 @@ class HyMemoryClient:
                 "limit": limit, "offset": offset, "has_more": len(found) > offset + limit}
 
     @_faults
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[HistoryEvent]:
         """Every version of a memory (and of those it superseded), oldest first."""
         memory_id = require_id(memory_id, "memory_id")
         return (self._productivity(memory_id) or self._chat).history(memory_id)
@@ -426,7 +453,7 @@ class HyMemoryClient:
 
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
-                        on_row: Callable[[int], None] | None = None) -> dict[str, Any]:
+                        on_row: Callable[[int], None] | None = None) -> ImportReport:
         """Write the rows of :meth:`export_memories` here; returns counts per row type,
         ``rows`` and ``complete`` (the export's footer was found and matched)."""
         return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
@@ -439,7 +466,7 @@ class HyMemoryClient:
     # -- workflow memory ---------------------------------------------------------------------
     @_faults
     def memory_prompt(self, user_id: str, workflow_id: str | None = None,
-                      memory_app_id: str | None = None) -> dict[str, Any]:
+                      memory_app_id: str | None = None) -> MemoryPromptResult:
         """``workflow.memoryPrompt``: see :meth:`WorkflowMemoryService.memory_prompt`."""
         return self.workflow.memory_prompt(user_id, workflow_id, memory_app_id)
 
@@ -448,7 +475,7 @@ class HyMemoryClient:
                        user_message: list[str] | None = None,
                        assistant_message: list[str] | None = None,
                        workflow_id: str | None = None, dynamic_context: dict[str, Any] | None = None,
-                       memory_app_id: str | None = None) -> dict[str, Any]:
+                       memory_app_id: str | None = None) -> MemoryExtractResult:
         """``workflow.memoryExtract``: see :meth:`WorkflowMemoryService.memory_extract`."""
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
@@ -499,7 +526,7 @@ class HyMemoryClient:
         await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
-    def _run(self, graph: Any, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
+    def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         """Run a memory graph, then hand its pipeline log to the recorder (also when it
         raised); the recorder writes it in the background within a second. Cached
         embeddings made meanwhile are referenced under the call's users (erasure)."""
@@ -509,8 +536,7 @@ class HyMemoryClient:
         finally:
             self.recorder.flush(args["request_id"])
 
-    async def _arun(self, graph: Any, args: dict[str, Any],
-                    config: RunnableConfig | None) -> dict[str, Any]:
+    async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         try:
             with embedding_owners(_owners(args)):
                 return (await graph.ainvoke(args, config, context=self.context))["result"]
@@ -532,15 +558,3 @@ class HyMemoryClient:
                 f"embedding_cache={cache!r} is invalid: pass True (a cache in the data dir), "
                 "a file path, or a LangChain BaseStore[str, bytes]")
         return CachedEmbeddings(embeddings, cache)
-
-    @staticmethod
-    def _write_input(args: dict[str, Any]) -> dict[str, Any]:
-        keys = ("messages", "scene", "user_id", "agent_id", "session_id", "workspace_id",
-                "branch", "metadata", "memory_at")
-        return {"request_id": uuid.uuid4().hex, **{k: args[k] for k in keys}}
-
-    @staticmethod
-    def _search_input(args: dict[str, Any]) -> dict[str, Any]:
-        keys = ("query", "queries", "scene", "search_mode", "user_ids", "workspace_id", "branch",
-                "limit", "min_score", "created_after", "created_before")
-        return {"request_id": uuid.uuid4().hex, **{k: args[k] for k in keys}}

@@ -31,6 +31,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
+from hy_memory_langgraph.results import ChatMemoryDict, SearchResult
+
 __all__ = ["BLOCK_CLOSE", "BLOCK_OPEN", "neutral_line", "render_memories", "render_memory_block"]
 
 BLOCK_OPEN: Final = "<memories>"
@@ -70,7 +72,7 @@ def _block(header: str, body: str) -> str:
     return f"{BLOCK_OPEN}\n{header}\n{body}\n{BLOCK_CLOSE}"
 
 
-def render_memories(memories: Sequence[dict[str, Any]]) -> str:
+def render_memories(memories: Sequence[ChatMemoryDict] | Sequence[dict[str, Any]]) -> str:
     """The block of chat memories (``""`` when there are none)."""
     if not memories:
         return ""
@@ -91,7 +93,7 @@ def _experience_line(exp: dict[str, Any]) -> str:
     return f"- {task} → {solution}" if solution else f"- {task}"
 
 
-def render_memory_block(result: dict[str, Any]) -> str:
+def render_memory_block(result: SearchResult | dict[str, Any]) -> str:
     """The block for one ``client.search`` result of any scene (``""`` when empty)."""
     if result.get("scene") == "chat":
         return render_memories(result.get("memories") or [])
