@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import hy_memory_langgraph.config as config_module
-from hy_memory_langgraph.config import ENV_VARS, CodingConfig, MemoryConfig
+from hy_memory_langgraph.config import ENV_VARS, CodingConfig, MemoryConfig, variables_table
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 
 HOME_DEFAULT = Path(os.path.expanduser("~/.hy_memory"))
@@ -47,10 +47,15 @@ def test_default_reads_os_environ(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert MemoryConfig.from_env() == cfg
 
 
-def test_docstring_documents_every_variable() -> None:
-    doc = config_module.__doc__ or ""
+def test_the_documents_hold_the_generated_variable_tables() -> None:
+    """One source (``config/variables.py``): the README's and the design document's tables
+    are what it generates, and every variable read is documented."""
+    root = Path(config_module.__file__).resolve().parents[2]
+    assert variables_table(readme=True) in (root / "README.md").read_text(encoding="utf-8")
+    full = variables_table()
+    assert full in (root / "docs" / "design.md").read_text(encoding="utf-8")
     for name in ENV_VARS:
-        assert f"`{name}`" in doc, name
+        assert f"| `{name}` |" in full, name
     assert len(ENV_VARS) == 20
 
 

@@ -1,0 +1,119 @@
+"""Parsers of configuration values: each takes the source named in errors (a variable or
+a field) and the raw value (a string from the environment, or a value passed in code),
+and returns the normalised value or raises a :class:`ConfigError` naming the source, the
+bad value and what is accepted.
+
+Example:
+    >>> parse_bool("X", "on"), int_parser(0)("Y", " 7 ")
+    (True, 7)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from hy_memory_langgraph.errors import ConfigError
+
+__all__ = ["bad_value", "int_parser", "parse_bool", "parse_db_path", "parse_db_url", "parse_dir",
+           "parse_optional_dir", "parse_path", "parse_schema_prefix"]
+
+_TRUE: Final = frozenset({"true", "1", "yes", "on"})
+_FALSE: Final = frozenset({"false", "0", "no", "off"})
+_BOOL_ACCEPTED: Final = "one of true/false/1/0/yes/no/on/off"
+_DB_URL_RE: Final = re.compile(r"^postgres(ql)?(\+psycopg)?://", re.IGNORECASE)
+_DB_URL_EXAMPLE: Final = "postgresql+psycopg://user:password@host:5432/dbname"
+_PREFIX_RE: Final = re.compile(r"^[a-z0-9_]{0,40}$")
+
+
+def bad_value(source: str, value: object, accepted: str) -> ConfigError:
+    return ConfigError(f"{source}={value!r} is invalid: expected {accepted}.")
+
+
+def parse_bool(source: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise bad_value(source, value, _BOOL_ACCEPTED)
+
+
+def int_parser(minimum: int) -> Callable[[str, object], int]:
+    """A parser of whole numbers of at least ``minimum``."""
+    accepted = f"an integer >= {minimum}"
+
+    def parse(source: str, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise bad_value(source, value, accepted)
+        try:
+            number = value if isinstance(value, int) else int(value.strip())
+        except ValueError:
+            raise bad_value(source, value, accepted) from None
+        if number < minimum:
+            raise bad_value(source, value, accepted)
+        return number
+
+    return parse
+
+
+def parse_path(source: str, value: object) -> Path:
+    if isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value)
+        if isinstance(text, str) and text.strip():
+            return Path(os.path.abspath(os.path.expanduser(text.strip())))
+    raise bad_value(source, value, "a non-empty filesystem path")
+
+
+def parse_dir(source: str, value: object) -> Path:
+    path = parse_path(source, value)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{source}={str(path)!r} is invalid: it is an existing file; expected a directory.")
+    blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: {str(blocker)!r} is a file, so no directory can "
+            "be created below it; choose a directory elsewhere.")
+    return path
+
+
+def parse_optional_dir(source: str, value: object) -> Path | None:
+    return None if value is None else parse_dir(source, value)
+
+
+def parse_db_path(source: str, value: object) -> Path | None:
+    if value is None:
+        return None
+    path = parse_path(source, value)
+    if path.is_dir():
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: it is an existing directory; "
+            "expected a SQLite file path such as /path/to/coding_memory.db.")
+    return path
+
+
+def parse_db_url(source: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip():
+        text = value.strip()
+        if _DB_URL_RE.match(text):
+            return "postgresql+psycopg://" + text.split("://", 1)[1]
+        shown = re.sub(r"://([^:/@]*):[^@]*@", r"://\1:***@", text)
+        named = source if source == "MEMORY_DB_URL" else f"{source} (MEMORY_DB_URL)"
+        raise ConfigError(
+            f"{named}={shown!r} is invalid: expected a PostgreSQL URL such as {_DB_URL_EXAMPLE}; "
+            "unset it to keep SQLite files under MEMORY_DATA_DIR.")
+    raise bad_value(source, "<hidden>", f"a PostgreSQL URL such as {_DB_URL_EXAMPLE}")
+
+
+def parse_schema_prefix(source: str, value: object) -> str:
+    if isinstance(value, str) and _PREFIX_RE.match(value.strip()):
+        return value.strip()
+    raise bad_value(source, value, "at most 40 lower-case letters, digits or '_' (e.g. staging_)")
