@@ -122,7 +122,7 @@ class StatementCounter:
     listener on every engine; an ``executemany`` is one statement, ``BEGIN`` counts,
     ``COMMIT`` is not a statement) and statement executions SQLite runs (its trace
     callback; every row of an ``executemany`` is one). A cursor listener switches the
-    store from its driver path (:mod:`hy_memory_langgraph.store.direct`) to SQLAlchemy's
+    store from its driver path (:mod:`hy_memory_langgraph.store.db.direct`) to SQLAlchemy's
     execution of the same statements, so the timed adds run without it.
     """
 

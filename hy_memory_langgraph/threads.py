@@ -10,9 +10,8 @@ import os
 from pathlib import Path
 
 from hy_memory_langgraph.errors import ConfigError
-from hy_memory_langgraph.store.vectors import check_thread_count
 
-__all__ = ["configure_threads"]
+__all__ = ["check_thread_count", "configure_threads"]
 
 _OMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
 
@@ -68,3 +67,22 @@ def _loaded_omp_runtimes() -> tuple[str, ...] | None:
         return None
     paths = {line.split()[-1] for line in maps.read_text().splitlines() if "/" in line}
     return tuple(sorted(p for p in paths if Path(p).name.startswith(_OMP_RUNTIMES)))
+
+
+def check_thread_count(value: object, field: str) -> int | None:
+    """Return ``value`` if it is a valid OpenMP thread count: a positive int or ``None``.
+
+    Args:
+        value: The setting to check (``None`` means "the OpenMP default").
+        field: Its name, for the error message.
+
+    Raises:
+        ConfigError: ``value`` is not ``None`` and not an int >= 1 (bools rejected).
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"{field}={value!r} is invalid: expected a positive int, or None for the OpenMP default."
+        )
+    return value

@@ -24,12 +24,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hy_memory_langgraph"
 
 LAYERS: dict[str, int] = {
     "errors": 0, "scenes": 0, "config": 0, "ids": 0, "timeutil": 0, "redact": 0, "values": 0, "results": 0,
+    "threads": 0,
     "store": 1, "models": 1, "messages": 1, "prompts": 1, "retrieval": 1, "runlog": 1,
     "repos": 2, "chain": 2, "workflow": 2,
     "services": 3,
     "flows": 4,
     "client": 5,
-    "integrations": 6, "cli": 6, "testing": 6, "threads": 6, "__init__": 6,
+    "integrations": 6, "cli": 6, "testing": 6, "__init__": 6,
 }
 # Function-level imports of our own modules that are deliberate (optional dependency).
 LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware")}

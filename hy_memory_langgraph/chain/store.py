@@ -1,7 +1,7 @@
 """The chain store: ``hy_code_chain/hy_code.db`` through SQLAlchemy Core.
 
 Tables (portable SQL; SQLite gets WAL and a busy timeout from
-:func:`hy_memory_langgraph.store.engine.create_store_engine`; on PostgreSQL they live
+:func:`hy_memory_langgraph.store.db.engine.create_store_engine`; on PostgreSQL they live
 in the store's schema, ``hy_code`` for a client; versioned by :data:`MIGRATIONS`):
 
 * ``threads(id, owner, branch, branch_key, file, symbol, created_at)``: one function /
@@ -37,14 +37,14 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     create_store_engine,
     read_tx,
     release_engine,
     write_tx,
 )
-from hy_memory_langgraph.store.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
 
 __all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
 

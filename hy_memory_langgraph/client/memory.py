@@ -65,7 +65,7 @@ from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.store import IndexCache
-from hy_memory_langgraph.store.faults import database_faults
+from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.values import json_object, require_text

@@ -1,7 +1,7 @@
 """Every node of the memory graphs runs inside a stage record of the pipeline log.
 
-:func:`traced` wraps a node function: it times the node, meters the LLM calls and
-fallbacks reported during it (:mod:`hy_memory_langgraph.runlog.trace`), and hands the
+:func:`recorded` wraps a node function: it times the node, meters the LLM calls and
+fallbacks reported during it (:mod:`hy_memory_langgraph.runlog.meter`), and hands the
 result to the recorder of the run-time context (``runtime.context.recorder``; none →
 nothing is recorded). A node that raises is recorded with its error, then the error
 propagates unchanged.
@@ -17,9 +17,9 @@ from typing import Any
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.runlog import PipelineRecorder, stage_trace
+from hy_memory_langgraph.runlog import PipelineRecorder, stage_meter
 
-__all__ = ["add_traced_nodes", "traced"]
+__all__ = ["add_recorded_nodes", "recorded"]
 
 
 def _request_id(state: Any, update: Any) -> str | None:
@@ -29,7 +29,7 @@ def _request_id(state: Any, update: Any) -> str | None:
     return None
 
 
-def traced(graph: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+def recorded(graph: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` as a node that records its stage (``graph`` and ``name`` identify it)."""
     wants_runtime = "runtime" in inspect.signature(fn).parameters
 
@@ -37,7 +37,7 @@ def traced(graph: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         recorder: PipelineRecorder | None = getattr(runtime.context, "recorder", None)
         started = time.perf_counter()
         update, error = None, None
-        with stage_trace() as trace:
+        with stage_meter() as trace:
             try:
                 update = fn(state, runtime) if wants_runtime else fn(state)
                 return update
@@ -56,8 +56,8 @@ def traced(graph: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return node
 
 
-def add_traced_nodes(builder: StateGraph[Any, Any, Any, Any], graph: str,
+def add_recorded_nodes(builder: StateGraph[Any, Any, Any, Any], graph: str,
                      nodes: dict[str, Callable[..., Any]]) -> None:
-    """``builder.add_node`` for each ``name: fn``, every node traced."""
+    """``builder.add_node`` for each ``name: fn``, every node recorded."""
     for name, fn in nodes.items():
-        builder.add_node(name, traced(graph, name, fn))
+        builder.add_node(name, recorded(graph, name, fn))

@@ -55,7 +55,7 @@ from hy_memory_langgraph.repos.records import (
     readable_record,
     record_from_value,
 )
-from hy_memory_langgraph.store import GuardOp
+from hy_memory_langgraph.store import CapabilityFlags, GuardOp, IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.values import MAX_JSON_DEPTH, json_depth
 
@@ -100,14 +100,14 @@ class StoreCapabilities:
 
     @classmethod
     def of(cls, store: BaseStore) -> StoreCapabilities:
-        """The capabilities ``store`` declares (``supports_or_filters``,
-        ``replaces_vectors_on_put``, ``supports_guards``, ``supports_lexical_index``,
-        ``lists_newest_first`` attributes; absent means no)."""
-        return cls(or_filters=bool(getattr(store, "supports_or_filters", False)),
-                   replaces_vectors=bool(getattr(store, "replaces_vectors_on_put", False)),
-                   guards=bool(getattr(store, "supports_guards", False)),
-                   lexical=bool(getattr(store, "supports_lexical_index", False)),
-                   newest_first=bool(getattr(store, "lists_newest_first", False)))
+        """The capabilities ``store`` declares (:class:`~hy_memory_langgraph.store.CapabilityFlags`;
+        a store that does not declare them has none). ``lexical`` also needs the ranked-key
+        searches of :class:`~hy_memory_langgraph.store.IndexedStore`."""
+        if not isinstance(store, CapabilityFlags):
+            return cls()
+        return cls(or_filters=store.supports_or_filters, replaces_vectors=store.replaces_vectors_on_put,
+                   guards=store.supports_guards, newest_first=store.lists_newest_first,
+                   lexical=store.supports_lexical_index and isinstance(store, IndexedStore))
 
 
 def _readable(values: Iterable[Any]) -> list[Record]:
@@ -224,6 +224,8 @@ class RecordRepository:
     def __init__(self, store: BaseStore, collections: Mapping[str, str], history: str) -> None:
         self.store = store
         self.caps = StoreCapabilities.of(store)
+        #: The store's ranked-key searches, when it has them (``None`` otherwise).
+        self.indexed: IndexedStore | None = store if isinstance(store, IndexedStore) else None
         self._labels = {kind: encode_label(name) for kind, name in collections.items()}
         self._history = encode_label(history)
 

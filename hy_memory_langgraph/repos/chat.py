@@ -28,7 +28,7 @@ from typing import Any, Final, cast
 
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem
 
-from hy_memory_langgraph.errors import ConflictError
+from hy_memory_langgraph.errors import ConflictError, StoreError
 from hy_memory_langgraph.messages import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
 from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
@@ -44,7 +44,7 @@ from hy_memory_langgraph.repos.records import (
 )
 from hy_memory_langgraph.retrieval.lexical import tokenize
 from hy_memory_langgraph.retrieval.query import hop_terms
-from hy_memory_langgraph.store import LexicalCompleteOp
+from hy_memory_langgraph.store import IndexedStore, LexicalCompleteOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
 __all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_key"]
@@ -252,11 +252,11 @@ class ChatRepository(RecordRepository):
         :class:`~hy_memory_langgraph.store.HyMemoryStore`) do so without a model call;
         any other store is searched with the memory's content as the query (one embedding).
         """
-        like = getattr(self.store, "vector_search_like", None)
-        if like is None:
+        if self.indexed is None:
             return self.vector_search(user_id, memory.content, limit=limit, filter=filter)
         where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
-        hits = like(self.namespace("chat", user_id), memory.memory_id, filter=where or None, limit=limit)
+        hits = self.indexed.vector_search_like(self.namespace("chat", user_id), memory.memory_id,
+                                               filter=where or None, limit=limit)
         return _chat_hits(hits)
 
     # -- the persistent lexical index ----------------------------------------------------
@@ -270,12 +270,12 @@ class ChatRepository(RecordRepository):
         """
         if not self.caps.lexical or window != LEXICAL_WINDOW:
             return False
-        status = self.store.lexical_status(self.namespace("chat", user_id))  # type: ignore[attr-defined]
+        status = self._ranked().lexical_status(self.namespace("chat", user_id))
         if status.window not in (None, LEXICAL_WINDOW):
             return False
         if status.complete:
             return True
-        if getattr(self.store, "read_only", False):
+        if self._ranked().read_only:
             return False
         self.fill_lexical(user_id)
         return True
@@ -300,10 +300,10 @@ class ChatRepository(RecordRepository):
         ``ts_range`` (``memory_ts`` bounds, inclusive) restricts both pools before their top-k.
         """
         namespace = self.namespace("chat", user_id)
-        lexical = self.store.lexical_search(  # type: ignore[attr-defined]
-            namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b, ts_range=ts_range)
-        vector = self.store.vector_search_keys(  # type: ignore[attr-defined]
-            namespace, query, limit=pool, ts_range=ts_range)
+        ranked = self._ranked()
+        lexical = ranked.lexical_search(namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b,
+                                        ts_range=ts_range)
+        vector = ranked.vector_search_keys(namespace, query, limit=pool, ts_range=ts_range)
         return ChatCandidates(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
@@ -313,8 +313,8 @@ class ChatRepository(RecordRepository):
         """``{key: {memory_id: cosine}}``: the ``limit`` memories nearest to each memory of
         ``keys`` by its stored vector (itself included), from the store's indexes, no memory
         loaded and no embedding call (call :meth:`lexical_ready` first)."""
-        hits = self.store.vector_search_keys_like(  # type: ignore[attr-defined]
-            self.namespace("chat", user_id), list(keys), limit=limit, ts_range=ts_range)
+        hits = self._ranked().vector_search_keys_like(self.namespace("chat", user_id), list(keys),
+                                                      limit=limit, ts_range=ts_range)
         return {key: {h.key: h.score for h in found} for key, found in hits.items()}
 
     def feedback_search(self, user_id: str, query: str, seeds: Mapping[str, float], *, n_terms: int,
@@ -324,13 +324,19 @@ class ChatRepository(RecordRepository):
         lexical documents that ``query`` lacks (:func:`hop_terms`): the best ``limit``
         memories, from the store's lexical index (call :meth:`lexical_ready` first)."""
         namespace = self.namespace("chat", user_id)
-        docs, counts, df = self.store.lexical_feedback(namespace, list(seeds))  # type: ignore[attr-defined]
+        docs, counts, df = self._ranked().lexical_feedback(namespace, list(seeds))
         terms = hop_terms(Counter(tokenize(query)), _FeedbackStats(docs, counts, df), seeds, n_terms=n_terms)
         if not terms:
             return {}
-        hits = self.store.lexical_search(  # type: ignore[attr-defined]
-            namespace, terms, limit=limit, k1=k1, b=b, ts_range=ts_range)
+        hits = self._ranked().lexical_search(namespace, terms, limit=limit, k1=k1, b=b, ts_range=ts_range)
         return {h.key: h.score for h in hits}
+
+    def _ranked(self) -> IndexedStore:
+        """The store's ranked-key searches (callers checked ``caps.lexical`` first)."""
+        if self.indexed is None or not self.caps.lexical:
+            raise StoreError(f"{type(self.store).__name__} has no lexical index; "
+                             "check lexical_ready() before ranked-key searches")
+        return self.indexed
 
     def memories_of(self, user_id: str, ids: Sequence[str]) -> list[ChatMemory]:
         """The stored memories of ``user_id`` among ``ids`` (one batch; missing ones left out)."""

@@ -1,6 +1,6 @@
 """Pipeline logs: what each write and search went through, stage by stage.
 
-* :mod:`.trace`: the per-stage meter that LLM calls and fallbacks report into;
+* :mod:`.meter`: the per-stage meter that LLM calls and fallbacks report into;
 * :mod:`.summary`: what a stage record keeps of a node's output (text only on request);
 * :mod:`.store`: the log table (SQLite under the data dir), bounded retention;
 * :mod:`.recorder`: buffers a request's stage records, emits them through
@@ -10,14 +10,14 @@
 
 from __future__ import annotations
 
+from hy_memory_langgraph.runlog.meter import (
+           StageMeter,
+           current_meter,
+           note_fallback,
+           stage_meter,
+)
 from hy_memory_langgraph.runlog.recorder import PipelineRecorder
 from hy_memory_langgraph.runlog.store import PipelineLogStore
-from hy_memory_langgraph.runlog.trace import (
-           StageTrace,
-           current_trace,
-           note_fallback,
-           stage_trace,
-)
 
-__all__ = ["PipelineLogStore", "PipelineRecorder", "StageTrace", "current_trace", "note_fallback",
-           "stage_trace"]
+__all__ = ["PipelineLogStore", "PipelineRecorder", "StageMeter", "current_meter", "note_fallback",
+           "stage_meter"]

@@ -11,11 +11,11 @@ sees records before they are written; a process killed hard loses at most the la
 
 Example:
     >>> import tempfile, os
-    >>> from hy_memory_langgraph.runlog.trace import StageTrace
+    >>> from hy_memory_langgraph.runlog.meter import StageMeter
     >>> rec = PipelineRecorder(PipelineLogStore(os.path.join(tempfile.mkdtemp(), "l.db"),
     ...                                         retention_days=1), keep_text=False)
     >>> rec.stage("r1", graph="memory_write", node="prepare", duration_ms=1.0,
-    ...           trace=StageTrace(), update={"route": "chat"})
+    ...           trace=StageMeter(), update={"route": "chat"})
     >>> rec.flush("r1")
     >>> [r["stage"] for r in rec.read("r1")]
     ['normalise']
@@ -30,9 +30,9 @@ import time
 from collections import defaultdict
 from typing import Any, Final
 
+from hy_memory_langgraph.runlog.meter import StageMeter
 from hy_memory_langgraph.runlog.store import PipelineLogStore
 from hy_memory_langgraph.runlog.summary import summarize
-from hy_memory_langgraph.runlog.trace import StageTrace
 
 __all__ = ["STAGE_NAMES", "PipelineRecorder"]
 
@@ -87,7 +87,7 @@ class PipelineRecorder:
         self._write_lock = threading.Lock()  # a write and a read of the log never interleave
 
     def stage(self, request_id: str, *, graph: str, node: str, duration_ms: float,
-              trace: StageTrace, update: dict[str, Any] | None, error: str | None = None) -> None:
+              trace: StageMeter, update: dict[str, Any] | None, error: str | None = None) -> None:
         """Record one finished (or failed) node of ``request_id``."""
         record: dict[str, Any] = {
             "request_id": request_id, "stage": STAGE_NAMES.get(f"{graph}:{node}", node),

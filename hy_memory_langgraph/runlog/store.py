@@ -27,14 +27,14 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store.db.engine import (
     create_store_engine,
     is_read_only,
     read_tx,
     release_engine,
     write_tx,
 )
-from hy_memory_langgraph.store.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
 
 __all__ = ["PipelineLogStore", "MIGRATIONS"]
 

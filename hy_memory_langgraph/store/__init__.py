@@ -4,7 +4,7 @@ Design:
 
 * The database (a SQLite file, or one schema of a PostgreSQL database) is the
   source of truth for items *and* vectors (float32 blobs with text and field).
-  Tables are versioned and migrated on open (:mod:`.migrations`).
+  Tables are versioned and migrated on open (:mod:`.db.migrations`).
 * Exact FAISS ``IndexIDMap2(IndexFlatIP)`` indexes over normalised vectors are
   derived per scope (a namespace's first two labels), loaded lazily and kept in
   a byte-bounded LRU cache (``MEMORY_INDEX_CACHE_MB``).
@@ -27,26 +27,25 @@ Behaviour notes (differences from langgraph's ``InMemoryStore``, on purpose):
   items without vectors follow the scored ones (newest first) and
   ``offset``/``limit`` apply to that whole sequence.
 * ``list_namespaces`` only lists namespaces that hold live items.
-* Filters: see :mod:`.filters` (extra operators, dotted paths, strict types,
+* Filters: see :mod:`.sql.filters` (extra operators, dotted paths, strict types,
   missing field = null for equality-type operators).
 * TTL is supported (``supports_ttl = True``); expired items are invisible at
   once and deleted by :meth:`HyMemoryStore.sweep_ttl` or the background sweeper.
 * Values must be JSON (no NaN); ``limit``/``offset`` must be non-negative.
 
-Modules, one concern each:
+Layout, one concern per module:
 
-* :mod:`.store`: the :class:`HyMemoryStore` class (batch orchestration, TTL API).
-* :mod:`.engine` / :mod:`.schema` / :mod:`.sql`: engine setup, tables, queries.
-* :mod:`.filters` / :mod:`.jsonsql`: filter language compiled to bound SQL.
-* :mod:`.ops` / :mod:`.writes` / :mod:`.search`: batch planning, writes, search.
-* :mod:`.vectors` / :mod:`.mirror` / :mod:`.scoped` / :mod:`.cache`: the FAISS
-  index of a scope, its namespace map, lazy loading and change-log replay per
-  store, the shared LRU budget.
-* :mod:`.lexical_ops` / :mod:`.lexical_write` / :mod:`.lexical_read`: the lexical
-  index's operations, its upkeep inside a batch, its searches.
-* :mod:`.migrations` / :mod:`.schema_v1` / :mod:`.schema_v3`: versioned schema setup.
+* :mod:`.store`: the :class:`HyMemoryStore` class (batch orchestration, TTL API);
+  :mod:`.extensions`: the typed protocol of what it offers beyond ``BaseStore``.
+* :mod:`.db`: database plumbing every store of the package shares (engines,
+  direct driver execution, migrations, WAL upkeep, faults).
+* :mod:`.schema`: the tables, and the frozen versions migrations created.
+* :mod:`.sql`: statements, the filter language and JSON field access, bound SQL only.
+* :mod:`.batch`: planning, guards, the write transaction and exact search of a batch.
+* :mod:`.vector`: the FAISS index of a scope, its namespace map, lazy loading and
+  change-log replay per store, the shared LRU budget.
+* :mod:`.lexical`: the lexical index's operations, its upkeep inside a batch, its searches.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
-* :mod:`.guards`: guarded batches (write only if what was read is unchanged).
 * :mod:`.kv`: :class:`HyMemoryKVStore`, a LangChain ``BaseStore[str, bytes]`` in one
   namespace of any LangGraph store (e.g. the byte store of an embedding cache).
 
@@ -61,17 +60,19 @@ Example:
 
 from __future__ import annotations
 
-from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
-from hy_memory_langgraph.store.filters import FilterError
-from hy_memory_langgraph.store.guards import GuardOp
+from hy_memory_langgraph.store.batch.guards import GuardOp
+from hy_memory_langgraph.store.extensions import CapabilityFlags, IndexedStore
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
-from hy_memory_langgraph.store.lexical_ops import (
+from hy_memory_langgraph.store.lexical.ops import (
            KeyHit,
            LexicalCompleteOp,
            LexicalOp,
            LexicalStatus,
 )
+from hy_memory_langgraph.store.sql.filters import FilterError
 from hy_memory_langgraph.store.store import HyMemoryStore
+from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
-__all__ = ["FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "KeyHit",
+__all__ = ["CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache",
+           "IndexedStore", "KeyHit",
            "LexicalCompleteOp", "LexicalOp", "LexicalStatus", "shared_index_cache"]

@@ -38,13 +38,13 @@ from hy_memory_langgraph.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from hy_memory_langgraph.store import lexical_read, migrations, namespaces, sql
-from hy_memory_langgraph.store.cache import IndexCache, shared_index_cache
-from hy_memory_langgraph.store.checkpoints import (
-    WRITER_CHECKPOINT_PAGES,
-    WalCheckpointer,
-)
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store import namespaces
+from hy_memory_langgraph.store.batch.guards import GuardOp
+from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
+from hy_memory_langgraph.store.batch.search import run_key_search, run_search
+from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
+from hy_memory_langgraph.store.db import migrations
+from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     create_store_engine,
     is_absent,
@@ -56,19 +56,22 @@ from hy_memory_langgraph.store.engine import (
     schema_of,
     write_tx,
 )
-from hy_memory_langgraph.store.faults import database_faults
-from hy_memory_langgraph.store.filters import compile_filter
-from hy_memory_langgraph.store.guards import GuardOp
-from hy_memory_langgraph.store.jsonsql import PG_READER_SQL, json_access
-from hy_memory_langgraph.store.lexical_ops import KeyHit, LexicalStatus
-from hy_memory_langgraph.store.lexical_read import TimeRange
-from hy_memory_langgraph.store.ops import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.schema import COMPONENT, MIGRATIONS, items, vectors
-from hy_memory_langgraph.store.scoped import ScopedIndex
-from hy_memory_langgraph.store.search import run_key_search, run_search
+from hy_memory_langgraph.store.db.faults import database_faults
+from hy_memory_langgraph.store.db.wal import (
+    WRITER_CHECKPOINT_PAGES,
+    WalCheckpointer,
+)
+from hy_memory_langgraph.store.lexical import read as lexical_read
+from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.lexical.read import TimeRange
+from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS, items, vectors
+from hy_memory_langgraph.store.sql import statements as sql
+from hy_memory_langgraph.store.sql.filters import compile_filter
+from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
-from hy_memory_langgraph.store.vectors import check_thread_count
-from hy_memory_langgraph.store.writes import Vectors, WriteResult, apply_writes
+from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
+from hy_memory_langgraph.store.vector.scoped import ScopedIndex
+from hy_memory_langgraph.threads import check_thread_count
 
 __all__ = ["HyMemoryStore"]
 

@@ -36,13 +36,13 @@ from typing import Final
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store.db.engine import (
     create_store_engine,
     read_tx,
     release_engine,
     write_tx,
 )
-from hy_memory_langgraph.store.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.files import relative_name, render_document

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = [
     "PENDING_ID",
@@ -120,8 +120,6 @@ class Entry:
         tag = f"{self.kind}:{self.key}" if self.key else self.kind
         return f"- [{tag}] {self.text}"
 
-    def with_text(self, text: str) -> Entry:
-        return replace(self, text=one_line(text))
 
 
 def parse_line(line: str) -> Entry | None:

@@ -167,11 +167,6 @@ class WorkflowFiles:
                 raise WorkflowStorageError(f"cannot move {self.root / legacy} to {current}: {exc}") from exc
         return current
 
-    def scope_dir(self, user_id: str, app_id: str | None = None) -> Path:
-        """The directory of one user's documents for one memory app id (or none)."""
-        base = self.user_dir(user_id)
-        return base if app_id is None else base / "apps" / escape_name(app_id)
-
     def path(self, user_id: str, dimension: str, app_id: str | None = None) -> Path:
         return self.user_dir(user_id) / relative_name(dimension, app_id)
 

@@ -30,14 +30,13 @@ from hy_memory_langgraph.services.chat_search import (
     search_in_process,
 )
 from hy_memory_langgraph.store import HyMemoryStore
-from hy_memory_langgraph.store import sql as store_sql
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store.db.engine import (
     create_store_engine,
     release_engine,
     write_tx,
 )
-from hy_memory_langgraph.store.migrations import applied_versions, setup
-from hy_memory_langgraph.store.schema import (
+from hy_memory_langgraph.store.db.migrations import applied_versions, setup
+from hy_memory_langgraph.store.schema.tables import (
     COMPONENT,
     LEXICAL_SINCE,
     MIGRATIONS,
@@ -48,6 +47,7 @@ from hy_memory_langgraph.store.schema import (
     meta,
     vectors,
 )
+from hy_memory_langgraph.store.sql import statements as store_sql
 from hy_memory_langgraph.testing import HashingEmbeddings
 from tests.client.support import counting_statements, write_random_turns
 

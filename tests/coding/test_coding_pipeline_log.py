@@ -224,12 +224,12 @@ def test_workflow_memory_extract_is_logged_too(make_client) -> None:
 def test_a_stage_record_carries_every_meter_that_counted() -> None:
     from dataclasses import fields
 
-    from hy_memory_langgraph.runlog.trace import StageTrace
+    from hy_memory_langgraph.runlog.meter import StageMeter
 
-    assert StageTrace().counts() == {}
-    meters = [f.name for f in fields(StageTrace) if f.name != "fallbacks"]
+    assert StageMeter().counts() == {}
+    meters = [f.name for f in fields(StageMeter) if f.name != "fallbacks"]
     for name in meters:
-        trace = StageTrace()
+        trace = StageMeter()
         setattr(trace, name, ["x"] if isinstance(getattr(trace, name), list) else 3)
         assert list(trace.counts()) == [name]
-    assert StageTrace(fallbacks=["f"]).counts() == {}  # fallbacks are a field of their own
+    assert StageMeter(fallbacks=["f"]).counts() == {}  # fallbacks are a field of their own

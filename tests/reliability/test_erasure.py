@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.repos.records import ChatMemory
-from hy_memory_langgraph.store.engine import create_store_engine
+from hy_memory_langgraph.store.db.engine import create_store_engine
 from hy_memory_langgraph.testing import HashingEmbeddings
 from tests.productivity.support import tool_trace
 

@@ -13,7 +13,8 @@ from langgraph.store.base import GetOp, PutOp, SearchOp
 from store_helpers import index_config, keys
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreError
-from hy_memory_langgraph.store import HyMemoryStore, vectors
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.vector import index as vectors
 
 Factory = Callable[..., HyMemoryStore]
 
@@ -142,8 +143,8 @@ def test_postgres_sql_compiles() -> None:
     from sqlalchemy.dialects import postgresql
     from sqlalchemy.schema import CreateIndex, CreateTable
 
-    from hy_memory_langgraph.store import sql
-    from hy_memory_langgraph.store.schema import metadata
+    from hy_memory_langgraph.store.schema.tables import metadata
+    from hy_memory_langgraph.store.sql import statements as sql
 
     dialect = postgresql.dialect()
     for table in metadata.sorted_tables:

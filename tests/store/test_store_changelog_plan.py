@@ -13,8 +13,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store import HyMemoryStore, sql
-from hy_memory_langgraph.store.engine import read_tx
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.db.engine import read_tx
+from hy_memory_langgraph.store.sql import statements as sql
 
 
 def _plans_of_change_bounds(store: HyMemoryStore) -> tuple[tuple[int, int], list[tuple[str, str]]]:

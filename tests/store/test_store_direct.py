@@ -1,4 +1,4 @@
-"""The driver path for prebuilt statements (``store/direct.py``) gives what SQLAlchemy
+"""The driver path for prebuilt statements (``store/db/direct.py``) gives what SQLAlchemy
 gives: rows, processed values, errors; and the store's writes take it on SQLite."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.store import direct
-from hy_memory_langgraph.store.engine import create_store_engine, write_tx
+from hy_memory_langgraph.store.db import direct
+from hy_memory_langgraph.store.db.engine import create_store_engine, write_tx
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 META = sa.MetaData()

@@ -10,9 +10,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from store_helpers import key_set
 
 from hy_memory_langgraph.store import FilterError, HyMemoryStore
-from hy_memory_langgraph.store.filters import compile_filter
-from hy_memory_langgraph.store.jsonsql import PostgresJson, SqliteJson
-from hy_memory_langgraph.store.schema import items
+from hy_memory_langgraph.store.schema.tables import items
+from hy_memory_langgraph.store.sql.filters import compile_filter
+from hy_memory_langgraph.store.sql.json_fields import PostgresJson, SqliteJson
 
 ROWS = {
     "x": {"branch": "x", "n": 1, "tags": ["a", "b"], "meta": {"lang": "en", "deep": {"v": 3}}},

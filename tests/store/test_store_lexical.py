@@ -24,7 +24,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.store import HyMemoryStore, LexicalCompleteOp, LexicalOp
-from hy_memory_langgraph.store.schema import (
+from hy_memory_langgraph.store.schema.tables import (
     lexical_docs,
     lexical_postings,
     lexical_spaces,

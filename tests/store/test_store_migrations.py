@@ -17,19 +17,20 @@ import sqlalchemy as sa
 from store_helpers import index_config, keys
 
 from hy_memory_langgraph.errors import StoreError
-from hy_memory_langgraph.store import HyMemoryStore, schema_v1
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.db.engine import (
     create_store_engine,
     release_engine,
     write_tx,
 )
-from hy_memory_langgraph.store.migrations import (
+from hy_memory_langgraph.store.db.migrations import (
     VERSIONS,
     Migration,
     applied_versions,
     setup,
 )
-from hy_memory_langgraph.store.schema import COMPONENT, MIGRATIONS
+from hy_memory_langgraph.store.schema import v1 as schema_v1
+from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 

@@ -165,7 +165,7 @@ def test_in_memory_sqlite_url(tmp_path: Path) -> None:
 
 
 def test_cache_accounting_follows_changes() -> None:
-    from hy_memory_langgraph.store.mirror import Mirror
+    from hy_memory_langgraph.store.vector.mirror import Mirror
 
     cache = IndexCache(max_bytes=10 << 20)
     mirror = Mirror(8)

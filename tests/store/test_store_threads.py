@@ -23,8 +23,9 @@ from langgraph.store.base import PutOp
 
 import hy_memory_langgraph
 from hy_memory_langgraph import ConfigError, cli, configure_threads
-from hy_memory_langgraph.store import HyMemoryStore, vectors
-from hy_memory_langgraph.store.vectors import VectorIndex, pack
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.vector import index as vectors
+from hy_memory_langgraph.store.vector.index import VectorIndex, pack
 
 REPO_ROOT = Path(hy_memory_langgraph.__file__).resolve().parent.parent
 OMP_VARS = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")

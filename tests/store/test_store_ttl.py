@@ -16,8 +16,9 @@ from langgraph.store.base import GetOp, PutOp, SearchOp
 from store_helpers import key_set
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.store import HyMemoryStore, sql
-from hy_memory_langgraph.store.schema import items, vectors
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.schema.tables import items, vectors
+from hy_memory_langgraph.store.sql import statements as sql
 
 SHORT = 0.5 / 60  # half a second, in minutes
 

@@ -17,7 +17,7 @@ from hy_memory_langgraph.flows.chat.nodes import (
 )
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite, ResultOutput
-from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
 __all__ = ["build_chat_graph"]
@@ -37,7 +37,7 @@ def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, Prep
     """
     builder = StateGraph(ChatWriteState, context_schema=MemoryContext, input_schema=PreparedWrite,
                          output_schema=ResultOutput)
-    add_traced_nodes(builder, "chat_write", {
+    add_recorded_nodes(builder, "chat_write", {
         "store_turns": store_turns,
         "extract_facts": extract_facts,
         "gather_candidates": gather_candidates,

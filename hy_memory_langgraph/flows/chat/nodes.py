@@ -27,7 +27,7 @@ from hy_memory_langgraph.messages import (
 from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
-from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_keys

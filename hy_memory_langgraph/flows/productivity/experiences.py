@@ -40,7 +40,7 @@ from hy_memory_langgraph.models.parsing import (
 from hy_memory_langgraph.repos.filters import scope_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
-from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.timeutil import iso

@@ -27,7 +27,7 @@ from hy_memory_langgraph.models.parsing import as_str, as_str_list
 from hy_memory_langgraph.repos.filters import scope_filter, subject_key
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
-from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.timeutil import iso

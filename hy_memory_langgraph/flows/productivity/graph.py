@@ -62,7 +62,7 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
-from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
 __all__ = ["build_productivity_graph", "build_productivity_search_graph"]
@@ -92,7 +92,7 @@ def build_productivity_graph() -> CompiledStateGraph[
     """
     b = StateGraph(ProductivityWriteState, context_schema=MemoryContext,
                    input_schema=PreparedWrite, output_schema=ResultOutput)
-    add_traced_nodes(b, "productivity_write", {
+    add_recorded_nodes(b, "productivity_write", {
         "prepare": prepare_productivity,
         "lite_fact": lite_fact,
         "extract": extract_productivity,
@@ -140,7 +140,7 @@ def build_productivity_search_graph() -> CompiledStateGraph[
     """
     b = StateGraph(ProductivitySearchState, context_schema=MemoryContext,
                    input_schema=PreparedSearch, output_schema=ResultOutput)
-    add_traced_nodes(b, "productivity_search", {
+    add_recorded_nodes(b, "productivity_search", {
         "search_facts": search_facts,
         "search_experiences": search_experiences,
         "chain_block": chain_block,

@@ -15,7 +15,7 @@ from hy_memory_langgraph.flows.search.nodes import (
     route_after_prepare_search,
 )
 from hy_memory_langgraph.flows.search.state import SearchArgs, SearchState
-from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
 __all__ = ["build_search_graph"]
@@ -31,7 +31,7 @@ def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, Searc
     """
     builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=SearchArgs,
                          output_schema=ResultOutput)
-    add_traced_nodes(builder, "memory_search", {
+    add_recorded_nodes(builder, "memory_search", {
         "prepare": prepare_search,
         "analyze_query": analyze_query,
         "chat_search": chat_search,

@@ -29,7 +29,7 @@ from hy_memory_langgraph.ids import require_id, scope_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.models.parsing import as_choice, as_str
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import (
     DEFAULT_SCENE,
     SCENES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.flows.workflow.extract import (
     extract_lite,
     extract_llm,
@@ -29,7 +29,7 @@ def build_workflow_extract_graph() -> CompiledStateGraph:
         ['extract_lite', 'extract_llm']
     """
     builder = StateGraph(WorkflowExtractState, context_schema=WorkflowContext)
-    add_traced_nodes(builder, "workflow_extract", {
+    add_recorded_nodes(builder, "workflow_extract", {
         "validate_input": validate_input,
         "extract_llm": extract_llm,
         "extract_lite": extract_lite,

@@ -10,7 +10,7 @@ from hy_memory_langgraph.flows.chat.graph import build_chat_graph
 from hy_memory_langgraph.flows.chat.nodes import store_turns
 from hy_memory_langgraph.flows.contracts import ResultOutput
 from hy_memory_langgraph.flows.productivity.graph import build_productivity_graph
-from hy_memory_langgraph.flows.stages import add_traced_nodes
+from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.flows.write.nodes import (
     judge_scene,
     prepare_write,
@@ -35,7 +35,7 @@ def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteAr
     """
     builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
                          output_schema=ResultOutput)
-    add_traced_nodes(builder, "memory_write", {
+    add_recorded_nodes(builder, "memory_write", {
         "prepare": prepare_write,
         "judge_scene": judge_scene,
         "strip_tools": strip_tools,

@@ -39,7 +39,7 @@ from hy_memory_langgraph.messages import (
 from hy_memory_langgraph.models.parsing import as_choice
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.redact import redact_value
-from hy_memory_langgraph.runlog.trace import note_fallback
+from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import (
     DEFAULT_SCENE,
     SCENES,

@@ -15,7 +15,7 @@ copy (see :mod:`.schema`).
 
 Example:
     >>> import sqlalchemy as sa
-    >>> from hy_memory_langgraph.store.engine import create_store_engine, release_engine
+    >>> from hy_memory_langgraph.store.db.engine import create_store_engine, release_engine
     >>> engine, _ = create_store_engine("sqlite://" + "/:memory:")
     >>> steps = (Migration(1, "create t", lambda ctx: ctx.execute("CREATE TABLE t (x INT)")),)
     >>> setup(engine, "demo", steps), setup(engine, "demo", steps)
@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.schema import CreateSchema
 
 from hy_memory_langgraph.errors import ReadOnlyStoreError, StoreError
-from hy_memory_langgraph.store.engine import is_absent, is_read_only, read_tx, schema_of, write_tx
+from hy_memory_langgraph.store.db.engine import is_absent, is_read_only, read_tx, schema_of, write_tx
 
 __all__ = ["Migration", "MigrationContext", "setup", "applied_versions", "VERSIONS"]
 

@@ -17,7 +17,7 @@
   per-namespace BM25 statistics, one document per indexed item, and postings.
 
 :data:`MIGRATIONS` is the append-only history of these tables (see
-:mod:`.migrations`): version 1 is the original layout (a frozen copy, so a
+:mod:`~hy_memory_langgraph.store.db.migrations`): version 1 is the original layout (a frozen copy, so a
 database made before versioning is adopted as is), version 2 adds ``scope``,
 version 3 the lexical index (a frozen copy in :mod:`.schema_v3`).
 
@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store import schema_v1, schema_v3
-from hy_memory_langgraph.store.migrations import Migration, MigrationContext
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext
+from hy_memory_langgraph.store.schema import v1 as schema_v1
+from hy_memory_langgraph.store.schema import v3 as schema_v3
 
 __all__ = [
     "metadata", "items", "vectors", "changes", "meta", "lexical_spaces", "lexical_docs",

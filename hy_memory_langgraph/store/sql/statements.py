@@ -25,9 +25,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
-from hy_memory_langgraph.store import direct
+from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
-from hy_memory_langgraph.store.schema import changes, items, meta, scope_of, vectors
+from hy_memory_langgraph.store.schema.tables import changes, items, meta, scope_of, vectors
 
 log = logging.getLogger(__name__)
 

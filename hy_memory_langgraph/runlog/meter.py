@@ -1,13 +1,13 @@
 """The meter of the stage being run: LLM calls, tokens, errors and fallbacks.
 
-A node wrapper opens :func:`stage_trace` around one node; the LLM gateway and the nodes
-report into :func:`current_trace` (a context variable, so concurrent requests in other
+A node wrapper opens :func:`stage_meter` around one node; the LLM gateway and the nodes
+report into :func:`current_meter` (a context variable, so concurrent requests in other
 threads or tasks never mix). Outside a stage the reports go nowhere.
 
 Example:
-    >>> with stage_trace() as trace:
+    >>> with stage_meter() as meter:
     ...     note_fallback("judge failed: routed to chat")
-    >>> trace.fallbacks
+    >>> meter.fallbacks
     ['judge failed: routed to chat']
 """
 
@@ -19,12 +19,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["StageTrace", "count_llm", "current_trace", "note_fallback", "note_llm_error",
-           "stage_trace"]
+__all__ = ["StageMeter", "count_llm", "current_meter", "note_fallback", "note_llm_error",
+           "stage_meter"]
 
 
 @dataclass
-class StageTrace:
+class StageMeter:
     """What happened inside one stage besides its output."""
 
     llm_calls: int = 0
@@ -42,45 +42,45 @@ class StageTrace:
         return {k: v for k, v in values.items() if v}
 
 
-_CURRENT: ContextVar[StageTrace | None] = ContextVar("hy_memory_stage_trace", default=None)
+_CURRENT: ContextVar[StageMeter | None] = ContextVar("hy_memory_stage_meter", default=None)
 
 
 @contextmanager
-def stage_trace() -> Iterator[StageTrace]:
+def stage_meter() -> Iterator[StageMeter]:
     """Meter everything reported until the block ends."""
-    trace = StageTrace()
-    token = _CURRENT.set(trace)
+    meter = StageMeter()
+    token = _CURRENT.set(meter)
     try:
-        yield trace
+        yield meter
     finally:
         _CURRENT.reset(token)
 
 
-def current_trace() -> StageTrace | None:
+def current_meter() -> StageMeter | None:
     """The meter of the running stage, or ``None`` outside one."""
     return _CURRENT.get()
 
 
 def count_llm(prompt_tokens: int, completion_tokens: int, *, failed: bool = False) -> None:
     """Count one LLM call (or failed call) in the running stage."""
-    trace = _CURRENT.get()
-    if trace is None:
+    meter = _CURRENT.get()
+    if meter is None:
         return
-    trace.llm_calls += 1
-    trace.llm_failures += int(failed)
-    trace.prompt_tokens += prompt_tokens
-    trace.completion_tokens += completion_tokens
+    meter.llm_calls += 1
+    meter.llm_failures += int(failed)
+    meter.prompt_tokens += prompt_tokens
+    meter.completion_tokens += completion_tokens
 
 
 def note_llm_error(reason: str) -> None:
     """Record why a model answer could not be used (the call failed, no JSON…)."""
-    trace = _CURRENT.get()
-    if trace is not None:
-        trace.llm_errors.append(reason)
+    meter = _CURRENT.get()
+    if meter is not None:
+        meter.llm_errors.append(reason)
 
 
 def note_fallback(description: str) -> None:
     """Record a documented fallback the stage took (e.g. ``"every fact added"``)."""
-    trace = _CURRENT.get()
-    if trace is not None:
-        trace.fallbacks.append(description)
+    meter = _CURRENT.get()
+    if meter is not None:
+        meter.fallbacks.append(description)

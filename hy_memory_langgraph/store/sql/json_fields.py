@@ -9,7 +9,7 @@ Every predicate returned here is two-valued (``TRUE``/``FALSE``, never
 compared under a guard on their kind. So ``NOT`` of any predicate is safe.
 
 Example:
-    >>> from hy_memory_langgraph.store.schema import items
+    >>> from hy_memory_langgraph.store.schema.tables import items
     >>> acc = json_access("sqlite", items.c.value)
     >>> print(acc.kind_is(("a", 0), "number"))  # doctest: +ELLIPSIS
     coalesce(json_type(hy_store_items.value, :json_type_1), :coalesce_1) IN (...)

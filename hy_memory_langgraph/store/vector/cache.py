@@ -12,7 +12,7 @@ process-wide :func:`shared_index_cache`; a client gives its stores a cache of
 ``MemoryConfig.index_cache_mb``.
 
 Example:
-    >>> from hy_memory_langgraph.store.mirror import Mirror
+    >>> from hy_memory_langgraph.store.vector.mirror import Mirror
     >>> cache = IndexCache(max_bytes=1)
     >>> cache.put(("s", "a"), Mirror(4)); cache.put(("s", "b"), Mirror(4))
     >>> cache.get(("s", "a")) is None, cache.get(("s", "b")) is not None
@@ -28,7 +28,7 @@ from collections.abc import Hashable
 from typing import Final
 
 from hy_memory_langgraph.config import index_cache_mb
-from hy_memory_langgraph.store.mirror import Mirror
+from hy_memory_langgraph.store.vector.mirror import Mirror
 
 __all__ = ["IndexCache", "shared_index_cache", "MB"]
 

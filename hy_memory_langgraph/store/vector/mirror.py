@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hy_memory_langgraph.store.namespaces import prefix_range
-from hy_memory_langgraph.store.vectors import POS_BITS, IdArray, VectorIndex
+from hy_memory_langgraph.store.vector.index import POS_BITS, IdArray, VectorIndex
 
 __all__ = ["Mirror", "ItemVectors"]
 
@@ -172,8 +172,3 @@ class Mirror:
             return None  # the prefix covers every indexed item: no selector needed
         members = [i for ns in spaces for i in self._ns_items[ns]]
         return self._expand(members, [self._item_nvec[i] for i in members])
-
-    def layout_ids(self) -> IdArray:
-        """Vector ids implied by the bookkeeping (for consistency checks)."""
-        item_ids = list(self._item_nvec)
-        return self._expand(item_ids, [self._item_nvec[i] for i in item_ids])

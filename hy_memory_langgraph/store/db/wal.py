@@ -14,7 +14,7 @@ checkpoint; closing the last connection checkpoints what is left.
 
 Example:
     >>> import os, tempfile
-    >>> from hy_memory_langgraph.store.engine import create_store_engine, release_engine, write_tx
+    >>> from hy_memory_langgraph.store.db.engine import create_store_engine, release_engine, write_tx
     >>> engine, _ = create_store_engine(os.path.join(tempfile.mkdtemp(), "s.db"),
     ...                                 wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
     >>> checkpointer = WalCheckpointer(engine, delay_s=0.01)

@@ -27,8 +27,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from hy_memory_langgraph.store.lexical_ops import KeyHit, LexicalStatus
-from hy_memory_langgraph.store.schema import (
+from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.schema.tables import (
     LEXICAL_SINCE,
     items,
     lexical_docs,
@@ -36,7 +36,7 @@ from hy_memory_langgraph.store.schema import (
     lexical_spaces,
     meta,
 )
-from hy_memory_langgraph.store.sql import chunks, live
+from hy_memory_langgraph.store.sql.statements import chunks, live
 
 __all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_feedback", "lexical_search",
            "lexical_status"]

@@ -47,7 +47,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreCorruptionError, StoreError
-from hy_memory_langgraph.store import direct
+from hy_memory_langgraph.store.db import direct
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -151,7 +151,7 @@ def create_store_engine(
             SQLite, where every store has its own file).
         wal_autocheckpoint: SQLite's ``wal_autocheckpoint`` for the engine's writable
             connections (``0``: they never checkpoint; someone else must, see
-            :mod:`.checkpoints`); ``None`` keeps SQLite's default of 1,000 pages.
+            :mod:`.wal`); ``None`` keeps SQLite's default of 1,000 pages.
 
     Returns:
         The engine (give it back with :func:`release_engine`), and the local SQLite

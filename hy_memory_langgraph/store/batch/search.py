@@ -34,18 +34,18 @@ import sqlalchemy as sa
 from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store import sql
-from hy_memory_langgraph.store.lexical_ops import KeyHit
-from hy_memory_langgraph.store.lexical_read import keys_of
+from hy_memory_langgraph.store.lexical.ops import KeyHit
+from hy_memory_langgraph.store.lexical.read import keys_of
 from hy_memory_langgraph.store.namespaces import encode
-from hy_memory_langgraph.store.schema import scope_of
-from hy_memory_langgraph.store.scoped import (
+from hy_memory_langgraph.store.schema.tables import scope_of
+from hy_memory_langgraph.store.sql import statements as sql
+from hy_memory_langgraph.store.vector.index import POS_BITS
+from hy_memory_langgraph.store.vector.scoped import (
     ScopedIndex,
     Target,
     targets_for_prefix,
     targets_for_rows,
 )
-from hy_memory_langgraph.store.vectors import POS_BITS
 
 __all__ = ["SearchOutcome", "page_bounds", "run_key_search", "run_search"]
 

@@ -42,10 +42,10 @@ from langgraph.store.base import (
 )
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.store.guards import GuardOp
-from hy_memory_langgraph.store.lexical_ops import LexicalCompleteOp, LexicalOp
+from hy_memory_langgraph.store.batch.guards import GuardOp
+from hy_memory_langgraph.store.lexical.ops import LexicalCompleteOp, LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
-from hy_memory_langgraph.store.vectors import MAX_VECTORS_PER_ITEM
+from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM
 
 __all__ = ["TokenizedField", "PutPlan", "BatchPlan", "plan_batch", "tokenize_fields", "dumps"]
 

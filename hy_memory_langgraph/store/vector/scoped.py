@@ -18,7 +18,7 @@ shorter prefix, or the rows a filter selected in SQL) are fixed first, each
 scope is ranked exactly, and the per-scope top-k lists are merged.
 
 Example:
-    >>> from hy_memory_langgraph.store.cache import IndexCache
+    >>> from hy_memory_langgraph.store.vector.cache import IndexCache
     >>> scoped = ScopedIndex(4, IndexCache(1 << 20))
     >>> scoped.seq, len(scoped.cache)
     (0, 0)
@@ -36,12 +36,12 @@ import numpy as np
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import StoreCorruptionError
-from hy_memory_langgraph.store import sql
-from hy_memory_langgraph.store.cache import IndexCache
-from hy_memory_langgraph.store.mirror import ItemVectors, Mirror
 from hy_memory_langgraph.store.namespaces import SEP
-from hy_memory_langgraph.store.schema import SCOPE_DEPTH, scope_of
-from hy_memory_langgraph.store.vectors import FloatArray, IdArray
+from hy_memory_langgraph.store.schema.tables import SCOPE_DEPTH, scope_of
+from hy_memory_langgraph.store.sql import statements as sql
+from hy_memory_langgraph.store.vector.cache import IndexCache
+from hy_memory_langgraph.store.vector.index import FloatArray, IdArray
+from hy_memory_langgraph.store.vector.mirror import ItemVectors, Mirror
 
 __all__ = ["ScopedIndex", "Target", "targets_for_prefix", "targets_for_rows"]
 

@@ -26,17 +26,15 @@ import numpy as np
 import numpy.typing as npt
 
 from hy_memory_langgraph.errors import (
-    ConfigError,
     InvalidInputError,
-    StoreCorruptionError,
 )
+from hy_memory_langgraph.threads import check_thread_count
 
 __all__ = [
     "POS_BITS",
     "MAX_VECTORS_PER_ITEM",
     "BRUTE_FORCE_MAX",
     "VectorIndex",
-    "check_thread_count",
     "pack",
     "normalize",
 ]
@@ -75,25 +73,6 @@ def _faiss() -> ModuleType:
     import faiss
 
     return faiss
-
-
-def check_thread_count(value: object, field: str) -> int | None:
-    """Return ``value`` if it is a valid OpenMP thread count: a positive int or ``None``.
-
-    Args:
-        value: The setting to check (``None`` means "the OpenMP default").
-        field: Its name, for the error message.
-
-    Raises:
-        ConfigError: ``value`` is not ``None`` and not an int >= 1 (bools rejected).
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(
-            f"{field}={value!r} is invalid: expected a positive int, or None for the OpenMP default."
-        )
-    return value
 
 
 @contextmanager
@@ -207,25 +186,3 @@ class VectorIndex:
             top = np.arange(len(ids))
         order = top[np.argsort(-scores[top], kind="stable")]
         return scores[order].astype(np.float32), ids[order]
-
-    def to_bytes(self) -> npt.NDArray[np.uint8]:
-        """Serialise the index (FAISS format)."""
-        return _faiss().serialize_index(self._index)
-
-    @classmethod
-    def from_bytes(
-        cls, data: npt.NDArray[np.uint8], dims: int, *, search_threads: int | None = 1
-    ) -> VectorIndex:
-        """Load a serialised index; :class:`StoreCorruptionError` if unusable."""
-        faiss = _faiss()
-        try:
-            index = faiss.deserialize_index(np.ascontiguousarray(data, dtype=np.uint8))
-        except RuntimeError as exc:
-            raise StoreCorruptionError(f"FAISS index is unreadable: {exc}") from exc
-        if index.d != dims:
-            raise StoreCorruptionError(f"FAISS index has {index.d} dims, expected {dims}")
-        if not isinstance(index, faiss.IndexIDMap2):
-            raise StoreCorruptionError(f"FAISS index is a {type(index).__name__}, not IndexIDMap2")
-        loaded = cls(dims, search_threads=search_threads)
-        loaded._index = index
-        return loaded

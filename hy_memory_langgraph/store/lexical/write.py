@@ -38,9 +38,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store import direct
-from hy_memory_langgraph.store.lexical_ops import LexicalOp
-from hy_memory_langgraph.store.schema import (
+from hy_memory_langgraph.store.db import direct
+from hy_memory_langgraph.store.lexical.ops import LexicalOp
+from hy_memory_langgraph.store.schema.tables import (
     LEXICAL_SINCE,
     items,
     lexical_docs,
@@ -48,7 +48,7 @@ from hy_memory_langgraph.store.schema import (
     lexical_spaces,
     meta,
 )
-from hy_memory_langgraph.store.sql import by_namespace, chunks
+from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 
 __all__ = ["WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "loads_terms"]
 
@@ -227,7 +227,7 @@ def _load_docs(conn: Connection, item_ids: Iterable[int]) -> dict[int, _Doc]:
 
 
 def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> None:
-    rows: list[Any] = []  # rows of store/direct.py (attribute access)
+    rows: list[Any] = []  # rows of store/db/direct.py (attribute access)
     for stmt, values in ((_SPACES_NAMED, sorted(namespaces)), (_SPACES_NUMBERED, sorted(space_ids))):
         for part in chunks(values):
             rows += direct.fetch(batch.conn, stmt, {"p_ids": list(part)})

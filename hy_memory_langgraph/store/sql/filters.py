@@ -36,13 +36,13 @@ or absent". Types are strict: ``True`` never equals ``1``; ranges compare
 numbers with numbers and strings with strings (byte order), nothing else.
 
 Example:
-    >>> from hy_memory_langgraph.store.jsonsql import SqliteJson
-    >>> from hy_memory_langgraph.store.schema import items
+    >>> from hy_memory_langgraph.store.sql.json_fields import SqliteJson
+    >>> from hy_memory_langgraph.store.schema.tables import items
     >>> expr = compile_filter({"kind": "note", "score": {"$gt": 2}}, SqliteJson(items.c.value))
     >>> compile_filter({"a'; DROP TABLE x;--": 1}, SqliteJson(items.c.value))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hy_memory_langgraph.store.filters.FilterError: Invalid filter key "a'; DROP TABLE x;--": ...
+    hy_memory_langgraph.store.sql.filters.FilterError: Invalid filter key "a'; DROP TABLE x;--": ...
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.store.jsonsql import CompareOp, JsonAccess, Segment
+from hy_memory_langgraph.store.sql.json_fields import CompareOp, JsonAccess, Segment
 
 __all__ = ["FilterError", "SEGMENT_RE", "OPERATORS", "compile_filter", "parse_key"]
 

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.errors import ConflictError
-from hy_memory_langgraph.store import sql
+from hy_memory_langgraph.store.sql import statements as sql
 
 __all__ = ["GuardOp", "check_guards"]
 

@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from hy_memory_langgraph.store import HyMemoryStore, checkpoints
-from hy_memory_langgraph.store import engine as engine_module
-from hy_memory_langgraph.store.checkpoints import WalCheckpointer
-from hy_memory_langgraph.store.engine import (
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.db import engine as engine_module
+from hy_memory_langgraph.store.db import wal
+from hy_memory_langgraph.store.db.engine import (
     create_store_engine,
     release_engine,
     write_tx,
 )
+from hy_memory_langgraph.store.db.wal import WalCheckpointer
 
 NS = ("docs", "u1")
 
@@ -47,11 +48,11 @@ def _wal_bytes(store: HyMemoryStore) -> int:
 
 def test_writers_leave_checkpoints_to_the_thread(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checkpoints, "DELAY_S", 0.01)
+    monkeypatch.setattr(wal, "DELAY_S", 0.01)
     with HyMemoryStore(tmp_path / "s.db", index=None) as store:
         with store._engine.connect() as conn:
             pages = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar()
-        assert pages == checkpoints.WRITER_CHECKPOINT_PAGES
+        assert pages == wal.WRITER_CHECKPOINT_PAGES
         checkpointer = store._checkpointer
         assert checkpointer is not None and not checkpointer.running  # no write yet
         _write_many(store, 3)
@@ -76,7 +77,7 @@ def _burst_then_settle(store: HyMemoryStore, start: int, gate: threading.Event) 
 def held(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Checkpoints 0.01 s after writes, but each waits until the returned event is set
     (cleared: none can run, however slow the machine is)."""
-    monkeypatch.setattr(checkpoints, "DELAY_S", 0.01)
+    monkeypatch.setattr(wal, "DELAY_S", 0.01)
     gate = threading.Event()
     checkpoint = WalCheckpointer._checkpoint
 
@@ -144,7 +145,7 @@ def test_a_failed_checkpoint_is_logged_and_the_next_write_retries(
 
     engine.connect = flaky_connect  # type: ignore[method-assign]
     try:
-        with caplog.at_level(logging.ERROR, logger=checkpoints.__name__):
+        with caplog.at_level(logging.ERROR, logger=wal.__name__):
             checkpointer.written()
             assert _until(lambda: len(calls) >= 1 and not checkpointer._pending.is_set())
             assert _until(lambda: any("checkpoint of" in r.getMessage() for r in caplog.records))
@@ -161,8 +162,8 @@ def test_a_failed_checkpoint_is_logged_and_the_next_write_retries(
 
 def test_a_store_dropped_without_close_lets_its_thread_end(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checkpoints, "DELAY_S", 0.005)
-    monkeypatch.setattr(checkpoints, "IDLE_CHECK_S", 0.01)
+    monkeypatch.setattr(wal, "DELAY_S", 0.005)
+    monkeypatch.setattr(wal, "IDLE_CHECK_S", 0.01)
     store = HyMemoryStore(tmp_path / "dropped.db", index=None)
     _write_many(store, 2)
     thread = _checkpointing_thread(store)

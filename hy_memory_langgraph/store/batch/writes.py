@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 from sqlalchemy.engine import Connection
 
-from hy_memory_langgraph.store import sql
-from hy_memory_langgraph.store.guards import check_guards
-from hy_memory_langgraph.store.lexical_write import apply_lexical
-from hy_memory_langgraph.store.mirror import ItemVectors
-from hy_memory_langgraph.store.ops import BatchPlan
+from hy_memory_langgraph.store.batch.guards import check_guards
+from hy_memory_langgraph.store.batch.plan import BatchPlan
+from hy_memory_langgraph.store.lexical.write import apply_lexical
+from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.ttl import expires_at
+from hy_memory_langgraph.store.vector.mirror import ItemVectors
 
 __all__ = ["Vectors", "WriteResult", "apply_writes", "PRUNE_EVERY"]
 

@@ -1,0 +1,83 @@
+"""What a store offers beyond LangGraph's ``BaseStore``, as typed protocols.
+
+The repositories work on any ``BaseStore``. A store may declare more
+(:class:`CapabilityFlags`) and answer ranked-key searches over its own indexes
+(:class:`IndexedStore`); :class:`~hy_memory_langgraph.store.HyMemoryStore` does both.
+Callers check a store with ``isinstance`` against these runtime-checkable protocols
+once, then call the extensions with their types, instead of probing names one by one.
+
+Example:
+    >>> from langgraph.store.memory import InMemoryStore
+    >>> isinstance(InMemoryStore(), IndexedStore), isinstance(InMemoryStore(), CapabilityFlags)
+    (False, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from langgraph.store.base import SearchItem
+
+from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.lexical.read import TimeRange
+
+__all__ = ["CapabilityFlags", "IndexedStore"]
+
+
+@runtime_checkable
+class CapabilityFlags(Protocol):
+    """Behaviour a store declares beyond the ``BaseStore`` contract."""
+
+    #: Search filters may hold a top-level ``$or``.
+    supports_or_filters: bool
+    #: Re-putting an item replaces all its vectors; ``index=False`` drops them.
+    replaces_vectors_on_put: bool
+    #: Batches may hold ``GuardOp`` checks, made in the write transaction.
+    supports_guards: bool
+    #: A search without a query lists items most recently updated first.
+    lists_newest_first: bool
+    #: Batches may hold ``LexicalOp`` s; the :class:`IndexedStore` searches answer.
+    supports_lexical_index: bool
+
+
+@runtime_checkable
+class IndexedStore(Protocol):
+    """Searches that rank keys from the store's own vector and lexical indexes.
+
+    No value is read and (except :meth:`vector_search_keys`) no embedding is made.
+    """
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store refuses writes (a read-only file or directory)."""
+        ...
+
+    def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
+        """What the lexical index holds for ``namespace``."""
+        ...
+
+    def lexical_search(self, namespace: tuple[str, ...], terms: Mapping[str, float], *, limit: int,
+                       k1: float, b: float, ts_range: TimeRange | None = None) -> list[KeyHit]:
+        """BM25 over the lexical documents of exactly ``namespace``, best first."""
+        ...
+
+    def lexical_feedback(self, namespace: tuple[str, ...], keys: list[str]) -> tuple[
+            int, dict[str, dict[str, int]], dict[str, int]]:
+        """Documents of ``namespace``, term counts of ``keys``' documents, their document frequencies."""
+        ...
+
+    def vector_search_keys(self, namespace: tuple[str, ...], query: str, *, limit: int,
+                           ts_range: TimeRange | None = None) -> list[KeyHit]:
+        """The ``limit`` keys of exactly ``namespace`` nearest to ``query``."""
+        ...
+
+    def vector_search_keys_like(self, namespace: tuple[str, ...], keys: list[str], *, limit: int,
+                                ts_range: TimeRange | None = None) -> dict[str, list[KeyHit]]:
+        """:meth:`vector_search_keys` with each stored item of ``keys`` as the query."""
+        ...
+
+    def vector_search_like(self, namespace: tuple[str, ...], key: str, *,
+                           filter: dict[str, Any] | None = None, limit: int = 10) -> list[SearchItem]:
+        """A filtered search ranked by similarity to the stored vector of item ``key``."""
+        ...
