@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -87,3 +88,20 @@ def test_fact_search_and_experiences_are_filtered_by_scope(make_client) -> None:
                           workspace_id="ws2", min_score=-1.0)
     assert [f["subject"] for f in found["facts"]] == ["report.docx"]
     assert [e["task"] for e in found["experiences"]] == ["write the quarterly report"]
+
+
+# --------------------------------------------------------- dotted db file name
+
+def test_dot_in_db_file_name_keeps_working_and_coding_writes_valid(make_client, tmp_path: Path) -> None:
+    for mode in ("lite", "pro"):
+        llm = StageScript({"working_extract": extraction(), "coding_extract": extraction()}).model()
+        client = make_client(mode, llm if mode == "pro" else None,
+                             env={"MEMORY_CODING_DB_PATH": str(tmp_path / f"{mode}.team.memory.db")})
+        for scene in ("working", "coding"):
+            result = client.add(tool_trace(), scene=scene, user_id="u.1")
+            assert result["success"] is True and result["memory_id"]
+            found = client.search("timeout search client", scene=scene, user_ids=["u.1", "u2"],
+                                  min_score=-1.0)
+            assert [f["memory_id"] for f in found["facts"]] == [result["memory_id"]]
+            assert client.get(result["memory_id"])["memory_id"] == result["memory_id"]
+            assert client.delete(result["memory_id"]) is True

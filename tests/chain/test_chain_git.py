@@ -11,7 +11,7 @@ import pytest
 from hy_memory_langgraph.chain.git import GitWorkTree
 from hy_memory_langgraph.chain.store import ChainStore, owner_of
 
-from .support import tool_trace
+from tests.productivity.support import tool_trace
 
 ORIGINAL = """import http
 

@@ -7,7 +7,7 @@ import pytest
 
 from hy_memory_langgraph.chain.store import owner_of
 
-from .support import (
+from tests.productivity.support import (
     WS,
     StageScript,
     chain_search,

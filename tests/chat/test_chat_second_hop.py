@@ -18,7 +18,7 @@ from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 from hy_memory_langgraph.services.chat_search import hybrid_search, search_in_process
 from hy_memory_langgraph.testing import HashingEmbeddings
-from tests.client.support import counting_statements, write_random_turns
+from tests.chat.support import counting_statements, write_random_turns
 
 QUESTION = "Which sport does the friend who moved to Porto last spring practise?"
 LINK = "Zelda Moreau moved to Porto last spring."

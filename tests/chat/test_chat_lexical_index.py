@@ -49,7 +49,7 @@ from hy_memory_langgraph.store.schema.tables import (
 )
 from hy_memory_langgraph.store.sql import statements as store_sql
 from hy_memory_langgraph.testing import HashingEmbeddings
-from tests.client.support import counting_statements, write_random_turns
+from tests.chat.support import counting_statements, write_random_turns
 
 DIMS = 64
 EN = [("Caroline", "I went to the LGBTQ support group yesterday, it was so powerful."),
