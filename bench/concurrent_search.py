@@ -11,7 +11,7 @@ results equal the sequential ones. Then it times searches of a small second
 store (``--small-items``) alone and while ``--threads - 1`` threads keep
 searching the big store object(s): several stores in one process, as the client
 has. Run it once per code version, e.g.
-``PYTHONPATH=<checkout> python bench/concurrent_search.py search --label before``.
+``PYTHONPATH=<checkout> python -m bench.concurrent_search search --label before``.
 
 ``embed``: starts ``--load`` busy processes (the loaded machine), then, in a fresh
 child process per setting (``OMP_WAIT_POLICY`` unset; ``PASSIVE`` from the shell;
@@ -21,9 +21,9 @@ after 0.2 s of idling. The setting must be in place before the OpenMP runtimes
 load, hence a child process each.
 
 Usage:
-    python bench/concurrent_search.py search [--items 50000] [--threads 8] [--stores 1]
+    python -m bench.concurrent_search search [--items 50000] [--threads 8] [--stores 1]
         [--searches 400] [--search-threads 1|none] [--small-items 2000] [--label after]
-    python bench/concurrent_search.py embed [--items 50000] [--rounds 30] [--load 1]
+    python -m bench.concurrent_search embed [--items 50000] [--rounds 30] [--load 1]
         [--search-threads 1|none] [--policies unset PASSIVE configure]
 """
 

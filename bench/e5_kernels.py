@@ -14,7 +14,7 @@ is chosen from these figures.
 
 Usage::
 
-    python bench/e5_kernels.py            # needs gcc with OpenMP (Debian: gcc)
+    python -m bench.e5_kernels            # needs gcc with OpenMP (Debian: gcc)
 """
 
 from __future__ import annotations

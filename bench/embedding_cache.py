@@ -18,7 +18,7 @@ fresh vectors of the same texts (0 means bit-identical).
 Data: LoCoMo (Maharana et al., 2024), CC BY-NC 4.0, read from ../shared; never copied.
 
 Usage:
-    python bench/embedding_cache.py [--data PATH] [--conversations N] [--fast]
+    python -m bench.embedding_cache [--data PATH] [--conversations N] [--fast]
 """
 
 from __future__ import annotations
@@ -33,16 +33,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from langchain_core.embeddings import Embeddings
 
-from langchain_core.embeddings import Embeddings  # noqa: E402
-from locomo_data import iter_questions, load_locomo  # noqa: E402
+from bench.common.locomo import iter_questions, load_locomo
+from bench.common.paths import LOCOMO_PATH
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.models import E5Embeddings
+from hy_memory_langgraph.testing import HashingEmbeddings
 
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
-
-DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo" / "locomo_dev5.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 PASSES = ("no cache", "no cache, again", "cache, cold", "cache, warm")
 
@@ -87,7 +85,7 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
         turns = 0
         for conv in convs:
             for turn in conv.turns:
-                text = f"{turn.speaker}: {turn.text}"
+                text = turn.message(captions=False)
                 if turn.img_caption:
                     text += f" [shared an image: {turn.img_caption}]"
                 role = "user" if turn.speaker == conv.speaker_a else "assistant"
@@ -108,7 +106,7 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
         calls, texts, seconds = counting.calls, counting.texts, counting.seconds
         vector_diff = None
         if args.cache:  # after the measurements: cached vectors against fresh ones
-            sample = [f"{t.speaker}: {t.text}" + (f" [shared an image: {t.img_caption}]" if t.img_caption else "")
+            sample = [t.message()
                       for conv in convs for t in conv.turns]
             cached = client.embeddings.embed_documents(sample)
             fresh = counting.inner.embed_documents(sample)
@@ -122,7 +120,7 @@ def one_pass(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA.resolve())
+    parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--fast", action="store_true", help="hashing embeddings instead of e5-small")
     parser.add_argument("--cache", help=argparse.SUPPRESS)

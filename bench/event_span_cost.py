@@ -10,29 +10,25 @@ memories the search read for their event spans.
 Data: LoCoMo (Maharana et al., 2024), CC BY-NC 4.0, read from ../shared; never copied.
 
 Usage:
-    python bench/event_span_cost.py [--rounds N]
+    python -m bench.event_span_cost [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo_data import iter_questions, load_locomo  # noqa: E402
-from recall_data import CATEGORIES, LOCOMO_PATH, locomo_doc_text  # noqa: E402
-
-import hy_memory_langgraph.services.chat_search as chat_search  # noqa: E402
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.retrieval.query import time_mentions  # noqa: E402
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+import hy_memory_langgraph.services.chat_search as chat_search
+from bench.common.corpora import CATEGORIES, LOCOMO_PATH, locomo_doc_text
+from bench.common.locomo import iter_questions, load_locomo
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.retrieval.query import time_mentions
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 
 def main() -> None:

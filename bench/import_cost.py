@@ -7,7 +7,7 @@ agent loads anyway).
 
 Usage::
 
-    python bench/import_cost.py [--rounds 15]
+    python -m bench.import_cost [--rounds 15]
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Two parts, both through the public client in lite mode (``HyMemoryClient(mode="l
 
 Usage::
 
-    python bench/ingest_cost.py [--fast] [--adds 300] [--sizes 1000 10000 100000 1000000 5000000]
+    python -m bench.ingest_cost [--fast] [--adds 300] [--sizes 1000 10000 100000 1000000 5000000]
                                 [--kinds words base64] [--skip-sweep]
 
 ``--fast`` uses :class:`HashingEmbeddings` (no model) instead of the embedded e5-small.
@@ -38,16 +38,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from langchain_core.embeddings import Embeddings
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.pool import Pool
 
-from langchain_core.embeddings import Embeddings  # noqa: E402
-from sqlalchemy import event  # noqa: E402
-from sqlalchemy.engine import Engine  # noqa: E402
-from sqlalchemy.pool import Pool  # noqa: E402
-
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.models import E5Embeddings
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 SUBJECTS = ("I", "My sister", "Our team", "My neighbour", "The landlord", "My manager", "Grandpa")
 VERBS = ("booked", "painted", "fixed", "ordered", "planted", "visited", "cancelled", "sold",

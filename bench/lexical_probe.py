@@ -1,13 +1,13 @@
 """BM25-only evidence recall on a LoCoMo-format file (a quick probe, not a timed test).
 
-Each turn is a document ``"{speaker}: {text}"`` (plus ``" [image: {caption}]"`` when the turn
+Each turn is a document ``"{speaker}: {text}"`` (plus ``" [shared an image: {caption}]"`` when the turn
 shared an image), one index per conversation, the question is the query. Recall@k of a
 question = share of its evidence ids found in the top k; averaged over questions of
 categories 1-4 that have evidence.
 
 Usage::
 
-    python bench/lexical_probe.py [path/to/locomo.json]
+    python -m bench.lexical_probe [path/to/locomo.json]
 """
 
 from __future__ import annotations
@@ -19,23 +19,11 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.common.locomo import Conversation, iter_questions, load_locomo
+from bench.common.paths import LOCOMO_PATH
+from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
 
-from locomo_data import Conversation, Turn, iter_questions, load_locomo  # noqa: E402
-
-from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
-
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev5.json"
 KS = (5, 10, 20)
-
-
-def turn_text(turn: Turn, captions: bool = True) -> str:
-    """The document text of one turn."""
-    text = f"{turn.speaker}: {turn.text}"
-    if captions and turn.img_caption:
-        text += f" [image: {turn.img_caption}]"
-    return text
 
 
 def evidence_recall(
@@ -50,7 +38,7 @@ def evidence_recall(
     for conv in convs:
         index = BM25Index(tokenizer=tokenizer)
         for turn in conv.turns:
-            index.add(turn.dia_id, turn_text(turn, captions))
+            index.add(turn.dia_id, turn.message(captions=captions))
         indexes[conv.sample_id] = index
     sums: dict[str, dict[int, float]] = defaultdict(lambda: dict.fromkeys(KS, 0.0))
     counts: dict[str, int] = defaultdict(int)
@@ -68,7 +56,7 @@ def evidence_recall(
     }
 
 
-def main(path: str | Path = DEFAULT_PATH) -> None:
+def main(path: str | Path = LOCOMO_PATH) -> None:
     convs = load_locomo(path)
     variants: dict[str, tuple[Callable[[str], list[str]], bool]] = {
         "default (stem+stop, captions)": (tokenize, True),

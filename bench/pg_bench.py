@@ -18,10 +18,10 @@ Sub-commands (each prints what it measured):
   mirror on the same file (only APIs both releases have are used).
 
 Usage:
-    python bench/pg_bench.py store --pg postgresql+psycopg://... [--items 100000]
-    python bench/pg_bench.py catchup --pg postgresql+psycopg://...
-    python bench/pg_bench.py rss --db /tmp/rss.db --fill --items 1000000 --dims 16
-    MEMORY_INDEX_CACHE_MB=64 python bench/pg_bench.py rss --db /tmp/rss.db
+    python -m bench.pg_bench store --pg postgresql+psycopg://... [--items 100000]
+    python -m bench.pg_bench catchup --pg postgresql+psycopg://...
+    python -m bench.pg_bench rss --db /tmp/rss.db --fill --items 1000000 --dims 16
+    MEMORY_INDEX_CACHE_MB=64 python -m bench.pg_bench rss --db /tmp/rss.db
 """
 
 from __future__ import annotations

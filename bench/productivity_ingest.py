@@ -20,7 +20,7 @@ A dialogue that raises fails the run (exit code 1).
 
 Usage::
 
-    python bench/productivity_ingest.py [--fast] [--mode lite|pro|both] [--limit N]
+    python -m bench.productivity_ingest [--fast] [--mode lite|pro|both] [--limit N]
                                         [--drafts fixed|dialogue] [--one-user]
                                         [--keep-system] [--data-dir DIR]
 
@@ -46,19 +46,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langchain_core.messages import AIMessage, BaseMessage
 
-import numpy as np  # noqa: E402
-from langchain_core.embeddings import Embeddings  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
+from bench.common.paths import TAU_PATH
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.models import E5Embeddings
+from hy_memory_langgraph.models.calibration import calibrate
+from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.config import MemoryConfig  # noqa: E402
-from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.models.calibration import calibrate  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel  # noqa: E402
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/tau_bench/airline_dev100.json"
 QUERIES = ("change the flight of my reservation", "cancel a booking and refund",
            "baggage allowance for gold members", "upgrade cabin class to business",
            "payment with travel certificate")
@@ -262,7 +260,7 @@ def nearest_report(dialogues: list[dict[str, Any]], embeddings: Embeddings) -> N
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("path", nargs="?", type=Path, default=TAU_PATH)
     parser.add_argument("--fast", action="store_true", help="HashingEmbeddings instead of e5")
     parser.add_argument("--mode", choices=("lite", "pro", "both"), default="both")
     parser.add_argument("--limit", type=int, default=None, help="first N dialogues only")

@@ -12,7 +12,7 @@ rank, the ranks of the questions and the scores; first the shipped default, then
 question's calibrated similarity to the query.
 
 Usage:
-    python bench/question_turns.py [--fast] [--weights 1.0 0.5 ...] [--echoes 0 0.75 ...]
+    python -m bench.question_turns [--fast] [--weights 1.0 0.5 ...] [--echoes 0 0.75 ...]
 
 ``--fast`` uses hashing embeddings (no model) instead of the embedded e5-small.
 """
@@ -20,21 +20,16 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from langchain_core.embeddings import Embeddings
 
-from langchain_core.embeddings import Embeddings  # noqa: E402
-from recall_harness import QUESTION_ECHOES, QUESTION_WEIGHTS  # noqa: E402
-
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.models import E5Embeddings  # noqa: E402
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+from bench.common.harness import QUESTION_ECHOES, QUESTION_WEIGHTS
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.models import E5Embeddings
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 FACT = "My cat is called Miso."
 STATEMENTS = ["I work as a nurse in Porto.", "My sister Ana lives in Lisbon.", FACT,

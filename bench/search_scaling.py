@@ -20,7 +20,7 @@ With ``--db-url postgresql+psycopg://…`` the stores live in that PostgreSQL da
 (fresh schemas per size, dropped afterwards) instead of SQLite files.
 
 Usage:
-    python bench/search_scaling.py [--sizes 1000 5000 20000 100000] [--queries 50]
+    python -m bench.search_scaling [--sizes 1000 5000 20000 100000] [--queries 50]
                                    [--paths indexed in-process] [--db-url URL] [--hop]
 """
 
@@ -31,20 +31,17 @@ import contextlib
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sqlalchemy as sa
 
-import sqlalchemy as sa  # noqa: E402
-
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.repos.chat import ChatRepository  # noqa: E402
-from hy_memory_langgraph.repos.records import ChatMemory  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.records import ChatMemory
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 WORDS = [f"w{i}" for i in range(5000)] + ["tea", "cat", "berlin", "marathon", "sister", "guitar",
                                            "paint", "beach", "dog", "camping", "job", "school"]

@@ -1,6 +1,6 @@
 """Secret redaction: recall on our secret corpus, false redactions on real conversations.
 
-* **Recall** (``bench/secret_corpus.py``: every kind in en/zh prose, touching Chinese text,
+* **Recall** (``bench/common/secret_corpus.py``: every kind in en/zh prose, touching Chinese text,
   full-width colons, escaped JSON, on every write path): each case is written through a
   real client (lite mode, SQLite files), then every file under the data dir is read
   byte for byte; a case is caught when no file holds its secret.
@@ -13,31 +13,26 @@ CC BY-NC 4.0), τ-bench (MIT), BFCL v4 memory (Apache-2.0).
 
 Usage::
 
-    python bench/secret_scan.py [--data ../shared/data] [--examples 5]
+    python -m bench.secret_scan [--data ../shared/data] [--examples 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from secret_corpus import Case, build_cases  # noqa: E402
-from secret_heldout import HELD_OUT  # noqa: E402
-
-from hy_memory_langgraph.client import HyMemoryClient  # noqa: E402
-from hy_memory_langgraph.messages import normalize_messages, redact_messages  # noqa: E402
-from hy_memory_langgraph.redact import redact_text, redact_value  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from bench.common.paths import DATA_ROOT as DATA
+from bench.common.secret_corpus import Case, build_cases
+from bench.common.secret_heldout import HELD_OUT
+from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.messages import normalize_messages, redact_messages
+from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 
 # ------------------------------------------------------------------------------ recall
@@ -176,7 +171,7 @@ def main() -> None:
         print(f"  leaked: {case.kind} via {case.carrier}: {case.text[:80] or case.key!r}")
     print(f"redact_value of a {{'password': …}} dict: {redact_value({'password': 'x'})}")
     missed_by_hand = [(text, needle) for text, needle in HELD_OUT if needle in redact_text(text)]
-    print(f"hand-written cases (bench/secret_heldout.py): {len(HELD_OUT) - len(missed_by_hand)} / "
+    print(f"hand-written cases (bench/common/secret_heldout.py): {len(HELD_OUT) - len(missed_by_hand)} / "
           f"{len(HELD_OUT)} redacted")
     for text, _ in missed_by_hand[: args.examples]:
         print(f"  missed: {text[:80]!r}")

@@ -10,7 +10,7 @@ p50/p95 over the whole prefix, over a 1% namespace, and with a 1% filter
 searches against exact numpy brute force over that 1% subset (must be 1.0).
 
 Usage:
-    python bench/store_bench.py [--sizes 10000 100000] [--queries 100]
+    python -m bench.store_bench [--sizes 10000 100000] [--queries 100]
 """
 
 from __future__ import annotations

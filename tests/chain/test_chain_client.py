@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from hy_memory_langgraph.chain.store import owner_of
-
 from tests.productivity.support import (
     WS,
     StageScript,

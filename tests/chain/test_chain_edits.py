@@ -14,7 +14,6 @@ from hy_memory_langgraph.chain.diffs import (
 from hy_memory_langgraph.chain.edits import extract_edits, result_failed
 from hy_memory_langgraph.chain.symbols import FILE_SYMBOL, split_hunk, symbol_at
 from hy_memory_langgraph.messages import Msg, normalize_messages
-
 from tests.productivity.support import tool_trace
 
 

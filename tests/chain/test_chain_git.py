@@ -10,7 +10,6 @@ import pytest
 
 from hy_memory_langgraph.chain.git import GitWorkTree
 from hy_memory_langgraph.chain.store import ChainStore, owner_of
-
 from tests.productivity.support import tool_trace
 
 ORIGINAL = """import http

@@ -7,10 +7,9 @@ the precision test skips, unless ``HY_TEST_REQUIRE_DATA=1`` (CI), where it fails
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -22,23 +21,14 @@ from hy_memory_langgraph.redact import name_class, redact_json_text, redact_text
 from hy_memory_langgraph.testing import HashingEmbeddings
 from tests.productivity.support import tool_trace
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
 
 def _bench(name: str) -> ModuleType:
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module(f"bench.{name}")
 
 
 @pytest.fixture(scope="module")
 def corpus() -> ModuleType:
-    return _bench("secret_corpus")
+    return _bench("common.secret_corpus")
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +61,7 @@ def test_the_scan_sees_a_secret_when_redaction_is_off(corpus: ModuleType, scanne
 
 
 def test_hand_written_cases_are_redacted() -> None:
-    held_out = _bench("secret_heldout").HELD_OUT
+    held_out = _bench("common.secret_heldout").HELD_OUT
     assert [text for text, needle in held_out if needle in redact_text(text)] == []
 
 

@@ -8,8 +8,7 @@ asked about them (:class:`Query`). Two kinds of gold:
 * ``"answer"`` (BFCL): ``gold`` holds acceptable answer strings; recall@k is 1 when any of
   them (normalised, see :func:`normalize_answer_text`) occurs in the text of a top-k memory.
 
-Data is read from where it lives (``/work/shared/data`` by default, or ``$HY_BENCH_DATA``)
-and never copied into the repository:
+Data is read where it lives (:mod:`bench.common.paths`), never copied into the repository:
 
 * LoCoMo (Maharana et al., "Evaluating Very Long-Term Conversational Memory of LLM Agents",
   2024), CC BY-NC 4.0: benchmark use only, attribution kept.
@@ -19,18 +18,15 @@ and never copied into the repository:
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo_data import Conversation, iter_questions, load_locomo  # noqa: E402
+from bench.common.locomo import Conversation, iter_questions, load_locomo, locomo_doc_text
+from bench.common.paths import BFCL_DIR, LOCOMO_PATH
 
 __all__ = [
     "BFCL_DIR",
@@ -45,9 +41,6 @@ __all__ = [
     "normalize_answer_text",
 ]
 
-DATA_ROOT = Path(os.environ.get("HY_BENCH_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-LOCOMO_PATH = DATA_ROOT / "locomo" / "locomo_dev5.json"
-BFCL_DIR = DATA_ROOT / "bfcl_v4_memory"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
 
@@ -82,14 +75,6 @@ class Corpus:
     queries: list[Query]
     gold_kind: str = "evidence"
     speakers: tuple[str, ...] = field(default_factory=tuple)
-
-
-def locomo_doc_text(speaker: str, text: str, caption: str | None) -> str:
-    """The message the LoCoMo benchmark writes for one turn."""
-    out = f"{speaker}: {text}"
-    if caption:
-        out += f" [shared an image: {caption}]"
-    return out
 
 
 def _locomo_corpus(conv: Conversation) -> Corpus:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-from embed_cache import EmbeddingCache  # noqa: E402
-from lite_rules import apply_lite_rules  # noqa: E402
-from recall_data import Corpus, Doc, Query, normalize_answer_text  # noqa: E402
-from recall_harness import (  # noqa: E402
+from bench.common.corpora import Corpus, Doc, Query, normalize_answer_text
+from bench.common.embed_cache import EmbeddingCache
+from bench.common.harness import (
     KS,
     LexSpec,
     RankConfig,
@@ -28,9 +24,9 @@ from recall_harness import (  # noqa: E402
     select_config,
     with_,
 )
-
-from hy_memory_langgraph.retrieval.fusion import FusionConfig  # noqa: E402
-from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: E402
+from bench.common.lite_rules import apply_lite_rules
+from hy_memory_langgraph.retrieval.fusion import FusionConfig
+from hy_memory_langgraph.testing import HashingEmbeddings
 
 TOPICS = ["camping trip mountains", "pottery class clay", "adoption agency papers", "marathon running shoes",
           "guitar lessons chords", "garden tomatoes harvest", "chess tournament opening", "sushi dinner downtown"]

@@ -17,28 +17,23 @@ corpus. :func:`select_config` never sees the held-out results; the test suite ch
 from __future__ import annotations
 
 import statistics
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from embed_cache import EmbeddingCache  # noqa: E402
-from recall_data import Corpus, Doc, Query, normalize_answer_text  # noqa: E402
-
-from hy_memory_langgraph.messages import is_question_only  # noqa: E402
-from hy_memory_langgraph.models.calibration import LanguageScale  # noqa: E402
-from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse  # noqa: E402
-from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize  # noqa: E402
-from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours  # noqa: E402
-from hy_memory_langgraph.retrieval.query import (  # noqa: E402
+from bench.common.corpora import Corpus, Doc, Query, normalize_answer_text
+from bench.common.embed_cache import EmbeddingCache
+from hy_memory_langgraph.messages import is_question_only
+from hy_memory_langgraph.models.calibration import LanguageScale
+from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse
+from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
+from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
+from hy_memory_langgraph.retrieval.query import (
     TimeSpan,
     boost_by_time,
     drop_common_terms,
@@ -46,7 +41,7 @@ from hy_memory_langgraph.retrieval.query import (  # noqa: E402
     hop_terms,
     time_mentions,
 )
-from hy_memory_langgraph.retrieval.ranking import (  # noqa: E402
+from hy_memory_langgraph.retrieval.ranking import (
     ChatRanking,
     add_second_hop,
     hop_seeds,
@@ -54,7 +49,7 @@ from hy_memory_langgraph.retrieval.ranking import (  # noqa: E402
     rank_candidates,
     weigh_questions,
 )
-from hy_memory_langgraph.retrieval.relative_time import relative_spans  # noqa: E402
+from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
 __all__ = [
     "KS",

@@ -1,27 +1,19 @@
-"""bench/locomo_data.py: the generic LoCoMo-format reader (on a tiny synthetic file)."""
+"""bench/common/locomo.py: the generic LoCoMo-format reader (on a tiny synthetic file)."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
-import sys
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-_PATH = Path(__file__).resolve().parent.parent / "bench" / "locomo_data.py"
-
 
 @pytest.fixture(scope="module")
 def locomo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_locomo_data_under_test", _PATH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("bench.common.locomo")
 
 
 def _sample(sample_id: str) -> dict:

@@ -3,7 +3,7 @@
 Data: LoCoMo, Maharana et al., "Evaluating Very Long-Term Conversational Memory of LLM Agents"
 (2024), https://github.com/snap-research/LoCoMo, licensed CC BY-NC 4.0 (non-commercial use,
 attribution required). The data is read from where it lives (e.g.
-``../shared/data/locomo/locomo_dev5.json``) and never copied into this repository.
+``bench.common.paths.LOCOMO_PATH``) and never copied into this repository.
 
 Format: a JSON list of samples ``{"sample_id", "conversation": {"speaker_a", "speaker_b",
 "session_N": [turns], "session_N_date_time": "1:56 pm on 8 May, 2023", ...}, "qa": [...]}``.
@@ -34,6 +34,7 @@ __all__ = [
     "Turn",
     "iter_questions",
     "load_locomo",
+    "locomo_doc_text",
     "normalize_evidence",
     "parse_session_date",
 ]
@@ -53,6 +54,19 @@ class Turn:
     session: int
     session_date: datetime | None
     img_caption: str | None = None
+
+    def message(self, *, captions: bool = True) -> str:
+        """The one text a benchmark writes for this turn: ``"{speaker}: {text}"``, plus
+        ``" [shared an image: {caption}]"`` when it has a caption and ``captions`` is on."""
+        return locomo_doc_text(self.speaker, self.text, self.img_caption if captions else None)
+
+
+def locomo_doc_text(speaker: str, text: str, caption: str | None) -> str:
+    """The message the LoCoMo benchmark writes for one turn (see :meth:`Turn.message`)."""
+    out = f"{speaker}: {text}"
+    if caption:
+        out += f" [shared an image: {caption}]"
+    return out
 
 
 @dataclass(frozen=True)

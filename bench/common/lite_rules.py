@@ -11,17 +11,12 @@ Questions are unchanged; an evidence turn that is no longer stored counts as mis
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from recall_data import Corpus, Doc  # noqa: E402
-
-from hy_memory_langgraph.messages import is_trivial  # noqa: E402
-from hy_memory_langgraph.repos.chat import turn_key  # noqa: E402
-from hy_memory_langgraph.services.turns import CONTEXT_CHARS  # noqa: E402
+from bench.common.corpora import Corpus, Doc
+from hy_memory_langgraph.messages import is_trivial
+from hy_memory_langgraph.repos.chat import turn_key
+from hy_memory_langgraph.services.turns import CONTEXT_CHARS
 
 __all__ = ["apply_lite_rules"]
 
