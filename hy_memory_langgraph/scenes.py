@@ -35,7 +35,8 @@ __all__ = [
     "validate_scene",
 ]
 
-Pipeline = Literal["chat", "productivity"]
+#: ``"chat"`` or the name of a graph family (``hy_memory_langgraph/flows/families.py``).
+Pipeline = str
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ class Scene:
 
     Attributes:
         name: The public ``scene`` value (also the id tag: ``fact_<name>_<hex>``).
-        pipeline: ``"chat"`` (conversation memories) or ``"productivity"`` (the dual
-            experience + fact layer).
+        pipeline: The graph family that writes and searches it: ``"chat"``
+            (conversation memories), ``"productivity"`` (the dual experience + fact
+            layer), or another family registered in ``flows/families.py``.
         storage_tag: Productivity scenes only: ``""`` keeps the base file and collection
             names (``coding_memory.db``, ``coding_memory_coding_keys``); ``"cv"`` gives
             ``coding_memory_cv.db`` and ``..._coding_keys_cv``.

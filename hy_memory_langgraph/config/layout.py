@@ -29,6 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+import hy_memory_langgraph.scenes as scenes
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, Scene, get_scene
 
@@ -124,6 +125,15 @@ class StorageLayout:
         """Name of a productivity scene's store (``coding_memory``, ``coding_memory_cv``)."""
         return self.scene_db_path(scene).stem
 
+    def family_db_path(self, scene: str) -> Path:
+        """The file of a scene of a graph family other than chat and productivity:
+        ``{DATA_DIR}/data/<scene>_memory.db`` (its store is named after the stem)."""
+        return self.chat_db_path.parent / f"{get_scene(scene).name}_memory.db"
+
+    def _family_paths(self) -> list[Path]:
+        others = [s.name for s in scenes.SCENE_REGISTRY.values() if s.pipeline not in ("chat", "productivity")]
+        return [self.family_db_path(s) for s in others]
+
     def store_paths(self) -> dict[str, Path]:
         """Every SQLite store file by store name (the embedded layout).
 
@@ -132,7 +142,7 @@ class StorageLayout:
                 whose stem collides with another store's file).
         """
         paths = [self.chat_db_path, *(self.scene_db_path(s) for s in PRODUCTIVITY_SCENES),
-                 self.trace_db_path, self.chain_db_path, self.pipeline_log_path]
+                 self.trace_db_path, self.chain_db_path, self.pipeline_log_path, *self._family_paths()]
         named = {p.stem: p for p in paths}
         if len(named) != len(paths) or self.workflow_store in named:
             raise ConfigError(

@@ -36,6 +36,11 @@ class Stores(Protocol):
 
     embeddings: Embeddings
 
+    def open(self, name: str, fields: list[str] | None) -> BaseStore:
+        """The store called ``name``, indexing ``fields`` (``None``: no vectors); how a
+        graph family beyond the built-in ones keeps its own memories."""
+        ...
+
     def chat(self) -> BaseStore: ...
 
     def trace(self) -> BaseStore: ...

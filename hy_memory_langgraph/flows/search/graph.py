@@ -5,9 +5,9 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from hy_memory_langgraph.flows import families
 from hy_memory_langgraph.flows.chat.search import chat_search
 from hy_memory_langgraph.flows.contracts import ResultOutput
-from hy_memory_langgraph.flows.productivity.graph import build_productivity_search_graph
 from hy_memory_langgraph.flows.search.nodes import (
     analyze_query,
     prepare_search,
@@ -23,7 +23,7 @@ __all__ = ["build_search_graph"]
 
 def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, SearchArgs,
                                                ResultOutput]:
-    """prepare → (analyze_query) → chat_search | productivity_search.
+    """prepare → (analyze_query) → chat_search | a family's search (productivity_search).
 
     Example:
         >>> "analyze_query" in build_search_graph().get_graph().nodes
@@ -36,11 +36,13 @@ def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, Searc
         "analyze_query": analyze_query,
         "chat_search": chat_search,
     })
-    builder.add_node("productivity_search", build_productivity_search_graph())
+    families.check_scene_families()
+    for family in families.FAMILIES.values():
+        builder.add_node(family.search_node, family.build_search())
     builder.add_edge(START, "prepare")
-    routes = ["analyze_query", "chat_search", "productivity_search"]
-    builder.add_conditional_edges("prepare", route_after_prepare_search, routes)
-    builder.add_conditional_edges("analyze_query", route_after_analysis, routes[1:])
-    builder.add_edge("chat_search", END)
-    builder.add_edge("productivity_search", END)
+    retrieval = ["chat_search", *(f.search_node for f in families.FAMILIES.values())]
+    builder.add_conditional_edges("prepare", route_after_prepare_search, ["analyze_query", *retrieval])
+    builder.add_conditional_edges("analyze_query", route_after_analysis, retrieval)
+    for node in retrieval:
+        builder.add_edge(node, END)
     return builder.compile(name="memory_search")

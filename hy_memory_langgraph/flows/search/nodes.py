@@ -24,6 +24,7 @@ from typing import Any, Final
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.search.state import SEARCH_MODES, SearchState
 from hy_memory_langgraph.ids import require_id, scope_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
@@ -117,7 +118,8 @@ def _searchable(scene: str, ctx: MemoryContext) -> str:
 
 
 def _retrieval_node(route: str) -> str:
-    return "productivity_search" if is_productivity(route) else "chat_search"
+    family = family_of(route)
+    return "chat_search" if family is None else family.search_node
 
 
 def _short(state: SearchState, ctx: MemoryContext) -> bool:

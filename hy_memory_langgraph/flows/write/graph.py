@@ -6,10 +6,10 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from hy_memory_langgraph.flows import families
 from hy_memory_langgraph.flows.chat.graph import build_chat_graph
 from hy_memory_langgraph.flows.chat.nodes import store_turns
 from hy_memory_langgraph.flows.contracts import ResultOutput
-from hy_memory_langgraph.flows.productivity.graph import build_productivity_graph
 from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.flows.write.nodes import (
     judge_scene,
@@ -27,7 +27,7 @@ __all__ = ["build_write_graph"]
 
 def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs,
                                               ResultOutput]:
-    """prepare → (judge_scene) → (strip_tools) → chat | store_turns | productivity.
+    """prepare → (judge_scene) → (strip_tools) → chat | store_turns | a family (productivity).
 
     Example:
         >>> "judge_scene" in build_write_graph().get_graph().nodes
@@ -41,14 +41,16 @@ def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteAr
         "strip_tools": strip_tools,
         "store_turns": store_turns,
     })
+    families.check_scene_families()
     builder.add_node("chat", build_chat_graph())
-    builder.add_node("productivity", build_productivity_graph())
+    family_nodes = [f.write_node for f in families.FAMILIES.values()]
+    for family in families.FAMILIES.values():
+        builder.add_node(family.write_node, family.build_write())
     builder.add_edge(START, "prepare")
     builder.add_conditional_edges("prepare", route_after_prepare,
-                                  ["chat", "store_turns", "judge_scene", "strip_tools", "productivity"])
-    builder.add_conditional_edges("judge_scene", route_after_judge, ["strip_tools", "productivity"])
+                                  ["chat", "store_turns", "judge_scene", "strip_tools", *family_nodes])
+    builder.add_conditional_edges("judge_scene", route_after_judge, ["strip_tools", *family_nodes])
     builder.add_conditional_edges("strip_tools", route_to_chat, ["chat", "store_turns"])
-    builder.add_edge("chat", END)
-    builder.add_edge("store_turns", END)
-    builder.add_edge("productivity", END)
+    for node in ("chat", "store_turns", *family_nodes):
+        builder.add_edge(node, END)
     return builder.compile(name="memory_write")

@@ -24,6 +24,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.write.state import WriteState
 from hy_memory_langgraph.ids import optional_id, require_id, scope_id
 from hy_memory_langgraph.messages import (
@@ -43,7 +44,6 @@ from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import (
     DEFAULT_SCENE,
     SCENES,
-    is_productivity,
     validate_scene,
 )
 from hy_memory_langgraph.services.context import MemoryContext
@@ -120,8 +120,9 @@ def route_after_prepare(state: WriteState, runtime: Runtime[MemoryContext]) -> s
     route = state["route"]
     if route == JUDGE:
         return "judge_scene"
-    if is_productivity(route):
-        return "productivity"
+    family = family_of(route)
+    if family is not None:
+        return family.write_node
     return "strip_tools" if has_tool_trace(state["msgs"]) else route_to_chat(state, runtime)
 
 
@@ -144,7 +145,8 @@ def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
 
 
 def route_after_judge(state: WriteState) -> str:
-    return "productivity" if is_productivity(state.get("route")) else "strip_tools"
+    family = family_of(state.get("route"))
+    return "strip_tools" if family is None else family.write_node
 
 
 def strip_tools(state: WriteState) -> dict[str, Any]:
