@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any, Final, NoReturn
 
 from hy_memory_langgraph.cli.common import USER_ENV
+from hy_memory_langgraph.scenes import SCENES
 
 __all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
 
-SCENE_CHOICES: Final = ("chat", "working", "coding")
+SCENE_CHOICES: Final = SCENES
 #: Largest ``--limit`` of a search or a list page.
 MAX_LIMIT: Final = 10_000
 
