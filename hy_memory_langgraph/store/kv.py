@@ -102,16 +102,21 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
             self.store.batch(ops)
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
-        """Every key (starting with ``prefix`` when given), page by page."""
+        """Every key of this namespace (starting with ``prefix`` when given), page by page;
+        keys of namespaces below it belong to other maps and are not listed."""
         offset = 0
         while True:
             page = self.store.search(self.namespace, limit=_PAGE, offset=offset)
-            for item in page:
-                if prefix is None or item.key.startswith(prefix):
-                    yield item.key
+            yield from self._own_keys(page, prefix)
             if len(page) < _PAGE:
                 return
             offset += _PAGE
+
+    def _own_keys(self, page: Sequence[Item], prefix: str | None) -> list[str]:
+        """The keys of ``page`` in exactly this namespace (a search also lists the
+        namespaces below it, which other maps own)."""
+        return [item.key for item in page if tuple(item.namespace) == self.namespace
+                and (prefix is None or item.key.startswith(prefix))]
 
     # -- async ----------------------------------------------------------------------
     async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
@@ -138,9 +143,8 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
         offset = 0
         while True:
             page = await self.store.asearch(self.namespace, limit=_PAGE, offset=offset)
-            for item in page:
-                if prefix is None or item.key.startswith(prefix):
-                    yield item.key
+            for key in self._own_keys(page, prefix):
+                yield key
             if len(page) < _PAGE:
                 return
             offset += _PAGE
