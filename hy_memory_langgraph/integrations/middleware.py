@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.integrations.render import render_memories
+from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
@@ -44,8 +45,11 @@ class HyMemoryMiddleware(AgentMiddleware):
 
     Args:
         client: The memory client.
-        user_id: A user id, or a function of the runtime returning it (e.g. from
-            ``runtime.context``).
+        user_id: A function of the runtime returning the user id, or a default user
+            id. Without a function the user comes from the run, as for the memory
+            nodes: ``runtime.context.user_id``, then ``config["configurable"]["user_id"]``,
+            then this default; with none of them a model call raises
+            :class:`~hy_memory_langgraph.errors.MissingContextError`.
         limit: How many memories are recalled per model call.
         remember: Whether the last turn is written after each run.
 
@@ -54,7 +58,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         >>> agent = create_agent(model, middleware=[HyMemoryMiddleware(client, user_id="u1")])  # doctest: +SKIP
     """
 
-    def __init__(self, client: HyMemoryClient, *, user_id: UserResolver, limit: int = 5,
+    def __init__(self, client: HyMemoryClient, *, user_id: UserResolver | None = None, limit: int = 5,
                  remember: bool = True) -> None:
         super().__init__()
         self.client = client
@@ -63,7 +67,10 @@ class HyMemoryMiddleware(AgentMiddleware):
         self.remember = remember
 
     def _user(self, runtime: Runtime[Any]) -> str:
-        return self.user_id(runtime) if callable(self.user_id) else self.user_id
+        if callable(self.user_id):
+            return self.user_id(runtime)
+        return resolve_scope(runtime.context, current_config(), what="HyMemoryMiddleware",
+                             defaults={"user_id": self.user_id}).user_id
 
     def _with_memories(self, request: ModelRequest, memories: list[dict[str, Any]]) -> ModelRequest:
         block = render_memories(memories)

@@ -41,12 +41,11 @@ from langchain_core.messages import (
 )
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import MessagesState
-from langgraph.runtime import get_runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.integrations.render import render_memory_block
-from hy_memory_langgraph.integrations.scope import MemoryScope, resolve_scope
+from hy_memory_langgraph.integrations.scope import MemoryScope, current_context, resolve_scope
 from hy_memory_langgraph.scenes import SCENES
 
 __all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "with_memory_block"]
@@ -105,12 +104,7 @@ def with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[BaseM
 
 
 def _scope(config: RunnableConfig | None, what: str) -> MemoryScope:
-    try:
-        runtime = get_runtime()
-    except (RuntimeError, KeyError):  # called outside any run
-        runtime = None
-    context = getattr(runtime, "context", None)  # None when invoked outside a graph
-    return resolve_scope(context, config, what=what)
+    return resolve_scope(current_context(), config, what=what)
 
 
 def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: int = 5,

@@ -17,10 +17,12 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig, ensure_config
 from pydantic import ConfigDict
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.errors import InvalidInputError, MissingContextError
+from hy_memory_langgraph.integrations.scope import current_context, resolve_scope
 
 __all__ = ["HyMemoryRetriever", "result_documents"]
 
@@ -60,7 +62,11 @@ class HyMemoryRetriever(BaseRetriever):
 
     Args:
         client: The memory client.
-        user_id: Whose memories are searched.
+        user_id: Whose memories are searched when the run does not say: a run's
+            runtime context or ``config["configurable"]`` (``user_id``, ``workspace_id``,
+            ``branch``) comes first, an argument of the call before everything
+            (``invoke(q, user_id=...)``). With no user anywhere the call raises
+            :class:`~hy_memory_langgraph.errors.MissingContextError`.
         scene: ``"chat"`` (default), ``"working"`` or ``"coding"``; productivity scenes
             return facts and experiences, each tagged with ``metadata["layer"]``.
         k: How many documents at most (any scene).
@@ -81,12 +87,31 @@ class HyMemoryRetriever(BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     client: HyMemoryClient
-    user_id: str
+    user_id: str | None = None
     scene: str = "chat"
     k: int = 4
     workspace_id: str | None = None
     branch: str | None = None
     min_score: float | None = None
+
+    def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+        config = ensure_config(config)
+        return super().invoke(input, config, **self._run_scope(config, kwargs))
+
+    async def ainvoke(self, input: str, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> list[Document]:
+        config = ensure_config(config)
+        return await super().ainvoke(input, config, **self._run_scope(config, kwargs))
+
+    def _run_scope(self, config: RunnableConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` with the user, workspace and branch filled from the run, then from
+        this retriever's fields (what the call passes itself is kept)."""
+        defaults = {"user_id": self.user_id, "workspace_id": self.workspace_id, "branch": self.branch}
+        given = {name: kwargs[name] for name in defaults if kwargs.get(name) is not None}
+        scope = resolve_scope(current_context(), config, what="HyMemoryRetriever",
+                              defaults={**defaults, **given})
+        return {**kwargs, "user_id": scope.user_id, "workspace_id": scope.workspace_id,
+                "branch": scope.branch, **given}
 
     def _search_args(self, query: str, overrides: dict[str, Any]) -> tuple[dict[str, Any], int]:
         k = self.k if overrides.get("k") is None else overrides["k"]
@@ -94,6 +119,10 @@ class HyMemoryRetriever(BaseRetriever):
             raise InvalidInputError(f"k={k!r} is invalid: pass a positive integer number of documents")
         chosen = {name: overrides[name] if overrides.get(name) is not None else getattr(self, name)
                   for name in ("user_id", "scene", "workspace_id", "branch", "min_score")}
+        if chosen["user_id"] is None:
+            raise MissingContextError("HyMemoryRetriever needs user_id: build it with user_id=..., or "
+                                      "pass one in the run's context or config['configurable']",
+                                      field="user_id")
         args = {"query": query, "scene": chosen["scene"], "user_ids": [chosen["user_id"]],
                 "limit": k, "workspace_id": chosen["workspace_id"], "branch": chosen["branch"],
                 "min_score": chosen["min_score"], "created_after": overrides.get("created_after"),

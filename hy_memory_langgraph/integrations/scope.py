@@ -2,7 +2,9 @@
 
 Each value is looked up in the runtime context first (``graph.invoke(..., context=...)``
 with a ``context_schema``: a dict, a dataclass or a pydantic model), then in
-``config["configurable"]``:
+``config["configurable"]``, then in the face's own defaults (the ``user_id`` a retriever
+or middleware was built with); an argument of the call itself (``retriever.invoke(q,
+user_id=...)``) comes before all of them:
 
 | value | runtime context | ``config["configurable"]`` |
 |---|---|---|
@@ -22,9 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from langgraph.config import get_config
+from langgraph.runtime import get_runtime
+
 from hy_memory_langgraph.errors import MissingContextError
 
-__all__ = ["MemoryScope", "resolve_scope"]
+__all__ = ["MemoryScope", "current_config", "current_context", "resolve_scope"]
 
 _ALIASES: dict[str, tuple[str, ...]] = {
     "user_id": ("user_id",),
@@ -61,24 +66,43 @@ def _first(sources: tuple[Any, ...], names: tuple[str, ...]) -> str | None:
     return None
 
 
-def resolve_scope(context: Any, config: Mapping[str, Any] | None, *, what: str) -> MemoryScope:
-    """The scope of one call, from the runtime ``context`` and the run's ``config``.
+def current_context() -> Any:
+    """``runtime.context`` of the LangGraph run this is called in (``None`` outside one)."""
+    try:
+        return get_runtime().context
+    except (RuntimeError, KeyError, AttributeError):
+        return None
+
+
+def current_config() -> Mapping[str, Any] | None:
+    """The ``RunnableConfig`` of the run this is called in (``None`` outside one)."""
+    try:
+        return get_config()
+    except RuntimeError:
+        return None
+
+
+def resolve_scope(context: Any, config: Mapping[str, Any] | None, *, what: str,
+                  defaults: Mapping[str, Any] | None = None) -> MemoryScope:
+    """The scope of one call, from the runtime ``context``, the run's ``config`` and the
+    caller's ``defaults``, in that order.
 
     Args:
         context: ``runtime.context`` (dict, dataclass, pydantic model or ``None``).
         config: The ``RunnableConfig`` of the run (``None`` outside a run).
         what: The node or tool asking, named in the error.
+        defaults: Values the face was built with (``user_id``, ``workspace_id``, ...).
 
     Raises:
-        MissingContextError: No ``user_id`` in either place.
+        MissingContextError: No ``user_id`` in any of them.
     """
     configurable = (config or {}).get("configurable") or {}
-    sources = (context, configurable)
+    sources = (context, configurable, defaults)
     values = {name: _first(sources, names) for name, names in _ALIASES.items()}
     user_id = values.pop("user_id")
     if user_id is None:
         raise MissingContextError(
             f"{what} needs user_id and found none: pass it in the runtime context "
             "(graph.invoke(..., context={'user_id': ...}) with context_schema) or in "
-            "config={'configurable': {'user_id': ...}}", field="user_id")
+            "config={'configurable': {'user_id': ...}}, or build it with user_id=...", field="user_id")
     return MemoryScope(user_id=user_id, **values)

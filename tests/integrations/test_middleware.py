@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from langchain.agents import create_agent
 
+from hy_memory_langgraph.errors import MissingContextError
 from hy_memory_langgraph.integrations import HyMemoryMiddleware
 from hy_memory_langgraph.testing import ScriptedChatModel
 
@@ -35,3 +37,23 @@ async def test_async_agent_and_user_from_runtime_context(make_client) -> None:
                         context={"user": "alice"})
     assert "I live in Porto" in str(model.prompts[0][0].content)
     assert len(client.search("live", user_ids=["alice"])["memories"]) == 1
+
+
+def test_middleware_without_a_user_reads_it_from_the_run(make_client) -> None:
+    client = make_client(mode="lite")
+    client.add("I live in Porto", user_id="alice")
+    client.add("I live in Oslo", user_id="bob")
+    model = ScriptedChatModel.from_script(["Oslo."])
+    agent = create_agent(model, tools=[], middleware=[HyMemoryMiddleware(client, user_id="alice", remember=False)])
+    agent.invoke({"messages": [{"role": "user", "content": "Where do I live?"}]},
+                 config={"configurable": {"user_id": "bob"}})
+    system = str(model.prompts[0][0].content)
+    assert "Oslo" in system and "Porto" not in system
+
+
+def test_middleware_with_no_user_anywhere_refuses(make_client) -> None:
+    client = make_client(mode="lite")
+    model = ScriptedChatModel.from_script(["hi"])
+    agent = create_agent(model, tools=[], middleware=[HyMemoryMiddleware(client)])
+    with pytest.raises(MissingContextError, match="user_id"):
+        agent.invoke({"messages": [{"role": "user", "content": "Where do I live?"}]})

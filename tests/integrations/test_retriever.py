@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from hy_memory_langgraph.errors import MissingContextError
 from hy_memory_langgraph.integrations import HyMemoryRetriever
 
 
@@ -23,3 +26,56 @@ async def test_working_retriever_tags_layers(make_client) -> None:
     client.add(trace, scene="working", user_id="u1")
     docs = await HyMemoryRetriever(client=client, user_id="u1", scene="working").ainvoke("Q3 sales PDF")
     assert docs and docs[0].metadata["layer"] == "fact" and "sales_q3" in docs[0].page_content
+
+
+def _two_users(client) -> None:
+    client.add("My cat is called Miso", user_id="alice")
+    client.add("My cat is called Tiger", user_id="bob")
+
+
+def test_the_run_says_whose_memories_a_retriever_reads(make_client) -> None:
+    client = make_client(mode="lite")
+    _two_users(client)
+    retriever = HyMemoryRetriever(client=client, user_id="alice", k=1)
+    assert retriever.invoke("cat name")[0].page_content == "My cat is called Miso"
+    bob = retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}})
+    assert bob[0].page_content == "My cat is called Tiger"
+    # an argument of the call comes before the run
+    again = retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}}, user_id="alice")
+    assert again[0].page_content == "My cat is called Miso"
+
+
+async def test_a_retriever_without_a_user_reads_the_run_or_refuses(make_client) -> None:
+    client = make_client(mode="lite")
+    _two_users(client)
+    retriever = HyMemoryRetriever(client=client, k=1)
+    docs = await retriever.ainvoke("cat name", config={"configurable": {"user_id": "bob"}})
+    assert [d.page_content for d in docs] == ["My cat is called Tiger"]
+    with pytest.raises(MissingContextError, match="user_id"):
+        retriever.invoke("cat name")
+
+
+def test_a_retriever_inside_a_graph_reads_the_runtime_context(make_client) -> None:
+    from dataclasses import dataclass
+
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    @dataclass
+    class Who:
+        user_id: str
+
+    client = make_client(mode="lite")
+    _two_users(client)
+    retriever = HyMemoryRetriever(client=client, k=1)
+
+    def lookup(state: MessagesState) -> dict:
+        docs = retriever.invoke(state["messages"][-1].content)
+        return {"messages": [{"role": "assistant", "content": docs[0].page_content}]}
+
+    builder = StateGraph(MessagesState, context_schema=Who)
+    builder.add_node("lookup", lookup)
+    builder.add_edge(START, "lookup")
+    builder.add_edge("lookup", END)
+    out = builder.compile().invoke({"messages": [{"role": "user", "content": "cat name"}]},
+                                   context=Who(user_id="bob"))
+    assert out["messages"][-1].content == "My cat is called Tiger"
