@@ -2,18 +2,22 @@
 
 * :func:`create_recall_node`: searches the user's memories with the latest user
   message (default search, zero LLM calls) and returns
-  ``{"llm_input_messages": [memory system message, *messages]}``: the model's input for
-  this step. The stored history (``messages``) is never changed.
+  ``{"llm_input_messages": [memory system message, *messages]}`` (the model's input for
+  this step) and, by default, the block as ONE system message of ``messages`` with a
+  stable id, replaced each turn, so a plain ``MessagesState`` model node reading
+  ``state["messages"]`` sees it too and the history never grows by a block per turn.
 * :func:`create_remember_node`: writes the finished turn (the latest user message and
   everything after it, tool calls included) through ``client.add``; it does nothing
   while the turn is unfinished (the last message is a model reply asking for tools).
 
 ``llm_input_messages`` is the key the prebuilt ReAct agent reads after its
 ``pre_model_hook`` (``langgraph.prebuilt.create_react_agent(model, tools,
-pre_model_hook=recall, post_model_hook=remember)``). In your own graph, declare the
-model node's state as :class:`MemoryState` (``MessagesState`` plus that key) and call
-the model on ``state["llm_input_messages"]``; route tool results back through the recall
-node (as the prebuilt agent does) so the input stays current.
+pre_model_hook=recall, post_model_hook=remember)``); ``keep_in_history=False`` keeps to
+that hook's convention of leaving ``messages`` alone. In your own graph either call the
+model on ``state["messages"]`` (START → recall → model → remember), or declare the model
+node's state as :class:`MemoryState` (``MessagesState`` plus that key) and call it on
+``state["llm_input_messages"]``; route tool results back through the recall node (as the
+prebuilt agent does) so the input stays current.
 
 Each node is one ``Runnable`` with a sync and an async body, so it serves
 ``graph.invoke`` and ``graph.ainvoke`` alike (the async body awaits ``client.asearch`` /
@@ -37,10 +41,12 @@ from langchain_core.messages import (
     AnyMessage,
     BaseMessage,
     HumanMessage,
+    RemoveMessage,
     SystemMessage,
 )
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import MessagesState
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import InvalidInputError
@@ -48,7 +54,8 @@ from hy_memory_langgraph.integrations.render import render_memory_block
 from hy_memory_langgraph.integrations.scope import MemoryScope, current_context, resolve_scope
 from hy_memory_langgraph.scenes import SCENES
 
-__all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "with_memory_block"]
+__all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "recall_update",
+           "with_memory_block"]
 
 
 class MemoryState(MessagesState, total=False):
@@ -103,12 +110,37 @@ def with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[BaseM
     return [SystemMessage(content=block), *messages]
 
 
+def recall_update(messages: Sequence[BaseMessage], block: str, *, memory_id: str,
+                  keep_in_history: bool = True) -> dict[str, Any]:
+    """The state update of a recall: ``llm_input_messages`` always; with
+    ``keep_in_history`` a ``messages`` update holding the block as one system message
+    ``memory_id`` (an earlier one replaced; removed when ``block`` is empty).
+
+    Example:
+        >>> update = recall_update([HumanMessage("hi", id="h1")], "- likes tea", memory_id="m")
+        >>> [(type(m).__name__, m.id) for m in update["messages"][1:]]
+        [('SystemMessage', 'm'), ('HumanMessage', 'h1')]
+    """
+    history = [m for m in messages if m.id != memory_id]
+    out: dict[str, Any] = {"llm_input_messages": with_memory_block(history, block)}
+    if not keep_in_history:
+        return out
+    if not block:
+        if len(history) != len(messages):
+            out["messages"] = [RemoveMessage(id=memory_id)]
+        return out
+    at = 1 if history and isinstance(history[0], SystemMessage) else 0
+    memory = SystemMessage(content=block, id=memory_id)
+    out["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *history[:at], memory, *history[at:]]
+    return out
+
+
 def _scope(config: RunnableConfig | None, what: str) -> MemoryScope:
     return resolve_scope(current_context(), config, what=what)
 
 
 def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: int = 5,
-                       name: str = "recall_memories") -> RunnableLambda:
+                       name: str = "recall_memories", keep_in_history: bool = True) -> RunnableLambda:
     """A node that puts the user's relevant memories in front of the model.
 
     Args:
@@ -118,11 +150,18 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
             version chain block; explicit scene, zero LLM calls).
         k: Memories recalled (per layer for working/coding).
         name: The node's name when added without one.
+        keep_in_history: Also put the block in ``messages`` as ONE system message with
+            the stable id ``hy_memory:<name>`` (after a leading system message, else
+            first), replaced each turn and removed when nothing is recalled, so a plain
+            ``MessagesState`` model node that calls ``model.invoke(state["messages"])``
+            sees it and the history never grows by a memory message per turn.
+            ``False`` leaves ``messages`` alone (``llm_input_messages`` only).
 
     Returns:
         A node returning ``{"llm_input_messages": [...]}`` (the history with the memory
-        block as system text; the history alone when nothing was recalled or there is
-        no user message yet).
+        block merged into its leading system text; the history alone when nothing was
+        recalled or there is no user message yet) and, with ``keep_in_history``, the
+        ``messages`` update above.
 
     Raises:
         MissingContextError: At run time, when no ``user_id`` is in the context or config.
@@ -143,7 +182,8 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
 
     def update(state: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
         block = "" if result is None else render_memory_block(result)
-        return {"llm_input_messages": with_memory_block(state.get("messages") or [], block)}
+        return recall_update(state.get("messages") or [], block, memory_id=f"hy_memory:{name}",
+                             keep_in_history=keep_in_history)
 
     def recall(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         args = search_args(state, config)

@@ -25,12 +25,14 @@ class Context:
     user_id: str
 
 
-def build_graph(client: Any, model: ScriptedChatModel, **graph_kwargs: Any) -> Any:
+def build_graph(client: Any, model: ScriptedChatModel, *, keep_in_history: bool = False,
+                plain: bool = False, **graph_kwargs: Any) -> Any:
+    """recall → model → remember; ``plain``: the model reads ``state["messages"]``."""
     def call_model(state: MemoryState) -> dict[str, Any]:
-        return {"messages": [model.invoke(state["llm_input_messages"])]}
+        return {"messages": [model.invoke(state["messages" if plain else "llm_input_messages"])]}
 
     builder = StateGraph(MessagesState, **graph_kwargs)
-    builder.add_node("recall", create_recall_node(client, k=3))
+    builder.add_node("recall", create_recall_node(client, k=3, keep_in_history=keep_in_history))
     builder.add_node("model", call_model)
     builder.add_node("remember", create_remember_node(client))
     builder.add_edge(START, "recall")
@@ -105,6 +107,38 @@ def test_remember_keeps_tool_calls_and_waits_for_the_end_of_the_turn(make_client
     remember.invoke(finished, config)
     facts = client.search("Export the Q3 sheet to PDF", **search)["facts"]
     assert len(facts) == 1 and "export_pdf" in facts[0]["details"] + facts[0]["statement"]
+
+
+def test_a_plain_messages_state_model_sees_the_memory_and_history_keeps_one_block(make_client) -> None:
+    client = make_client(mode="lite")
+    model = ScriptedChatModel.from_script(cat_answer)
+    graph = build_graph(client, model, keep_in_history=True, plain=True)
+    ask(graph, "My cat is called Miso.", thread="t1", user="alice")
+    for _ in range(3):
+        out = ask(graph, "What is my cat called?", thread="t2", user="alice")
+        assert out["messages"][-1].content == "Your cat is called Miso."
+        assert "My cat is called Miso." in system_text(model.prompts[-1])
+    history = graph.get_state({"configurable": {"thread_id": "t2"}}).values["messages"]
+    blocks = [m for m in history if isinstance(m, SystemMessage)]
+    assert [m.id for m in blocks] == ["hy_memory:recall_memories"]
+    assert history[0].id == "hy_memory:recall_memories"
+    assert [type(m) for m in history[1:]] == [HumanMessage, AIMessage] * 3
+    # A turn that recalls nothing removes the stale block instead of keeping it.
+    ask(graph, "zzz qqq", thread="t4", user="bob")
+    bob = graph.get_state({"configurable": {"thread_id": "t4"}}).values["messages"]
+    assert not any(isinstance(m, SystemMessage) for m in bob)
+
+
+def test_the_history_block_follows_the_apps_own_system_message(make_client) -> None:
+    client = make_client(mode="lite")
+    client.add("I live in Porto", user_id="u1")
+    recall = create_recall_node(client)
+    first = SystemMessage("You are terse.", id="sys")
+    out = recall.invoke({"messages": [first, HumanMessage("Where do I live?", id="h")]},
+                        {"configurable": {"user_id": "u1"}})
+    update = out["messages"]
+    assert [m.id for m in update[1:]] == ["sys", "hy_memory:recall_memories", "h"]
+    assert "I live in Porto" in str(update[2].content) and update[1].content == "You are terse."
 
 
 def test_recall_without_a_user_message_passes_the_history_through(make_client) -> None:

@@ -38,11 +38,11 @@ def weather_then_cat(messages: list[BaseMessage]) -> AIMessage:
     return cat_answer(messages)
 
 
-def build_agent(client: Any, model: ScriptedChatModel) -> Any:
+def build_agent(client: Any, model: ScriptedChatModel, *, keep_in_history: bool = False) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
         return create_react_agent(model, [weather], prompt="You are helpful.",
-                                  pre_model_hook=create_recall_node(client),
+                                  pre_model_hook=create_recall_node(client, keep_in_history=keep_in_history),
                                   post_model_hook=create_remember_node(client),
                                   checkpointer=InMemorySaver())
 
@@ -64,6 +64,19 @@ def test_pre_model_hook_recalls_across_threads_without_touching_the_history(make
     other = agent.invoke({"messages": [HumanMessage("What is my cat called?")]}, config("bob", "t3"))
     assert other["messages"][-1].content == "I don't know your cat's name."
     assert "Miso" not in system_text(model.prompts[-1])
+
+
+def test_pre_model_hook_keeping_the_block_in_history_shows_it_to_the_model_once(make_client) -> None:
+    client = make_client(mode="lite")
+    model = ScriptedChatModel.from_script(weather_then_cat)
+    agent = build_agent(client, model, keep_in_history=True)
+    agent.invoke({"messages": [HumanMessage("My cat is called Miso.")]}, config("alice", "t1"))
+    for _ in range(3):
+        out = agent.invoke({"messages": [HumanMessage("What is my cat called?")]}, config("alice", "t2"))
+        assert out["messages"][-1].content == "Your cat is called Miso."
+        assert system_text(model.prompts[-1]).count("My cat is called Miso.") == 1
+    blocks = [m.id for m in out["messages"] if isinstance(m, SystemMessage)]
+    assert blocks == ["hy_memory:recall_memories"]
 
 
 async def test_tool_loop_keeps_the_memory_and_writes_the_turn_once(make_client) -> None:
