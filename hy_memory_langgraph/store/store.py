@@ -54,6 +54,7 @@ from hy_memory_langgraph.store.db.engine import (
     read_tx,
     release_engine,
     schema_of,
+    store_url,
     write_tx,
 )
 from hy_memory_langgraph.store.db.faults import database_faults
@@ -166,8 +167,7 @@ class HyMemoryStore(BaseStore):
         self._lock = threading.RLock()
         self._closed = False
         self._sweeper: TTLSweeper | None = None
-        text = os.fspath(path)
-        self._where = text if "://" not in text else parse_url(text).render_as_string(hide_password=True)
+        self._where = store_url(path).render_as_string(hide_password=True)
         with database_faults(self._where):
             self._engine, self._local_file = create_store_engine(
                 path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
@@ -202,6 +202,38 @@ class HyMemoryStore(BaseStore):
         """
         parse_url(url, setting=setting)
         return cls(url, schema=name, **kwargs)
+
+    @classmethod
+    def from_conn_string(cls, conn_string: str, *, index: IndexConfig | None = None,
+                         ttl: TTLConfig | None = None, **kwargs: Any) -> HyMemoryStore:
+        """Open a store the way LangGraph's ``SqliteStore`` / ``PostgresStore`` are opened.
+
+        ``conn_string`` is a SQLite file path, ``":memory:"``, a SQLAlchemy or
+        ``postgres://`` URL, or a libpq DSN (``"host=... dbname=..."``). The store is
+        its own context manager, sync and async, closed on exit::
+
+            with HyMemoryStore.from_conn_string("memory.db") as store:
+                store.setup()
+
+        Args:
+            conn_string: Where the store lives.
+            index: LangGraph's index config (``dims``, ``embed``, ``fields`` or
+                ``text_fields``).
+            ttl: LangGraph's TTL config.
+            **kwargs: Other :class:`HyMemoryStore` arguments (``schema``, ...).
+        """
+        return cls(conn_string, index=index, ttl=ttl, **kwargs)
+
+    def setup(self) -> None:
+        """Create or migrate the tables (done on open already; safe to repeat)."""
+        with self._lock:
+            self._check_open()
+            with database_faults(self._where):
+                migrations.setup(self._engine, COMPONENT, MIGRATIONS)
+
+    async def asetup(self) -> None:
+        """Async twin of :meth:`setup`."""
+        await asyncio.get_running_loop().run_in_executor(None, self.setup)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -267,6 +299,21 @@ class HyMemoryStore(BaseStore):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close`."""
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
+    async def __aenter__(self) -> HyMemoryStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -666,7 +713,16 @@ def _index_setup(
     if config.get("embed") is None:
         raise ConfigError("index['embed'] is required (Embeddings or embedding function)")
     embeddings = ensure_embeddings(config["embed"])
-    fields = list(config.get("fields") or ["$"])
+    distance = config.pop("distance_type", "cosine")
+    if distance != "cosine":
+        raise ConfigError(f"index['distance_type']={distance!r} is not supported: HyMemoryStore ranks by "
+                          "cosine similarity (scores in [-1, 1], higher is closer); omit distance_type "
+                          "or set it to 'cosine'")
+    text_fields = config.pop("text_fields", None)
+    if text_fields is not None and config.get("fields") not in (None, text_fields):
+        raise ConfigError("index['fields'] and index['text_fields'] differ; give one of them "
+                          "(text_fields is LangGraph's SqliteStore name for fields)")
+    fields = list(config.get("fields") or text_fields or ["$"])
     config["fields"] = fields
     return IndexConfig(**config), embeddings, tokenize_fields(fields)  # type: ignore[typeddict-item]
 

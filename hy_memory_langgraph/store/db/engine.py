@@ -61,6 +61,7 @@ __all__ = [
     "parse_url",
     "schema_name",
     "schema_of",
+    "store_url",
     "read_tx",
     "write_tx",
 ]
@@ -94,6 +95,8 @@ def parse_url(text: str, *, setting: str = "the store URL") -> URL:
             f"{setting}={_hide(text)!r} is not a database URL ({exc}); expected e.g. "
             "postgresql+psycopg://user:password@host:5432/dbname"
         ) from None
+    if url.drivername in ("postgres", "postgres+psycopg"):  # libpq's scheme name
+        url = url.set(drivername="postgresql+psycopg")
     backend = url.get_backend_name()
     if backend not in ("sqlite", *_SERVER_DIALECTS):
         raise ConfigError(
@@ -105,6 +108,50 @@ def parse_url(text: str, *, setting: str = "the store URL") -> URL:
             url = url.set(drivername="postgresql+psycopg")
         _require_psycopg(setting)
     return url
+
+
+_DSN_PAIR = re.compile(r"^\s*[A-Za-z_]+\s*=")
+
+
+def store_url(path: str | os.PathLike[str], *, setting: str = "the store URL") -> URL:
+    """The URL of what a store is opened on: a SQLAlchemy or ``postgres://`` URL, a libpq
+    DSN (``"host=... dbname=..."``), ``":memory:"`` (an in-memory SQLite database), or a
+    SQLite file path.
+
+    Example:
+        >>> store_url(":memory:").render_as_string()
+        'sqlite://'
+        >>> store_url("dbname=mem host=/tmp user=me", setting="X").render_as_string(hide_password=False)
+        'postgresql+psycopg://me@/mem?host=%2Ftmp'
+    """
+    text = os.fspath(path)
+    if text == ":memory:":
+        return URL.create("sqlite")
+    if "://" in text:
+        return parse_url(text, setting=setting)
+    if _DSN_PAIR.match(text):
+        return _dsn_url(text, setting)
+    return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
+
+
+def _dsn_url(text: str, setting: str) -> URL:
+    """A libpq ``key=value`` connection string as a ``postgresql+psycopg`` URL."""
+    _require_psycopg(setting)
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = {k: str(v) for k, v in conninfo_to_dict(text).items() if v is not None}
+    except Exception as exc:  # noqa: BLE001 - psycopg raises ProgrammingError subclasses
+        raise ConfigError(f"{setting}={_hide(text)!r} is not a libpq connection string ({exc}); "
+                          "expected e.g. 'host=localhost port=5432 dbname=mem user=me'") from None
+    port = params.pop("port", None)
+    host = params.pop("host", None)
+    if host is not None and (host.startswith("/") or "," in host):
+        params["host"], host = host, None  # a socket directory or several hosts: libpq reads the query
+    return URL.create("postgresql+psycopg", username=params.pop("user", None),
+                      password=params.pop("password", None), host=host,
+                      port=int(port) if port and port.isdigit() else None,
+                      database=params.pop("dbname", None), query=params)
 
 
 def _hide(text: str) -> str:
@@ -157,11 +204,7 @@ def create_store_engine(
         The engine (give it back with :func:`release_engine`), and the local SQLite
         file when there is one (``None`` for in-memory SQLite and server databases).
     """
-    text = os.fspath(path)
-    if "://" in text:
-        url = parse_url(text)
-    else:
-        url = URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
+    url = store_url(path)
     if url.get_backend_name() in _SERVER_DIALECTS:
         return _server_engine(url, schema_name(schema or "public")), None
     local = _local_sqlite_file(url)
