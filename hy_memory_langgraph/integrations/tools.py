@@ -22,10 +22,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.prebuilt import ToolRuntime
+from pydantic import Field
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import InvalidInputError
@@ -43,6 +44,8 @@ __all__ = ["create_memory_tools"]
 
 #: The runtime injected into each tool; its context may be any type (dict, dataclass, ...).
 AnyToolRuntime = ToolRuntime[Any, Any]
+#: The most results search_memory returns.
+MAX_LIMIT = 20
 
 SEARCH_DESCRIPTION = (
     "Search the user's long-term memory (what they told you in earlier conversations: "
@@ -77,9 +80,26 @@ def _render_hits(result: SearchResult) -> str:
     return f"{block}\n\nids: {', '.join(ids)}" if block else "No memories found."
 
 
+#: What a tool's model-facing arguments are, with descriptions and bounds in the schema.
+Query = Annotated[str, Field(description="What to look for, in the user's words (a question or keywords).")]
+Limit = Annotated[int | None, Field(ge=1, le=MAX_LIMIT,
+                                    description=f"How many memories at most (1-{MAX_LIMIT}); omit for the default.")]
+Content = Annotated[str, Field(description="One self-contained statement to remember, e.g. "
+                                           "'The user's cat is called Miso.'")]
+MemoryId = Annotated[str, Field(description="The id of the memory, as search_memory showed it.")]
+
+
 def create_memory_tools(client: HyMemoryClient, *, scene: str | None = None, k: int = 5,
-                        include_forget: bool = True) -> list[BaseTool]:
+                        include_forget: bool = True, user_id: str | None = None,
+                        session_id: str | None = None, workspace_id: str | None = None,
+                        branch: str | None = None) -> list[BaseTool]:
     """LangChain tools ``search_memory``, ``save_memory`` (and ``forget_memory``).
+
+    By default each tool reads whose memory it is from the ``ToolRuntime`` a
+    ``ToolNode`` (or ``create_agent``) injects. With ``user_id`` the tools are bound to
+    that user (and session, workspace, branch) instead and take no runtime, so they also
+    work outside a ``ToolNode`` (``tool.invoke({"query": ...})``, MCP, test suites). The
+    user is never a tool argument: a model cannot choose whose memory it reads.
 
     Args:
         client: The memory client.
@@ -88,68 +108,132 @@ def create_memory_tools(client: HyMemoryClient, *, scene: str | None = None, k: 
             writes chat memories.
         k: Default number of results of ``search_memory`` (the model may ask for up to 20).
         include_forget: Add ``forget_memory``.
+        user_id: Bind the tools to this user (no runtime needed).
+        session_id: With ``user_id``: the session ``save_memory`` writes under.
+        workspace_id: With ``user_id``: the workspace searched (productivity scenes).
+        branch: With ``user_id``: the branch searched within ``workspace_id``.
 
     Raises:
-        MissingContextError: When a tool runs without a ``user_id`` in its runtime.
+        InvalidInputError: A bad ``scene`` or ``k``, or scope values without ``user_id``.
+        MissingContextError: When a runtime-reading tool runs without a ``user_id``.
 
     Example:
         >>> [t.name for t in create_memory_tools(client)]  # doctest: +SKIP
         ['search_memory', 'save_memory', 'forget_memory']
+        >>> create_memory_tools(client, user_id="u1")[0].invoke({"query": "cat"})  # doctest: +SKIP
+        'No memories found.'
     """
     if scene is not None and scene not in SCENES:
         raise InvalidInputError(f"scene={scene!r} is invalid: use None or one of {', '.join(SCENES)}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
+        raise InvalidInputError(f"k={k!r} is invalid: pass the default number of results, 1-{MAX_LIMIT}")
+    if user_id is None and any(v is not None for v in (session_id, workspace_id, branch)):
+        raise InvalidInputError("session_id, workspace_id and branch bind the tools only together with "
+                                "user_id; without it the tools read the whole scope from the run")
+    ops = _MemoryOps(client, scene, k)
+    fixed = None if user_id is None else MemoryScope(user_id, session_id, workspace_id, branch)
+    made = _bound_tools(ops, fixed) if fixed is not None else _runtime_tools(ops)
+    return made if include_forget else made[:2]
 
-    def search_args(query: str, limit: int | None, runtime: AnyToolRuntime) -> dict[str, Any]:
-        scope = _scope(runtime, "search_memory")
-        size = k if limit is None else max(1, min(int(limit), 20))
-        return {"query": query, "scene": scene, "user_ids": [scope.user_id], "limit": size,
+
+class _MemoryOps:
+    """What the three tools do for one scope, sync and async."""
+
+    def __init__(self, client: HyMemoryClient, scene: str | None, k: int) -> None:
+        self.client, self.scene, self.k = client, scene, k
+
+    def _search_args(self, scope: MemoryScope, query: str, limit: int | None) -> dict[str, Any]:
+        size = self.k if limit is None else max(1, min(int(limit), MAX_LIMIT))
+        return {"query": query, "scene": self.scene, "user_ids": [scope.user_id], "limit": size,
                 "workspace_id": scope.workspace_id, "branch": scope.branch}
 
-    def search_memory(query: str, runtime: AnyToolRuntime, limit: int | None = None) -> str:
-        return _render_hits(client.search(**search_args(query, limit, runtime)))
+    def search(self, scope: MemoryScope, query: str, limit: int | None) -> str:
+        return _render_hits(self.client.search(**self._search_args(scope, query, limit)))
 
-    async def asearch_memory(query: str, runtime: AnyToolRuntime, limit: int | None = None) -> str:
-        return _render_hits(await client.asearch(**search_args(query, limit, runtime)))
+    async def asearch(self, scope: MemoryScope, query: str, limit: int | None) -> str:
+        return _render_hits(await self.client.asearch(**self._search_args(scope, query, limit)))
 
-    def save_args(content: str, runtime: AnyToolRuntime) -> dict[str, Any]:
-        scope = _scope(runtime, "save_memory")
+    @staticmethod
+    def _save_args(scope: MemoryScope, content: str) -> dict[str, Any]:
         if not content.strip():
             raise InvalidInputError("save_memory needs non-empty content")
         return {"messages": [{"role": "user", "content": content.strip()}], "scene": "chat",
                 "user_id": scope.user_id, "session_id": scope.session_id,
                 "metadata": {"saved_by": "save_memory"}}
 
-    def _saved(result: dict[str, Any]) -> str:
-        ids = result.get("memory_ids") or []
-        return f"Saved ({', '.join(ids)})." if ids else "Already known; nothing new saved."
+    def save(self, scope: MemoryScope, content: str) -> str:
+        return _saved(self.client.add(**self._save_args(scope, content)))
 
-    def save_memory(content: str, runtime: AnyToolRuntime) -> str:
-        return _saved(client.add(**save_args(content, runtime)))
+    async def asave(self, scope: MemoryScope, content: str) -> str:
+        return _saved(await self.client.aadd(**self._save_args(scope, content)))
 
-    async def asave_memory(content: str, runtime: AnyToolRuntime) -> str:
-        return _saved(await client.aadd(**save_args(content, runtime)))
-
-    def forget(memory_id: str, runtime: AnyToolRuntime) -> str:
-        scope = _scope(runtime, "forget_memory")
-        record = client.get(memory_id) if memory_id.strip() else None
+    def forget(self, scope: MemoryScope, memory_id: str) -> str:
+        record = self.client.get(memory_id) if memory_id.strip() else None
         if record is None or record.get("user_id") != scope.user_id:
             return f"No memory {memory_id!r} of this user."
-        client.delete(memory_id)
+        self.client.delete(memory_id)
         return f"Forgot {memory_id}."
 
-    def forget_memory(memory_id: str, runtime: AnyToolRuntime) -> str:
-        return forget(memory_id, runtime)
+    async def aforget(self, scope: MemoryScope, memory_id: str) -> str:
+        return await asyncio.to_thread(self.forget, scope, memory_id)
 
-    async def aforget_memory(memory_id: str, runtime: AnyToolRuntime) -> str:
-        return await asyncio.to_thread(forget, memory_id, runtime)
 
-    tools: list[BaseTool] = [
-        StructuredTool.from_function(search_memory, coroutine=asearch_memory, name="search_memory",
+def _saved(result: dict[str, Any]) -> str:
+    ids = result.get("memory_ids") or []
+    return f"Saved ({', '.join(ids)})." if ids else "Already known; nothing new saved."
+
+
+def _tools(search: Any, asearch: Any, save: Any, asave: Any, forget: Any, aforget: Any) -> list[BaseTool]:
+    return [
+        StructuredTool.from_function(search, coroutine=asearch, name="search_memory",
                                      description=SEARCH_DESCRIPTION),
-        StructuredTool.from_function(save_memory, coroutine=asave_memory, name="save_memory",
-                                     description=SAVE_DESCRIPTION),
+        StructuredTool.from_function(save, coroutine=asave, name="save_memory", description=SAVE_DESCRIPTION),
+        StructuredTool.from_function(forget, coroutine=aforget, name="forget_memory",
+                                     description=FORGET_DESCRIPTION),
     ]
-    if include_forget:
-        tools.append(StructuredTool.from_function(forget_memory, coroutine=aforget_memory,
-                                                  name="forget_memory", description=FORGET_DESCRIPTION))
-    return tools
+
+
+def _runtime_tools(ops: _MemoryOps) -> list[BaseTool]:
+    """Tools that read the scope from the injected ``ToolRuntime``."""
+    def search_memory(query: Query, runtime: AnyToolRuntime, limit: Limit = None) -> str:
+        return ops.search(_scope(runtime, "search_memory"), query, limit)
+
+    async def asearch_memory(query: Query, runtime: AnyToolRuntime, limit: Limit = None) -> str:
+        return await ops.asearch(_scope(runtime, "search_memory"), query, limit)
+
+    def save_memory(content: Content, runtime: AnyToolRuntime) -> str:
+        return ops.save(_scope(runtime, "save_memory"), content)
+
+    async def asave_memory(content: Content, runtime: AnyToolRuntime) -> str:
+        return await ops.asave(_scope(runtime, "save_memory"), content)
+
+    def forget_memory(memory_id: MemoryId, runtime: AnyToolRuntime) -> str:
+        return ops.forget(_scope(runtime, "forget_memory"), memory_id)
+
+    async def aforget_memory(memory_id: MemoryId, runtime: AnyToolRuntime) -> str:
+        return await ops.aforget(_scope(runtime, "forget_memory"), memory_id)
+
+    return _tools(search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)
+
+
+def _bound_tools(ops: _MemoryOps, scope: MemoryScope) -> list[BaseTool]:
+    """Tools bound to one scope (no runtime: usable with ``tool.invoke`` anywhere)."""
+    def search_memory(query: Query, limit: Limit = None) -> str:
+        return ops.search(scope, query, limit)
+
+    async def asearch_memory(query: Query, limit: Limit = None) -> str:
+        return await ops.asearch(scope, query, limit)
+
+    def save_memory(content: Content) -> str:
+        return ops.save(scope, content)
+
+    async def asave_memory(content: Content) -> str:
+        return await ops.asave(scope, content)
+
+    def forget_memory(memory_id: MemoryId) -> str:
+        return ops.forget(scope, memory_id)
+
+    async def aforget_memory(memory_id: MemoryId) -> str:
+        return await ops.aforget(scope, memory_id)
+
+    return _tools(search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langgraph.prebuilt import ToolRuntime, create_react_agent
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, ToolRuntime, create_react_agent
 from langgraph.warnings import LangGraphDeprecatedSinceV10
 
-from hy_memory_langgraph.errors import MissingContextError
+from hy_memory_langgraph.errors import InvalidInputError, MissingContextError
 from hy_memory_langgraph.integrations import create_memory_tools
 from hy_memory_langgraph.testing import ScriptedChatModel
 
@@ -118,3 +119,48 @@ def test_working_scene_search_renders_facts(make_client) -> None:
     search = by_name(create_memory_tools(client, scene="working"))["search_memory"]
     out = search.invoke({"query": "Q3 sales PDF", "runtime": runtime("u1")})
     assert "sales_q3" in out and "ids: " in out
+
+
+def test_the_schema_describes_every_argument_and_bounds_the_limit(make_client) -> None:
+    for tools in (create_memory_tools(make_client(mode="lite")),
+                  create_memory_tools(make_client(mode="lite"), user_id="u1")):
+        schemas = {t.name: t.tool_call_schema.model_json_schema() for t in tools}
+        for schema in schemas.values():
+            assert all(p.get("description") for p in schema["properties"].values())
+            assert "runtime" not in schema["properties"] and "user_id" not in schema["properties"]
+        bounded = schemas["search_memory"]["properties"]["limit"]["anyOf"][0]
+        assert (bounded["minimum"], bounded["maximum"]) == (1, 20)
+
+
+async def test_bound_tools_work_outside_a_tool_node_for_their_user_only(make_client) -> None:
+    client = make_client(mode="lite")
+    client.add("My cat is called Miso.", user_id="alice")
+    client.add("My cat is called Tom.", user_id="bob")
+    search, save, forget = create_memory_tools(client, user_id="alice")
+    found = search.invoke({"query": "cat", "limit": 5})
+    assert "Miso" in found and "Tom" not in found
+    # an extra argument a model might invent does not change whose memory it is
+    assert "Tom" not in search.invoke({"query": "cat", "user_id": "bob"})
+    assert (await save.ainvoke({"content": "Alice's dog is called Rex."})).startswith("Saved")
+    assert "Rex" in await search.ainvoke({"query": "dog"})
+    bob_id = client.search("cat", user_ids=["bob"])["memories"][0]["memory_id"]
+    assert forget.invoke({"memory_id": bob_id}).startswith("No memory")
+    assert client.get(bob_id) is not None
+
+
+def test_a_limit_out_of_bounds_goes_back_to_the_model_as_a_tool_error(make_client) -> None:
+    search = create_memory_tools(make_client(mode="lite"), user_id="u1")[0]
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", ToolNode([search]))
+    builder.add_edge(START, "tools")
+    builder.add_edge("tools", END)
+    call = AIMessage("", tool_calls=[{"name": "search_memory", "args": {"query": "x", "limit": 99}, "id": "c1"}])
+    reply = builder.compile().invoke({"messages": [call]})["messages"][-1]
+    assert reply.status == "error" and "20" in str(reply.content)
+
+
+def test_scope_values_without_a_user_are_refused(make_client) -> None:
+    with pytest.raises(InvalidInputError, match="user_id"):
+        create_memory_tools(make_client(mode="lite"), workspace_id="w1")
+    with pytest.raises(InvalidInputError, match="k="):
+        create_memory_tools(make_client(mode="lite"), k=50)
