@@ -91,7 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _usage(wants_json(argv), exc)
     try:
         code = _dispatch(args)
-        sys.stdout.flush()
+        if not sys.stdout.closed:  # a server that spoke over stdio has closed it
+            sys.stdout.flush()
         return code
     except BrokenPipeError:
         # The reader left (``| head``): stop quietly, and keep Python from complaining

@@ -77,7 +77,7 @@ HANDLERS: Final = {
     "get": "memories:get", "update": "memories:update", "history": "memories:history",
     "delete": "memories:delete", "log": "memories:log", "stats": "memories:stats",
     "export": "transfer:export", "import": "transfer:import_", "demo": "demo:demo",
-    "workflow run": "workflow:run",
+    "workflow run": "workflow:run", "mcp": "mcp:serve",
 }
 
 
@@ -273,6 +273,28 @@ def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentPa
     run.set_defaults(raw_exit=True)
 
 
+MCP_DESCRIPTION: Final = f"""\
+Serve one user's memory to MCP clients (coding agents, IDEs): tools search_memory,
+save_memory, record_work and forget_memory. The user, session, workspace and branch are
+fixed here, never by a tool argument. Standard input/output by default; --http serves
+streamable HTTP at http://HOST:PORT/mcp instead. Needs: pip install 'hy-memory-langgraph[mcp]'.
+The user comes from --user-id or {USER_ENV}.
+"""
+
+
+def _mcp_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+    mcp = _command(sub, "mcp", parent, "serve a user's memory over the Model Context Protocol", MCP_DESCRIPTION)
+    _user(mcp)
+    mcp.add_argument("--session-id", help="the session writes are recorded under")
+    mcp.add_argument("--workspace-id", help="working/coding scope, e.g. a repository URL")
+    mcp.add_argument("--branch", help="working/coding scope inside the workspace")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="with --http: the address (default 127.0.0.1)")
+    mcp.add_argument("--port", type=lambda v: _whole(v, 1), default=8000, help="with --http: the port (default 8000)")
+    _mode(mcp)
+    mcp.set_defaults(raw_exit=True)
+
+
 def build_parser(version: str) -> CommandParser:
     """The full parser; ``--data-dir`` and ``--json`` work before or after the subcommand."""
     parser = CommandParser(prog="hy-memory", description=DESCRIPTION,
@@ -285,6 +307,7 @@ def build_parser(version: str) -> CommandParser:
     _memory_commands(sub, parent)
     _transfer_commands(sub, parent)
     _other_commands(sub, parent)
+    _mcp_command(sub, parent)
     return parser
 
 

@@ -40,7 +40,7 @@ from hy_memory_langgraph.integrations.scope import MemoryScope, resolve_scope
 from hy_memory_langgraph.results import SearchResult
 from hy_memory_langgraph.scenes import SCENES
 
-__all__ = ["create_memory_tools"]
+__all__ = ["MemoryOps", "create_memory_tools"]
 
 #: The runtime injected into each tool; its context may be any type (dict, dataclass, ...).
 AnyToolRuntime = ToolRuntime[Any, Any]
@@ -130,13 +130,13 @@ def create_memory_tools(client: HyMemoryClient, *, scene: str | None = None, k: 
     if user_id is None and any(v is not None for v in (session_id, workspace_id, branch)):
         raise InvalidInputError("session_id, workspace_id and branch bind the tools only together with "
                                 "user_id; without it the tools read the whole scope from the run")
-    ops = _MemoryOps(client, scene, k)
+    ops = MemoryOps(client, scene, k)
     fixed = None if user_id is None else MemoryScope(user_id, session_id, workspace_id, branch)
     made = _bound_tools(ops, fixed) if fixed is not None else _runtime_tools(ops)
     return made if include_forget else made[:2]
 
 
-class _MemoryOps:
+class MemoryOps:
     """What the three tools do for one scope, sync and async."""
 
     def __init__(self, client: HyMemoryClient, scene: str | None, k: int) -> None:
@@ -193,7 +193,7 @@ def _tools(search: Any, asearch: Any, save: Any, asave: Any, forget: Any, aforge
     ]
 
 
-def _runtime_tools(ops: _MemoryOps) -> list[BaseTool]:
+def _runtime_tools(ops: MemoryOps) -> list[BaseTool]:
     """Tools that read the scope from the injected ``ToolRuntime``."""
     def search_memory(query: Query, runtime: AnyToolRuntime, limit: Limit = None) -> str:
         return ops.search(_scope(runtime, "search_memory"), query, limit)
@@ -216,7 +216,7 @@ def _runtime_tools(ops: _MemoryOps) -> list[BaseTool]:
     return _tools(search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)
 
 
-def _bound_tools(ops: _MemoryOps, scope: MemoryScope) -> list[BaseTool]:
+def _bound_tools(ops: MemoryOps, scope: MemoryScope) -> list[BaseTool]:
     """Tools bound to one scope (no runtime: usable with ``tool.invoke`` anywhere)."""
     def search_memory(query: Query, limit: Limit = None) -> str:
         return ops.search(scope, query, limit)
