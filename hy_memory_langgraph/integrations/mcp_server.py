@@ -22,7 +22,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Awaitable
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -33,6 +34,8 @@ from hy_memory_langgraph.integrations.tools import MAX_LIMIT, SAVE_DESCRIPTION, 
 
 __all__ = ["build_mcp_server"]
 
+T = TypeVar("T")
+
 SearchScene = Literal["chat", "working", "coding"]
 WorkScene = Literal["working", "coding"]
 _INSTRUCTIONS = ("Long-term memory of the current user: search it before answering questions about "
@@ -40,10 +43,14 @@ _INSTRUCTIONS = ("Long-term memory of the current user: search it before answeri
                  "work (with its tool calls) so how it was done can be found again.")
 
 
-def _tool_error(exc: HyMemoryError) -> Exception:
-    from mcp.server.fastmcp.exceptions import ToolError
+async def _guarded(call: Awaitable[T]) -> T:
+    """``await call``, a library error turned into an MCP tool error with its message."""
+    try:
+        return await call
+    except HyMemoryError as exc:
+        from mcp.server.fastmcp.exceptions import ToolError
 
-    return ToolError(str(exc))
+        raise ToolError(str(exc)) from exc
 
 
 def _outcome(scene: str, result: dict[str, Any]) -> str:
@@ -99,19 +106,13 @@ def _add_tools(server: Any, client: HyMemoryClient, scope: MemoryScope, ops: dic
                                                          "how tasks were done (coding adds the version chain).")] = "chat",
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="How many results at most.")] = 5,
     ) -> str:
-        try:
-            return await ops[scene].asearch(scope, query, limit)
-        except HyMemoryError as exc:
-            raise _tool_error(exc) from exc
+        return await _guarded(ops[scene].asearch(scope, query, limit))
 
     @server.tool(description=SAVE_DESCRIPTION)
     async def save_memory(
         content: Annotated[str, Field(description="One self-contained statement to remember.")],
     ) -> str:
-        try:
-            return await ops["chat"].asave(scope, content)
-        except HyMemoryError as exc:
-            raise _tool_error(exc) from exc
+        return await _guarded(ops["chat"].asave(scope, content))
 
     @server.tool(description="Record a finished piece of work (the conversation with its tool calls and "
                              "results) in working or coding memory.")
@@ -121,19 +122,13 @@ def _add_tools(server: Any, client: HyMemoryClient, scope: MemoryScope, ops: dic
             min_length=1, description="The work's messages, OpenAI style: {role, content, tool_calls?, "
                                       "tool_call_id?}.")],
     ) -> str:
-        try:
-            result = await client.aadd(messages, scene=scene, user_id=scope.user_id,
-                                       session_id=scope.session_id, workspace_id=scope.workspace_id,
-                                       branch=scope.branch, metadata={"saved_by": "mcp"})
-        except HyMemoryError as exc:
-            raise _tool_error(exc) from exc
+        result = await _guarded(client.aadd(messages, scene=scene, user_id=scope.user_id,
+                                            session_id=scope.session_id, workspace_id=scope.workspace_id,
+                                            branch=scope.branch, metadata={"saved_by": "mcp"}))
         return _outcome(scene, dict(result))
 
     @server.tool(description="Delete one of the user's memories by its id (as search_memory showed it).")
     async def forget_memory(
         memory_id: Annotated[str, Field(description="The memory's id.")],
     ) -> str:
-        try:
-            return await ops["chat"].aforget(scope, memory_id)
-        except HyMemoryError as exc:
-            raise _tool_error(exc) from exc
+        return await _guarded(ops["chat"].aforget(scope, memory_id))
