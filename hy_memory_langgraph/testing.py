@@ -67,6 +67,10 @@ class HashingEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         return self._embed(text)
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Several queries in one call (what the embedded e5 offers too)."""
+        return [self._embed(t) for t in texts]
+
 
 Script = Sequence[str | AIMessage] | Callable[[list[BaseMessage]], str | AIMessage]
 

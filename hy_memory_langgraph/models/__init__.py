@@ -45,6 +45,7 @@ is re-exported here.
 
 from __future__ import annotations
 
+from hy_memory_langgraph.embedding_batch import BatchQueryEmbeddings, embed_queries
 from hy_memory_langgraph.models.bounded import BoundedEmbeddings
 from hy_memory_langgraph.models.cache import CachedEmbeddings, embedding_owners
 from hy_memory_langgraph.models.chat import (
@@ -63,6 +64,7 @@ from hy_memory_langgraph.models.gateway import LLMGateway, LLMUsage, StageUsage
 from hy_memory_langgraph.models.identity import base_embeddings, model_identity
 
 __all__ = [
+    "BatchQueryEmbeddings",
     "BoundedEmbeddings",
     "CachedEmbeddings",
     "embedding_owners",
@@ -75,6 +77,7 @@ __all__ = [
     "StageUsage",
     "base_embeddings",
     "embedding_dims",
+    "embed_queries",
     "model_identity",
     "resolve_chat_model",
     "resolve_embeddings",

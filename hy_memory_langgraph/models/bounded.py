@@ -10,7 +10,9 @@ client:
   a megabyte); a model declaring ``max_input_bytes`` gets that; any other model
   :data:`DEFAULT_INPUT_BYTES` (more than common embedding models read).
 * **Query cache.** A bounded LRU of query embeddings (exact text → vector): the second
-  identical search makes no embedding call.
+  identical search makes no embedding call; :meth:`BoundedEmbeddings.embed_queries` fills
+  it for several queries in one call, and with a model that embeds queries as documents
+  (OpenAI's) the documents of a write are served from it too.
 
 Example:
     >>> from hy_memory_langgraph.testing import HashingEmbeddings
@@ -28,6 +30,7 @@ from typing import Final
 
 from langchain_core.embeddings import Embeddings
 
+from hy_memory_langgraph.embedding_batch import embed_queries, embeds_queries_as_documents
 from hy_memory_langgraph.models.embeddings import E5Embeddings, head_tail_bytes
 from hy_memory_langgraph.models.identity import base_embeddings
 
@@ -88,9 +91,16 @@ class BoundedEmbeddings(Embeddings):
         self.cache_misses = 0
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._lock = threading.Lock()
+        self._symmetric = embeds_queries_as_documents(base_embeddings(inner))
 
     def _fit(self, text: str) -> str:
         return text if self.max_input_bytes is None else head_tail_bytes(text, self.max_input_bytes)
+
+    def _peek(self, text: str) -> list[float] | None:
+        """The cached query vector of ``text`` (no counters moved), or ``None``."""
+        with self._lock:
+            vector = self._cache.get(text)
+            return None if vector is None else list(vector)
 
     def _cached(self, text: str) -> list[float] | None:
         with self._lock:
@@ -112,8 +122,16 @@ class BoundedEmbeddings(Embeddings):
                 self._cache.popitem(last=False)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed documents, each held to the input window."""
-        return self.inner.embed_documents([self._fit(t) for t in texts])
+        """Embed documents, each held to the input window. A model that embeds queries as
+        documents (OpenAI's) serves texts just embedded as queries from the query cache."""
+        if not self._symmetric:
+            return self.inner.embed_documents([self._fit(t) for t in texts])
+        found = {t: self._peek(t) for t in dict.fromkeys(texts)}
+        missing = [t for t, v in found.items() if v is None]
+        if missing:
+            vectors = self.inner.embed_documents([self._fit(t) for t in missing])
+            found.update({t: list(v) for t, v in zip(missing, vectors, strict=True)})
+        return [list(found[t] or []) for t in texts]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return await self.inner.aembed_documents([self._fit(t) for t in texts])
@@ -126,6 +144,19 @@ class BoundedEmbeddings(Embeddings):
         vector = list(self.inner.embed_query(self._fit(text)))
         self._keep(text, vector)
         return vector
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Several queries: the ones not cached embedded in one call (when the model can,
+        see :func:`~hy_memory_langgraph.embedding_batch.embed_queries`), then cached."""
+        wanted = list(texts)
+        found = {t: self._cached(t) for t in dict.fromkeys(wanted)}
+        missing = [t for t, v in found.items() if v is None]
+        if missing:
+            vectors = embed_queries(self.inner, [self._fit(t) for t in missing])
+            for text, vector in zip(missing, vectors, strict=True):
+                found[text] = list(vector)
+                self._keep(text, found[text])
+        return [list(found[t] or []) for t in wanted]
 
     async def aembed_query(self, text: str) -> list[float]:
         cached = self._cached(text)

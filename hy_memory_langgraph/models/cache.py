@@ -49,6 +49,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
 
+from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.models.embeddings import embedding_dims
 from hy_memory_langgraph.models.identity import model_identity
@@ -252,6 +253,20 @@ class CachedEmbeddings(Embeddings):
         self._count(0, 1)
         self._keep([(key, _pack(vector)), *self._refs([key])])
         return vector
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Query vectors of ``texts``; the uncached ones embedded in one model call."""
+        texts = list(texts)
+        if not self.cache_queries or not texts:
+            return embed_queries(self.embeddings, texts)
+        keys = [self.key(t, query=True) for t in texts]
+        found = self.store.mget(keys)
+        missing = self._missing(texts, found)
+        vectors = embed_queries(self.embeddings, missing) if missing else []
+        out, _ = self._merge(texts, found, missing, vectors)
+        fresh = {t: out[texts.index(t)] for t in missing}
+        self._keep([*((self.key(t, query=True), _pack(v)) for t, v in fresh.items()), *self._refs(keys)])
+        return out
 
     async def aembed_query(self, text: str) -> list[float]:
         """Async twin of :meth:`embed_query`."""

@@ -184,6 +184,10 @@ class E5Embeddings(Embeddings):
         """Embed a search query (``query:`` side)."""
         return self._encode([text], is_query=True)[0]
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Embed several search queries in one pass (``query:`` side)."""
+        return self._encode(list(texts), is_query=True)
+
 
 class _CallableEmbeddings(Embeddings):
     """Adapts ``fn(list[str]) -> list[vector]`` to the LangChain interface."""

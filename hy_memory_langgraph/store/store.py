@@ -31,6 +31,7 @@ from langgraph.store.base import (
     ensure_embeddings,
 )
 
+from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import (
     ConfigError,
     ModelUnavailableError,
@@ -393,7 +394,7 @@ class HyMemoryStore(BaseStore):
         query_vectors: list[list[float]] = []
         if self.embeddings is not None:
             text_vectors = self.embeddings.embed_documents(texts) if texts else []
-            query_vectors = [self.embeddings.embed_query(q) for q in queries]
+            query_vectors = embed_queries(self.embeddings, queries)
         else:
             texts, queries = [], []
         return self._execute(plan, self._vectors(texts, text_vectors), self._vectors(queries, query_vectors))

@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.flows.chat.search import hybrid_search
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
@@ -121,6 +122,7 @@ def gather_candidates(state: ChatWriteState, runtime: Runtime[MemoryContext]) ->
     """Existing memories of the same user that each new fact might touch."""
     ctx = runtime.context
     seen: dict[str, ChatMemory] = {}
+    embed_queries(ctx.stores.embeddings, [fact["content"] for fact in state["facts"]])  # one call, then cached
     for fact in state["facts"]:
         for memory in hybrid_search(ctx, state["user_id"], fact["content"], _CANDIDATES_PER_FACT,
                                     now=state["at"]):

@@ -1,0 +1,112 @@
+"""Several queries in one embedding call: the helper, the caches, and a pro chat add."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_openai import OpenAIEmbeddings
+
+from hy_memory_langgraph.embedding_batch import embed_queries, embeds_queries_as_documents
+from hy_memory_langgraph.models import BoundedEmbeddings
+from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
+
+
+class Batching(HashingEmbeddings):
+    """Counts model calls; embeds queries with a prefix, as e5 does."""
+
+    def __init__(self) -> None:
+        super().__init__(dims=64)
+        self.calls: list[tuple[str, int]] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(("documents", len(texts)))
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.calls.append(("query", 1))
+        return super().embed_query("q: " + text)
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(("queries", len(texts)))
+        return [HashingEmbeddings.embed_query(self, "q: " + t) for t in texts]
+
+
+class Prefixing(HashingEmbeddings):
+    """Changes embed_query below a class that batches: must keep being called."""
+
+    def embed_query(self, text: str) -> list[float]:
+        return super().embed_query("query: " + text)
+
+
+def test_a_batching_model_embeds_all_queries_in_one_call_with_the_same_vectors() -> None:
+    model = Batching()
+    vectors = embed_queries(model, ["tea", "coffee", "tea"])
+    assert model.calls == [("queries", 3)]
+    assert vectors == [model.embed_query(t) for t in ("tea", "coffee", "tea")]
+
+
+def test_a_subclass_that_changes_embed_query_is_never_bypassed() -> None:
+    model = Prefixing()
+    assert embed_queries(model, ["tea"]) == [HashingEmbeddings().embed_query("query: tea")]
+
+
+def test_the_bounded_cache_fills_in_one_call_and_answers_later_queries() -> None:
+    model = Batching()
+    bounded = BoundedEmbeddings(model)
+    first = bounded.embed_queries(["a b", "c d"])
+    assert model.calls == [("queries", 2)]
+    assert bounded.embed_query("c d") == first[1] and bounded.embed_queries(["a b"]) == [first[0]]
+    assert model.calls == [("queries", 2)]  # both answered from the cache
+
+
+def test_openai_embeddings_count_as_embedding_queries_like_documents() -> None:
+    model = OpenAIEmbeddings(model="text-embedding-3-small", api_key="sk-test", base_url="http://127.0.0.1:9")
+    assert embeds_queries_as_documents(model) and not embeds_queries_as_documents(HashingEmbeddings())
+
+
+def _four_facts(messages: list[Any]) -> dict[str, Any]:
+    turn = "b" if "Oslo" in str(messages[-1].content) else "a"
+    return {"facts": [{"content": f"The user fact {turn}{i}: likes {kind}", "subject": "user", "owner": "user"}
+                      for i, kind in enumerate(["tea", "Oslo", "chess", "jazz"])]}
+
+
+def test_a_pro_chat_add_makes_one_query_call_for_all_its_facts(make_client) -> None:
+    model = Batching()
+    llm = ScriptedChatModel.from_stages({
+        "chat_extract": _four_facts,
+        "chat_reconcile": {"operations": [{"fact": f"n{i}", "op": "ADD", "target": None} for i in range(4)]}})
+    client = make_client("pro", llm, embeddings=model)
+    client.add("warm up: I like tea", user_id="u1")
+    model.calls.clear()
+    result = client.add("I like tea, Oslo, chess and jazz", user_id="u1")
+    assert result["ops_summary"]["ADD"] == 4
+    # e5-like models: one call for the four neighbour searches, one for the four documents
+    assert model.calls == [("queries", 4), ("documents", 4)]
+
+
+def _respond(request: dict[str, Any]) -> str:
+    system = str(request["messages"][0]["content"])
+    if '"operations"' in system:
+        return json.dumps({"operations": [{"fact": f"n{i}", "op": "ADD", "target": None} for i in range(3)]})
+    if '"facts"' in system:
+        user = str(request["messages"][-1]["content"])
+        tag = "b" if "second" in user else "a"
+        return json.dumps({"facts": [{"content": f"The user fact {tag}{i}", "subject": "user", "owner": "user"}
+                                     for i in range(3)]})
+    return "{}"
+
+
+def test_with_openai_embeddings_a_pro_chat_add_is_one_embedding_request(openai_stub, make_client,
+                                                                         monkeypatch) -> None:
+    openai_stub.responder = _respond
+    for name, value in openai_stub.env().items():
+        monkeypatch.setenv(name, value)
+    client = make_client(mode=None, embeddings=None)
+    client.add("the first conversation", user_id="u1")
+    before = len(openai_stub.embedding_requests)
+    result = client.add("the second conversation", user_id="u1")
+    assert result["ops_summary"]["ADD"] == 3
+    requests = openai_stub.embedding_requests[before:]
+    assert len(requests) == 1, [r.body for r in requests]
+    assert sorted(requests[0].body["input"]) == [f"The user fact b{i}" for i in range(3)]
