@@ -4,7 +4,9 @@
 workspace, branch) from the tool's ``ToolRuntime``: the runtime context first, then
 ``config["configurable"]`` (see :mod:`.scope`). They work in ``langchain.agents.create_agent``,
 ``langgraph.prebuilt.create_react_agent`` / ``ToolNode``, and any graph that runs tools
-through a ``ToolNode``.
+through a ``ToolNode``. ``create_memory_tools(client, user_id=...)`` binds them to one user
+instead (no runtime needed: ``tool.invoke({"query": ...})`` anywhere; the MCP server uses
+the same operations, :class:`MemoryOps`). Whose memory is never a tool argument.
 
 * ``search_memory(query, limit=None)``: the user's memories, best first, each with
   its id (zero LLM calls);
