@@ -446,3 +446,21 @@ async def test_concurrent_async_calls_share_usage() -> None:
     await asyncio.gather(*(gateway.ainvoke(f"stage{i % 2}", "p") for i in range(10)))
     assert usage.total_calls == 10
     assert usage.snapshot()["stage0"]["prompt_tokens"] == 15
+
+
+def test_the_e5_engine_loads_with_a_short_spin_and_leaves_the_environment_alone(monkeypatch) -> None:
+    import os
+
+    from hy_memory_langgraph.models.embeddings import E5_SPIN_COUNT, _short_openmp_spin_while_loading
+
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with _short_openmp_spin_while_loading():
+        assert os.environ["GOMP_SPINCOUNT"] == str(E5_SPIN_COUNT)
+    assert "GOMP_SPINCOUNT" not in os.environ
+    for chosen in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        monkeypatch.setenv(chosen, "PASSIVE" if chosen == "OMP_WAIT_POLICY" else "42")
+        before = dict(os.environ)
+        with _short_openmp_spin_while_loading():
+            assert dict(os.environ) == before  # the process chose: nothing changes
+        monkeypatch.delenv(chosen)

