@@ -110,3 +110,17 @@ def test_with_openai_embeddings_a_pro_chat_add_is_one_embedding_request(openai_s
     requests = openai_stub.embedding_requests[before:]
     assert len(requests) == 1, [r.body for r in requests]
     assert sorted(requests[0].body["input"]) == [f"The user fact b{i}" for i in range(3)]
+
+
+def test_the_embedding_cache_batches_and_keeps_queries_under_query_keys(tmp_path) -> None:
+    from hy_memory_langgraph.models import CachedEmbeddings
+    from hy_memory_langgraph.store import HyMemoryKVStore
+
+    model = Batching()
+    with HyMemoryKVStore(tmp_path / "cache.db") as kv:
+        cache = CachedEmbeddings(model, kv)
+        first = cache.embed_queries(["tea", "coffee"])
+        again = cache.embed_queries(["coffee", "milk"])
+        assert model.calls == [("queries", 2), ("queries", 1)]  # only "milk" was new
+        assert again[0] == first[1] == cache.embed_query("coffee")
+        assert all(":q:" in key for key in kv.yield_keys())

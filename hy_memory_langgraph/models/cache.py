@@ -203,7 +203,8 @@ class CachedEmbeddings(Embeddings):
         return list(dict.fromkeys(t for t, blob in zip(texts, found) if blob is None))
 
     def _merge(self, texts: list[str], found: list[bytes | None], missing: list[str],
-               vectors: list[list[float]]) -> tuple[list[list[float]], list[tuple[str, bytes]]]:
+               vectors: list[list[float]], *, query: bool = False) -> tuple[list[list[float]],
+                                                                           list[tuple[str, bytes]]]:
         if len(vectors) != len(missing):
             raise InvalidInputError(
                 f"{type(self.embeddings).__name__} returned {len(vectors)} vectors for "
@@ -211,7 +212,7 @@ class CachedEmbeddings(Embeddings):
         fresh = {t: [float(x) for x in v] for t, v in zip(missing, vectors)}
         out = [fresh[t] if blob is None else _unpack(blob) for t, blob in zip(texts, found)]
         self._count(len(texts) - sum(1 for b in found if b is None), len(missing))
-        return out, [(self.key(t), _pack(v)) for t, v in fresh.items()]
+        return out, [(self.key(t, query=query), _pack(v)) for t, v in fresh.items()]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts``; only texts never seen by this model are embedded."""
@@ -263,9 +264,8 @@ class CachedEmbeddings(Embeddings):
         found = self.store.mget(keys)
         missing = self._missing(texts, found)
         vectors = embed_queries(self.embeddings, missing) if missing else []
-        out, _ = self._merge(texts, found, missing, vectors)
-        fresh = {t: out[texts.index(t)] for t in missing}
-        self._keep([*((self.key(t, query=True), _pack(v)) for t, v in fresh.items()), *self._refs(keys)])
+        out, new = self._merge(texts, found, missing, vectors, query=True)
+        self._keep(new + self._refs(keys))
         return out
 
     async def aembed_query(self, text: str) -> list[float]:
