@@ -30,10 +30,11 @@ if TYPE_CHECKING:
         StoreCorruptionError,
         StoreError,
     )
-    from hy_memory_langgraph.store import HyMemoryStore
+    from hy_memory_langgraph.store import AsyncHyMemoryStore, HyMemoryStore
     from hy_memory_langgraph.threads import configure_threads
 
 __all__ = [
+    "AsyncHyMemoryStore",
     "CodingConfig",
     "ConfigError",
     "ConflictError",
@@ -59,6 +60,7 @@ _HOMES: Final = {
     "HyMemoryClient": "hy_memory_langgraph.client",
     "CodingConfig": "hy_memory_langgraph.config",
     "MemoryConfig": "hy_memory_langgraph.config",
+    "AsyncHyMemoryStore": "hy_memory_langgraph.store",
     "HyMemoryStore": "hy_memory_langgraph.store",
     "configure_threads": "hy_memory_langgraph.threads",
     **{name: _ERRORS for name in ("ConfigError", "ConflictError", "HyMemoryError", "InvalidInputError",

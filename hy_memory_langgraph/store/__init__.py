@@ -60,6 +60,7 @@ Example:
 
 from __future__ import annotations
 
+from hy_memory_langgraph.store.aio import AsyncHyMemoryStore
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.extensions import CapabilityFlags, IndexedStore
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
@@ -73,6 +74,6 @@ from hy_memory_langgraph.store.sql.filters import FilterError
 from hy_memory_langgraph.store.store import HyMemoryStore
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
-__all__ = ["CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache",
+__all__ = ["AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache",
            "IndexedStore", "KeyHit",
            "LexicalCompleteOp", "LexicalOp", "LexicalStatus", "shared_index_cache"]

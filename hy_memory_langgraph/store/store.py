@@ -13,9 +13,9 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -45,6 +45,7 @@ from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize
 from hy_memory_langgraph.store.batch.search import run_key_search, run_search
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
+from hy_memory_langgraph.store.db.migrations import Migration
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     create_store_engine,
@@ -72,6 +73,7 @@ from hy_memory_langgraph.store.sql.filters import compile_filter
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
+from hy_memory_langgraph.store.vector.index import METRICS
 from hy_memory_langgraph.store.vector.scoped import ScopedIndex
 from hy_memory_langgraph.threads import check_thread_count
 
@@ -146,6 +148,8 @@ class HyMemoryStore(BaseStore):
     #: ``LexicalOp`` in a batch and :meth:`lexical_search`: BM25 postings kept in the
     #: database (see :mod:`.lexical_ops`); :meth:`vector_search_keys` ranks without values.
     supports_lexical_index = True
+    #: The tables' migration history (LangGraph's stores name theirs the same way).
+    MIGRATIONS: ClassVar[Sequence[Migration]] = MIGRATIONS
 
     def __init__(
         self,
@@ -206,7 +210,8 @@ class HyMemoryStore(BaseStore):
 
     @classmethod
     def from_conn_string(cls, conn_string: str, *, index: IndexConfig | None = None,
-                         ttl: TTLConfig | None = None, **kwargs: Any) -> HyMemoryStore:
+                         ttl: TTLConfig | None = None, pipeline: bool = False,
+                         pool_config: Mapping[str, Any] | None = None, **kwargs: Any) -> HyMemoryStore:
         """Open a store the way LangGraph's ``SqliteStore`` / ``PostgresStore`` are opened.
 
         ``conn_string`` is a SQLite file path, ``":memory:"``, a SQLAlchemy or
@@ -221,8 +226,13 @@ class HyMemoryStore(BaseStore):
             index: LangGraph's index config (``dims``, ``embed``, ``fields`` or
                 ``text_fields``).
             ttl: LangGraph's TTL config.
+            pipeline: ``PostgresStore``'s psycopg pipeline switch, accepted so its
+                callers run unchanged: a batch already runs its statements together.
+            pool_config: ``PostgresStore``'s pool settings, accepted likewise: the
+                store keeps its own SQLAlchemy pool.
             **kwargs: Other :class:`HyMemoryStore` arguments (``schema``, ...).
         """
+        del pipeline, pool_config
         return cls(conn_string, index=index, ttl=ttl, **kwargs)
 
     def setup(self) -> None:
@@ -230,17 +240,17 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             with database_faults(self._where):
-                migrations.setup(self._engine, COMPONENT, MIGRATIONS)
+                migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
 
     async def asetup(self) -> None:
         """Async twin of :meth:`setup`."""
-        await asyncio.get_running_loop().run_in_executor(None, self.setup)
+        await asyncio.get_running_loop().run_in_executor(None, functools.partial(HyMemoryStore.setup, self))
 
     # ------------------------------------------------------------ lifecycle
 
     def _open(self, search_threads: int | None, cache: IndexCache) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
-        migrations.setup(self._engine, COMPONENT, MIGRATIONS)
+        migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
         reading = self.read_only and not is_absent(self._engine)  # may not even write defaults
         with (read_tx(self._engine) if reading else write_tx(self._engine, schema_setup=True)) as conn:
             if not reading:
@@ -261,7 +271,8 @@ class HyMemoryStore(BaseStore):
             _remove_old_index_files(self._local_file)
         if dims is None:
             return None
-        scoped = ScopedIndex(dims, cache, search_threads=search_threads)
+        metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
+        scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric)
         with read_tx(self._engine) as conn:
             scoped.open(conn)
         return scoped
@@ -282,7 +293,7 @@ class HyMemoryStore(BaseStore):
                 return
             self._closed = True
         try:
-            self.stop_ttl_sweeper()
+            HyMemoryStore.stop_ttl_sweeper(self)  # the sync one, also under AsyncHyMemoryStore
             if self._checkpointer is not None:
                 self._checkpointer.close()
             if self._scoped is not None:
@@ -477,7 +488,16 @@ class HyMemoryStore(BaseStore):
                 self._write(plan, text_vectors, ttl_ids, now)
         return plan.results
 
+    def _visible_after(self, now: int) -> int:
+        """Reads see the items expiring after this time: ``now``, or every row not yet
+        swept under ``ttl={"omit_expired": False}`` (LangGraph's option; unset, an
+        expired item is hidden at once, so an erased or lapsed memory never resurfaces)."""
+        if self.ttl_config and self.ttl_config.get("omit_expired") is False:
+            return sql.EVERY_ROW
+        return now
+
     def _read(self, plan: BatchPlan, query_vectors: Vectors, now: int) -> list[int]:
+        now = self._visible_after(now)
         ttl_ids: list[int] = []
         results = plan.results
         with read_tx(self._engine) as conn:
@@ -678,7 +698,8 @@ class HyMemoryStore(BaseStore):
                 or self.ttl_config.get("sweep_interval_minutes")
                 or DEFAULT_SWEEP_MINUTES
             )
-            self._sweeper = TTLSweeper(self.sweep_ttl, interval_minutes=float(interval))
+            sweep = functools.partial(HyMemoryStore.sweep_ttl, self)  # sync, whatever the subclass
+            self._sweeper = TTLSweeper(sweep, interval_minutes=float(interval))
             return self._sweeper.start()
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
@@ -714,16 +735,18 @@ def _index_setup(
     if config.get("embed") is None:
         raise ConfigError("index['embed'] is required (Embeddings or embedding function)")
     embeddings = ensure_embeddings(config["embed"])
-    distance = config.pop("distance_type", "cosine")
-    if distance != "cosine":
-        raise ConfigError(f"index['distance_type']={distance!r} is not supported: HyMemoryStore ranks by "
-                          "cosine similarity (scores in [-1, 1], higher is closer); omit distance_type "
-                          "or set it to 'cosine'")
+    distance = config.get("distance_type", "cosine")
+    if distance not in METRICS:
+        raise ConfigError(f"index['distance_type']={distance!r} is not supported: use 'cosine' (the "
+                          "default, scores in [-1, 1]), 'inner_product' (the dot product) or 'l2' "
+                          "(minus the Euclidean distance); higher is closer in all three")
     text_fields = config.pop("text_fields", None)
     if text_fields is not None and config.get("fields") not in (None, text_fields):
         raise ConfigError("index['fields'] and index['text_fields'] differ; give one of them "
                           "(text_fields is LangGraph's SqliteStore name for fields)")
     fields = list(config.get("fields") or text_fields or ["$"])
     config["fields"] = fields
+    if text_fields is not None:  # read back under the name it was given, as SqliteStore does
+        config["text_fields"] = list(text_fields)
     return IndexConfig(**config), embeddings, tokenize_fields(fields)  # type: ignore[typeddict-item]
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar
 
+import numpy as np
 import pytest
+from langchain_core.embeddings import Embeddings
 from sqlalchemy.engine import make_url
 from store_helpers import index_config
 
@@ -84,10 +87,45 @@ def test_text_fields_is_an_alias_of_fields() -> None:
         HyMemoryStore(":memory:", index={**index, "fields": ["other"]})  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("distance", ["l2", "inner_product"])
-def test_other_distances_are_refused_not_silently_cosine(distance: str) -> None:
-    index = {"dims": 16, "embed": HashingEmbeddings(16), "distance_type": distance}
-    with pytest.raises(ConfigError, match="distance_type.*cosine"):
+class _TableEmbeddings(Embeddings):
+    """Fixed, deliberately unnormalised vectors: the three metrics rank them differently."""
+
+    VECTORS: ClassVar[dict[str, list[float]]] = {
+        "near": [1.0, 0.1], "long": [10.0, 9.0], "tilted": [0.6, 0.8], "q": [1.0, 0.0]}
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.VECTORS[t] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.VECTORS[text]
+
+
+def _expected(metric: str, doc: list[float], query: list[float]) -> float:
+    d, q = np.asarray(doc), np.asarray(query)
+    if metric == "cosine":
+        return float(d @ q / (np.linalg.norm(d) * np.linalg.norm(q)))
+    if metric == "inner_product":
+        return float(d @ q)
+    return -float(np.linalg.norm(d - q))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "inner_product", "l2"])
+@pytest.mark.parametrize("candidates", [None, ["near", "long"]], ids=["scan", "filtered"])
+def test_distance_types_rank_and_score_as_langgraph_stores(metric: str, candidates: list[str] | None) -> None:
+    index = {"dims": 2, "embed": _TableEmbeddings(), "fields": ["t"], "distance_type": metric}
+    with HyMemoryStore(":memory:", index=index) as store:  # type: ignore[arg-type]
+        for text in ("near", "long", "tilted"):
+            store.put(("d",), text, {"t": text, "pick": text in (candidates or [text])})
+        hits = store.search(("d",), query="q", filter={"pick": True})
+        docs = [t for t in ("near", "long", "tilted") if t in (candidates or ["near", "long", "tilted"])]
+        want = sorted(((_expected(metric, _TableEmbeddings.VECTORS[t], [1.0, 0.0]), t) for t in docs),
+                      reverse=True)
+        assert [h.key for h in hits] == [t for _, t in want]
+        assert [h.score for h in hits] == pytest.approx([s for s, _ in want], abs=1e-5)
+        assert store.index_config["distance_type"] == metric
+
+
+def test_an_unknown_distance_type_is_refused_with_the_choices() -> None:
+    index = {"dims": 16, "embed": HashingEmbeddings(16), "distance_type": "hamming"}
+    with pytest.raises(ConfigError, match="distance_type.*'cosine'.*'inner_product'.*'l2'"):
         HyMemoryStore(":memory:", index=index)  # type: ignore[arg-type]
-    with HyMemoryStore(":memory:", index={**index, "distance_type": "cosine"}) as store:  # type: ignore[arg-type]
-        assert "distance_type" not in store.index_config

@@ -37,6 +37,7 @@ __all__ = [
     "by_namespace",
     "chunks",
     "now_us",
+    "EVERY_ROW",
     "to_datetime",
     "live",
     "item_where",
@@ -111,6 +112,8 @@ def by_namespace(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
 
 
 _NEVER = 2**63 - 1
+#: A read time before every expiry: reads at it see expired rows not yet swept.
+EVERY_ROW = -(2**63)
 
 
 def live(now: int) -> sa.ColumnElement[bool]:

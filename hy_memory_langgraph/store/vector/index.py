@@ -1,5 +1,9 @@
 """The derived FAISS index: ``IndexIDMap2(IndexFlatIP)`` over L2-normalised vectors.
 
+(With LangGraph's other distance types, ``inner_product`` indexes the raw vectors in
+``IndexFlatIP`` and ``l2`` in ``IndexFlatL2``, scores following LangGraph's stores:
+the inner product, and minus the Euclidean distance; higher is closer in all three.)
+
 Vector ids pack the owning item id and the vector's position inside the item,
 ``(item_id << POS_BITS) | pos``, so the item of any hit is ``vid >> POS_BITS``
 and no separate id map is needed. Inner products of normalised vectors are
@@ -34,6 +38,7 @@ __all__ = [
     "POS_BITS",
     "MAX_VECTORS_PER_ITEM",
     "BRUTE_FORCE_MAX",
+    "METRICS",
     "VectorIndex",
     "pack",
     "normalize",
@@ -42,6 +47,9 @@ __all__ = [
 POS_BITS = 20
 MAX_VECTORS_PER_ITEM = 1 << POS_BITS
 BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector scan
+
+#: LangGraph's ``distance_type`` values the index ranks by.
+METRICS = ("cosine", "inner_product", "l2")
 
 FloatArray = npt.NDArray[np.float32]
 IdArray = npt.NDArray[np.int64]
@@ -100,10 +108,11 @@ def _omp_threads(threads: int | None) -> Iterator[None]:
 
 
 class VectorIndex:
-    """Exact cosine index keyed by packed vector ids.
+    """Exact index keyed by packed vector ids (cosine unless told otherwise).
 
     Args:
         dims: Vector size.
+        metric: One of :data:`METRICS`.
         search_threads: OpenMP threads FAISS may use for one search, set for the
             searching thread only (``None``: the OpenMP default, one per core).
             Even a single query fans out: faiss >= 1.14.2 splits an unrestricted
@@ -114,11 +123,20 @@ class VectorIndex:
         ConfigError: ``search_threads`` is not a positive int or ``None``.
     """
 
-    def __init__(self, dims: int, *, search_threads: int | None = 1) -> None:
+    def __init__(self, dims: int, *, search_threads: int | None = 1, metric: str = "cosine") -> None:
+        if metric not in METRICS:
+            raise InvalidInputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
         faiss = _faiss()
         self.dims = dims
+        self.metric = metric
         self.search_threads = check_thread_count(search_threads, "search_threads")
-        self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dims))
+        flat = faiss.IndexFlatL2(dims) if metric == "l2" else faiss.IndexFlatIP(dims)
+        self._index = faiss.IndexIDMap2(flat)
+
+    def _prepare(self, vectors: FloatArray) -> FloatArray:
+        if self.metric == "cosine":
+            return normalize(vectors)
+        return np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
 
     @property
     def ntotal(self) -> int:
@@ -129,10 +147,10 @@ class VectorIndex:
         return _faiss().vector_to_array(self._index.id_map).astype(np.int64, copy=False)
 
     def add(self, ids: IdArray, vectors: FloatArray) -> None:
-        """Add raw vectors (normalised here) under ``ids``."""
+        """Add raw vectors (normalised here for cosine) under ``ids``."""
         if len(ids) == 0:
             return
-        data = normalize(vectors)
+        data = self._prepare(vectors)
         if data.shape[1] != self.dims:
             raise InvalidInputError(f"vectors have {data.shape[1]} dims, the index has {self.dims}")
         self._index.add_with_ids(data, np.ascontiguousarray(ids, dtype=np.int64))
@@ -147,12 +165,12 @@ class VectorIndex:
     def search(
         self, query: FloatArray, k: int, allowed: IdArray | None = None
     ) -> tuple[FloatArray, IdArray]:
-        """Top-``k`` vectors by cosine, best first, optionally only among ``allowed``.
+        """Top-``k`` vectors by the metric's score, best first, optionally only among ``allowed``.
 
         Returns fewer than ``k`` hits only when fewer vectors are eligible. FAISS
         runs with :attr:`search_threads` OpenMP threads in the calling thread.
         """
-        q = normalize(query)
+        q = self._prepare(query)
         with _omp_threads(self.search_threads):
             if allowed is not None and len(allowed) <= BRUTE_FORCE_MAX:
                 return self._brute_force(q[0], k, allowed)
@@ -171,7 +189,10 @@ class VectorIndex:
             params = faiss.SearchParameters(sel=selector)
         scores, vids = self._index.search(q, k, params=params)
         keep = vids[0] >= 0
-        return scores[0][keep], vids[0][keep]
+        found = scores[0][keep]
+        if self.metric == "l2":  # FAISS gives squared distances, nearest first
+            found = -np.sqrt(np.maximum(found, 0.0)).astype(np.float32)
+        return found, vids[0][keep]
 
     def _brute_force(
         self, q: FloatArray, k: int, allowed: IdArray
@@ -179,7 +200,11 @@ class VectorIndex:
         if len(allowed) == 0 or k <= 0:
             return np.empty(0, np.float32), np.empty(0, np.int64)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)
-        scores = self._index.reconstruct_batch(ids) @ q
+        stored = self._index.reconstruct_batch(ids)
+        if self.metric == "l2":
+            scores = -np.linalg.norm(stored - q, axis=1)
+        else:
+            scores = stored @ q
         if k < len(ids):
             top = np.argpartition(-scores, k - 1)[:k]
         else:

@@ -44,12 +44,14 @@ class Mirror:
     Args:
         dims: Vector size.
         search_threads: OpenMP threads per FAISS search.
+        metric: How vectors are compared (see :data:`.index.METRICS`).
     """
 
-    def __init__(self, dims: int, *, search_threads: int | None = 1) -> None:
+    def __init__(self, dims: int, *, search_threads: int | None = 1, metric: str = "cosine") -> None:
         self.dims = dims
         self.search_threads = search_threads
-        self.index = VectorIndex(dims, search_threads=search_threads)
+        self.metric = metric
+        self.index = VectorIndex(dims, search_threads=search_threads, metric=metric)
         self._item_ns: dict[int, str] = {}
         self._item_nvec: dict[int, int] = {}
         self._ns_items: dict[str, set[int]] = {}

@@ -97,12 +97,15 @@ class ScopedIndex:
         dims: Vector size.
         cache: Where the scope indexes live (shared with other stores).
         search_threads: OpenMP threads per FAISS search.
+        metric: How vectors are compared (see :data:`.index.METRICS`).
     """
 
-    def __init__(self, dims: int, cache: IndexCache, *, search_threads: int | None = 1) -> None:
+    def __init__(self, dims: int, cache: IndexCache, *, search_threads: int | None = 1,
+                 metric: str = "cosine") -> None:
         self.dims = dims
         self.cache = cache
         self.search_threads = search_threads
+        self.metric = metric
         self.owner = uuid.uuid4().hex
         self.seq = 0
 
@@ -130,7 +133,7 @@ class ScopedIndex:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        mirror = Mirror(self.dims, search_threads=self.search_threads)
+        mirror = Mirror(self.dims, search_threads=self.search_threads, metric=self.metric)
         with _collector_paused():
             rows = sql.vectors_of_scope(conn, now, scope)
             item_ids, positions, namespaces, blobs = zip(*rows, strict=True) if rows else ((), (), (), ())
