@@ -45,7 +45,6 @@ from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize
 from hy_memory_langgraph.store.batch.search import run_key_search, run_search
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
-from hy_memory_langgraph.store.db.migrations import Migration
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     create_store_engine,
@@ -60,6 +59,7 @@ from hy_memory_langgraph.store.db.engine import (
     write_tx,
 )
 from hy_memory_langgraph.store.db.faults import database_faults
+from hy_memory_langgraph.store.db.migrations import Migration
 from hy_memory_langgraph.store.db.wal import (
     WRITER_CHECKPOINT_PAGES,
     WalCheckpointer,
