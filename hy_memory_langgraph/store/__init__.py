@@ -74,6 +74,6 @@ from hy_memory_langgraph.store.sql.filters import FilterError
 from hy_memory_langgraph.store.store import HyMemoryStore
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
-__all__ = ["AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore", "IndexCache",
-           "IndexedStore", "KeyHit",
-           "LexicalCompleteOp", "LexicalOp", "LexicalStatus", "shared_index_cache"]
+__all__ = ["AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore",
+           "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus",
+           "shared_index_cache"]

@@ -47,11 +47,11 @@ class AsyncHyMemoryStore(HyMemoryStore):
 
     async def setup(self) -> None:  # type: ignore[override]
         """Create or migrate the tables (done on open already; safe to repeat)."""
-        await asyncio.get_running_loop().run_in_executor(None, super().setup)
+        await self.asetup()
 
     async def sweep_ttl(self) -> int:  # type: ignore[override]
         """Delete expired items; returns how many."""
-        return await asyncio.get_running_loop().run_in_executor(None, super().sweep_ttl)
+        return await asyncio.get_running_loop().run_in_executor(None, self._sweep)
 
     async def start_ttl_sweeper(  # type: ignore[override]
         self, sweep_interval_minutes: float | None = None
@@ -61,8 +61,7 @@ class AsyncHyMemoryStore(HyMemoryStore):
 
     async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:  # type: ignore[override]
         """Stop the background sweeper; ``True`` when it is not running any more."""
-        stop = super().stop_ttl_sweeper
-        return await asyncio.get_running_loop().run_in_executor(None, stop, timeout)
+        return await asyncio.get_running_loop().run_in_executor(None, self._stop_sweeper, timeout)
 
 
 def _refuse_on_loop_thread(method: str) -> None:

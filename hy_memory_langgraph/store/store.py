@@ -237,14 +237,20 @@ class HyMemoryStore(BaseStore):
 
     def setup(self) -> None:
         """Create or migrate the tables (done on open already; safe to repeat)."""
+        self._setup()
+
+    async def asetup(self) -> None:
+        """Async twin of :meth:`setup`."""
+        await asyncio.get_running_loop().run_in_executor(None, self._setup)
+
+    # The sync work behind setup, the sweep and stopping the sweeper, which
+    # AsyncHyMemoryStore turns into coroutines under the same public names.
+
+    def _setup(self) -> None:
         with self._lock:
             self._check_open()
             with database_faults(self._where):
                 migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
-
-    async def asetup(self) -> None:
-        """Async twin of :meth:`setup`."""
-        await asyncio.get_running_loop().run_in_executor(None, functools.partial(HyMemoryStore.setup, self))
 
     # ------------------------------------------------------------ lifecycle
 
@@ -293,7 +299,7 @@ class HyMemoryStore(BaseStore):
                 return
             self._closed = True
         try:
-            HyMemoryStore.stop_ttl_sweeper(self)  # the sync one, also under AsyncHyMemoryStore
+            self._stop_sweeper()
             if self._checkpointer is not None:
                 self._checkpointer.close()
             if self._scoped is not None:
@@ -665,9 +671,12 @@ class HyMemoryStore(BaseStore):
 
     # ------------------------------------------------------------ TTL
 
-    @_faults
     def sweep_ttl(self) -> int:
         """Delete expired items (rows, vectors, index entries); returns how many."""
+        return self._sweep()
+
+    @_faults
+    def _sweep(self) -> int:
         with self._lock:
             self._check_open()
             now = sql.now_us()
@@ -698,12 +707,14 @@ class HyMemoryStore(BaseStore):
                 or self.ttl_config.get("sweep_interval_minutes")
                 or DEFAULT_SWEEP_MINUTES
             )
-            sweep = functools.partial(HyMemoryStore.sweep_ttl, self)  # sync, whatever the subclass
-            self._sweeper = TTLSweeper(sweep, interval_minutes=float(interval))
+            self._sweeper = TTLSweeper(self._sweep, interval_minutes=float(interval))
             return self._sweeper.start()
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the background sweeper; ``True`` when it is not running any more."""
+        return self._stop_sweeper(timeout)
+
+    def _stop_sweeper(self, timeout: float | None = None) -> bool:
         sweeper = self._sweeper
         if sweeper is None:
             return True

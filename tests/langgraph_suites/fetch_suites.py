@@ -30,7 +30,8 @@ def suite_dir(dest: Path, package: str) -> Path:
 
 
 def fetch(package: str, dest: Path) -> Path:
-    """Download and unpack the tests of the installed ``package``; returns their folder."""
+    """Download and unpack the tests of the installed ``package`` under the existing
+    folder ``dest``; returns their folder."""
     target = suite_dir(dest, package)
     if (target / "tests").is_dir():
         return target
@@ -39,13 +40,12 @@ def fetch(package: str, dest: Path) -> Path:
         subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
                         "--no-binary", ":all:", pinned, "-d", tmp], check=True)
         (archive,) = Path(tmp).glob("*.tar.gz")
-        staging = Path(tempfile.mkdtemp(dir=dest.parent if dest.parent.exists() else None))
+        staging = Path(tempfile.mkdtemp(dir=dest))  # beside the target: the rename stays on one disk
         with tarfile.open(archive) as tar:
             wanted = [m for m in tar.getmembers()
                       if m.isfile() and _keep(m.name.split("/", 1)[-1])]
             tar.extractall(staging, members=wanted, filter="data")
         (root,) = staging.iterdir()
-        target.parent.mkdir(parents=True, exist_ok=True)
         root.rename(target)
         staging.rmdir()
     return target

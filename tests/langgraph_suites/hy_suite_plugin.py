@@ -82,10 +82,8 @@ def pytest_configure(config: pytest.Config) -> None:
             suite_conftest.DEFAULT_POSTGRES_URI = uri.rsplit("/", 1)[0] + "/"
 
 
-def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> pytest.Module | None:
-    if module_path.name.startswith("test_") and "store" in module_path.name or module_path.name == "test_ttl.py":
-        return _AdaptedModule.from_parent(parent, path=module_path)
-    return None
+def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> pytest.Module:
+    return _AdaptedModule.from_parent(parent, path=module_path)  # only the store modules are given
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

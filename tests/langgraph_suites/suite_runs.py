@@ -16,8 +16,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fetch_suites import DEFAULT_DEST, suite_dir
+
 HERE = Path(__file__).resolve().parent
-DEFAULT_SUITES = HERE.parents[1] / ".cache" / "langgraph-suites"
 MODULES = {
     "langgraph-checkpoint-sqlite": ["tests/test_store.py", "tests/test_async_store.py", "tests/test_ttl.py"],
     # Its two 6,000- and 60,000-operation batch tests (test_large_batches*) pass too but take
@@ -30,15 +31,9 @@ MODULES = {
 HANG_SECONDS = 3600
 
 
-def suites_root() -> Path:
-    return Path(os.environ.get("HY_TEST_LANGGRAPH_SUITES") or DEFAULT_SUITES)
-
-
 def suite_of(package: str) -> Path | None:
     """The unpacked suite of the installed ``package``, if it was fetched."""
-    from importlib.metadata import version
-
-    folder = suites_root() / f"{package}-{version(package)}"
+    folder = suite_dir(Path(os.environ.get("HY_TEST_LANGGRAPH_SUITES") or DEFAULT_DEST), package)
     return folder if (folder / "tests").is_dir() else None
 
 
