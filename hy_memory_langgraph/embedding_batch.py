@@ -26,7 +26,7 @@ from typing import Protocol, cast, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 
-__all__ = ["BatchQueryEmbeddings", "embed_queries", "embeds_queries_as_documents"]
+__all__ = ["BatchQueryEmbeddings", "embed_queries", "embeds_queries_as_documents", "prefetch"]
 
 
 @runtime_checkable
@@ -73,3 +73,13 @@ def embed_queries(emb: Embeddings, texts: Sequence[str]) -> list[list[float]]:
     if embeds_queries_as_documents(emb):
         return emb.embed_documents(texts)
     return [emb.embed_query(t) for t in texts]
+
+
+def prefetch(emb: Embeddings, queries: Sequence[str], documents: Sequence[str] = ()) -> None:
+    """Warm ``emb``'s cache with a write's queries (and documents, where query vectors can
+    serve them) in one call; a no-op for a model without a ``prefetch`` method (such as
+    :class:`~hy_memory_langgraph.models.BoundedEmbeddings`, which every client wraps its
+    model in)."""
+    warm = getattr(emb, "prefetch", None)
+    if callable(warm):
+        warm([t for t in queries if t], [t for t in documents if t])

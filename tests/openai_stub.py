@@ -99,6 +99,7 @@ class StubRequest:
         body: The parsed JSON body (``{}`` for none).
         headers: Request headers (lower-case names).
         usage: The ``usage`` the stub answered with (``None`` on errors).
+        tag: What :attr:`OpenAIStub.tagger` returned when the request arrived.
     """
 
     method: str
@@ -106,6 +107,7 @@ class StubRequest:
     body: dict[str, Any]
     headers: dict[str, str]
     usage: dict[str, int] | None = None
+    tag: Any = None
 
     @property
     def prompt_text(self) -> str:
@@ -128,6 +130,8 @@ class OpenAIStub:
         responder: ``request_json -> reply text`` for chat completions.
         embedder: ``text -> vector`` for embeddings.
         embedding_dims: Size of the default hashing embedder's vectors.
+        tagger: Called as each request arrives; its value is kept as ``StubRequest.tag``
+            (a benchmark labels requests with the write in progress).
 
     Example:
         >>> with OpenAIStub(responder=lambda req: "pong") as stub:
@@ -140,9 +144,11 @@ class OpenAIStub:
         responder: Responder | None = None,
         embedder: Embedder | None = None,
         embedding_dims: int = 16,
+        tagger: Callable[[], Any] | None = None,
     ) -> None:
         self.responder: Responder = responder or (lambda request: "stub reply")
         self.embedder: Embedder = embedder or HashingEmbeddings(dims=embedding_dims).embed_query
+        self.tagger = tagger
         self.requests: list[StubRequest] = []
         self._lock = threading.Lock()
         self._counter = 0
@@ -212,6 +218,8 @@ class OpenAIStub:
         return self._matching("/v1/embeddings")
 
     def _record(self, request: StubRequest) -> int:
+        if self.tagger is not None:
+            request.tag = self.tagger()
         with self._lock:
             self.requests.append(request)
             self._counter += 1

@@ -158,6 +158,18 @@ class BoundedEmbeddings(Embeddings):
                 self._keep(text, found[text])
         return [list(found[t] or []) for t in wanted]
 
+    def prefetch(self, queries: list[str], documents: list[str]) -> None:
+        """Embed what a write is about to search for and store, in one call when it can.
+
+        ``queries`` are embedded (and cached) as :meth:`embed_queries` does. When the model
+        embeds a query exactly as a document (OpenAI's), ``documents`` join that call, so
+        the store's later ``embed_documents`` of them is served from the cache; otherwise
+        documents are left for the store (a query vector cannot stand in for them).
+        """
+        texts = list(queries) + (list(documents) if self._symmetric else [])
+        if texts and self.query_cache_size:
+            self.embed_queries(texts)
+
     async def aembed_query(self, text: str) -> list[float]:
         cached = self._cached(text)
         if cached is not None:

@@ -22,8 +22,10 @@ from typing import Any, Final
 
 from langgraph.runtime import Runtime
 
+from hy_memory_langgraph.embedding_batch import prefetch
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.flows.productivity.extract import MAX_SEARCH_KEYS
+from hy_memory_langgraph.flows.productivity.facts import embed_text
 from hy_memory_langgraph.flows.productivity.input import (
     merge_unique,
     record_fields,
@@ -64,6 +66,7 @@ def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime
     where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
     drafts = state["experience_drafts"]
     requests = [(state["user_id"], d["task"]) for d in drafts]
+    prefetch(runtime.context.stores.embeddings, [d["task"] for d in drafts], _stored_texts(state))
     found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
     calibration = runtime.context.stores.calibration()
     return {"experience_candidates": [
@@ -71,6 +74,15 @@ def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime
          if calibration.for_text(draft["task"]).similarity(score) >= CANDIDATE_MIN_SCORE]
         for draft, hits in zip(drafts, found, strict=True)
     ]}
+
+
+def _stored_texts(state: ProductivityWriteState) -> list[str]:
+    """The other texts this write will embed: the drafts' search keys and the fact."""
+    texts = [k for d in state["experience_drafts"] for k in d.get("search_keys") or []]
+    fact = state.get("fact_draft")
+    if fact:
+        texts.append(embed_text(fact["subject"], fact["statement"]))
+    return texts
 
 
 def route_after_experience_candidates(state: ProductivityWriteState) -> str:
