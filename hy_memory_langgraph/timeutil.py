@@ -11,7 +11,7 @@ from datetime import date, datetime, timezone
 
 from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["utcnow", "coerce_datetime", "iso"]
+__all__ = ["utcnow", "coerce_datetime", "iso", "prompt_time"]
 
 
 def utcnow() -> datetime:
@@ -52,3 +52,14 @@ def coerce_datetime(value: object, field: str) -> datetime | None:
 def iso(value: datetime) -> str:
     """``value`` in UTC as an ISO-8601 string."""
     return value.astimezone(timezone.utc).isoformat()
+
+
+def prompt_time(value: datetime) -> str:
+    """``value`` in UTC to the minute, as a prompt shows the time of a write (seconds and
+    microseconds only cost tokens there).
+
+    Example:
+        >>> prompt_time(datetime(2024, 5, 2, 9, 30, 12, 345, tzinfo=timezone.utc))
+        '2024-05-02T09:30+00:00'
+    """
+    return value.astimezone(timezone.utc).isoformat(timespec="minutes")

@@ -7,6 +7,8 @@ and the size cap every stored message passes (:func:`cap_message_bytes`,
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -14,7 +16,7 @@ from typing import Any
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages.types import Msg, ToolCall
 
-__all__ = ["cap_message_bytes", "cut_marker", "truncate_bytes_head_tail",
+__all__ = ["cap_message_bytes", "compact_json", "cut_marker", "truncate_bytes_head_tail",
            "truncate_chars_head_tail", "compress_for_prompt"]
 
 # "surrogatepass" keeps lone surrogates (which str allows) round-tripping instead of raising.
@@ -132,6 +134,7 @@ def compress_for_prompt(
 ) -> list[Msg]:
     """Shorten tool results, tool-call arguments and long assistant text for a prompt.
 
+    JSON tool results and argument texts are first written compactly (:func:`compact_json`).
     Tool results are cut to ``tool_result_max_bytes`` UTF-8 bytes (head + tail), assistant
     text longer than ``assistant_max_chars`` keeps ``assistant_keep_chars`` at each end,
     and tool-call ``raw_arguments`` longer than ``tool_result_max_bytes`` bytes are cut the
@@ -150,7 +153,7 @@ def compress_for_prompt(
     out: list[Msg] = []
     for m in msgs:
         if m.role == "tool":
-            m = replace(m, content=truncate_bytes_head_tail(m.content, tool_result_max_bytes))
+            m = replace(m, content=truncate_bytes_head_tail(compact_json(m.content), tool_result_max_bytes))
         elif m.role == "assistant":
             content = truncate_chars_head_tail(m.content, assistant_max_chars, assistant_keep_chars)
             calls = tuple(_shrink_call(c, tool_result_max_bytes) for c in m.tool_calls)
@@ -159,7 +162,55 @@ def compress_for_prompt(
     return out
 
 
+def compact_json(text: str) -> str:
+    """``text`` in a compact flow notation when it is one JSON object or array, any other
+    text unchanged.
+
+    A prompt pays for every quote, space and indent of a JSON tool result. The notation
+    keeps the structure and every value: ``{key: value, ...}`` and ``[a, b]``, keys and
+    strings bare unless a bare form could be misread (empty, surrounded by spaces, holding
+    one of ``,:{}[]"`` or a line break, or spelling a number, ``true``/``false``/``null``),
+    then JSON-quoted.
+
+    Example:
+        >>> compact_json('{"id": 7, "name": "Ada Lovelace", "tags": ["a", "b, c"], "n": "7"}')
+        '{id:7,name:Ada Lovelace,tags:[a,"b, c"],n:"7"}'
+        >>> compact_json("total: 3 rows")
+        'total: 3 rows'
+    """
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return _flow(value)
+
+
+_NEEDS_QUOTES = re.compile(r'[,:{}\[\]"\n\r]|^\s|\s$|^$')
+_LITERAL = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null", re.IGNORECASE)
+
+
+def _flow_str(text: str) -> str:
+    if _NEEDS_QUOTES.search(text) or _LITERAL.fullmatch(text):
+        return json.dumps(text, ensure_ascii=False)
+    return text
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_flow_str(str(k))}:{_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_flow(v) for v in value) + "]"
+    if isinstance(value, str):
+        return _flow_str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _shrink_call(call: ToolCall, max_bytes: int, marker: Marker = _truncated_marker) -> ToolCall:
+    if call.raw_arguments:
+        call = replace(call, raw_arguments=compact_json(call.raw_arguments))
     raw = call.raw_arguments
     if len(raw) <= max_bytes // 4 or len(raw.encode("utf-8", _ERRORS)) <= max_bytes:
         return call

@@ -17,7 +17,7 @@ _WS = re.compile(r"\s+")
 def _args_text(call: ToolCall) -> str:
     if call.raw_arguments:
         return call.raw_arguments
-    return json.dumps(call.arguments, ensure_ascii=False, default=str)
+    return json.dumps(call.arguments, ensure_ascii=False, default=str, separators=(",", ":"))
 
 
 def render_transcript(msgs: Iterable[Msg]) -> str:

@@ -158,7 +158,7 @@ def test_prompt_carries_time_workspace_and_branch(make_client) -> None:
     client.add(tool_trace(), scene="coding", user_id="u1", workspace_id="github.com/acme/api",
                branch="fix/search-timeout", memory_at="2024-05-16T10:02:00Z")
     prompt = script.last("coding_extract").user
-    assert "2024-05-16T10:02:00+00:00" in prompt
+    assert "2024-05-16T10:02+00:00" in prompt
     assert "github.com/acme/api" in prompt and "fix/search-timeout" in prompt
     assert json.loads(json.dumps(prompt))  # plain text, no placeholder left
     assert "{history}" not in prompt and "{new_messages}" not in prompt

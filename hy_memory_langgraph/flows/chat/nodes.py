@@ -32,7 +32,7 @@ from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_keys
-from hy_memory_langgraph.timeutil import iso
+from hy_memory_langgraph.timeutil import iso, prompt_time
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
            "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates",
@@ -95,7 +95,7 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
     limits = {"tool_result_max_bytes": ctx.config.coding.tool_result_max_bytes}
     reply = ask_json(
         ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
-        memory_at=iso(state["at"]), user_id=state["user_id"],
+        memory_at=prompt_time(state["at"]), user_id=state["user_id"],
         history=render_transcript(compress_for_prompt(history, **limits)) or "(none)",
         new_messages=render_transcript(compress_for_prompt(state["msgs"], **limits)),
     )

@@ -42,7 +42,7 @@ from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
-from hy_memory_langgraph.timeutil import iso
+from hy_memory_langgraph.timeutil import prompt_time
 
 __all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
            "MAX_SEARCH_KEYS", "MAX_EXPERIENCES", "EXTRACT_FAILED"]
@@ -63,7 +63,7 @@ def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryC
     lang = state["lang"]
     reply = ask_json(
         ctx.llm, f"{state['route']}_extract", get_scene(state["route"]).extract_prompt or "", lang,
-        memory_at=iso(state["at"]), workspace=state.get("workspace_id") or "",
+        memory_at=prompt_time(state["at"]), workspace=state.get("workspace_id") or "",
         branch=state.get("branch") or "",
         history=render_history(ctx, state["user_id"], state.get("session_id"), lang),
         new_messages=render_new_messages(state["msgs"], ctx.config),
