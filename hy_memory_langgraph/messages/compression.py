@@ -166,20 +166,24 @@ def compact_json(text: str) -> str:
     """``text`` in a compact flow notation when it is one JSON object or array, any other
     text unchanged.
 
-    A prompt pays for every quote, space and indent of a JSON tool result. The notation
-    keeps the structure and every value: ``{key: value, ...}`` and ``[a, b]``, keys and
-    strings bare unless a bare form could be misread (empty, surrounded by spaces, holding
-    one of ``,:{}[]"`` or a line break, or spelling a number, ``true``/``false``/``null``),
-    then JSON-quoted.
+    A prompt pays for every quote, space and indent of a JSON tool result, and for every
+    key again in each record of a list. The notation keeps the structure and every value:
+    ``{key:value,...}`` and ``[a,b]``; a list of two or more objects with the same keys in
+    the same order is a table, its keys once, then one row of values per object:
+    ``[{k1,k2}: a,b; c,d]``. Keys and strings are bare unless a bare form could be misread
+    (empty, surrounded by spaces, holding one of ``,:;{}[]"`` or a line break, or spelling
+    a number, ``true``/``false``/``null``), then JSON-quoted.
 
     Example:
         >>> compact_json('{"id": 7, "name": "Ada Lovelace", "tags": ["a", "b, c"], "n": "7"}')
         '{id:7,name:Ada Lovelace,tags:[a,"b, c"],n:"7"}'
+        >>> compact_json('[{"flight": "HAT028", "price": 1859}, {"flight": "HAT277", "price": 101}]')
+        '[{flight,price}: HAT028,1859; HAT277,101]'
         >>> compact_json("total: 3 rows")
         'total: 3 rows'
     """
     head = text.lstrip()[:1]
-    if head not in ("{", "["):
+    if head not in ("{", "[") or len(text) > _COMPACT_MAX_CHARS:
         return text
     try:
         value = json.loads(text)
@@ -188,7 +192,9 @@ def compact_json(text: str) -> str:
     return _flow(value)
 
 
-_NEEDS_QUOTES = re.compile(r'[,:{}\[\]"\n\r]|^\s|\s$|^$')
+#: Larger texts are cut for the prompt anyway; parsing them whole would only cost time.
+_COMPACT_MAX_CHARS = 1_000_000
+_NEEDS_QUOTES = re.compile(r'[,:;{}\[\]"\n\r]|^\s|\s$|^$')
 _LITERAL = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null", re.IGNORECASE)
 
 
@@ -198,10 +204,22 @@ def _flow_str(text: str) -> str:
     return text
 
 
+def _is_table(value: list[Any]) -> bool:
+    """Two or more non-empty objects with the same keys in the same order."""
+    if len(value) < 2 or not all(isinstance(v, dict) and v for v in value):
+        return False
+    keys = list(value[0])
+    return all(list(v) == keys for v in value[1:])
+
+
 def _flow(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{_flow_str(str(k))}:{_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
+        if _is_table(value):
+            keys = list(value[0])
+            rows = "; ".join(",".join(_flow(row[k]) for k in keys) for row in value)
+            return "[{" + ",".join(_flow_str(str(k)) for k in keys) + "}: " + rows + "]"
         return "[" + ",".join(_flow(v) for v in value) + "]"
     if isinstance(value, str):
         return _flow_str(value)
