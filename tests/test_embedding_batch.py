@@ -124,3 +124,42 @@ def test_the_embedding_cache_batches_and_keeps_queries_under_query_keys(tmp_path
         assert model.calls == [("queries", 2), ("queries", 1)]  # only "milk" was new
         assert again[0] == first[1] == cache.embed_query("coffee")
         assert all(":q:" in key for key in kv.yield_keys())
+
+
+def _respond_working(request: dict[str, Any]) -> str:
+    system = str(request["messages"][0]["content"])
+    user = str(request["messages"][-1]["content"])
+    if '"experiences"' in system:
+        topic = "export" if "please export" in user else "import"
+        return json.dumps({
+            "experiences": [{"task": f"{topic} the quarterly report as PDF", "search_keys": [f"{topic} pdf", "report"],
+                             "solution": "File > Export > PDF with notes", "boundary_envs": [], "confidence": 0.8,
+                             "files": ["report.docx"]}],
+            "fact": {"subject": "report.docx", "statement": f"The user did the {topic} of report.docx.",
+                     "files": ["report.docx"], "details": "saved"}})
+    return json.dumps({"operations": [{"draft": "d0", "op": "ADD"}], "supersede": [], "reason": "-"})
+
+
+def test_with_openai_embeddings_a_pro_working_add_is_one_embedding_request(openai_stub, make_client,
+                                                                           monkeypatch) -> None:
+    """The draft's task (searched, then stored), its search keys and the fact: one request."""
+    openai_stub.responder = _respond_working
+    for name, value in openai_stub.env().items():
+        monkeypatch.setenv(name, value)
+    client = make_client(mode=None, embeddings=None)
+
+    def trace(user: str) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": user},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                    "name": "export_pdf", "arguments": '{"path": "report.docx"}'}}]},
+                {"role": "tool", "tool_call_id": "c1", "name": "export_pdf", "content": '{"ok": true}'}]
+
+    client.add(trace("please import the report"), scene="working", user_id="u1")
+    before = len(openai_stub.embedding_requests)
+    result = client.add(trace("please export the report"), scene="working", user_id="u1")
+    assert result["experience_ids"] and result["fact_ids"]
+    requests = openai_stub.embedding_requests[before:]
+    assert len(requests) == 1, [r.body for r in requests]
+    assert sorted(requests[0].body["input"]) == sorted([
+        "export the quarterly report as PDF", "export pdf",
+        "report.docx: The user did the export of report.docx."])

@@ -22,6 +22,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages import (
     Msg,
     ToolCall,
+    compact_json,
     compress_for_prompt,
     detect_language,
     files_from_tool_calls,
@@ -440,6 +441,140 @@ def test_compress_for_prompt() -> None:
     assert len(out[2].content.encode()) <= 2048 and out[2].name == "write"
     assert out[3] == msgs[3]
     assert msgs[1].tool_calls[0].raw_arguments == big_args  # input untouched
+
+
+# ---------------------------------------------------------------------------- compact JSON
+
+_LITERAL = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null")
+
+
+class _FlowReader:
+    """Reads the compact notation back (the test's own reader: the notation is lossless)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.i = text, 0
+
+    def peek(self) -> str:
+        return self.text[self.i:self.i + 1]
+
+    def expect(self, token: str) -> None:
+        assert self.text.startswith(token, self.i), (token, self.text[self.i:self.i + 40])
+        self.i += len(token)
+
+    def scalar(self, stops: str) -> object:
+        if self.peek() == '"':
+            value, end = json.JSONDecoder().raw_decode(self.text, self.i)
+            self.i = end
+            return value
+        start = self.i
+        while self.i < len(self.text) and self.text[self.i] not in stops:
+            self.i += 1
+        bare = self.text[start:self.i]
+        return json.loads(bare) if _LITERAL.fullmatch(bare) else bare
+
+    def value(self) -> object:
+        if self.peek() == "{":
+            return self.obj()
+        if self.peek() == "[":
+            return self.array()
+        return self.scalar(",;}]")
+
+    def obj(self) -> dict:
+        self.expect("{")
+        out: dict = {}
+        while self.peek() != "}":
+            key = self.scalar(":")
+            self.expect(":")
+            out[key] = self.value()
+            if self.peek() == ",":
+                self.expect(",")
+        self.expect("}")
+        return out
+
+    def array(self) -> list:
+        self.expect("[")
+        if self.peek() == "{":
+            keys, start = [], self.i
+            self.expect("{")
+            if self.peek() != "}":
+                keys.append(self.scalar(":,}"))
+            if not keys or self.peek() == ":":  # an object, not a table header
+                self.i = start
+            else:
+                while self.peek() == ",":
+                    self.expect(",")
+                    keys.append(self.scalar(",}"))
+                self.expect("}: ")
+                rows = [self.row(keys)]
+                while self.peek() == ";":
+                    self.expect("; ")
+                    rows.append(self.row(keys))
+                self.expect("]")
+                return rows
+        out = []
+        while self.peek() != "]":
+            out.append(self.value())
+            if self.peek() == ",":
+                self.expect(",")
+        self.expect("]")
+        return out
+
+    def row(self, keys: list) -> dict:
+        out = {}
+        for n, key in enumerate(keys):
+            if n:
+                self.expect(",")
+            out[key] = self.value()
+        return out
+
+
+_json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12),
+                          st.floats(allow_nan=False, allow_infinity=False),
+                          st.sampled_from(["7", "true", "-1.5e3", " pad", "a,b", "x;y", "{", "k:v", ""]))
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(max_size=6), inner, max_size=4),
+        st.lists(st.fixed_dictionaries({"id": inner, "name": inner}), min_size=2, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(_json_values, max_size=4), st.dictionaries(st.text(max_size=6), _json_values, max_size=4)))
+def test_compact_json_is_lossless(value: object) -> None:
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    compact = compact_json(text)
+    reader = _FlowReader(compact)
+    assert reader.value() == json.loads(text)
+    assert reader.i == len(compact)
+
+
+def test_compact_json_tables_and_savings() -> None:
+    rows = [{"flight_number": f"HAT{n:03d}", "date": "2024-05-21", "price": 100 + n} for n in range(10)]
+    text = json.dumps({"flights": rows, "cabin": "economy"}, indent=2)
+    compact = compact_json(text)
+    assert compact.startswith("{flights:[{flight_number,date,price}: HAT000,2024-05-21,100; HAT001,")
+    assert compact.count("flight_number") == 1
+    assert len(compact) < len(json.dumps(json.loads(text), separators=(",", ":"))) * 0.6
+
+
+@pytest.mark.parametrize("text", ["plain text", "{not json", "[1, 2", "42", '"a string"', ""])
+def test_compact_json_leaves_other_text_alone(text: str) -> None:
+    assert compact_json(text) == text
+
+
+def test_compress_for_prompt_writes_json_results_and_arguments_compactly() -> None:
+    raw = '{"path": "src/a.py", "mode": "w"}'
+    msgs = [Msg("assistant", "", (ToolCall("c", "write", json.loads(raw), raw),)),
+            Msg("tool", '{\n  "ok": true,\n  "bytes": 12\n}', tool_call_id="c", name="write")]
+    out = compress_for_prompt(msgs)
+    assert out[0].tool_calls[0].raw_arguments == "{path:src/a.py,mode:w}"
+    assert out[0].tool_calls[0].arguments == {"path": "src/a.py", "mode": "w"}
+    assert out[1].content == "{ok:true,bytes:12}"
+    assert msgs[1].content.startswith("{\n")  # input untouched
 
 
 # ---------------------------------------------------------------------------- transcript

@@ -23,6 +23,7 @@ from __future__ import annotations
 from hy_memory_langgraph.messages.codec import messages_from_dicts, messages_to_dicts
 from hy_memory_langgraph.messages.compression import (
     cap_message_bytes,
+    compact_json,
     compress_for_prompt,
     cut_marker,
     truncate_bytes_head_tail,
@@ -53,6 +54,7 @@ __all__ = [
     "Role",
     "ToolCall",
     "cap_message_bytes",
+    "compact_json",
     "compress_for_prompt",
     "cut_marker",
     "detect_language",
