@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from cpu_time import cpu_seconds
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hy_memory_langgraph.client import HyMemoryClient, WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
@@ -136,3 +138,20 @@ def test_a_chat_model_garbage_reply_with_a_secret_is_not_stored(make_client, tmp
 def test_detection_is_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
     assert spent < 5.0  # about 0.5 CPU s here; a backtracking pattern spends minutes
+
+
+_LABEL_ALPHABET = "abkeyPASSWORDtokenpinpwdKey\u212a\u017f\u0130\u0131密码是口令:=：\t _-.\"'1234!#"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_LABEL_ALPHABET, max_size=80))
+def test_label_patterns_tried_only_where_they_can_match_find_what_a_full_scan_finds(text: str) -> None:
+    """The label scan tries its patterns at token starts holding a label word and at
+    Chinese labels only; it must find exactly what scanning every position finds."""
+    from hy_memory_langgraph.redact import scan as scan_mod
+
+    starts = scan_mod._label_starts(text)
+    for pattern in (scan_mod._label_pattern(), scan_mod._near_pattern()):
+        full = [(m.start(), m.end(), m.groupdict()) for m in pattern.finditer(text)]
+        tried = [(m.start(), m.end(), m.groupdict()) for m in scan_mod._matches_at(pattern, text, starts)]
+        assert tried == full
