@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from langchain_core.messages import AIMessage
 from langchain_openai import OpenAIEmbeddings
 
 from hy_memory_langgraph.embedding_batch import embed_queries, embeds_queries_as_documents
@@ -163,3 +164,37 @@ def test_with_openai_embeddings_a_pro_working_add_is_one_embedding_request(opena
     assert sorted(requests[0].body["input"]) == sorted([
         "export the quarterly report as PDF", "export pdf",
         "report.docx: The user did the export of report.docx."])
+
+
+def test_a_pro_working_add_with_an_e5_like_model_makes_one_query_and_one_document_call(make_client) -> None:
+    """Queries and documents differ (e5): the task is searched, then task, keys and fact are
+    stored; the documents come from one prefetch call, not one per store write."""
+    model = Batching()
+    llm = ScriptedChatModel.from_script(lambda messages: AIMessage(
+        content=_respond_working({"messages": [{"content": m.content} for m in messages]})))
+    client = make_client("pro", llm, embeddings=model)
+
+    def trace(user: str) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": user},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                    "name": "export_pdf", "arguments": '{"path": "report.docx"}'}}]},
+                {"role": "tool", "tool_call_id": "c1", "name": "export_pdf", "content": "ok"}]
+
+    client.add(trace("please import the report"), scene="working", user_id="u1")
+    model.calls.clear()
+    result = client.add(trace("please export the report"), scene="working", user_id="u1")
+    assert result["experience_ids"] and result["fact_ids"]
+    assert model.calls == [("queries", 1), ("documents", 4)]
+
+
+def test_prefetched_documents_are_served_once_and_bounded() -> None:
+    model = Batching()
+    bounded = BoundedEmbeddings(model, query_cache_size=2)
+    bounded.prefetch(["q"], ["d1", "d2", "d3"])
+    assert model.calls == [("queries", 1), ("documents", 3)]
+    model.calls.clear()
+    assert bounded.embed_documents(["d2", "d3"]) == model.embed_documents(["d2", "d3"])
+    assert model.calls == [("documents", 2)]  # only the comparison call: d2, d3 were served
+    model.calls.clear()
+    bounded.embed_documents(["d1", "d2"])  # d1 fell out (size 2), d2 was used up
+    assert model.calls == [("documents", 2)]

@@ -90,6 +90,7 @@ class BoundedEmbeddings(Embeddings):
         self.cache_hits = 0
         self.cache_misses = 0
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._documents: OrderedDict[str, list[float]] = OrderedDict()  # prefetched, used once
         self._lock = threading.Lock()
         self._symmetric = embeds_queries_as_documents(base_embeddings(inner))
 
@@ -125,8 +126,10 @@ class BoundedEmbeddings(Embeddings):
         """Embed documents, each held to the input window. A model that embeds queries as
         documents (OpenAI's) serves texts just embedded as queries from the query cache."""
         if not self._symmetric:
-            return self.inner.embed_documents([self._fit(t) for t in texts])
-        found = {t: self._peek(t) for t in dict.fromkeys(texts)}
+            with self._lock:
+                found = {t: self._documents.pop(t, None) for t in dict.fromkeys(texts)}
+        else:
+            found = {t: self._peek(t) for t in dict.fromkeys(texts)}
         missing = [t for t, v in found.items() if v is None]
         if missing:
             vectors = self.inner.embed_documents([self._fit(t) for t in missing])
@@ -163,12 +166,28 @@ class BoundedEmbeddings(Embeddings):
 
         ``queries`` are embedded (and cached) as :meth:`embed_queries` does. When the model
         embeds a query exactly as a document (OpenAI's), ``documents`` join that call, so
-        the store's later ``embed_documents`` of them is served from the cache; otherwise
-        documents are left for the store (a query vector cannot stand in for them).
+        the store's later ``embed_documents`` of them is served from the cache: one call in
+        all. Otherwise ``documents`` get one ``embed_documents`` call of their own, kept
+        until the store asks for them (each once; at most :data:`DEFAULT_QUERY_CACHE_SIZE`
+        held): two calls instead of one per store write.
         """
-        texts = list(queries) + (list(documents) if self._symmetric else [])
-        if texts and self.query_cache_size:
-            self.embed_queries(texts)
+        if not self.query_cache_size:
+            return
+        if self._symmetric:
+            texts = list(queries) + list(documents)
+            if texts:
+                self.embed_queries(texts)
+            return
+        if queries:
+            self.embed_queries(list(queries))
+        wanted = [t for t in dict.fromkeys(documents) if t not in self._documents]
+        if wanted:
+            vectors = self.inner.embed_documents([self._fit(t) for t in wanted])
+            with self._lock:
+                for text, vector in zip(wanted, vectors, strict=True):
+                    self._documents[text] = list(vector)
+                while len(self._documents) > self.query_cache_size:
+                    self._documents.popitem(last=False)
 
     async def aembed_query(self, text: str) -> list[float]:
         cached = self._cached(text)

@@ -66,7 +66,8 @@ def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime
     where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
     drafts = state["experience_drafts"]
     requests = [(state["user_id"], d["task"]) for d in drafts]
-    prefetch(runtime.context.stores.embeddings, [d["task"] for d in drafts], _stored_texts(state))
+    tasks = [d["task"] for d in drafts]
+    prefetch(runtime.context.stores.embeddings, tasks, tasks + _stored_texts(state))
     found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
     calibration = runtime.context.stores.calibration()
     return {"experience_candidates": [
