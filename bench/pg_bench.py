@@ -11,6 +11,9 @@ Sub-commands (each prints what it measured):
   scope is loaded from the database) and warm (cached), and of the whole store.
 * ``catchup``: instance A has every user's scope cached; instance B writes N puts
   spread over those users; the time of A's next search (catch-up of N deltas).
+* ``filter``: one namespace of ``--items`` (100k) whose items carry ``cat``, one of 100
+  values: search p50/p95 with the 1% filter ``{"cat": "c7"}`` (and the same plus a range),
+  without and with a query.
 * ``rss``: resident memory of one process over a SQLite store of ``--items`` (1M)
   vectors across 1,000 users, after opening and after searching every user once,
   with ``MEMORY_INDEX_CACHE_MB`` = ``--cache-mb``. Populate once with ``--fill``;
@@ -20,6 +23,7 @@ Sub-commands (each prints what it measured):
 Usage:
     python -m bench.pg_bench store --pg postgresql+psycopg://... [--items 100000]
     python -m bench.pg_bench catchup --pg postgresql+psycopg://...
+    python -m bench.pg_bench filter --pg postgresql+psycopg://... [--items 100000]
     python -m bench.pg_bench rss --db /tmp/rss.db --fill --items 1000000 --dims 16
     MEMORY_INDEX_CACHE_MB=64 python -m bench.pg_bench rss --db /tmp/rss.db
 """
@@ -114,6 +118,25 @@ def cmd_store(args: argparse.Namespace) -> None:
               f"{pct(whole, .5):.1f} / {pct(whole, .95):.1f} |")
 
 
+def cmd_filter(args: argparse.Namespace) -> None:
+    """One namespace of ``--items``; each item has ``cat`` = one of 100 values (1% each)."""
+    print("| backend | items | filter | search p50 / p95 ms | search with query p50 / p95 ms | hits |")
+    print("|---|---:|---|---:|---:|---:|")
+    for name, target in targets(args):
+        with open_store(target, args.dims) as store:
+            for lo in range(0, args.items, 1000):
+                store.batch([PutOp(("docs",), f"k{i}", {"text": f"memory {i}", "cat": f"c{i % 100}", "i": i})
+                             for i in range(lo, min(args.items, lo + 1000))])
+        with open_store(target, args.dims) as store:
+            store.search(("docs",), query="warm up", limit=10)
+            for label, flt in (("cat = c7 (1%)", {"cat": "c7"}), ("cat = c7 and i >= 50,000", {"cat": "c7", "i": {"$gte": 50_000}})):
+                plain = [timed(lambda k=k, f=flt: store.search(("docs",), filter=f, limit=10, offset=k)) for k in range(args.queries)]
+                query = [timed(lambda k=k, f=flt: store.search(("docs",), query=f"q{k}", filter=f, limit=10)) for k in range(args.queries)]
+                hits = len(store.search(("docs",), filter=flt, limit=100_000))
+                print(f"| {name} | {args.items:,} | {label} | {pct(plain, .5):.1f} / {pct(plain, .95):.1f} | "
+                      f"{pct(query, .5):.1f} / {pct(query, .95):.1f} | {hits:,} |")
+
+
 def cmd_catchup(args: argparse.Namespace) -> None:
     print("| backend | deltas | catch-up + search ms | search alone ms |")
     print("|---|---:|---:|---:|")
@@ -167,19 +190,20 @@ def cmd_rss(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("store", "catchup", "rss"):
+    for name in ("store", "catchup", "rss", "filter"):
         p = sub.add_parser(name)
         p.add_argument("--items", type=int, default=1_000_000 if name == "rss" else 100_000)
         p.add_argument("--users", type=int, default=1000)
-        p.add_argument("--dims", type=int, default=16 if name == "rss" else 384)
+        p.add_argument("--dims", type=int, default=16 if name in ("rss", "filter") else 384)
         p.add_argument("--pg", default=os.environ.get("HY_BENCH_PG_URL"))
     sub.choices["store"].add_argument("--queries", type=int, default=200)
     sub.choices["store"].add_argument("--whole", type=int, default=20)
+    sub.choices["filter"].add_argument("--queries", type=int, default=20)
     sub.choices["catchup"].add_argument("--deltas", type=int, nargs="+", default=[10, 100, 1000, 10000])
     sub.choices["rss"].add_argument("--db", required=True)
     sub.choices["rss"].add_argument("--fill", action="store_true")
     args = parser.parse_args()
-    {"store": cmd_store, "catchup": cmd_catchup, "rss": cmd_rss}[args.command](args)
+    {"store": cmd_store, "catchup": cmd_catchup, "rss": cmd_rss, "filter": cmd_filter}[args.command](args)
 
 
 if __name__ == "__main__":

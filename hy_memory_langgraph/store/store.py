@@ -67,7 +67,7 @@ from hy_memory_langgraph.store.db.wal import (
 from hy_memory_langgraph.store.lexical import read as lexical_read
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical.read import TimeRange
-from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS, items, vectors
+from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS, PG_VALUE_READER, items, vectors
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access
@@ -184,6 +184,7 @@ class HyMemoryStore(BaseStore):
             cache = shared_index_cache() if index_cache is None else index_cache
             with database_faults(self._where):
                 self._scoped = self._open(search_threads, cache)
+            self._json = json_access(self._engine.dialect.name, items.c.value, indexed_reader=self._value_reader())
         except BaseException:
             release_engine(self._engine)
             raise
@@ -395,14 +396,20 @@ class HyMemoryStore(BaseStore):
         if self._json_guarded or ("malformed JSON" not in text and "invalid input syntax for type json" not in text):
             return False
         log.warning("%s holds an item that is not valid JSON; filters skip such items from now on", self._where)
-        reader = None
-        if self._engine.dialect.name == "postgresql":
-            reader = f"{schema_of(self._engine) or 'public'}.hy_jsonb_or_empty"
+        reader = self._value_reader()
+        if reader is not None:
             with write_tx(self._engine, schema_setup=True) as conn:
                 conn.exec_driver_sql(PG_READER_SQL.format(name=reader))
-        self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader)
+        self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader,
+                                 indexed_reader=reader)
         self._json_guarded = True
         return True
+
+    def _value_reader(self) -> str | None:
+        """PostgreSQL: the function the value index reads through (migration 4 made both)."""
+        if self._engine.dialect.name != "postgresql":
+            return None
+        return f"{schema_of(self._engine) or 'public'}.{PG_VALUE_READER}"
 
     def _batch(self, ops: list[Op]) -> list[Result]:
         plan = self._plan(ops)

@@ -38,6 +38,7 @@ import sqlalchemy as sa
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext
 from hy_memory_langgraph.store.schema import v1 as schema_v1
 from hy_memory_langgraph.store.schema import v3 as schema_v3
+from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL
 
 __all__ = [
     "metadata", "items", "vectors", "changes", "meta", "lexical_spaces", "lexical_docs",
@@ -209,9 +210,27 @@ def _add_lexical(ctx: MigrationContext) -> None:
                 {"key": LEXICAL_SINCE, "value": str(int(since or 0))})
 
 
+#: The PostgreSQL function every item value is read through for the containment index.
+PG_VALUE_READER = "hy_jsonb_or_empty"
+
+
+def _add_value_index(ctx: MigrationContext) -> None:
+    """PostgreSQL: a GIN index (``jsonb_path_ops``) over each item's value read as jsonb
+    (through an immutable function that reads a damaged value as ``{}``, so one bad row
+    cannot fail the index), which answers the containment test equality filters carry.
+    SQLite: nothing (its filters read the JSON text of the scope's rows)."""
+    if ctx.dialect != "postgresql":
+        return
+    reader = f"{ctx.schema or 'public'}.{PG_VALUE_READER}"
+    ctx.execute(PG_READER_SQL.format(name=reader))
+    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_value ON {ctx.table('hy_store_items')} "
+                f"USING gin ({reader}(value) jsonb_path_ops)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "items, vectors, change log, meta", _create_v1),
     Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
     Migration(3, "lexical index: spaces, documents, postings; meta lexical_since; "
               "covering scope index", _add_lexical),
+    Migration(4, "PostgreSQL: GIN index of the item values read as jsonb", _add_value_index),
 )

@@ -169,11 +169,11 @@ def _equals(path: tuple[Segment, ...], value: Scalar, json: JsonAccess) -> sa.Co
         return sa.false()
     if value is None:
         return json.kind_is(path, "missing", "null")
-    if isinstance(value, bool):
-        return json.is_bool(path, value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return json.compare(path, "number", "eq", value)
-    return json.compare(path, "string", "eq", value)
+    exact = json.is_bool(path, value) if isinstance(value, bool) else json.compare(path, "string", "eq", value)
+    narrowing = json.narrowing(path, value)
+    return exact if narrowing is None else sa.and_(narrowing, exact)
 
 
 def _operator(

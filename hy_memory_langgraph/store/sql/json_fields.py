@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -82,6 +83,11 @@ class JsonAccess(ABC):
     @abstractmethod
     def array_length(self, path: Sequence[Segment]) -> sa.ColumnElement[int]:
         """Length of the JSON array at ``path`` (``NULL`` when not an array)."""
+
+    def narrowing(self, path: Sequence[Segment], value: str | bool) -> sa.ColumnElement[bool] | None:
+        """An extra condition implied by ``field == value`` that an index can answer (the
+        exact test stays beside it), or ``None`` when the backend has none."""
+        return None
 
     def typed(self, path: Sequence[Segment], kind: Literal["number", "string"]) -> sa.ColumnElement[Any]:
         """The field as a number or string (``NULL`` unless it has that kind)."""
@@ -169,9 +175,25 @@ class PostgresJson(JsonAccess):
         "object": ("object",),
     }
 
-    def __init__(self, column: sa.ColumnElement[str], *, reader: str | None = None) -> None:
+    def __init__(self, column: sa.ColumnElement[str], *, reader: str | None = None,
+                 indexed_reader: str | None = None) -> None:
         super().__init__(column)
         self.reader = reader
+        self.indexed_reader = indexed_reader
+
+    def narrowing(self, path: Sequence[Segment], value: str | bool) -> sa.ColumnElement[bool] | None:
+        """``reader(value) @> {"a": {"b": value}}``: the GIN index on the reader's jsonb
+        (``jsonb_path_ops``) answers it. Only strings and booleans: jsonb compares
+        numbers exactly, the filter compares them as doubles."""
+        if self.indexed_reader is None or not path or not all(isinstance(seg, str) for seg in path):
+            return None
+        doc: object = value
+        for seg in reversed(path):
+            doc = {seg: doc}
+        schema, name = self.indexed_reader.split(".")
+        read = getattr(getattr(sa.func, schema), name)(self.column, type_=postgresql.JSONB)
+        return read.op("@>")(sa.cast(sa.bindparam(None, json.dumps(doc), type_=sa.Text, unique=True),
+                                     postgresql.JSONB))
 
     def _doc(self) -> sa.ColumnElement[object]:
         if self.reader is not None:  # schema.function(text) -> jsonb, '{}' for what is not JSON
@@ -216,17 +238,20 @@ class PostgresJson(JsonAccess):
 
 
 def json_access(dialect_name: str, column: sa.ColumnElement[str], *,
-                guarded: bool = False, reader: str | None = None) -> JsonAccess:
+                guarded: bool = False, reader: str | None = None,
+                indexed_reader: str | None = None) -> JsonAccess:
     """The :class:`JsonAccess` for a SQLAlchemy dialect name.
 
     ``guarded``: a value that is not valid JSON reads as ``{}`` instead of failing the
     whole statement (the database raises on the first such row); a store switches to it
     after meeting a damaged row, at the price of one validity check per row filtered
     (SQLite ``json_valid``; on PostgreSQL the function ``reader``, ``schema.name``, that
-    :data:`PG_READER_SQL` creates).
+    :data:`PG_READER_SQL` creates). ``indexed_reader``: that function on PostgreSQL when
+    a GIN index covers it; equality filters on strings and booleans then also test
+    containment, which the index answers.
     """
     if dialect_name == "sqlite":
         return SqliteJson(sa.case((sa.func.json_valid(column), column), else_="{}") if guarded else column)
     if dialect_name == "postgresql":
-        return PostgresJson(column, reader=reader if guarded else None)
+        return PostgresJson(column, reader=reader if guarded else None, indexed_reader=indexed_reader)
     raise ConfigError(f"HyMemoryStore has no JSON filter support for the {dialect_name!r} dialect")
