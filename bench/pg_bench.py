@@ -13,7 +13,7 @@ Sub-commands (each prints what it measured):
   spread over those users; the time of A's next search (catch-up of N deltas).
 * ``filter``: one namespace of ``--items`` (100k) whose items carry ``cat``, one of 100
   values: search p50/p95 with the 1% filter ``{"cat": "c7"}`` (and the same plus a range),
-  without and with a query.
+  without and with a query; SQLite also with ``filter_fields=["cat"]``.
 * ``rss``: resident memory of one process over a SQLite store of ``--items`` (1M)
   vectors across 1,000 users, after opening and after searching every user once,
   with ``MEMORY_INDEX_CACHE_MB`` = ``--cache-mb``. Populate once with ``--fill``;
@@ -122,12 +122,15 @@ def cmd_filter(args: argparse.Namespace) -> None:
     """One namespace of ``--items``; each item has ``cat`` = one of 100 values (1% each)."""
     print("| backend | items | filter | search p50 / p95 ms | search with query p50 / p95 ms | hits |")
     print("|---|---:|---|---:|---:|---:|")
-    for name, target in targets(args):
-        with open_store(target, args.dims) as store:
+    runs = [(name, target, {}) for name, target in targets(args)]
+    runs.insert(1, ("SQLite, filter_fields=[cat]", str(Path(tempfile.mkdtemp()) / "fields.db"),
+                    {"filter_fields": ["cat"]}))
+    for name, target, extra in runs:
+        with open_store(target, args.dims, **extra) as store:
             for lo in range(0, args.items, 1000):
                 store.batch([PutOp(("docs",), f"k{i}", {"text": f"memory {i}", "cat": f"c{i % 100}", "i": i})
                              for i in range(lo, min(args.items, lo + 1000))])
-        with open_store(target, args.dims) as store:
+        with open_store(target, args.dims, **extra) as store:
             store.search(("docs",), query="warm up", limit=10)
             for label, flt in (("cat = c7 (1%)", {"cat": "c7"}), ("cat = c7 and i >= 50,000", {"cat": "c7", "i": {"$gte": 50_000}})):
                 plain = [timed(lambda k=k, f=flt: store.search(("docs",), filter=f, limit=10, offset=k)) for k in range(args.queries)]

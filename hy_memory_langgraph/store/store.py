@@ -69,8 +69,8 @@ from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical.read import TimeRange
 from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS, PG_VALUE_READER, items, vectors
 from hy_memory_langgraph.store.sql import statements as sql
-from hy_memory_langgraph.store.sql.filters import compile_filter
-from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access
+from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
+from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, sqlite_field_index
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.vector.index import METRICS
@@ -122,6 +122,11 @@ class HyMemoryStore(BaseStore):
             affected nor serialised (one store object still runs one batch at a
             time). See "Threads" in the README.
         index_cache: The scope-index cache (default: the process-wide one).
+        filter_fields: Value fields (dotted keys, ``"meta.kind"``) that search filters
+            often test for equality with a string. SQLite gives each an expression index
+            (created on open), so a selective filter costs about what its matches cost
+            instead of reading every value of the namespace. PostgreSQL needs none:
+            its GIN index over all values serves every field.
 
     Raises:
         ConfigError: An argument is out of range (the message names it).
@@ -161,6 +166,7 @@ class HyMemoryStore(BaseStore):
         changelog_retention: int = 100_000,
         search_threads: int | None = 1,
         index_cache: IndexCache | None = None,
+        filter_fields: Sequence[str] = (),
     ) -> None:
         if changelog_retention < 1:
             raise ConfigError("changelog_retention must be at least 1")
@@ -184,7 +190,9 @@ class HyMemoryStore(BaseStore):
             cache = shared_index_cache() if index_cache is None else index_cache
             with database_faults(self._where):
                 self._scoped = self._open(search_threads, cache)
-            self._json = json_access(self._engine.dialect.name, items.c.value, indexed_reader=self._value_reader())
+            self._filter_fields = self._declare_fields(filter_fields)
+            self._json = json_access(self._engine.dialect.name, items.c.value, indexed_reader=self._value_reader(),
+                                     indexed_fields=self._filter_fields)
         except BaseException:
             release_engine(self._engine)
             raise
@@ -401,9 +409,21 @@ class HyMemoryStore(BaseStore):
             with write_tx(self._engine, schema_setup=True) as conn:
                 conn.exec_driver_sql(PG_READER_SQL.format(name=reader))
         self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader,
-                                 indexed_reader=reader)
+                                 indexed_reader=reader, indexed_fields=self._filter_fields)
         self._json_guarded = True
         return True
+
+    def _declare_fields(self, fields: Sequence[str]) -> frozenset[tuple[str, ...]]:
+        """Validate ``filter_fields``; on SQLite, create their indexes (a read-only store
+        uses what exists: the narrowing test is right with or without its index)."""
+        if isinstance(fields, str):
+            raise ConfigError(f"filter_fields={fields!r} must be a list of field names, e.g. [{fields!r}]")
+        paths = frozenset(parse_key(field) for field in fields)
+        if paths and self._engine.dialect.name == "sqlite" and not self.read_only:
+            with database_faults(self._where), write_tx(self._engine, schema_setup=True) as conn:
+                for path in sorted(paths):
+                    conn.exec_driver_sql(sqlite_field_index("hy_store_items", path))
+        return paths
 
     def _value_reader(self) -> str | None:
         """PostgreSQL: the function the value index reads through (migration 4 made both)."""

@@ -1,12 +1,17 @@
-"""PostgreSQL: equality filters are answered by the GIN index over the item values, with
-the same results as before (the exact test stays beside the containment test)."""
+"""Value filters that use an index: on PostgreSQL the GIN index over all item values, on
+SQLite the expression indexes of declared ``filter_fields``; the results stay those of
+the filter language (the exact test stays beside the indexed one)."""
 
 from __future__ import annotations
 
+import sqlite3
+
+import pytest
 import sqlalchemy as sa
 from langgraph.store.base import PutOp
 from langgraph.store.memory import InMemoryStore
 
+from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.store.schema.tables import items
 from hy_memory_langgraph.store.sql.filters import compile_filter
@@ -73,3 +78,52 @@ def test_the_planner_answers_a_selective_equality_filter_from_the_index(pg_url: 
             engine.dispose()
         assert "ix_hy_store_items_value" in plan, plan
         assert count == 40
+
+
+# ---------------------------------------------------------------- SQLite: declared fields
+
+
+def test_declared_fields_on_sqlite_give_the_same_results(tmp_path) -> None:
+    ops = [PutOp(("docs",), f"k{i}", value) for i, value in enumerate(VALUES)]
+    with HyMemoryStore(tmp_path / "plain.db") as plain, \
+            HyMemoryStore(tmp_path / "fields.db", filter_fields=["cat", "meta.kind", "ok"]) as fields:
+        plain.batch(ops)
+        fields.batch(ops)
+        for flt in FILTERS:
+            assert _keys(fields, flt) == _keys(plain, flt), flt
+
+
+def test_a_declared_field_is_searched_through_its_index(tmp_path) -> None:
+    path = tmp_path / "fields.db"
+    with HyMemoryStore(path, filter_fields=["meta.kind"]) as store:
+        store.batch([PutOp(("docs",), f"k{i}", {"meta": {"kind": f"c{i % 50}"}}) for i in range(500)])
+        statements: list[tuple[str, object]] = []
+        sa.event.listen(store._engine, "before_cursor_execute",
+                        lambda conn, cursor, stmt, params, ctx, many: statements.append((stmt, params)))
+        assert len(store.search(("docs",), filter={"meta.kind": "c7"}, limit=100)) == 10
+    filtered = [(s, p) for s, p in statements if "json_extract(CASE" in s]
+    assert filtered
+    with sqlite3.connect(path) as conn:
+        plans = [str(conn.execute("EXPLAIN QUERY PLAN " + s, p).fetchall()) for s, p in filtered]
+    assert any("ix_hy_store_items_f_meta_kind" in plan for plan in plans), plans
+
+
+def test_a_damaged_value_fails_neither_the_declared_index_nor_the_filter(tmp_path) -> None:
+    path = tmp_path / "fields.db"
+    with HyMemoryStore(path, filter_fields=["cat"]) as store:
+        store.put(("docs",), "good", {"cat": "c7"})
+        store.put(("docs",), "bad", {"cat": "c7"})
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        conn.execute(sa.update(items).where(items.c.key == "bad").values(value='{"cat": "c7"'))
+    engine.dispose()
+    with HyMemoryStore(path, filter_fields=["cat"]) as store:  # reopening re-declares the index
+        store.put(("docs",), "later", {"cat": "c7"})
+        assert _keys(store, {"cat": "c7"}) == ["good", "later"]
+
+
+def test_a_bad_declared_field_is_refused_with_its_name(tmp_path) -> None:
+    with pytest.raises(InvalidInputError, match="a b"):
+        HyMemoryStore(tmp_path / "x.db", filter_fields=["a b"])
+    with pytest.raises(ConfigError, match="list of field names"):
+        HyMemoryStore(tmp_path / "y.db", filter_fields="cat")  # type: ignore[arg-type]

@@ -18,6 +18,8 @@ Example:
 from __future__ import annotations
 
 import json
+import re
+import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -28,7 +30,7 @@ from sqlalchemy.dialects import postgresql
 from hy_memory_langgraph.errors import ConfigError
 
 __all__ = ["PG_READER_SQL", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
-           "json_access"]
+           "json_access", "sqlite_field_expr", "sqlite_field_index"]
 
 #: A PostgreSQL function reading a text as jsonb, ``{}`` when it is not JSON
 #: (``{name}``: ``schema.function``).
@@ -117,11 +119,24 @@ class SqliteJson(JsonAccess):
         "object": ("object",),
     }
 
+    def __init__(self, column: sa.ColumnElement[str], *, raw: sa.ColumnElement[str] | None = None,
+                 indexed: frozenset[tuple[str, ...]] = frozenset()) -> None:
+        super().__init__(column)
+        self.raw = raw if raw is not None else column
+        self.indexed = indexed
+
     @staticmethod
     def _path(path: Sequence[Segment]) -> str:
         # Keys are validated (see filters.SEGMENT_RE) and quoted; ints are array indexes.
         parts = [f"[{seg}]" if isinstance(seg, int) else f'."{seg}"' for seg in path]
         return "$" + "".join(parts)
+
+    def narrowing(self, path: Sequence[Segment], value: str | bool) -> sa.ColumnElement[bool] | None:
+        """For a declared field (:func:`sqlite_field_index`): ``field_expr = value`` over
+        the very expression its index holds, which the planner then answers from it."""
+        if not isinstance(value, str) or tuple(path) not in self.indexed:
+            return None
+        return sqlite_field_expr(self.raw, tuple(str(seg) for seg in path)) == value
 
     def _type(self, path: Sequence[Segment]) -> sa.ColumnElement[str]:
         return sa.func.coalesce(sa.func.json_type(self.column, self._path(path)), "missing")
@@ -237,9 +252,30 @@ class PostgresJson(JsonAccess):
         return sa.case((self.kind_is(path, "array"), length), else_=sa.null())
 
 
+def sqlite_field_expr(column: sa.ColumnElement[str], path: tuple[str, ...]) -> sa.ColumnElement[object]:
+    """``json_extract(CASE WHEN json_valid(v) THEN v ELSE '{}' END, '$."a"."b"')`` with the
+    path and the fallback as SQL literals (an index on an expression serves only queries
+    that spell the same expression; a bound parameter never matches). The path segments
+    are validated filter keys (letters, digits, ``_``, ``-``); a damaged value reads as
+    ``{}``, so neither the index nor a write can fail on one."""
+    if not all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}", seg) for seg in path):
+        raise ConfigError(f"filter field {'.'.join(path)!r}: segments may hold letters, digits, '_' and '-'")
+    doc = sa.case((sa.func.json_valid(column), column), else_=sa.literal_column("'{}'"))
+    return sa.func.json_extract(doc, sa.literal_column("'" + SqliteJson._path(path) + "'"))
+
+
+def sqlite_field_index(table: str, path: tuple[str, ...]) -> str:
+    """The ``CREATE INDEX`` of one declared filter field on SQLite (see :func:`sqlite_field_expr`)."""
+    name = "ix_hy_store_items_f_" + "_".join(seg.replace("-", "_") for seg in path)[:40] \
+        + "_" + format(zlib.crc32(".".join(path).encode()), "08x")
+    expr = f"""json_extract(CASE WHEN json_valid(value) THEN value ELSE '{{}}' END, '{SqliteJson._path(path)}')"""
+    return f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({expr})"
+
+
 def json_access(dialect_name: str, column: sa.ColumnElement[str], *,
                 guarded: bool = False, reader: str | None = None,
-                indexed_reader: str | None = None) -> JsonAccess:
+                indexed_reader: str | None = None,
+                indexed_fields: frozenset[tuple[str, ...]] = frozenset()) -> JsonAccess:
     """The :class:`JsonAccess` for a SQLAlchemy dialect name.
 
     ``guarded``: a value that is not valid JSON reads as ``{}`` instead of failing the
@@ -248,10 +284,12 @@ def json_access(dialect_name: str, column: sa.ColumnElement[str], *,
     (SQLite ``json_valid``; on PostgreSQL the function ``reader``, ``schema.name``, that
     :data:`PG_READER_SQL` creates). ``indexed_reader``: that function on PostgreSQL when
     a GIN index covers it; equality filters on strings and booleans then also test
-    containment, which the index answers.
+    containment, which the index answers. ``indexed_fields``: the SQLite fields with an
+    expression index (:func:`sqlite_field_index`); string equality on them uses it.
     """
     if dialect_name == "sqlite":
-        return SqliteJson(sa.case((sa.func.json_valid(column), column), else_="{}") if guarded else column)
+        shown = sa.case((sa.func.json_valid(column), column), else_="{}") if guarded else column
+        return SqliteJson(shown, raw=column, indexed=indexed_fields)
     if dialect_name == "postgresql":
         return PostgresJson(column, reader=reader if guarded else None, indexed_reader=indexed_reader)
     raise ConfigError(f"HyMemoryStore has no JSON filter support for the {dialect_name!r} dialect")
