@@ -19,7 +19,8 @@
 :data:`MIGRATIONS` is the append-only history of these tables (see
 :mod:`~hy_memory_langgraph.store.db.migrations`): version 1 is the original layout (a frozen copy, so a
 database made before versioning is adopted as is), version 2 adds ``scope``,
-version 3 the lexical index (a frozen copy in :mod:`.schema_v3`).
+version 3 the lexical index (a frozen copy in :mod:`.schema_v3`), version 4 on
+PostgreSQL the GIN index over the values read as jsonb (nothing on SQLite).
 
 Example:
     >>> import sqlalchemy as sa
@@ -28,7 +29,7 @@ Example:
     >>> sorted(metadata.tables)[0]
     'hy_lexical_docs'
     >>> [m.version for m in MIGRATIONS]
-    [1, 2, 3]
+    [1, 2, 3, 4]
 """
 
 from __future__ import annotations
