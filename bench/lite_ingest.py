@@ -32,14 +32,14 @@ import hashlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.common.peers import add_peer_arguments, run_child
+
 DIMS_HASH = 64
 
 
@@ -212,14 +212,8 @@ def _e5_table(items: list[dict[str, Any]], path: Path) -> None:
 def _run(system: str, python: str, job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     job = {**job, "data_dir": str(workdir / f"{system}-data"), "out": str(workdir / f"{system}.out.json")}
     Path(job["data_dir"]).mkdir(parents=True, exist_ok=True)
-    job_path = workdir / f"{system}.job.json"
-    job_path.write_text(json.dumps(job), encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MEM0_TELEMETRY="False", MEM0_DIR=str(workdir / "mem0home"))
-    done = subprocess.run([python, "-m", "bench.lite_ingest", "--child", system, str(job_path)],
-                          cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if done.returncode:
-        raise SystemExit(f"{system} failed:\n{done.stderr[-3000:]}")
-    return json.loads(Path(job["out"]).read_text())
+    env = {"MEM0_TELEMETRY": "False", "MEM0_DIR": str(workdir / "mem0home")}
+    return run_child("bench.lite_ingest", system, python, job, workdir, env)
 
 
 def _print(run: str, system: str, result: dict[str, Any], tail: int | None) -> None:
@@ -236,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=5)
     parser.add_argument("--scale", type=int, default=20000)
     parser.add_argument("--tail", type=int, default=500)
-    parser.add_argument("--peer-python", default=os.environ.get("HY_PEER_PYTHON"))
-    parser.add_argument("--child", nargs=2, metavar=("SYSTEM", "JOB"), help=argparse.SUPPRESS)
+    add_peer_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
         return _child_main(*args.child)

@@ -33,9 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -44,7 +42,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.common.peers import ROOT, add_peer_arguments, run_child
+
 _FENCE = "```json\n{}\n```"
 
 
@@ -91,30 +90,29 @@ def _working_items(limit: int) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- the stub's answers
 
 
+#: (stage, where to look, phrases that must all be there), tried in order: each system's
+#: stages told apart by the output schema (or the heading) its prompt asks for.
+_STAGE_RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("peer.chat_extract", "prompt", ('"intentions"', '"memory"')),
+    ("peer.chat_queries", "prompt", ("search query generator",)),
+    ("peer.chat_reconcile", "prompt", ("memory management system", '"op"')),
+    ("peer.experience_reconcile", "prompt", ('"draft_idx"', '"action"')),
+    ("peer.fact_reconcile", "prompt", ('"supersedes"',)),
+    ("peer.working_extract", "prompt", ("EXPERIENCE FIELDS",)),
+    ("ours.working_extract", "system", ('"experiences"',)),
+    ("ours.experience_reconcile", "system", ('"operations"', '"draft"')),
+    ("ours.chat_reconcile", "system", ('"operations"', '"fact"')),
+    ("ours.fact_reconcile", "system", ('"supersede"',)),
+    ("ours.chat_extract", "system", ('"facts"',)),
+)
+
+
 def _stage(system: str, prompt: str) -> str:
-    """Which stage of which system a request is, from the output schema it asks for."""
-    if '"intentions"' in prompt and '"memory"' in prompt:
-        return "peer.chat_extract"
-    if "search query generator" in prompt:
-        return "peer.chat_queries"
-    if "memory management system" in prompt and '"op"' in prompt:
-        return "peer.chat_reconcile"
-    if '"draft_idx"' in prompt and '"action"' in prompt:
-        return "peer.experience_reconcile"
-    if '"supersedes"' in prompt:
-        return "peer.fact_reconcile"
-    if "EXPERIENCE FIELDS" in prompt:
-        return "peer.working_extract"
-    if '"experiences"' in system:
-        return "ours.working_extract"
-    if '"operations"' in system and '"draft"' in system:
-        return "ours.experience_reconcile"
-    if '"operations"' in system and '"fact"' in system:
-        return "ours.chat_reconcile"
-    if '"supersede"' in system:
-        return "ours.fact_reconcile"
-    if '"facts"' in system:
-        return "ours.chat_extract"
+    """Which stage of which system a request is (``unknown`` when no rule fits)."""
+    texts = {"system": system, "prompt": prompt}
+    for stage, where, phrases in _STAGE_RULES:
+        if all(phrase in texts[where] for phrase in phrases):
+            return stage
     return "unknown"
 
 
@@ -252,18 +250,11 @@ def _run_system(system: str, python: str, items: list[dict[str, Any]], workdir: 
         data_dir = workdir / f"{system}-data"
         job = {"items": items, "marker": str(marker), "data_dir": str(data_dir),
                "out": str(workdir / f"{system}.walls.json")}
-        job_path = workdir / f"{system}.job.json"
-        job_path.write_text(json.dumps(job), encoding="utf-8")
-        env = dict(os.environ, **stub.env(), MEMORY_LLM_API_KEY="stub", MEMORY_LLM_BASE_URL=stub.base_url,
-                   MEMORY_EMBEDDER_API_KEY="stub", MEMORY_EMBEDDER_BASE_URL=stub.base_url,
-                   MEMORY_EMBEDDING_DIMS="64", MEMORY_DATA_DIR=str(data_dir), HY_MEMORY_DATA_DIR=str(data_dir),
-                   PYTHONPATH=str(ROOT))
-        done = subprocess.run([python, "-m", "bench.pro_economy", "--child", system, str(job_path)],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode:
-            raise SystemExit(f"{system} child failed:\n{done.stderr[-3000:]}")
+        env = {**stub.env(), "MEMORY_LLM_API_KEY": "stub", "MEMORY_LLM_BASE_URL": stub.base_url,
+               "MEMORY_EMBEDDER_API_KEY": "stub", "MEMORY_EMBEDDER_BASE_URL": stub.base_url,
+               "MEMORY_EMBEDDING_DIMS": "64", "MEMORY_DATA_DIR": str(data_dir), "HY_MEMORY_DATA_DIR": str(data_dir)}
+        walls = run_child("bench.pro_economy", system, python, job, workdir, env)
         embeddings = [r for r in stub.requests if r.path.endswith("/embeddings")]
-        walls = json.loads(Path(job["out"]).read_text())
     return {"rows": ledger.rows, "walls": walls, "embeddings": embeddings}
 
 
@@ -301,8 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chat-sessions", type=int, default=10)
     parser.add_argument("--working", type=int, default=30)
-    parser.add_argument("--peer-python", default=os.environ.get("HY_PEER_PYTHON"))
-    parser.add_argument("--child", nargs=2, metavar=("SYSTEM", "JOB"), help=argparse.SUPPRESS)
+    add_peer_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
         return _child_main(*args.child)

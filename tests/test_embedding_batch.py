@@ -98,12 +98,24 @@ def _respond(request: dict[str, Any]) -> str:
     return "{}"
 
 
-def test_with_openai_embeddings_a_pro_chat_add_is_one_embedding_request(openai_stub, make_client,
-                                                                         monkeypatch) -> None:
-    openai_stub.responder = _respond
+def _openai_client(openai_stub: Any, make_client: Any, monkeypatch: Any, responder: Any) -> Any:
+    """A client whose chat model and embeddings are the OpenAI stub's (from the environment)."""
+    openai_stub.responder = responder
     for name, value in openai_stub.env().items():
         monkeypatch.setenv(name, value)
-    client = make_client(mode=None, embeddings=None)
+    return make_client(mode=None, embeddings=None)
+
+
+def _trace(user: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": user},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "export_pdf", "arguments": '{"path": "report.docx"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "export_pdf", "content": '{"ok": true}'}]
+
+
+def test_with_openai_embeddings_a_pro_chat_add_is_one_embedding_request(openai_stub, make_client,
+                                                                         monkeypatch) -> None:
+    client = _openai_client(openai_stub, make_client, monkeypatch, _respond)
     client.add("the first conversation", user_id="u1")
     before = len(openai_stub.embedding_requests)
     result = client.add("the second conversation", user_id="u1")
@@ -144,20 +156,11 @@ def _respond_working(request: dict[str, Any]) -> str:
 def test_with_openai_embeddings_a_pro_working_add_is_one_embedding_request(openai_stub, make_client,
                                                                            monkeypatch) -> None:
     """The draft's task (searched, then stored), its search keys and the fact: one request."""
-    openai_stub.responder = _respond_working
-    for name, value in openai_stub.env().items():
-        monkeypatch.setenv(name, value)
-    client = make_client(mode=None, embeddings=None)
+    client = _openai_client(openai_stub, make_client, monkeypatch, _respond_working)
 
-    def trace(user: str) -> list[dict[str, Any]]:
-        return [{"role": "user", "content": user},
-                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
-                    "name": "export_pdf", "arguments": '{"path": "report.docx"}'}}]},
-                {"role": "tool", "tool_call_id": "c1", "name": "export_pdf", "content": '{"ok": true}'}]
-
-    client.add(trace("please import the report"), scene="working", user_id="u1")
+    client.add(_trace("please import the report"), scene="working", user_id="u1")
     before = len(openai_stub.embedding_requests)
-    result = client.add(trace("please export the report"), scene="working", user_id="u1")
+    result = client.add(_trace("please export the report"), scene="working", user_id="u1")
     assert result["experience_ids"] and result["fact_ids"]
     requests = openai_stub.embedding_requests[before:]
     assert len(requests) == 1, [r.body for r in requests]
@@ -174,15 +177,9 @@ def test_a_pro_working_add_with_an_e5_like_model_makes_one_query_and_one_documen
         content=_respond_working({"messages": [{"content": m.content} for m in messages]})))
     client = make_client("pro", llm, embeddings=model)
 
-    def trace(user: str) -> list[dict[str, Any]]:
-        return [{"role": "user", "content": user},
-                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
-                    "name": "export_pdf", "arguments": '{"path": "report.docx"}'}}]},
-                {"role": "tool", "tool_call_id": "c1", "name": "export_pdf", "content": "ok"}]
-
-    client.add(trace("please import the report"), scene="working", user_id="u1")
+    client.add(_trace("please import the report"), scene="working", user_id="u1")
     model.calls.clear()
-    result = client.add(trace("please export the report"), scene="working", user_id="u1")
+    result = client.add(_trace("please export the report"), scene="working", user_id="u1")
     assert result["experience_ids"] and result["fact_ids"]
     assert model.calls == [("queries", 1), ("documents", 4)]
 
