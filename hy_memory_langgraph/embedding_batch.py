@@ -76,10 +76,10 @@ def embed_queries(emb: Embeddings, texts: Sequence[str]) -> list[list[float]]:
 
 
 def prefetch(emb: Embeddings, queries: Sequence[str], documents: Sequence[str] = ()) -> None:
-    """Warm ``emb``'s cache with a write's queries (and documents, where query vectors can
-    serve them) in one call; a no-op for a model without a ``prefetch`` method (such as
-    :class:`~hy_memory_langgraph.models.BoundedEmbeddings`, which every client wraps its
-    model in)."""
+    """Embed a write's queries and the documents it will store ahead of its store writes,
+    in as few calls as ``emb`` allows. :class:`~hy_memory_langgraph.models.BoundedEmbeddings`
+    (which every client wraps its model in) keeps them for the writes; a model without a
+    ``prefetch`` method is left alone (the writes embed as before)."""
     warm = getattr(emb, "prefetch", None)
     if callable(warm):
         warm([t for t in queries if t], [t for t in documents if t])

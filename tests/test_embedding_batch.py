@@ -195,3 +195,12 @@ def test_prefetched_documents_are_served_once_and_bounded() -> None:
     model.calls.clear()
     bounded.embed_documents(["d1", "d2"])  # d1 fell out (size 2), d2 was used up
     assert model.calls == [("documents", 2)]
+
+
+async def test_prefetched_documents_serve_the_async_path_too() -> None:
+    model = Batching()
+    bounded = BoundedEmbeddings(model)
+    bounded.prefetch([], ["d1"])
+    model.calls.clear()
+    assert await bounded.aembed_documents(["d1"]) == HashingEmbeddings(dims=64).embed_documents(["d1"])
+    assert model.calls == []

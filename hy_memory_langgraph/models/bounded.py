@@ -122,14 +122,19 @@ class BoundedEmbeddings(Embeddings):
             while len(self._cache) > self.query_cache_size:
                 self._cache.popitem(last=False)
 
+    def _known_documents(self, texts: list[str]) -> dict[str, list[float] | None]:
+        """The vectors already at hand for ``texts``: a symmetric model's cached queries, an
+        asymmetric one's prefetched documents (each served once)."""
+        if self._symmetric:
+            return {t: self._peek(t) for t in dict.fromkeys(texts)}
+        with self._lock:
+            return {t: self._documents.pop(t, None) for t in dict.fromkeys(texts)}
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed documents, each held to the input window. A model that embeds queries as
-        documents (OpenAI's) serves texts just embedded as queries from the query cache."""
-        if not self._symmetric:
-            with self._lock:
-                found = {t: self._documents.pop(t, None) for t in dict.fromkeys(texts)}
-        else:
-            found = {t: self._peek(t) for t in dict.fromkeys(texts)}
+        """Embed documents, each held to the input window; texts just embedded as queries
+        by a model that embeds queries as documents (OpenAI's), or prefetched, come from
+        the cache."""
+        found = self._known_documents(texts)
         missing = [t for t, v in found.items() if v is None]
         if missing:
             vectors = self.inner.embed_documents([self._fit(t) for t in missing])
@@ -137,7 +142,12 @@ class BoundedEmbeddings(Embeddings):
         return [list(found[t] or []) for t in texts]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        return await self.inner.aembed_documents([self._fit(t) for t in texts])
+        found = self._known_documents(texts)
+        missing = [t for t, v in found.items() if v is None]
+        if missing:
+            vectors = await self.inner.aembed_documents([self._fit(t) for t in missing])
+            found.update({t: list(v) for t, v in zip(missing, vectors, strict=True)})
+        return [list(found[t] or []) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query: from the cache when the same text was embedded lately."""
@@ -168,8 +178,8 @@ class BoundedEmbeddings(Embeddings):
         embeds a query exactly as a document (OpenAI's), ``documents`` join that call, so
         the store's later ``embed_documents`` of them is served from the cache: one call in
         all. Otherwise ``documents`` get one ``embed_documents`` call of their own, kept
-        until the store asks for them (each once; at most :data:`DEFAULT_QUERY_CACHE_SIZE`
-        held): two calls instead of one per store write.
+        until the store asks for them (each once; at most ``query_cache_size`` held): two
+        calls in all instead of one per store write.
         """
         if not self.query_cache_size:
             return
