@@ -49,13 +49,18 @@ _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
 
 
+def _zh_labels() -> str:
+    """The Chinese labels as one regex alternation, longest first."""
+    rules = load_rules()
+    return "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
+
+
 @functools.cache
 def _label_pattern() -> re.Pattern[str]:
     """A label (a whole ASCII token holding a label word, or a Chinese label), up to two
     more words, a separator and the value's first token."""
-    rules = load_rules()
     words = "|".join(map(re.escape, label_words()))
-    zh = "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
+    zh = _zh_labels()
     return re.compile(
         r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
         r"(?![A-Za-z0-9_.-])(?P<more>(?:[ \t]+[A-Za-z][A-Za-z0-9_-]{0,20}){0,4}?)"
@@ -70,9 +75,8 @@ def _label_pattern() -> re.Pattern[str]:
 def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
     Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
-    rules = load_rules()
     words = "|".join(map(re.escape, label_words()))
-    zh = "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
+    zh = _zh_labels()
     return re.compile(
         r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
         r"(?![A-Za-z0-9_.-])|(?P<zh>" + zh + r"))"
@@ -155,10 +159,8 @@ _FOLDED_TOKEN: Final = re.compile(r"[a-z0-9_.-]+")
 @functools.cache
 def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The label words (lower case, for the folded text); the Chinese labels."""
-    rules = load_rules()
     words = "|".join(map(re.escape, sorted({w.lower() for w in label_words()}, key=len, reverse=True)))
-    zh = "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
-    return re.compile(words), re.compile(zh)
+    return re.compile(words), re.compile(_zh_labels())
 
 
 def _label_starts(text: str) -> list[int]:

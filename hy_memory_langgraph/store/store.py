@@ -30,6 +30,7 @@ from langgraph.store.base import (
     TTLConfig,
     ensure_embeddings,
 )
+from sqlalchemy.schema import CreateIndex
 
 from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import (
@@ -422,7 +423,7 @@ class HyMemoryStore(BaseStore):
         if paths and self._engine.dialect.name == "sqlite" and not self.read_only:
             with database_faults(self._where), write_tx(self._engine, schema_setup=True) as conn:
                 for path in sorted(paths):
-                    conn.exec_driver_sql(sqlite_field_index("hy_store_items", path))
+                    conn.execute(CreateIndex(sqlite_field_index(items.name, path), if_not_exists=True))
         return paths
 
     def _value_reader(self) -> str | None:

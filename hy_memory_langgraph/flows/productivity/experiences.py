@@ -65,8 +65,8 @@ def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime
     repo = repo_of(state, runtime.context)
     where = {"status": ACTIVE, **scope_filter(state.get("workspace_id"), state.get("branch"))}
     drafts = state["experience_drafts"]
-    requests = [(state["user_id"], d["task"]) for d in drafts]
     tasks = [d["task"] for d in drafts]
+    requests = [(state["user_id"], task) for task in tasks]
     prefetch(runtime.context.stores.embeddings, tasks, tasks + _stored_texts(state))
     found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
     calibration = runtime.context.stores.calibration()

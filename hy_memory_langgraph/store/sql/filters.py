@@ -48,18 +48,16 @@ Example:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
 import sqlalchemy as sa
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.store.sql.json_fields import CompareOp, JsonAccess, Segment
+from hy_memory_langgraph.store.sql.json_fields import SEGMENT_RE, CompareOp, JsonAccess, Segment
 
 __all__ = ["FilterError", "SEGMENT_RE", "OPERATORS", "compile_filter", "parse_key"]
 
-SEGMENT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}")
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"})
 _LOGICAL = ("$and", "$or")
 _RANGE: dict[str, CompareOp] = {"$gt": "gt", "$gte": "ge", "$lt": "lt", "$lte": "le"}

@@ -29,13 +29,16 @@ from sqlalchemy.dialects import postgresql
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["PG_READER_SQL", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
+__all__ = ["PG_READER_SQL", "SEGMENT_RE", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
            "json_access", "sqlite_field_expr", "sqlite_field_index"]
 
 #: A PostgreSQL function reading a text as jsonb, ``{}`` when it is not JSON
 #: (``{name}``: ``schema.function``).
 PG_READER_SQL = ("CREATE OR REPLACE FUNCTION {name}(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS "
                  "$$ BEGIN RETURN t::jsonb; EXCEPTION WHEN others THEN RETURN '{{}}'::jsonb; END $$")
+
+#: A dotted filter key's segment (letters, digits, ``_``, ``-``): safe to spell in SQL text.
+SEGMENT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}")
 
 Kind = Literal["missing", "null", "bool", "number", "string", "array", "object"]
 Segment = str | int
@@ -127,7 +130,7 @@ class SqliteJson(JsonAccess):
 
     @staticmethod
     def _path(path: Sequence[Segment]) -> str:
-        # Keys are validated (see filters.SEGMENT_RE) and quoted; ints are array indexes.
+        # Keys are validated (SEGMENT_RE) and quoted; ints are array indexes.
         parts = [f"[{seg}]" if isinstance(seg, int) else f'."{seg}"' for seg in path]
         return "$" + "".join(parts)
 
@@ -258,18 +261,22 @@ def sqlite_field_expr(column: sa.ColumnElement[str], path: tuple[str, ...]) -> s
     that spell the same expression; a bound parameter never matches). The path segments
     are validated filter keys (letters, digits, ``_``, ``-``); a damaged value reads as
     ``{}``, so neither the index nor a write can fail on one."""
-    if not all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,127}", seg) for seg in path):
+    if not all(SEGMENT_RE.fullmatch(seg) for seg in path):
         raise ConfigError(f"filter field {'.'.join(path)!r}: segments may hold letters, digits, '_' and '-'")
     doc = sa.case((sa.func.json_valid(column), column), else_=sa.literal_column("'{}'"))
     return sa.func.json_extract(doc, sa.literal_column("'" + SqliteJson._path(path) + "'"))
 
 
-def sqlite_field_index(table: str, path: tuple[str, ...]) -> str:
-    """The ``CREATE INDEX`` of one declared filter field on SQLite (see :func:`sqlite_field_expr`)."""
+def sqlite_field_index(table: str, path: tuple[str, ...]) -> sa.Index:
+    """The index of one declared filter field on SQLite, on ``table``'s ``value``: over
+    :func:`sqlite_field_expr` itself, so the query and the index spell one expression.
+    (It belongs to a throwaway table object: the shared table definitions stay as they are.)"""
     name = "ix_hy_store_items_f_" + "_".join(seg.replace("-", "_") for seg in path)[:40] \
         + "_" + format(zlib.crc32(".".join(path).encode()), "08x")
-    expr = f"""json_extract(CASE WHEN json_valid(value) THEN value ELSE '{{}}' END, '{SqliteJson._path(path)}')"""
-    return f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({expr})"
+    value = sa.Column("value", sa.Text)
+    index = sa.Index(name, sqlite_field_expr(value, path))
+    sa.Table(table, sa.MetaData(), value, index)
+    return index
 
 
 def json_access(dialect_name: str, column: sa.ColumnElement[str], *,
