@@ -42,14 +42,13 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
 
-from hy_memory_langgraph.embedding_batch import embed_queries
+from hy_memory_langgraph.embedding_batch import EMBEDDING_OWNERS, embed_queries
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.models.embeddings import embedding_dims
 from hy_memory_langgraph.models.identity import model_identity
@@ -60,7 +59,7 @@ _F32, _F64 = b"f", b"d"
 #: Reference rows remembered as written, per process (forgotten past this many).
 _MAX_REFERENCED = 200_000
 log = logging.getLogger(__name__)
-_OWNERS: ContextVar[tuple[str, ...]] = ContextVar("hy_memory_embedding_owners", default=())
+_OWNERS = EMBEDDING_OWNERS
 
 
 @contextmanager

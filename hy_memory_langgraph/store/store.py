@@ -32,7 +32,7 @@ from langgraph.store.base import (
 )
 from sqlalchemy.schema import CreateIndex
 
-from hy_memory_langgraph.embedding_batch import embed_queries
+from hy_memory_langgraph.embedding_batch import EMBEDDING_OWNERS, embed_queries
 from hy_memory_langgraph.errors import (
     ConfigError,
     ModelUnavailableError,
@@ -41,6 +41,7 @@ from hy_memory_langgraph.errors import (
     StoreUnavailableError,
 )
 from hy_memory_langgraph.store import namespaces
+from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, Coalescer
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
 from hy_memory_langgraph.store.batch.search import run_key_search, run_search
@@ -177,6 +178,8 @@ class HyMemoryStore(BaseStore):
         self._fields = fields
         self._retention = changelog_retention
         self._lock = threading.RLock()
+        self._group = Coalescer(self._batch_alone)
+        self._agroup = AsyncCoalescer(self._abatch_alone)
         self._closed = False
         self._sweeper: TTLSweeper | None = None
         self._where = store_url(path).render_as_string(hide_password=True)
@@ -371,12 +374,22 @@ class HyMemoryStore(BaseStore):
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops synchronously (reads see the state before this batch's writes).
 
+        A one-operation batch (what ``put``, ``get``, ``search``... make) that arrives
+        while another runs waits and runs together with the others that waited, in one
+        transaction (:mod:`.batch.coalesce`); each caller still gets its own result or error.
+
         Raises:
             StoreError: a subclass naming the database and the fix (full, damaged,
                 read-only, busy, unreachable); a batch without guards that met a lost
                 server connection was retried once first.
         """
         ops = list(ops)
+        if _groupable(ops):
+            return [self._group.call(ops[0])]
+        return self._batch_alone(ops)
+
+    def _batch_alone(self, ops: list[Op]) -> list[Result]:
+        """:meth:`batch` of these ops, not grouped with other calls."""
         for attempt in (1, 2):
             try:
                 with database_faults(self._where):
@@ -447,6 +460,12 @@ class HyMemoryStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
         ops = list(ops)
+        if _groupable(ops):
+            return [await self._agroup.call(ops[0])]
+        return await self._abatch_alone(ops)
+
+    async def _abatch_alone(self, ops: list[Op]) -> list[Result]:
+        """:meth:`abatch` of these ops, not grouped with other calls."""
         for attempt in (1, 2):
             try:
                 with database_faults(self._where):
@@ -750,6 +769,13 @@ class HyMemoryStore(BaseStore):
         if stopped:
             self._sweeper = None
         return stopped
+
+
+def _groupable(ops: list[Op]) -> bool:
+    """Whether a batch may run grouped with concurrent calls: one plain LangGraph operation,
+    made outside a block whose embeddings belong to named users (grouped, its embeddings
+    would be made in another caller's context)."""
+    return len(ops) == 1 and type(ops[0]) in GROUPABLE and not EMBEDDING_OWNERS.get()
 
 
 def _remove_old_index_files(db_file: Any) -> None:
