@@ -21,8 +21,8 @@ Example:
 from __future__ import annotations
 
 import sys
-from contextvars import ContextVar
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Protocol, cast, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
