@@ -14,6 +14,9 @@ a store is adapted:
   the same in ours;
 * the server address comes from ``HY_SUITE_PG_URI``.
 
+With ``HY_SUITE_ANCHOR=1`` only the server address is set: the modules run against
+LangGraph's own stores, the anchor of ``bench/langgraph_batches.py``.
+
 Tests that examine the other implementation itself (its SQL strings, private cursor,
 internal connection helper) or that pin a default we chose differently are marked
 ``xfail(strict=True)`` with the reason in :data:`DIVERGENT`: they still run, and a
@@ -82,11 +85,19 @@ def pytest_configure(config: pytest.Config) -> None:
             suite_conftest.DEFAULT_POSTGRES_URI = uri.rsplit("/", 1)[0] + "/"
 
 
-def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> pytest.Module:
+def _anchor() -> bool:
+    return os.environ.get("HY_SUITE_ANCHOR") == "1"
+
+
+def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> pytest.Module | None:
+    if _anchor():
+        return None  # LangGraph's own store: pytest's default collection
     return _AdaptedModule.from_parent(parent, path=module_path)  # only the store modules are given
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if _anchor():
+        return
     package = "postgres" if os.environ.get("HY_SUITE_PG_URI") else "sqlite"
     for item in items:
         test_id = item.nodeid.split("/")[-1].split("[")[0]
