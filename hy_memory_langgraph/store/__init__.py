@@ -7,11 +7,13 @@ Design:
   Tables are versioned and migrated on open (:mod:`.db.migrations`).
 * Exact FAISS ``IndexIDMap2(IndexFlatIP)`` indexes over normalised vectors are
   derived per scope (a namespace's first two labels), loaded lazily and kept in
-  a byte-bounded LRU cache (``MEMORY_INDEX_CACHE_MB``).
+  a byte-bounded LRU cache (``MEMORY_INDEX_CACHE_MB``). A scope of at least
+  :class:`ApproximateSearch` ``min_vectors`` vectors gets an IVF index instead
+  (:mod:`.vector.approximate`).
 * Every write appends to a change log in the same transaction; each store
   object replays it (deltas, cached scopes only) before vector searches, so
   several objects or processes can share one database.
-* Search is exact and filters first: candidates (namespace prefix, filter, not
+* Search filters first (and is exact below the approximate threshold): candidates (namespace prefix, filter, not
   expired) are fixed before ranking; only the top rows are read from SQL.
 * A persistent lexical index (BM25 postings per namespace, pre-tokenised by the
   caller, written in the same batch as the items) answers keyword searches by
@@ -72,8 +74,9 @@ from hy_memory_langgraph.store.lexical.ops import (
 )
 from hy_memory_langgraph.store.sql.filters import FilterError
 from hy_memory_langgraph.store.store import HyMemoryStore
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
-__all__ = ["AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore",
+__all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore",
            "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus",
            "shared_index_cache"]

@@ -74,6 +74,7 @@ from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, sqlite_field_index
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.vector.index import METRICS
 from hy_memory_langgraph.store.vector.scoped import ScopedIndex
@@ -97,11 +98,12 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
 
 
 class HyMemoryStore(BaseStore):
-    """Persistent langgraph store: SQLite or PostgreSQL + exact per-scope FAISS indexes.
+    """Persistent langgraph store: SQLite or PostgreSQL + per-scope FAISS indexes.
 
     The database is the source of truth for items *and* vectors. Each store
-    object keeps exact FAISS indexes only for the scopes (first two namespace
-    labels) it searches, loaded lazily and evicted least recently used under
+    object keeps FAISS indexes only for the scopes (first two namespace
+    labels) it searches (exact, or approximate for a scope of at least
+    ``approximate.min_vectors`` vectors), loaded lazily and evicted least recently used under
     the cache budget (``MEMORY_INDEX_CACHE_MB``). Several store objects or
     processes may share one database: each replays the ``hy_store_changes`` log
     before a search, so a write through one is seen by the next search of any.
@@ -129,6 +131,11 @@ class HyMemoryStore(BaseStore):
             (created on open), so a selective filter costs about what its matches cost
             instead of reading every value of the namespace. PostgreSQL needs none:
             its GIN index over all values serves every field.
+        approximate: When a scope's index becomes an IVF index that ranks only the
+            lists nearest the query (recall@10 >= 0.98 on e5 vectors at the default
+            ``nprobe``; see docs/benchmarks.md); restricted searches over few or a
+            small share of candidates stay exact. ``None`` or ``min_vectors=0``: always
+            exact.
 
     Raises:
         ConfigError: An argument is out of range (the message names it).
@@ -169,6 +176,7 @@ class HyMemoryStore(BaseStore):
         search_threads: int | None = 1,
         index_cache: IndexCache | None = None,
         filter_fields: Sequence[str] = (),
+        approximate: ApproximateSearch | None = ApproximateSearch(),
     ) -> None:
         if changelog_retention < 1:
             raise ConfigError("changelog_retention must be at least 1")
@@ -193,7 +201,7 @@ class HyMemoryStore(BaseStore):
             self._json_guarded = False
             cache = shared_index_cache() if index_cache is None else index_cache
             with database_faults(self._where):
-                self._scoped = self._open(search_threads, cache)
+                self._scoped = self._open(search_threads, cache, approximate)
             self._filter_fields = self._declare_fields(filter_fields)
             self._json = json_access(self._engine.dialect.name, items.c.value, indexed_reader=self._value_reader(),
                                      indexed_fields=self._filter_fields)
@@ -267,7 +275,8 @@ class HyMemoryStore(BaseStore):
 
     # ------------------------------------------------------------ lifecycle
 
-    def _open(self, search_threads: int | None, cache: IndexCache) -> ScopedIndex | None:
+    def _open(self, search_threads: int | None, cache: IndexCache,
+              approximate: ApproximateSearch | None) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
         migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
         reading = self.read_only and not is_absent(self._engine)  # may not even write defaults
@@ -291,7 +300,7 @@ class HyMemoryStore(BaseStore):
         if dims is None:
             return None
         metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
-        scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric)
+        scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric, approximate=approximate)
         with read_tx(self._engine) as conn:
             scoped.open(conn)
         return scoped

@@ -9,7 +9,9 @@ Vector ids pack the owning item id and the vector's position inside the item,
 and no separate id map is needed. Inner products of normalised vectors are
 cosine similarities. Search is exact: a flat scan over the whole index, over a
 selector of allowed ids, or (for small candidate sets) numpy brute force over
-the reconstructed candidate vectors.
+the reconstructed candidate vectors. An index given :class:`.approximate.ApproximateSearch`
+settings turns into an IVF index once it holds their ``min_vectors`` (see
+:mod:`.approximate` for what then stays exact).
 
 Example:
     >>> import numpy as np
@@ -32,6 +34,7 @@ import numpy.typing as npt
 from hy_memory_langgraph.errors import (
     InvalidInputError,
 )
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, build_ivf
 from hy_memory_langgraph.threads import check_thread_count
 
 __all__ = [
@@ -119,11 +122,14 @@ class VectorIndex:
             scan of 10,000+ vectors over the threads, and ``IndexIDMap2`` maps
             result ids in a parallel loop.
 
+        approximate: When (and how) the index becomes approximate; ``None``: never.
+
     Raises:
         ConfigError: ``search_threads`` is not a positive int or ``None``.
     """
 
-    def __init__(self, dims: int, *, search_threads: int | None = 1, metric: str = "cosine") -> None:
+    def __init__(self, dims: int, *, search_threads: int | None = 1, metric: str = "cosine",
+                 approximate: ApproximateSearch | None = None) -> None:
         if metric not in METRICS:
             raise InvalidInputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
         faiss = _faiss()
@@ -132,6 +138,22 @@ class VectorIndex:
         self.search_threads = check_thread_count(search_threads, "search_threads")
         flat = faiss.IndexFlatL2(dims) if metric == "l2" else faiss.IndexFlatIP(dims)
         self._index = faiss.IndexIDMap2(flat)
+        self._approximate = approximate if approximate is not None and approximate.enabled else None
+        self._ivf: bool = False
+
+    @property
+    def is_approximate(self) -> bool:
+        """Whether searches rank the nearest IVF lists only (see :mod:`.approximate`)."""
+        return self._ivf
+
+    @property
+    def nlist(self) -> int:
+        """IVF lists (0 while the index is exact)."""
+        return int(self._index.nlist) if self._ivf else 0
+
+    def overhead_bytes(self) -> int:
+        """Memory beyond the per-vector cost: the IVF centroids."""
+        return self.nlist * self.dims * 4
 
     def _prepare(self, vectors: FloatArray) -> FloatArray:
         if self.metric == "cosine":
@@ -142,10 +164,6 @@ class VectorIndex:
     def ntotal(self) -> int:
         return int(self._index.ntotal)
 
-    def ids(self) -> IdArray:
-        """All vector ids currently indexed."""
-        return _faiss().vector_to_array(self._index.id_map).astype(np.int64, copy=False)
-
     def add(self, ids: IdArray, vectors: FloatArray) -> None:
         """Add raw vectors (normalised here for cosine) under ``ids``."""
         if len(ids) == 0:
@@ -153,40 +171,82 @@ class VectorIndex:
         data = self._prepare(vectors)
         if data.shape[1] != self.dims:
             raise InvalidInputError(f"vectors have {data.shape[1]} dims, the index has {self.dims}")
-        self._index.add_with_ids(data, np.ascontiguousarray(ids, dtype=np.int64))
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        settings = self._approximate
+        if settings is not None and not self._ivf and self.ntotal + len(ids) >= settings.min_vectors:
+            self._become_approximate(ids, data)
+            return
+        self._index.add_with_ids(data, ids)
+
+    def _become_approximate(self, ids: IdArray, data: FloatArray) -> None:
+        """Replace the flat index by an IVF index over its vectors plus ``data``."""
+        faiss = _faiss()
+        if self.ntotal:
+            old_ids = faiss.vector_to_array(self._index.id_map).astype(np.int64)
+            old = faiss.rev_swig_ptr(faiss.downcast_index(self._index.index).get_xb(), self.ntotal * self.dims)
+            data = np.concatenate([np.array(old, dtype=np.float32).reshape(-1, self.dims), data])
+            ids = np.concatenate([old_ids, ids])
+            self._index.reset()
+        with _omp_threads(self.search_threads):
+            self._index = build_ivf(faiss, data, ids, self.metric)
+        self._ivf = True
 
     def remove(self, ids: IdArray) -> int:
         """Remove ``ids`` (unknown ids are ignored); returns how many were removed."""
         if len(ids) == 0 or self.ntotal == 0:
             return 0
-        selector = _faiss().IDSelectorBatch(np.ascontiguousarray(ids, dtype=np.int64))
-        return int(self._index.remove_ids(selector))
+        faiss = _faiss()
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if self._ivf:  # a hash-table id map removes listed ids only
+            return int(self._index.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids))))
+        return int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
 
     def search(
-        self, query: FloatArray, k: int, allowed: IdArray | None = None
+        self, query: FloatArray, k: int, allowed: IdArray | None = None, *, nprobe: int | None = None
     ) -> tuple[FloatArray, IdArray]:
         """Top-``k`` vectors by the metric's score, best first, optionally only among ``allowed``.
 
         Returns fewer than ``k`` hits only when fewer vectors are eligible. FAISS
-        runs with :attr:`search_threads` OpenMP threads in the calling thread.
+        runs with :attr:`search_threads` OpenMP threads in the calling thread. On an
+        approximate index ``nprobe`` overrides the settings' lists per search.
         """
         q = self._prepare(query)
         with _omp_threads(self.search_threads):
             if allowed is not None and len(allowed) <= BRUTE_FORCE_MAX:
                 return self._brute_force(q[0], k, allowed)
-            return self._scan(q, k, allowed)
+            if not self._ivf:
+                return self._scan(q, k, allowed)
+            return self._ivf_search(q, k, allowed, nprobe)
 
-    def _scan(self, q: FloatArray, k: int, allowed: IdArray | None) -> tuple[FloatArray, IdArray]:
-        """FAISS flat scan, over a selector of ``allowed`` ids when given."""
+    def _ivf_search(self, q: FloatArray, k: int, allowed: IdArray | None,
+                    nprobe: int | None) -> tuple[FloatArray, IdArray]:
+        """Rank the nearest lists; every list when the candidates are a small share or
+        the probed lists held fewer than ``k`` of them."""
+        settings = self._approximate
+        assert settings is not None
+        eligible = self.ntotal if allowed is None else len(allowed)
+        if allowed is None or eligible >= settings.exact_share * self.ntotal:
+            found = self._scan(q, k, allowed, nprobe or settings.nprobe)
+            if len(found[1]) >= min(k, eligible):
+                return found
+        return self._scan(q, k, allowed, self.nlist)
+
+    def _scan(self, q: FloatArray, k: int, allowed: IdArray | None,
+              nprobe: int | None = None) -> tuple[FloatArray, IdArray]:
+        """FAISS scan (flat, or the ``nprobe`` nearest IVF lists), over a selector of
+        ``allowed`` ids when given."""
         eligible = self.ntotal if allowed is None else len(allowed)
         k = min(k, eligible)
         if k <= 0:
             return np.empty(0, np.float32), np.empty(0, np.int64)
-        params = None
+        faiss = _faiss()
+        selector = None
         if allowed is not None:
-            faiss = _faiss()
             selector = faiss.IDSelectorBatch(np.ascontiguousarray(allowed, dtype=np.int64))
-            params = faiss.SearchParameters(sel=selector)
+        if self._ivf:
+            params = faiss.SearchParametersIVF(sel=selector, nprobe=min(nprobe or 1, self.nlist))
+        else:
+            params = None if selector is None else faiss.SearchParameters(sel=selector)
         scores, vids = self._index.search(q, k, params=params)
         keep = vids[0] >= 0
         found = scores[0][keep]

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hy_memory_langgraph.store.namespaces import prefix_range
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.index import POS_BITS, IdArray, VectorIndex
 
 __all__ = ["Mirror", "ItemVectors"]
@@ -45,13 +46,15 @@ class Mirror:
         dims: Vector size.
         search_threads: OpenMP threads per FAISS search.
         metric: How vectors are compared (see :data:`.index.METRICS`).
+        approximate: When the scope's index becomes approximate (``None``: never).
     """
 
-    def __init__(self, dims: int, *, search_threads: int | None = 1, metric: str = "cosine") -> None:
+    def __init__(self, dims: int, *, search_threads: int | None = 1, metric: str = "cosine",
+                 approximate: ApproximateSearch | None = None) -> None:
         self.dims = dims
         self.search_threads = search_threads
         self.metric = metric
-        self.index = VectorIndex(dims, search_threads=search_threads, metric=metric)
+        self.index = VectorIndex(dims, search_threads=search_threads, metric=metric, approximate=approximate)
         self._item_ns: dict[int, str] = {}
         self._item_nvec: dict[int, int] = {}
         self._ns_items: dict[str, set[int]] = {}
@@ -94,7 +97,8 @@ class Mirror:
     def nbytes(self) -> int:
         """Estimated memory: vectors and ids in FAISS plus the Python bookkeeping."""
         per_vector = self.dims * 4 + _ID_BYTES
-        return self.index.ntotal * per_vector + len(self._item_ns) * _ITEM_BYTES + _BASE_BYTES
+        return (self.index.ntotal * per_vector + len(self._item_ns) * _ITEM_BYTES + _BASE_BYTES
+                + self.index.overhead_bytes())
 
     def __contains__(self, item_id: object) -> bool:
         return item_id in self._item_ns

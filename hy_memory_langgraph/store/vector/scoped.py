@@ -13,9 +13,10 @@ memories — in a byte-bounded LRU :class:`~.cache.IndexCache`:
   fresh. A log pruned past ``seq`` just empties this object's cache entries.
 * **Evict**: the cache drops least recently used scopes beyond its budget.
 
-Search stays exact: the candidates (a prefix inside a scope, the scopes under a
-shorter prefix, or the rows a filter selected in SQL) are fixed first, each
-scope is ranked exactly, and the per-scope top-k lists are merged.
+Candidates are fixed first (a prefix inside a scope, the scopes under a shorter
+prefix, or the rows a filter selected in SQL), each scope is ranked (exactly, or
+approximately in a scope past the ``approximate`` threshold: see
+:mod:`.approximate`) and the per-scope top-k lists are merged.
 
 Example:
     >>> from hy_memory_langgraph.store.vector.cache import IndexCache
@@ -39,6 +40,7 @@ from hy_memory_langgraph.errors import StoreCorruptionError
 from hy_memory_langgraph.store.namespaces import SEP
 from hy_memory_langgraph.store.schema.tables import SCOPE_DEPTH, scope_of
 from hy_memory_langgraph.store.sql import statements as sql
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache
 from hy_memory_langgraph.store.vector.index import FloatArray, IdArray
 from hy_memory_langgraph.store.vector.mirror import ItemVectors, Mirror
@@ -98,11 +100,13 @@ class ScopedIndex:
         cache: Where the scope indexes live (shared with other stores).
         search_threads: OpenMP threads per FAISS search.
         metric: How vectors are compared (see :data:`.index.METRICS`).
+        approximate: When a scope's index becomes approximate (``None``: never).
     """
 
     def __init__(self, dims: int, cache: IndexCache, *, search_threads: int | None = 1,
-                 metric: str = "cosine") -> None:
+                 metric: str = "cosine", approximate: ApproximateSearch | None = None) -> None:
         self.dims = dims
+        self.approximate = approximate
         self.cache = cache
         self.search_threads = search_threads
         self.metric = metric
@@ -133,7 +137,8 @@ class ScopedIndex:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        mirror = Mirror(self.dims, search_threads=self.search_threads, metric=self.metric)
+        mirror = Mirror(self.dims, search_threads=self.search_threads, metric=self.metric,
+                        approximate=self.approximate)
         with _collector_paused():
             rows = sql.vectors_of_scope(conn, now, scope)
             item_ids, positions, namespaces, blobs = zip(*rows, strict=True) if rows else ((), (), (), ())

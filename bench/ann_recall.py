@@ -1,0 +1,186 @@
+"""Approximate (IVF) vs exact search of one large scope, on e5 vectors of real text.
+
+Sub-commands:
+
+* ``embed``: embeds a corpus of real sentences with the bundled e5 (LoCoMo turns,
+  summaries and observations; τ-bench airline messages; docstring sentences of the
+  Python standard library to reach ``--texts``) and LoCoMo's questions as queries;
+  writes ``corpus.npy`` / ``queries.npy`` under ``--out``. Slow (about 60 texts/s
+  on two cores): run once.
+* ``measure``: builds the store's approximate index (:class:`VectorIndex` with
+  ``approximate=True``) over the corpus (``--scale`` repeats it with a small seeded
+  perturbation when more vectors are asked for than were embedded, and says so), and
+  for each ``nprobe`` of a grid prints recall@10 against exact search and search p50.
+  ``nprobe`` is then chosen by 5-fold cross-validation over the queries (the smallest
+  value whose recall on the four training folds is >= the target) and the recall of
+  the held-out folds is printed.
+
+LoCoMo is CC BY-NC 4.0 (benchmark use only), τ-bench MIT; both are read from
+``../shared/data`` and never copied.
+
+Usage:
+    python -m bench.ann_recall embed --out /tmp/e5corpus --texts 30000
+    python -m bench.ann_recall measure --out /tmp/e5corpus
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _locomo() -> tuple[list[str], list[str]]:
+    texts, questions = [], []
+    for conv in json.loads((DATA / "locomo" / "locomo_dev5.json").read_text()):
+        for key, session in conv["conversation"].items():
+            if key.startswith("session_") and isinstance(session, list):
+                texts += [turn["text"] for turn in session if turn.get("text")]
+        for field in ("session_summary", "observation", "event_summary"):
+            texts += _strings(conv.get(field))
+        questions += [qa["question"] for qa in conv["qa"]]
+    return texts, questions
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [s for s in _SENTENCE.split(value) if len(s.split()) >= 4]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _tau() -> list[str]:
+    out = []
+    for task in json.loads((DATA / "tau_bench" / "airline_dev100.json").read_text()):
+        for message in task.get("traj", []):
+            content = message.get("content")
+            if isinstance(content, str) and message.get("role") in ("user", "assistant"):
+                out += [s for s in _SENTENCE.split(content) if len(s.split()) >= 4]
+    return out
+
+
+def _docstrings(limit: int) -> list[str]:
+    out: list[str] = []
+    for path in sorted(Path(ast.__file__).parent.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(errors="replace"))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef, ast.Module)):
+                doc = ast.get_docstring(node) or ""
+                out += [" ".join(s.split()) for s in _SENTENCE.split(doc) if 5 <= len(s.split()) <= 60]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def embed(out: Path, n_texts: int) -> None:
+    from hy_memory_langgraph.models.embeddings import E5Embeddings  # noqa: PLC0415
+
+    texts, questions = _locomo()
+    texts += _tau()
+    texts = list(dict.fromkeys(texts))
+    texts += _docstrings(max(0, n_texts - len(texts)))
+    texts = list(dict.fromkeys(texts))[:n_texts]
+    print(f"{len(texts)} texts, {len(questions)} queries", flush=True)
+    model = E5Embeddings()
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    chunks = []
+    for at in range(0, len(texts), 256):
+        chunks.append(np.asarray(model.embed_documents(texts[at:at + 256]), dtype=np.float32))
+        if at % 2560 == 0:
+            print(f"  {at + len(chunks[-1])} embedded, {time.perf_counter() - started:.0f} s", flush=True)
+    np.save(out / "corpus.npy", np.concatenate(chunks))
+    np.save(out / "queries.npy", np.asarray([model.embed_query(q) for q in questions], dtype=np.float32))
+    (out / "texts.json").write_text(json.dumps(texts))
+
+
+def _scaled(corpus: np.ndarray, n: int, seed: int = 7) -> tuple[np.ndarray, bool]:
+    """``n`` vectors: the corpus, repeated with a seeded perturbation if ``n`` exceeds it."""
+    if n <= len(corpus):
+        return corpus[:n], False
+    rng = np.random.default_rng(seed)
+    reps = -(-n // len(corpus))
+    blocks = [corpus] + [corpus + rng.normal(0, 0.02, corpus.shape).astype(np.float32) for _ in range(reps - 1)]
+    return np.concatenate(blocks)[:n], True
+
+
+def measure(out: Path, n: int, k: int, target: float) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from hy_memory_langgraph.store.vector.index import VectorIndex  # noqa: PLC0415
+
+    corpus, scaled = _scaled(np.load(out / "corpus.npy"), n)
+    queries = np.load(out / "queries.npy")
+    print(f"{len(corpus)} vectors ({'perturbed copies of ' if scaled else ''}e5 of real text), "
+          f"{len(queries)} queries, k={k}")
+    ids = np.arange(len(corpus), dtype=np.int64) << 20
+    exact = VectorIndex(corpus.shape[1])
+    exact.add(ids, corpus)
+    truth, exact_ms = [], []
+    for q in queries:
+        t = time.perf_counter()
+        truth.append(set(exact.search(q, k)[1].tolist()))
+        exact_ms.append((time.perf_counter() - t) * 1000)
+    print(f"exact: p50 {statistics.median(exact_ms):.2f} ms")
+    started = time.perf_counter()
+    approx = VectorIndex(corpus.shape[1], approximate=True)
+    approx.add(ids, corpus)
+    approx.ensure_approximate()
+    print(f"approximate build: {time.perf_counter() - started:.1f} s, nlist {approx.nlist}")
+    grid = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+    hits = np.zeros((len(grid), len(queries)))
+    for g, nprobe in enumerate(grid):
+        times = []
+        for j, q in enumerate(queries):
+            t = time.perf_counter()
+            found = approx.search(q, k, nprobe=nprobe)[1].tolist()
+            times.append((time.perf_counter() - t) * 1000)
+            hits[g, j] = len(truth[j] & set(found)) / max(1, len(truth[j]))
+        print(f"nprobe {nprobe:4d}: recall@{k} {hits[g].mean():.4f}  p50 {statistics.median(times):.2f} ms")
+    _cross_validate(grid, hits, target)
+
+
+def _cross_validate(grid: list[int], hits: np.ndarray, target: float, folds: int = 5) -> None:
+    order = np.random.default_rng(0).permutation(hits.shape[1])
+    held = []
+    for f in range(folds):
+        test = order[f::folds]
+        train = np.setdiff1d(order, test)
+        chosen = next((g for g in range(len(grid)) if hits[g, train].mean() >= target), len(grid) - 1)
+        held.append((grid[chosen], hits[chosen, test].mean()))
+        print(f"fold {f}: nprobe {grid[chosen]} chosen on training folds, held-out recall {held[-1][1]:.4f}")
+    print(f"held-out recall@10 mean {np.mean([h for _, h in held]):.4f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["embed", "measure"])
+    parser.add_argument("--out", type=Path, default=Path("/tmp/e5corpus"))
+    parser.add_argument("--texts", type=int, default=30000)
+    parser.add_argument("--vectors", type=int, default=0, help="index size (default: the corpus)")
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--target", type=float, default=0.98)
+    args = parser.parse_args()
+    if args.command == "embed":
+        embed(args.out, args.texts)
+    else:
+        measure(args.out, args.vectors or len(np.load(args.out / "corpus.npy", mmap_mode="r")), args.k, args.target)
+
+
+if __name__ == "__main__":
+    main()

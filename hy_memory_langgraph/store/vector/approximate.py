@@ -1,0 +1,105 @@
+"""Approximate search for large scopes: an inverted-file (IVF) FAISS index.
+
+An exact scan costs time in proportion to the scope (about 0.13 ms per 1,000
+vectors of 384 dims on one core). A scope that reaches
+:attr:`ApproximateSearch.min_vectors` vectors is indexed instead by an
+``IndexIVFFlat``: the vectors are clustered into ``nlist`` lists (k-means on a
+seeded sample) and a search ranks only the ``nprobe`` lists nearest the query,
+exactly within them. The full vectors are kept (no compression), so any id can be
+reconstructed for an exact re-rank of a small candidate set, and ids are added and
+removed in place as the scope changes.
+
+What stays exact (see :meth:`.index.VectorIndex.search`): a restricted search whose
+candidates are few (numpy over the candidates' own vectors) or a small share of the
+scope (every list scanned under the candidate selector), so a selective filter never
+loses hits to lists that were not probed; and any approximate search that returns
+fewer hits than asked for while enough candidates exist is run again exhaustively.
+
+Example:
+    >>> settings = ApproximateSearch(min_vectors=50_000)
+    >>> lists_for(1_000_000), settings.nprobe
+    (2000, 32)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from hy_memory_langgraph.errors import ConfigError
+
+__all__ = ["ApproximateSearch", "build_ivf", "lists_for"]
+
+#: Training points per list and the cap on the training sample (k-means cost).
+_TRAIN_PER_LIST = 40
+_KMEANS_ITERATIONS = 10
+_SEED = 1234
+
+
+@dataclass(frozen=True)
+class ApproximateSearch:
+    """When and how a scope's index becomes approximate.
+
+    Args:
+        min_vectors: Vectors a scope must hold before it is indexed approximately
+            (``0`` turns approximate search off: every scope stays exact).
+        nprobe: Lists ranked per search (more: higher recall, slower).
+        exact_share: A restricted search whose candidates are less than this share
+            of the scope scans every list under its selector (exact).
+
+    Raises:
+        ConfigError: a value is out of range.
+
+    Example:
+        >>> ApproximateSearch(min_vectors=0).enabled
+        False
+    """
+
+    min_vectors: int = 200_000
+    nprobe: int = 32
+    exact_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.min_vectors, int) or self.min_vectors < 0:
+            raise ConfigError(f"min_vectors must be an int >= 0 (0 = always exact), got {self.min_vectors!r}")
+        if not isinstance(self.nprobe, int) or self.nprobe < 1:
+            raise ConfigError(f"nprobe must be an int >= 1, got {self.nprobe!r}")
+        if not 0.0 <= self.exact_share <= 1.0:
+            raise ConfigError(f"exact_share must be between 0 and 1, got {self.exact_share!r}")
+
+    @property
+    def enabled(self) -> bool:
+        return self.min_vectors > 0
+
+
+def lists_for(n: int) -> int:
+    """IVF lists for ``n`` vectors: about ``2 * sqrt(n)``, at least 16."""
+    return max(16, int(round(2 * math.sqrt(max(n, 1)))))
+
+
+def build_ivf(faiss: Any, vectors: npt.NDArray[np.float32], ids: npt.NDArray[np.int64], metric: str) -> Any:
+    """An ``IndexIVFFlat`` over prepared ``vectors`` (already normalised for cosine).
+
+    Trained on a seeded sample of at most ``40 * nlist`` vectors, so the same data
+    gives the same lists; ids are looked up through a hash table (any int64 id,
+    removable, reconstructable).
+    """
+    n, dims = vectors.shape
+    nlist = min(lists_for(n), max(1, n // 4))
+    faiss_metric = faiss.METRIC_L2 if metric == "l2" else faiss.METRIC_INNER_PRODUCT
+    quantizer = faiss.IndexFlatL2(dims) if metric == "l2" else faiss.IndexFlatIP(dims)
+    ivf = faiss.IndexIVFFlat(quantizer, dims, nlist, faiss_metric)
+    ivf.cp.niter = _KMEANS_ITERATIONS
+    ivf.cp.seed = _SEED
+    ivf.cp.max_points_per_centroid = _TRAIN_PER_LIST
+    ivf.cp.min_points_per_centroid = 1
+    sample_size = min(n, _TRAIN_PER_LIST * nlist)
+    sample = vectors[np.sort(np.random.default_rng(_SEED).choice(n, sample_size, replace=False))]
+    ivf.train(sample)
+    ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+    ivf.add_with_ids(vectors, np.ascontiguousarray(ids, dtype=np.int64))
+    return ivf

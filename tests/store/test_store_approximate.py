@@ -1,0 +1,218 @@
+"""Approximate (IVF) indexes of large scopes: recall against exact search, what stays exact.
+
+The vectors are seeded and clustered (points around 100 centres with noise), the shape
+real embeddings have and the one IVF is built for; exact search over the same vectors
+is the reference. Recall bounds leave a wide margin under what these seeds give (1.0 at
+the default ``nprobe``) so that another CPU's float rounding cannot move a test.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langgraph.store.base import PutOp
+
+from hy_memory_langgraph.errors import ConfigError
+from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
+from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, POS_BITS, VectorIndex
+from hy_memory_langgraph.store.vector.mirror import Mirror
+
+DIMS = 32
+N = 20_000
+SETTINGS = ApproximateSearch(min_vectors=5_000)
+
+
+def _clustered(n: int, seed: int, centres: np.ndarray) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (centres[rng.integers(0, len(centres), n)] + rng.normal(0, 0.35, (n, DIMS))).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    centres = np.random.default_rng(1).normal(size=(100, DIMS))
+    vectors = _clustered(N, 2, centres)
+    queries = _clustered(100, 3, centres)
+    return np.arange(N, dtype=np.int64) << POS_BITS, vectors, queries
+
+
+def _pair(data: tuple[np.ndarray, np.ndarray, np.ndarray], metric: str = "cosine",
+          settings: ApproximateSearch = SETTINGS) -> tuple[VectorIndex, VectorIndex]:
+    ids, vectors, _ = data
+    exact = VectorIndex(DIMS, metric=metric)
+    exact.add(ids, vectors)
+    approx = VectorIndex(DIMS, metric=metric, approximate=settings)
+    for start in range(0, N, 4_000):  # grows past the threshold through ordinary adds
+        approx.add(ids[start:start + 4_000], vectors[start:start + 4_000])
+    return exact, approx
+
+
+def _recall(exact: VectorIndex, approx: VectorIndex, queries: np.ndarray, k: int = 10,
+            **kwargs: object) -> float:
+    hits = [len(set(exact.search(q, k)[1].tolist()) & set(approx.search(q, k, **kwargs)[1].tolist())) / k
+            for q in queries]
+    return float(np.mean(hits))
+
+
+def test_index_turns_approximate_at_the_threshold(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    ids, vectors, _ = data
+    index = VectorIndex(DIMS, approximate=SETTINGS)
+    index.add(ids[:4_999], vectors[:4_999])
+    assert not index.is_approximate and index.nlist == 0
+    index.add(ids[4_999:5_000], vectors[4_999:5_000])
+    assert index.is_approximate and index.nlist > 0 and index.ntotal == 5_000
+    assert index.overhead_bytes() == index.nlist * DIMS * 4
+
+
+def test_min_vectors_zero_and_none_stay_exact(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    ids, vectors, _ = data
+    for settings in (None, ApproximateSearch(min_vectors=0)):
+        index = VectorIndex(DIMS, approximate=settings)
+        index.add(ids, vectors)
+        assert not index.is_approximate
+
+
+@pytest.mark.parametrize("metric", ["cosine", "inner_product", "l2"])
+def test_recall_against_exact(data: tuple[np.ndarray, np.ndarray, np.ndarray], metric: str) -> None:
+    exact, approx = _pair(data, metric)
+    assert approx.is_approximate
+    assert _recall(exact, approx, data[2]) >= 0.95
+    # every list probed: the same hits and scores as the exact index
+    q = data[2][0]
+    scores, vids = approx.search(q, 10, nprobe=approx.nlist)
+    want_scores, want_vids = exact.search(q, 10)
+    assert vids.tolist() == want_vids.tolist()
+    assert np.allclose(scores, want_scores, atol=1e-4)
+
+
+def test_more_lists_probed_never_lowers_recall(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    exact, approx = _pair(data)
+    recalls = [_recall(exact, approx, data[2], nprobe=n) for n in (1, 4, 16, approx.nlist)]
+    assert recalls == sorted(recalls) and recalls[-1] == 1.0
+
+
+def test_small_candidate_shares_are_ranked_exactly(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    exact, approx = _pair(data)
+    rng = np.random.default_rng(4)
+    few = np.sort(rng.choice(data[0], 500, replace=False))  # numpy over the candidates
+    share = np.sort(rng.choice(data[0], BRUTE_FORCE_MAX + 500, replace=False))  # under half: every list
+    assert len(share) < SETTINGS.exact_share * N
+    for allowed in (few, share):
+        for q in data[2][:20]:
+            assert approx.search(q, 10, allowed, nprobe=1)[1].tolist() == exact.search(q, 10, allowed)[1].tolist()
+
+
+def test_candidates_far_from_the_query_are_not_starved(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """A large allowed set that lies away from the query: the probed lists hold none of it,
+    so the search runs again over every list instead of returning too few hits."""
+    ids, vectors, queries = data
+    exact, approx = _pair(data)
+    q = queries[0]
+    order = np.argsort(vectors @ q / np.linalg.norm(vectors, axis=1))  # farthest first
+    allowed = np.sort(ids[order[: int(0.6 * N)]])
+    got = approx.search(q, 10, allowed, nprobe=1)
+    assert got[1].tolist() == exact.search(q, 10, allowed)[1].tolist()
+    assert len(got[1]) == 10
+
+
+def test_removed_vectors_are_gone_and_readded_ones_found(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    ids, vectors, queries = data
+    _, approx = _pair(data)
+    top = approx.search(vectors[7], 5)[1]
+    assert top[0] == ids[7]
+    assert approx.remove(ids[:100]) == 100 and approx.ntotal == N - 100
+    assert ids[7] not in approx.search(vectors[7], 50, nprobe=approx.nlist)[1]
+    approx.add(ids[7:8], vectors[7:8])
+    assert approx.search(vectors[7], 1)[1].tolist() == [ids[7]]
+
+
+def test_mirror_size_counts_the_centroids(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    ids, vectors, _ = data
+    flat, approx = Mirror(DIMS), Mirror(DIMS, approximate=SETTINGS)
+    item_ids = (ids >> POS_BITS).tolist()
+    flat.load(item_ids, ["u"] * N, vectors)
+    approx.load(item_ids, ["u"] * N, vectors)
+    assert approx.index.is_approximate
+    assert approx.nbytes() - flat.nbytes() == approx.index.nlist * DIMS * 4
+
+
+@pytest.mark.parametrize("field,value", [("min_vectors", -1), ("nprobe", 0), ("exact_share", 1.5),
+                                         ("min_vectors", 2.5)])
+def test_bad_settings_name_the_field(field: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=field):
+        ApproximateSearch(**{field: value})  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------ through the store
+
+STORE_N = 6_000
+STORE_SETTINGS = ApproximateSearch(min_vectors=2_000)
+
+
+def _embed(texts: list[str]) -> list[list[float]]:
+    """Clustered seeded vectors: text ``"c<centre> <anything>"`` lies near centre ``c``."""
+    centres = np.random.default_rng(5).normal(size=(40, DIMS))
+    out = []
+    for text in texts:
+        rng = np.random.default_rng(zlib.crc32(text.encode()))
+        out.append((centres[int(text.split()[0][1:]) % 40] + rng.normal(0, 0.35, DIMS)).tolist())
+    return out
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., HyMemoryStore]]:
+    opened: list[HyMemoryStore] = []
+    schemas = request.getfixturevalue("pg_schemas") if request.param == "postgres" else None
+    prefix = schemas.prefix() if schemas is not None else ""
+
+    def make(approximate: ApproximateSearch | None = STORE_SETTINGS) -> HyMemoryStore:
+        kwargs = {"index": {"dims": DIMS, "embed": _embed, "fields": ["text"]}, "approximate": approximate,
+                  "index_cache": IndexCache(1 << 30)}
+        if schemas is not None:
+            store = HyMemoryStore.from_url(schemas.url, name=prefix + "ann", **kwargs)  # type: ignore[arg-type]
+        else:
+            store = HyMemoryStore(tmp_path / "ann.db", **kwargs)  # type: ignore[arg-type]
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+def _fill(store: HyMemoryStore) -> None:
+    store.batch([_put(i) for i in range(STORE_N)])
+
+
+def _put(i: int) -> PutOp:
+    return PutOp(("mem", "u1"), f"k{i}", {"text": f"c{i % 40} note {i}", "tag": f"t{i % 100}"})
+
+
+def test_store_search_on_an_approximate_scope(make_store: Callable[..., HyMemoryStore]) -> None:
+    approx, exact = make_store(), make_store(approximate=None)
+    _fill(approx)
+    query = "c3 note 3"
+    got = [r.key for r in approx.search(("mem", "u1"), query=query, limit=10)]
+    want = [r.key for r in exact.search(("mem", "u1"), query=query, limit=10)]
+    assert got[0] == "k3" and len(set(got) & set(want)) >= 9
+    mirrors = [m for (_, scope), m in approx._scoped.cache._entries.items() if scope]  # type: ignore[union-attr]
+    assert any(m.index.is_approximate for m in mirrors)
+    # a 1% filter stays exact
+    flt = {"tag": "t7"}
+    got_f = [(r.key, round(r.score or 0, 4)) for r in approx.search(("mem", "u1"), query=query, filter=flt, limit=10)]
+    want_f = [(r.key, round(r.score or 0, 4)) for r in exact.search(("mem", "u1"), query=query, filter=flt, limit=10)]
+    assert [k for k, _ in got_f] == [k for k, _ in want_f] and len(got_f) == 10
+
+
+def test_store_deletes_reach_an_approximate_scope_of_another_instance(
+        make_store: Callable[..., HyMemoryStore]) -> None:
+    reader, writer = make_store(), make_store()
+    _fill(writer)
+    assert reader.search(("mem", "u1"), query="c3 note 3", limit=1)[0].key == "k3"  # loads the scope
+    writer.delete(("mem", "u1"), "k3")
+    writer.put(("mem", "u1"), "new", {"text": "c3 note 3", "tag": "t0"})
+    assert [r.key for r in reader.search(("mem", "u1"), query="c3 note 3", limit=2)][0] == "new"
+    assert "k3" not in [r.key for r in reader.search(("mem", "u1"), query="c3 note 3", limit=50)]
