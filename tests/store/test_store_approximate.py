@@ -18,6 +18,7 @@ from langgraph.store.base import PutOp
 
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
+from hy_memory_langgraph.store.vector import scoped
 from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, POS_BITS, VectorIndex
 from hy_memory_langgraph.store.vector.mirror import Mirror
 
@@ -216,3 +217,20 @@ def test_store_deletes_reach_an_approximate_scope_of_another_instance(
     writer.put(("mem", "u1"), "new", {"text": "c3 note 3", "tag": "t0"})
     assert [r.key for r in reader.search(("mem", "u1"), query="c3 note 3", limit=2)][0] == "new"
     assert "k3" not in [r.key for r in reader.search(("mem", "u1"), query="c3 note 3", limit=50)]
+
+
+def test_a_large_load_returns_freed_heap(make_store: Callable[..., HyMemoryStore],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(scoped, "_return_freed_memory", lambda: calls.append(1))
+    store = make_store()
+    _fill(store)
+    monkeypatch.setattr(scoped, "_TRIM_AFTER_BYTES", 1 << 40)
+    store.search(("mem", "u1"), query="c1 x", limit=1)
+    assert calls == []
+    reader = make_store()
+    monkeypatch.setattr(scoped, "_TRIM_AFTER_BYTES", 1)
+    reader.search(("mem", "u1"), query="c1 x", limit=1)
+    assert calls == [1]
+    monkeypatch.undo()
+    scoped._return_freed_memory()  # the real call (glibc's malloc_trim here) runs without error

@@ -27,9 +27,11 @@ Example:
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import gc
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -74,6 +76,32 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if running:
             gc.enable()
+
+
+#: A load that leaves at least this many bytes of vectors returns freed heap to the OS.
+_TRIM_AFTER_BYTES = 64 << 20
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (``None`` elsewhere)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def _return_freed_memory() -> None:
+    """Give the heap pages a bulk load freed back to the OS.
+
+    Loading a scope holds its rows twice for a moment (the fetched rows, then the
+    index); freed, the rows' memory stays in glibc's arenas and counts in the RSS
+    (measured: 1M vectors of 384 dims left the process at about twice the index
+    size). ``malloc_trim(0)`` returns it; it changes no allocation policy.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def targets_for_prefix(conn: Connection, prefix: str) -> list[Target]:
@@ -147,6 +175,8 @@ class ScopedIndex:
             else:
                 mirror.apply(self._group(rows))
             del rows, item_ids, positions, namespaces, blobs
+        if mirror.nbytes() >= _TRIM_AFTER_BYTES:
+            _return_freed_memory()
         self.cache.put(key, mirror)
         return mirror
 
