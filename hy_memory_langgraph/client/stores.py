@@ -18,7 +18,7 @@ from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
-from hy_memory_langgraph.store import HyMemoryStore, IndexCache
+from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 
 __all__ = ["StoreFactory", "StoreRegistry", "default_store_factory"]
 
@@ -36,11 +36,14 @@ def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None)
         >>> store = factory("chat_memory", None); store.put(("a",), "k", {"v": 1}); store.close()
     """
 
+    approximate = ApproximateSearch(min_vectors=config.approximate_min_vectors)
+
     def open_store(name: str, index: IndexConfig | None) -> BaseStore:
         target, schema = config.store_target(name)
         if schema is not None:
-            return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache)
-        return HyMemoryStore(target, index=index, index_cache=cache)
+            return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache,
+                                          approximate=approximate)
+        return HyMemoryStore(target, index=index, index_cache=cache, approximate=approximate)
 
     return open_store
 

@@ -29,12 +29,14 @@ from hy_memory_langgraph.config.parsing import int_parser
 from hy_memory_langgraph.config.variables import VARIABLES, Variable
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["DEFAULT_INDEX_CACHE_MB", "CodingConfig", "MemoryConfig", "index_cache_mb"]
+__all__ = ["DEFAULT_APPROXIMATE_MIN_VECTORS", "DEFAULT_INDEX_CACHE_MB", "CodingConfig", "MemoryConfig", "index_cache_mb"]
 
 _MAX_PROMPT_HISTORY_TURNS: Final = 5
 _READ: Final[tuple[Variable, ...]] = tuple(v for v in VARIABLES if v.owner is not None)
 _BY_FIELD: Final[dict[tuple[str, str], Variable]] = {(v.owner, v.field): v for v in _READ if v.owner}
 DEFAULT_INDEX_CACHE_MB: Final = 1024
+#: Vectors a scope holds before its index becomes approximate (IVF); see docs/benchmarks.md.
+DEFAULT_APPROXIMATE_MIN_VECTORS: Final = 200_000
 
 
 def index_cache_mb(env: Mapping[str, str]) -> int:
@@ -114,7 +116,7 @@ _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
      "redact_secrets", "pipeline_log_days", "pipeline_log_text", "max_message_bytes",
      "oa_context_provider_spec", "oa_context_file", "db_url", "db_schema_prefix",
-     "index_cache_mb"}
+     "index_cache_mb", "approximate_min_vectors"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 _OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
@@ -145,6 +147,8 @@ class MemoryConfig(StorageLayout):
         db_url: ``MEMORY_DB_URL`` (``None``: SQLite files under ``data_dir``).
         db_schema_prefix: ``MEMORY_DB_SCHEMA_PREFIX``.
         index_cache_mb: ``MEMORY_INDEX_CACHE_MB``.
+        approximate_min_vectors: ``MEMORY_APPROXIMATE_MIN_VECTORS``: vectors a scope holds
+            before its index becomes approximate (``0``: always exact).
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -165,6 +169,7 @@ class MemoryConfig(StorageLayout):
     db_url: str | None = field(default=None, repr=False)
     db_schema_prefix: str = ""
     index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
+    approximate_min_vectors: int = DEFAULT_APPROXIMATE_MIN_VECTORS
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")

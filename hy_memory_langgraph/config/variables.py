@@ -107,6 +107,9 @@ VARIABLES: Final[tuple[Variable, ...]] = (
              readme=False),
     Variable("MEMORY_INDEX_CACHE_MB", "memory", "index_cache_mb", int_parser(1), "`1024`",
              "budget (MB) of the per-scope FAISS indexes a process keeps in memory"),
+    Variable("MEMORY_APPROXIMATE_MIN_VECTORS", "memory", "approximate_min_vectors", int_parser(0), "`200000`",
+             "vectors a scope holds before its search becomes approximate (IVF, recall@10 ≥ 0.98); "
+             "`0` keeps every search exact"),
     Variable("OPENAI_API_KEY", None, "", None, "unset",
              "enables the default chat model (pro) and OpenAI embeddings"),
     Variable("OPENAI_BASE_URL", None, "", None, "unset", "any OpenAI-compatible server (vLLM, Ollama, SGLang, …)"),

@@ -199,8 +199,9 @@ def test_store_search_on_an_approximate_scope(make_store: Callable[..., HyMemory
     got = [r.key for r in approx.search(("mem", "u1"), query=query, limit=10)]
     want = [r.key for r in exact.search(("mem", "u1"), query=query, limit=10)]
     assert got[0] == "k3" and len(set(got) & set(want)) >= 9
-    mirrors = [m for (_, scope), m in approx._scoped.cache._entries.items() if scope]  # type: ignore[union-attr]
-    assert any(m.index.is_approximate for m in mirrors)
+    mirrors = [m for (owner, _), m in approx._scoped.cache._entries.items()  # type: ignore[union-attr]
+               if owner == approx._scoped.owner]  # type: ignore[union-attr]
+    assert [m.index.is_approximate for m in mirrors] == [True]
     # a 1% filter stays exact
     flt = {"tag": "t7"}
     got_f = [(r.key, round(r.score or 0, 4)) for r in approx.search(("mem", "u1"), query=query, filter=flt, limit=10)]
@@ -234,3 +235,20 @@ def test_a_large_load_returns_freed_heap(make_store: Callable[..., HyMemoryStore
     assert calls == [1]
     monkeypatch.undo()
     scoped._return_freed_memory()  # the real call (glibc's malloc_trim here) runs without error
+
+
+def test_the_client_setting_reaches_its_stores(tmp_path: Path) -> None:
+    from hy_memory_langgraph.client.stores import default_store_factory
+    from hy_memory_langgraph.config import MemoryConfig
+
+    for value, approximate in (("0", False), ("3", True)):
+        config = MemoryConfig.from_env({"MEMORY_APPROXIMATE_MIN_VECTORS": value}, data_dir=tmp_path / value)
+        store = default_store_factory(config)("chat_memory", {"dims": DIMS, "embed": _embed, "fields": ["text"]})
+        try:
+            store.batch([_put(i) for i in range(8)])
+            store.search(("mem", "u1"), query="c1 x", limit=1)
+            scoped_index = store._scoped  # type: ignore[attr-defined]
+            mirrors = [m for (owner, _), m in scoped_index.cache._entries.items() if owner == scoped_index.owner]
+            assert [m.index.is_approximate for m in mirrors] == [approximate]
+        finally:
+            store.close()

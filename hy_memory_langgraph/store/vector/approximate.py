@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hy_memory_langgraph.config.settings import DEFAULT_APPROXIMATE_MIN_VECTORS
 from hy_memory_langgraph.errors import ConfigError
 
 __all__ = ["ApproximateSearch", "build_ivf", "lists_for"]
@@ -46,7 +47,8 @@ class ApproximateSearch:
 
     Args:
         min_vectors: Vectors a scope must hold before it is indexed approximately
-            (``0`` turns approximate search off: every scope stays exact).
+            (``0`` turns approximate search off: every scope stays exact; the default
+            is ``MEMORY_APPROXIMATE_MIN_VECTORS``'s, 200,000).
         nprobe: Lists ranked per search (more: higher recall, slower).
         exact_share: A restricted search whose candidates are less than this share
             of the scope scans every list under its selector (exact).
@@ -59,7 +61,7 @@ class ApproximateSearch:
         False
     """
 
-    min_vectors: int = 200_000
+    min_vectors: int = DEFAULT_APPROXIMATE_MIN_VECTORS
     nprobe: int = 32
     exact_share: float = 0.5
 
