@@ -11,6 +11,8 @@ Sub-commands:
   ``approximate=True``) over the corpus (``--scale`` repeats it with a small seeded
   perturbation when more vectors are asked for than were embedded, and says so), and
   for each ``nprobe`` of a grid prints recall@10 against exact search and search p50.
+  Then, at the default ``nprobe``, the recall of a restricted search whose candidates
+  are a random 60% of the scope (the approximate path under a selector).
   ``nprobe`` is then chosen by 5-fold cross-validation over the queries (the smallest
   value whose recall on the four training folds is >= the target) and the recall of
   the held-out folds is printed.
@@ -122,6 +124,7 @@ def _scaled(corpus: np.ndarray, n: int, seed: int = 7) -> tuple[np.ndarray, bool
 
 def measure(out: Path, n: int, k: int, target: float) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from hy_memory_langgraph.store.vector.approximate import ApproximateSearch  # noqa: PLC0415
     from hy_memory_langgraph.store.vector.index import VectorIndex  # noqa: PLC0415
 
     corpus, scaled = _scaled(np.load(out / "corpus.npy"), n)
@@ -138,10 +141,10 @@ def measure(out: Path, n: int, k: int, target: float) -> None:
         exact_ms.append((time.perf_counter() - t) * 1000)
     print(f"exact: p50 {statistics.median(exact_ms):.2f} ms")
     started = time.perf_counter()
-    approx = VectorIndex(corpus.shape[1], approximate=True)
+    approx = VectorIndex(corpus.shape[1], approximate=ApproximateSearch(min_vectors=1))
     approx.add(ids, corpus)
-    approx.ensure_approximate()
-    print(f"approximate build: {time.perf_counter() - started:.1f} s, nlist {approx.nlist}")
+    print(f"approximate build: {time.perf_counter() - started:.1f} s, nlist {approx.nlist}, "
+          f"default probes {ApproximateSearch().lists_to_probe(approx.nlist)}")
     grid = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128]
     hits = np.zeros((len(grid), len(queries)))
     for g, nprobe in enumerate(grid):
@@ -153,6 +156,10 @@ def measure(out: Path, n: int, k: int, target: float) -> None:
             hits[g, j] = len(truth[j] & set(found)) / max(1, len(truth[j]))
         print(f"nprobe {nprobe:4d}: recall@{k} {hits[g].mean():.4f}  p50 {statistics.median(times):.2f} ms")
     _cross_validate(grid, hits, target)
+    allowed = np.sort(np.random.default_rng(1).choice(ids, int(0.6 * len(ids)), replace=False))
+    restricted = [len(set(exact.search(q, k, allowed)[1].tolist()) & set(approx.search(q, k, allowed)[1].tolist())) / k
+                  for q in queries]
+    print(f"60% candidates, default nprobe: recall@{k} {np.mean(restricted):.4f}")
 
 
 def _cross_validate(grid: list[int], hits: np.ndarray, target: float, folds: int = 5) -> None:

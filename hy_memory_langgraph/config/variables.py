@@ -108,7 +108,7 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_INDEX_CACHE_MB", "memory", "index_cache_mb", int_parser(1), "`1024`",
              "budget (MB) of the per-scope FAISS indexes a process keeps in memory"),
     Variable("MEMORY_APPROXIMATE_MIN_VECTORS", "memory", "approximate_min_vectors", int_parser(0), "`200000`",
-             "vectors a scope holds before its search becomes approximate (IVF, recall@10 ≥ 0.98); "
+             "vectors a scope holds before its search becomes approximate (IVF; recall in docs/benchmarks.md); "
              "`0` keeps every search exact"),
     Variable("OPENAI_API_KEY", None, "", None, "unset",
              "enables the default chat model (pro) and OpenAI embeddings"),

@@ -132,8 +132,8 @@ class HyMemoryStore(BaseStore):
             instead of reading every value of the namespace. PostgreSQL needs none:
             its GIN index over all values serves every field.
         approximate: When a scope's index becomes an IVF index that ranks only the
-            lists nearest the query (recall@10 >= 0.98 on e5 vectors at the default
-            ``nprobe``; see docs/benchmarks.md); restricted searches over few or a
+            lists nearest the query (recall@10 0.98 on 28k e5 vectors of real text with
+            the defaults; see docs/benchmarks.md); restricted searches over few or a
             small share of candidates stay exact. ``None`` or ``min_vectors=0``: always
             exact.
 

@@ -17,8 +17,8 @@ fewer hits than asked for while enough candidates exist is run again exhaustivel
 
 Example:
     >>> settings = ApproximateSearch(min_vectors=50_000)
-    >>> lists_for(1_000_000), settings.nprobe
-    (2000, 32)
+    >>> lists_for(1_000_000), settings.lists_to_probe(2000)
+    (2000, 200)
 """
 
 from __future__ import annotations
@@ -49,7 +49,11 @@ class ApproximateSearch:
         min_vectors: Vectors a scope must hold before it is indexed approximately
             (``0`` turns approximate search off: every scope stays exact; the default
             is ``MEMORY_APPROXIMATE_MIN_VECTORS``'s, 200,000).
-        nprobe: Lists ranked per search (more: higher recall, slower).
+        nprobe: Lists ranked per search at least (more: higher recall, slower).
+        probe_share: Share of the lists ranked per search at least: the recall a
+            share gives holds as scopes grow (their lists grow with ``sqrt(n)``), a
+            fixed ``nprobe`` would probe ever fewer of them. 32 lists (9.5%) reached
+            recall@10 0.98 on 28k e5 vectors of real text (held-out folds).
         exact_share: A restricted search whose candidates are less than this share
             of the scope scans every list under its selector (exact).
 
@@ -63,6 +67,7 @@ class ApproximateSearch:
 
     min_vectors: int = DEFAULT_APPROXIMATE_MIN_VECTORS
     nprobe: int = 32
+    probe_share: float = 0.1
     exact_share: float = 0.5
 
     def __post_init__(self) -> None:
@@ -70,12 +75,18 @@ class ApproximateSearch:
             raise ConfigError(f"min_vectors must be an int >= 0 (0 = always exact), got {self.min_vectors!r}")
         if not isinstance(self.nprobe, int) or self.nprobe < 1:
             raise ConfigError(f"nprobe must be an int >= 1, got {self.nprobe!r}")
+        if not 0.0 <= self.probe_share <= 1.0:
+            raise ConfigError(f"probe_share must be between 0 and 1, got {self.probe_share!r}")
         if not 0.0 <= self.exact_share <= 1.0:
             raise ConfigError(f"exact_share must be between 0 and 1, got {self.exact_share!r}")
 
     @property
     def enabled(self) -> bool:
         return self.min_vectors > 0
+
+    def lists_to_probe(self, nlist: int) -> int:
+        """Lists one search ranks in an index of ``nlist`` lists."""
+        return min(nlist, max(self.nprobe, math.ceil(self.probe_share * nlist)))
 
 
 def lists_for(n: int) -> int:

@@ -226,7 +226,7 @@ class VectorIndex:
         assert settings is not None
         eligible = self.ntotal if allowed is None else len(allowed)
         if allowed is None or eligible >= settings.exact_share * self.ntotal:
-            found = self._scan(q, k, allowed, nprobe or settings.nprobe)
+            found = self._scan(q, k, allowed, nprobe or settings.lists_to_probe(self.nlist))
             if len(found[1]) >= min(k, eligible):
                 return found
         return self._scan(q, k, allowed, self.nlist)
