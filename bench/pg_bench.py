@@ -20,7 +20,14 @@ Sub-commands (each prints what it measured):
   run it with ``PYTHONPATH`` on an older checkout to measure the old whole-store
   mirror on the same file (only APIs both releases have are used).
 
+* ``anchor``: side by side with LangGraph's ``PostgresStore`` on the same server, no
+  vector index on either (pgvector is not packaged for this machine: the command says
+  whether the extension loads and, when it does not, compares what it can): put
+  items/s in batches of 100 up to ``--items`` into one namespace whose items carry
+  ``cat`` (one of 100), then p50 of a 1% filter ``{"cat": "c7"}`` search (``limit=10``).
+
 Usage:
+    python -m bench.pg_bench anchor --pg postgresql+psycopg://... [--items 20000]
     python -m bench.pg_bench store --pg postgresql+psycopg://... [--items 100000]
     python -m bench.pg_bench catchup --pg postgresql+psycopg://...
     python -m bench.pg_bench filter --pg postgresql+psycopg://... [--items 100000]
@@ -190,10 +197,60 @@ def cmd_rss(args: argparse.Namespace) -> None:
           f"after searching {args.users:,} users {after_search:.0f} MB ({searched_s:.1f} s); cache {stats}")
 
 
+def _pgvector_loads(url: str) -> bool:
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text("CREATE EXTENSION IF NOT EXISTS vector"))
+        return True
+    except sa.exc.DBAPIError:
+        return False
+    finally:
+        engine.dispose()
+
+
+def _anchor_run(store: object, items: int, queries: int) -> tuple[float, float, int]:
+    """(put items/s, 1%-filter search p50 ms, hits) through LangGraph's BaseStore API."""
+    began = time.perf_counter()
+    for lo in range(0, items, 100):
+        store.batch([PutOp(("docs",), f"k{i}", {"text": f"memory {i}", "cat": f"c{i % 100}", "i": i})  # type: ignore[attr-defined]
+                     for i in range(lo, min(items, lo + 100))])
+    rate = items / (time.perf_counter() - began)
+    flt = {"cat": "c7"}
+    times = [timed(lambda k=k: store.search(("docs",), filter=flt, limit=10, offset=k))  # type: ignore[attr-defined]
+             for k in range(queries)]
+    hits = len(store.search(("docs",), filter=flt, limit=items))  # type: ignore[attr-defined]
+    return rate, pct(times, .5), hits
+
+
+def cmd_anchor(args: argparse.Namespace) -> None:
+    from langgraph.store.postgres import PostgresStore  # noqa: PLC0415 - only this command needs it
+
+    if not args.pg:
+        raise SystemExit("anchor needs --pg (or HY_BENCH_PG_URL)")
+    print(f"pgvector {'loads' if _pgvector_loads(args.pg) else 'cannot be loaded here'}: "
+          "both stores run without a vector index")
+    print("| store | items | put items/s (batches of 100) | 1% filter search p50 ms | hits |")
+    print("|---|---:|---:|---:|---:|")
+    reset_pg(args.pg)
+    with HyMemoryStore(args.pg, schema="bench") as store:
+        rate, p50, hits = _anchor_run(store, args.items, args.queries)
+    print(f"| HyMemoryStore | {args.items:,} | {rate:,.0f} | {p50:.2f} | {hits:,} |")
+    uri = args.pg.replace("postgresql+psycopg://", "postgresql://", 1)
+    engine = sa.create_engine(args.pg)
+    with engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE IF EXISTS public.store, public.store_migrations CASCADE"))
+    engine.dispose()
+    with PostgresStore.from_conn_string(uri) as anchor:
+        anchor.setup()
+        rate, p50, hits = _anchor_run(anchor, args.items, args.queries)
+    print(f"| PostgresStore | {args.items:,} | {rate:,.0f} | {p50:.2f} | {hits:,} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("store", "catchup", "rss", "filter"):
+    for name in ("store", "catchup", "rss", "filter", "anchor"):
         p = sub.add_parser(name)
         p.add_argument("--items", type=int, default=1_000_000 if name == "rss" else 100_000)
         p.add_argument("--users", type=int, default=1000)
@@ -202,11 +259,14 @@ def main() -> None:
     sub.choices["store"].add_argument("--queries", type=int, default=200)
     sub.choices["store"].add_argument("--whole", type=int, default=20)
     sub.choices["filter"].add_argument("--queries", type=int, default=20)
+    sub.choices["anchor"].add_argument("--queries", type=int, default=20)
     sub.choices["catchup"].add_argument("--deltas", type=int, nargs="+", default=[10, 100, 1000, 10000])
     sub.choices["rss"].add_argument("--db", required=True)
     sub.choices["rss"].add_argument("--fill", action="store_true")
     args = parser.parse_args()
-    {"store": cmd_store, "catchup": cmd_catchup, "rss": cmd_rss, "filter": cmd_filter}[args.command](args)
+    commands = {"store": cmd_store, "catchup": cmd_catchup, "rss": cmd_rss, "filter": cmd_filter,
+                "anchor": cmd_anchor}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
