@@ -29,7 +29,8 @@ from hy_memory_langgraph.config.parsing import int_parser
 from hy_memory_langgraph.config.variables import VARIABLES, Variable
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["DEFAULT_APPROXIMATE_MIN_VECTORS", "DEFAULT_INDEX_CACHE_MB", "CodingConfig", "MemoryConfig", "index_cache_mb"]
+__all__ = ["DEFAULT_APPROXIMATE_MIN_VECTORS", "DEFAULT_INDEX_CACHE_MB", "CodingConfig", "MemoryConfig",
+           "index_cache_mb"]
 
 _MAX_PROMPT_HISTORY_TURNS: Final = 5
 _READ: Final[tuple[Variable, ...]] = tuple(v for v in VARIABLES if v.owner is not None)

@@ -59,17 +59,16 @@ _F32, _F64 = b"f", b"d"
 #: Reference rows remembered as written, per process (forgotten past this many).
 _MAX_REFERENCED = 200_000
 log = logging.getLogger(__name__)
-_OWNERS = EMBEDDING_OWNERS
 
 
 @contextmanager
 def embedding_owners(user_ids: Iterable[str]) -> Iterator[None]:
     """Embeddings cached inside the block are referenced under ``user_ids`` (for erasure)."""
-    token = _OWNERS.set(tuple(dict.fromkeys(user_ids)))
+    token = EMBEDDING_OWNERS.set(tuple(dict.fromkeys(user_ids)))
     try:
         yield
     finally:
-        _OWNERS.reset(token)
+        EMBEDDING_OWNERS.reset(token)
 
 
 def _pack(vector: Sequence[float]) -> bytes:
@@ -147,7 +146,7 @@ class CachedEmbeddings(Embeddings):
     def _refs(self, keys: Iterable[str]) -> list[tuple[str, bytes]]:
         """Reference rows of ``keys`` under the current owners not written yet by this
         process (none outside a block)."""
-        owners = _OWNERS.get()
+        owners = EMBEDDING_OWNERS.get()
         rows = [(self._owner_prefix(o) + k, b"") for o in owners for k in dict.fromkeys(keys)]
         with self._lock:
             rows = [r for r in rows if r[0] not in self._referenced]

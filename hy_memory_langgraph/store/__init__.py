@@ -13,8 +13,9 @@ Design:
 * Every write appends to a change log in the same transaction; each store
   object replays it (deltas, cached scopes only) before vector searches, so
   several objects or processes can share one database.
-* Search filters first (and is exact below the approximate threshold): candidates (namespace prefix, filter, not
-  expired) are fixed before ranking; only the top rows are read from SQL.
+* Search filters first (and is exact below the approximate threshold): candidates
+  (namespace prefix, filter, not expired) are fixed before ranking; only the top
+  rows are read from SQL.
 * A persistent lexical index (BM25 postings per namespace, pre-tokenised by the
   caller, written in the same batch as the items) answers keyword searches by
   reading only the query terms' postings (``supports_lexical_index``).
@@ -77,6 +78,6 @@ from hy_memory_langgraph.store.store import HyMemoryStore
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
-__all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp", "HyMemoryKVStore", "HyMemoryStore",
-           "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus",
+__all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp",
+           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus",
            "shared_index_cache"]

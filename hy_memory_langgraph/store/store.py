@@ -103,8 +103,8 @@ class HyMemoryStore(BaseStore):
     The database is the source of truth for items *and* vectors. Each store
     object keeps FAISS indexes only for the scopes (first two namespace
     labels) it searches (exact, or approximate for a scope of at least
-    ``approximate.min_vectors`` vectors), loaded lazily and evicted least recently used under
-    the cache budget (``MEMORY_INDEX_CACHE_MB``). Several store objects or
+    ``approximate.min_vectors`` vectors), loaded lazily and evicted least
+    recently used under the cache budget (``MEMORY_INDEX_CACHE_MB``). Several store objects or
     processes may share one database: each replays the ``hy_store_changes`` log
     before a search, so a write through one is seen by the next search of any.
     Tables are created and migrated on open (see :mod:`.migrations`).

@@ -96,8 +96,9 @@ def _return_freed_memory() -> None:
 
     Loading a scope holds its rows twice for a moment (the fetched rows, then the
     index); freed, the rows' memory stays in glibc's arenas and counts in the RSS
-    (measured: 1M vectors of 384 dims left the process at about twice the index
-    size). ``malloc_trim(0)`` returns it; it changes no allocation policy.
+    (measured on 200,000 vectors of 384 dims from SQLite: 785 MB after the load
+    without it, 462 MB with it, for a 349 MB index estimate). ``malloc_trim(0)``
+    returns it; it changes no allocation policy.
     """
     trim = _malloc_trim()
     if trim is not None:
