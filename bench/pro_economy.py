@@ -26,7 +26,8 @@ without one, only this package is measured and the run says so.
 
 Usage::
 
-    python -m bench.pro_economy [--chat-sessions N] [--working N] [--peer-python PATH]
+    python -m bench.pro_economy [--chat-sessions N] [--conversation K] [--working N]
+                                [--working-skip N] [--peer-python PATH]
 """
 
 from __future__ import annotations
@@ -50,11 +51,11 @@ _FENCE = "```json\n{}\n```"
 # ---------------------------------------------------------------- the writes
 
 
-def _chat_items(sessions: int) -> list[dict[str, Any]]:
+def _chat_items(sessions: int, conversation: int = 0) -> list[dict[str, Any]]:
     from bench.common.locomo import load_locomo
     from bench.common.paths import LOCOMO_PATH
 
-    conv = load_locomo(LOCOMO_PATH)[0]
+    conv = load_locomo(LOCOMO_PATH)[conversation]
     by_session: dict[int, list[Any]] = defaultdict(list)
     for turn in conv.turns:
         by_session[turn.session].append(turn)
@@ -70,13 +71,16 @@ def _chat_items(sessions: int) -> list[dict[str, Any]]:
     return items
 
 
-def _working_items(limit: int) -> list[dict[str, Any]]:
+def _working_items(limit: int, skip: int = 0) -> list[dict[str, Any]]:
     from bench.common.paths import TAU_PATH
 
     items = []
     for row in json.loads(TAU_PATH.read_text(encoding="utf-8")):
         msgs = [dict(m) for m in row["traj"] if m.get("role") != "system"]
         if not any(m.get("role") == "tool" for m in msgs):
+            continue
+        if skip:
+            skip -= 1
             continue
         first = next((m["content"] for m in msgs if m.get("role") == "user"), "")
         items.append({"scene": "working", "messages": msgs, "user_id": row["info"]["task"]["user_id"],
@@ -292,11 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chat-sessions", type=int, default=10)
     parser.add_argument("--working", type=int, default=30)
+    parser.add_argument("--conversation", type=int, default=0,
+                        help="which LoCoMo conversation the chat sessions come from (0-4)")
+    parser.add_argument("--working-skip", type=int, default=0,
+                        help="skip this many tool-call dialogues first (e.g. 30: dialogues the default run did not use)")
     add_peer_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
         return _child_main(*args.child)
-    items = _chat_items(args.chat_sessions) + _working_items(args.working)
+    items = _chat_items(args.chat_sessions, args.conversation) + _working_items(args.working, args.working_skip)
     counters = _token_counters()
     systems = [("ours", sys.executable)]
     if args.peer_python:

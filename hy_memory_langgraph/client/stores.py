@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig
@@ -37,12 +38,15 @@ def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None)
     """
 
     approximate = ApproximateSearch(min_vectors=config.approximate_min_vectors)
+    # PostgreSQL: approximate scope indexes are saved under the data dir (SQLite: beside each file)
+    on_server = ApproximateSearch(min_vectors=config.approximate_min_vectors,
+                                  snapshot_dir=Path(config.data_dir) / "ann")
 
     def open_store(name: str, index: IndexConfig | None) -> BaseStore:
         target, schema = config.store_target(name)
         if schema is not None:
             return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache,
-                                          approximate=approximate)
+                                          approximate=on_server)
         return HyMemoryStore(target, index=index, index_cache=cache, approximate=approximate)
 
     return open_store

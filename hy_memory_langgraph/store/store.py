@@ -78,6 +78,7 @@ from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.vector.index import METRICS
 from hy_memory_langgraph.store.vector.scoped import ScopedIndex
+from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
 from hy_memory_langgraph.threads import check_thread_count
 
 __all__ = ["HyMemoryStore"]
@@ -300,10 +301,21 @@ class HyMemoryStore(BaseStore):
         if dims is None:
             return None
         metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
-        scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric, approximate=approximate)
         with read_tx(self._engine) as conn:
+            snapshots = self._snapshots(approximate, sql.get_meta(conn, "store_uid"))
+            scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric,
+                                 approximate=approximate, snapshots=snapshots)
             scoped.open(conn)
         return scoped
+
+    def _snapshots(self, approximate: ApproximateSearch | None, store_uid: str | None) -> SnapshotDir | None:
+        """Where this store saves approximate scope indexes (``None``: nowhere)."""
+        if approximate is None or not approximate.enabled or not approximate.snapshots or not store_uid:
+            return None
+        directory = approximate.snapshot_dir
+        if directory is None and self._local_file is not None:
+            directory = self._local_file.with_name(self._local_file.name + ".ann")
+        return SnapshotDir(directory, store_uid=store_uid) if directory is not None else None
 
     @property
     def closed(self) -> bool:
@@ -593,6 +605,8 @@ class HyMemoryStore(BaseStore):
             self._checkpointer.written()
         if self._scoped is None or not written.seqs:
             return
+        if written.removed_scopes:  # erasure: no saved index keeps a removed item's vectors
+            self._scoped.discard_snapshots(written.removed_scopes)
         if self._scoped.advance(written.seqs, written.local):  # nobody wrote in between
             return
         with read_tx(self._engine) as conn:

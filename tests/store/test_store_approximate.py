@@ -224,12 +224,13 @@ def test_a_large_load_returns_freed_heap(make_store: Callable[..., HyMemoryStore
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     monkeypatch.setattr(scoped, "_return_freed_memory", lambda: calls.append(1))
-    store = make_store()
+    unsaved = ApproximateSearch(min_vectors=2_000, snapshots=False)  # every open reads the rows
+    store = make_store(unsaved)
     _fill(store)
     monkeypatch.setattr(scoped, "_TRIM_AFTER_BYTES", 1 << 40)
     store.search(("mem", "u1"), query="c1 x", limit=1)
     assert calls == []
-    reader = make_store()
+    reader = make_store(unsaved)
     monkeypatch.setattr(scoped, "_TRIM_AFTER_BYTES", 1)
     reader.search(("mem", "u1"), query="c1 x", limit=1)
     assert calls == [1]

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.store.batch.guards import check_guards
 from hy_memory_langgraph.store.batch.plan import BatchPlan
 from hy_memory_langgraph.store.lexical.write import apply_lexical
+from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.ttl import expires_at
 from hy_memory_langgraph.store.vector.mirror import ItemVectors
@@ -35,10 +36,12 @@ PRUNE_EVERY = 1000  # check the change-log length every this many appended rows
 
 @dataclasses.dataclass
 class WriteResult:
-    """Change-log positions written and the resulting vectors per item id."""
+    """Change-log positions written, the resulting vectors per item id and the
+    scopes items were removed from."""
 
     seqs: list[int]
     local: dict[int, ItemVectors]
+    removed_scopes: set[str] = dataclasses.field(default_factory=set)
 
 
 def _change(item_id: int, op: str, namespace: str, key: str) -> dict[str, Any]:
@@ -146,4 +149,4 @@ def apply_writes(
         high = max(seqs)
         if high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY:
             sql.prune_changes(conn, high - retention)
-    return WriteResult(seqs=seqs, local=local)
+    return WriteResult(seqs=seqs, local=local, removed_scopes={scope_of(ns) for _, ns in touched.removed})

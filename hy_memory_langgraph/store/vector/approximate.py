@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,10 @@ class ApproximateSearch:
             recall@10 0.98 on 28k e5 vectors of real text (held-out folds).
         exact_share: A restricted search whose candidates are less than this share
             of the scope scans every list under its selector (exact).
+        snapshots: Save approximate scope indexes so a cold open maps them instead
+            of rebuilding (see :mod:`.snapshot`).
+        snapshot_dir: Where: ``None`` is beside a SQLite file (``<file>.ann``) and
+            nowhere for other databases (pass a local folder for PostgreSQL).
 
     Raises:
         ConfigError: a value is out of range.
@@ -69,6 +74,8 @@ class ApproximateSearch:
     nprobe: int = 32
     probe_share: float = 0.1
     exact_share: float = 0.5
+    snapshots: bool = True
+    snapshot_dir: str | Path | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.min_vectors, int) or self.min_vectors < 0:

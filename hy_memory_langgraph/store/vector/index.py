@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -140,6 +141,19 @@ class VectorIndex:
         self._index = faiss.IndexIDMap2(flat)
         self._approximate = approximate if approximate is not None and approximate.enabled else None
         self._ivf: bool = False
+        # A mapped snapshot (read-only IVF) under an overlay: ``_index`` then holds the
+        # vectors added since, ``_dead`` the snapshot's ids removed since.
+        self._base: Any = None
+        self._base_ids: IdArray = np.empty(0, np.int64)
+        self._dead: set[int] = set()
+
+    def adopt_snapshot(self, base: Any, base_ids: IdArray) -> None:
+        """Serve searches from a mapped, read-only IVF ``base`` holding ``base_ids``
+        (sorted); later adds and removes go to an in-memory overlay."""
+        if self.ntotal or self._approximate is None:
+            raise ValueError("adopt_snapshot needs an empty index with approximate settings")
+        self._base, self._base_ids, self._dead = base, np.ascontiguousarray(base_ids, np.int64), set()
+        self._ivf = True
 
     @property
     def is_approximate(self) -> bool:
@@ -147,13 +161,29 @@ class VectorIndex:
         return self._ivf
 
     @property
+    def is_mapped(self) -> bool:
+        """Whether the index serves a mapped snapshot (see :meth:`adopt_snapshot`)."""
+        return self._base is not None
+
+    @property
     def nlist(self) -> int:
         """IVF lists (0 while the index is exact)."""
-        return int(self._index.nlist) if self._ivf else 0
+        if not self._ivf:
+            return 0
+        return int((self._base if self._base is not None else self._index).nlist)
 
     def overhead_bytes(self) -> int:
-        """Memory beyond the per-vector cost: the IVF centroids."""
-        return self.nlist * self.dims * 4
+        """Memory beyond the per-vector cost: the IVF centroids (and a snapshot's ids)."""
+        return self.nlist * self.dims * 4 + len(self._base_ids) * 8 + len(self._dead) * 64
+
+    def ivf(self) -> Any:
+        """The in-memory IVF index (what a snapshot saves), or ``None`` when the index is
+        exact or serves a mapped snapshot."""
+        return self._index if self._ivf and self._base is None else None
+
+    def mapped_bytes(self) -> int:
+        """Bytes of vectors read from a mapped snapshot's file rather than held in memory."""
+        return (int(self._base.ntotal) - len(self._dead)) * self.dims * 4 if self._base is not None else 0
 
     def _prepare(self, vectors: FloatArray) -> FloatArray:
         if self.metric == "cosine":
@@ -162,7 +192,8 @@ class VectorIndex:
 
     @property
     def ntotal(self) -> int:
-        return int(self._index.ntotal)
+        base = int(self._base.ntotal) - len(self._dead) if self._base is not None else 0
+        return base + int(self._index.ntotal)
 
     def add(self, ids: IdArray, vectors: FloatArray) -> None:
         """Add raw vectors (normalised here for cosine) under ``ids``."""
@@ -173,6 +204,9 @@ class VectorIndex:
             raise InvalidInputError(f"vectors have {data.shape[1]} dims, the index has {self.dims}")
         ids = np.ascontiguousarray(ids, dtype=np.int64)
         settings = self._approximate
+        if self._base is not None:  # the overlay of a mapped snapshot
+            self._index.add_with_ids(data, ids)
+            return
         if settings is not None and not self._ivf and self.ntotal + len(ids) >= settings.min_vectors:
             self._become_approximate(ids, data)
             return
@@ -197,9 +231,20 @@ class VectorIndex:
             return 0
         faiss = _faiss()
         ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if self._base is not None:
+            return self._remove_mapped(ids)
         if self._ivf:  # a hash-table id map removes listed ids only
             return int(self._index.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids))))
         return int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
+
+    def _remove_mapped(self, ids: IdArray) -> int:
+        """Mask the snapshot's ``ids``, remove the overlay's."""
+        in_base = np.isin(ids, self._base_ids)
+        masked = {int(i) for i in ids[in_base]} - self._dead
+        self._dead |= masked
+        rest = np.ascontiguousarray(ids[~in_base])
+        removed = int(self._index.remove_ids(_faiss().IDSelectorBatch(rest))) if len(rest) else 0
+        return len(masked) + removed
 
     def search(
         self, query: FloatArray, k: int, allowed: IdArray | None = None, *, nprobe: int | None = None
@@ -212,42 +257,72 @@ class VectorIndex:
         """
         q = self._prepare(query)
         with _omp_threads(self.search_threads):
+            if self._base is not None:
+                return self._mapped_search(q, k, allowed, nprobe)
             if allowed is not None and len(allowed) <= BRUTE_FORCE_MAX:
-                return self._brute_force(q[0], k, allowed)
+                return self._brute_force(self._index, q[0], k, allowed)
             if not self._ivf:
-                return self._scan(q, k, allowed)
-            return self._ivf_search(q, k, allowed, nprobe)
+                return self._scan(self._index, q, k, allowed)
+            return self._ivf_search(self._index, q, k, allowed, nprobe, self.ntotal)
 
-    def _ivf_search(self, q: FloatArray, k: int, allowed: IdArray | None,
-                    nprobe: int | None) -> tuple[FloatArray, IdArray]:
-        """Rank the nearest lists; every list when the candidates are a small share or
-        the probed lists held fewer than ``k`` of them."""
+    def _ivf_search(self, index: Any, q: FloatArray, k: int, allowed: IdArray | None,
+                    nprobe: int | None, total: int, exclude: IdArray | None = None) -> tuple[FloatArray, IdArray]:
+        """Rank the nearest lists of ``index`` (``total`` live vectors, ``exclude`` masked);
+        every list when the candidates are a small share or the probed lists held fewer
+        than ``k`` of them."""
         settings = self._approximate
         assert settings is not None
-        eligible = self.ntotal if allowed is None else len(allowed)
-        if allowed is None or eligible >= settings.exact_share * self.ntotal:
-            found = self._scan(q, k, allowed, nprobe or settings.lists_to_probe(self.nlist))
+        nlist = int(index.nlist)
+        eligible = total if allowed is None else len(allowed)
+        if allowed is None or eligible >= settings.exact_share * total:
+            found = self._scan(index, q, k, allowed, nprobe or settings.lists_to_probe(nlist), exclude, eligible)
             if len(found[1]) >= min(k, eligible):
                 return found
-        return self._scan(q, k, allowed, self.nlist)
+        return self._scan(index, q, k, allowed, nlist, exclude, eligible)
 
-    def _scan(self, q: FloatArray, k: int, allowed: IdArray | None,
-              nprobe: int | None = None) -> tuple[FloatArray, IdArray]:
-        """FAISS scan (flat, or the ``nprobe`` nearest IVF lists), over a selector of
-        ``allowed`` ids when given."""
-        eligible = self.ntotal if allowed is None else len(allowed)
+    def _mapped_search(self, q: FloatArray, k: int, allowed: IdArray | None,
+                       nprobe: int | None) -> tuple[FloatArray, IdArray]:
+        """A mapped snapshot (dead ids masked) and its overlay searched, hits merged."""
+        dead = np.fromiter(self._dead, np.int64, len(self._dead))
+        base_allowed = overlay_allowed = None
+        if allowed is not None:  # a changed snapshot item is dead in the file, live in the overlay
+            in_base = np.isin(allowed, self._base_ids)
+            is_dead = np.isin(allowed, dead) if len(dead) else np.zeros(len(allowed), bool)
+            base_allowed, overlay_allowed = allowed[in_base & ~is_dead], allowed[~in_base | is_dead]
+        base_total = int(self._base.ntotal) - len(dead)
+        if base_allowed is not None and len(base_allowed) <= BRUTE_FORCE_MAX:
+            base = self._brute_force(self._base, q[0], k, base_allowed)
+        else:
+            base = self._ivf_search(self._base, q, k, base_allowed, nprobe, base_total,
+                                    dead if base_allowed is None and len(dead) else None)
+        # the overlay is small: a selector scan (ids it does not hold are ignored)
+        overlay = self._scan(self._index, q, k, overlay_allowed)
+        scores, vids = np.concatenate([base[0], overlay[0]]), np.concatenate([base[1], overlay[1]])
+        order = np.lexsort((vids, -scores))[:k]
+        return scores[order], vids[order]
+
+    def _scan(self, index: Any, q: FloatArray, k: int, allowed: IdArray | None, nprobe: int | None = None,
+              exclude: IdArray | None = None, eligible: int | None = None) -> tuple[FloatArray, IdArray]:
+        """FAISS scan of ``index`` (flat, or its ``nprobe`` nearest IVF lists), over a
+        selector of ``allowed`` ids when given, or of every id but ``exclude``."""
+        if eligible is None:
+            eligible = int(index.ntotal) if allowed is None else len(allowed)
         k = min(k, eligible)
         if k <= 0:
             return np.empty(0, np.float32), np.empty(0, np.int64)
         faiss = _faiss()
-        selector = None
+        selector: Any = None
+        keep_alive: list[Any] = []
         if allowed is not None:
             selector = faiss.IDSelectorBatch(np.ascontiguousarray(allowed, dtype=np.int64))
-        if self._ivf:
-            params = faiss.SearchParametersIVF(sel=selector, nprobe=min(nprobe or 1, self.nlist))
+        elif exclude is not None and len(exclude):
+            keep_alive.append(faiss.IDSelectorBatch(np.ascontiguousarray(exclude, dtype=np.int64)))
+            selector = faiss.IDSelectorNot(keep_alive[0])
+        if hasattr(index, "nlist"):
+            params = faiss.SearchParametersIVF(sel=selector, nprobe=min(nprobe or 1, int(index.nlist)))
         else:
             params = None if selector is None else faiss.SearchParameters(sel=selector)
-        scores, vids = self._index.search(q, k, params=params)
+        scores, vids = index.search(q, k, params=params)
         keep = vids[0] >= 0
         found = scores[0][keep]
         if self.metric == "l2":  # FAISS gives squared distances, nearest first
@@ -255,12 +330,12 @@ class VectorIndex:
         return found, vids[0][keep]
 
     def _brute_force(
-        self, q: FloatArray, k: int, allowed: IdArray
+        self, index: Any, q: FloatArray, k: int, allowed: IdArray
     ) -> tuple[FloatArray, IdArray]:
         if len(allowed) == 0 or k <= 0:
             return np.empty(0, np.float32), np.empty(0, np.int64)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)
-        stored = self._index.reconstruct_batch(ids)
+        stored = index.reconstruct_batch(ids)
         if self.metric == "l2":
             scores = -np.linalg.norm(stored - q, axis=1)
         else:

@@ -54,6 +54,7 @@ class Mirror:
         self.dims = dims
         self.search_threads = search_threads
         self.metric = metric
+        self.approximate = approximate
         self.index = VectorIndex(dims, search_threads=search_threads, metric=metric, approximate=approximate)
         self._item_ns: dict[int, str] = {}
         self._item_nvec: dict[int, int] = {}
@@ -95,10 +96,26 @@ class Mirror:
         return count
 
     def nbytes(self) -> int:
-        """Estimated memory: vectors and ids in FAISS plus the Python bookkeeping."""
+        """Estimated memory: vectors and ids in FAISS plus the Python bookkeeping (the
+        vectors of a mapped snapshot are the file's pages, not counted)."""
         per_vector = self.dims * 4 + _ID_BYTES
-        return (self.index.ntotal * per_vector + len(self._item_ns) * _ITEM_BYTES + _BASE_BYTES
-                + self.index.overhead_bytes())
+        return (self.index.ntotal * per_vector - self.index.mapped_bytes() + len(self._item_ns) * _ITEM_BYTES
+                + _BASE_BYTES + self.index.overhead_bytes())
+
+    def adopt_snapshot(self, base: object, item_ids: list[int], counts: list[int], namespaces: list[str]) -> None:
+        """Serve an empty mirror from a mapped snapshot index holding these items
+        (``counts[i]`` vectors of ``item_ids[i]``, in ``namespaces[i]``)."""
+        if len(self._item_ns):
+            raise ValueError("Mirror.adopt_snapshot fills an empty mirror")
+        index = VectorIndex(self.dims, search_threads=self.search_threads, metric=self.metric,
+                            approximate=self.approximate)
+        index.adopt_snapshot(base, np.sort(self._expand(item_ids, counts)))
+        self.reset(index, zip(item_ids, namespaces, counts, strict=True))
+
+    def layout(self) -> tuple[list[int], list[int], list[str]]:
+        """``(item_ids, vector counts, namespaces)`` of the indexed items."""
+        item_ids = list(self._item_ns)
+        return item_ids, [self._item_nvec[i] for i in item_ids], [self._item_ns[i] for i in item_ids]
 
     def __contains__(self, item_id: object) -> bool:
         return item_id in self._item_ns

@@ -11,6 +11,9 @@ memories — in a byte-bounded LRU :class:`~.cache.IndexCache`:
   ``seq`` is read; changed items of *cached* scopes are re-read (or taken from
   the writer's own copy) and applied. Scopes not cached need nothing: they load
   fresh. A log pruned past ``seq`` just empties this object's cache entries.
+* **Snapshots**: an approximate scope read from the database is saved (with
+  ``snapshots``); a later cold open maps the saved index and replays the log
+  since it instead of rebuilding (see :mod:`.snapshot`).
 * **Evict**: the cache drops least recently used scopes beyond its budget.
 
 Candidates are fixed first (a prefix inside a scope, the scopes under a shorter
@@ -46,6 +49,7 @@ from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache
 from hy_memory_langgraph.store.vector.index import FloatArray, IdArray
 from hy_memory_langgraph.store.vector.mirror import ItemVectors, Mirror
+from hy_memory_langgraph.store.vector.snapshot import Snapshot, SnapshotDir
 
 __all__ = ["ScopedIndex", "Target", "targets_for_prefix", "targets_for_rows"]
 
@@ -80,6 +84,10 @@ def _collector_paused() -> Iterator[None]:
 
 #: A load that leaves at least this many bytes of vectors returns freed heap to the OS.
 _TRIM_AFTER_BYTES = 64 << 20
+#: A snapshot whose scope saw more changes than this (items, at least _OVERLAY_MIN) is
+#: rebuilt from the database rather than served with an overlay.
+_OVERLAY_MIN = 1000
+_OVERLAY_SHARE = 0.1
 
 
 @functools.cache
@@ -130,12 +138,16 @@ class ScopedIndex:
         search_threads: OpenMP threads per FAISS search.
         metric: How vectors are compared (see :data:`.index.METRICS`).
         approximate: When a scope's index becomes approximate (``None``: never).
+        snapshots: Where approximate scope indexes are saved and mapped from
+            (``None``: every cold open rebuilds them; see :mod:`.snapshot`).
     """
 
     def __init__(self, dims: int, cache: IndexCache, *, search_threads: int | None = 1,
-                 metric: str = "cosine", approximate: ApproximateSearch | None = None) -> None:
+                 metric: str = "cosine", approximate: ApproximateSearch | None = None,
+                 snapshots: SnapshotDir | None = None) -> None:
         self.dims = dims
         self.approximate = approximate
+        self.snapshots = snapshots if approximate is not None and approximate.enabled else None
         self.cache = cache
         self.search_threads = search_threads
         self.metric = metric
@@ -166,8 +178,20 @@ class ScopedIndex:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        mirror = Mirror(self.dims, search_threads=self.search_threads, metric=self.metric,
-                        approximate=self.approximate)
+        mirror = self._mapped(conn, now, scope) if self.snapshots is not None else None
+        if mirror is None:
+            mirror = self._load(conn, now, scope)
+        self.cache.put(key, mirror)
+        return mirror
+
+    def _new_mirror(self) -> Mirror:
+        return Mirror(self.dims, search_threads=self.search_threads, metric=self.metric,
+                      approximate=self.approximate)
+
+    def _load(self, conn: Connection, now: int, scope: str) -> Mirror:
+        """The scope read from the database (and, when its index is approximate, saved)."""
+        mirror = self._new_mirror()
+        seq = sql.last_seq(conn)  # read first: replaying from here covers whatever the rows miss
         with _collector_paused():
             rows = sql.vectors_of_scope(conn, now, scope)
             item_ids, positions, namespaces, blobs = zip(*rows, strict=True) if rows else ((), (), (), ())
@@ -178,8 +202,48 @@ class ScopedIndex:
             del rows, item_ids, positions, namespaces, blobs
         if mirror.nbytes() >= _TRIM_AFTER_BYTES:
             _return_freed_memory()
-        self.cache.put(key, mirror)
+        ivf = mirror.index.ivf()
+        if ivf is not None and self.snapshots is not None:
+            ids, counts, spaces = mirror.layout()
+            self.snapshots.write(scope, ivf, item_ids=ids, counts=counts, namespaces=spaces, seq=seq,
+                                 dims=self.dims, metric=self.metric)
         return mirror
+
+    def _mapped(self, conn: Connection, now: int, scope: str) -> Mirror | None:
+        """The scope from its snapshot plus the changes logged since, or ``None`` when
+        there is no usable snapshot or too much changed since it."""
+        assert self.snapshots is not None
+        snap = self.snapshots.read(scope, dims=self.dims, metric=self.metric)
+        if snap is None:
+            return None
+        low, high = sql.change_bounds(conn)
+        if snap.seq > high or (high > snap.seq and low > snap.seq + 1):  # the log no longer covers it
+            self.snapshots.discard(scope)
+            return None
+        latest = {int(row.item_id): str(row.namespace) for row in sql.changes_since(conn, snap.seq)}
+        mirror = self._new_mirror()
+        mirror.adopt_snapshot(snap.index, snap.item_ids.tolist(), snap.counts.tolist(), snap.namespaces)
+        touched = [i for i, ns in latest.items() if i in mirror or (ns and scope_of(ns) == scope)]
+        if len(touched) > max(_OVERLAY_MIN, _OVERLAY_SHARE * len(mirror)):
+            return None  # a rebuild (and a new snapshot) beats a large overlay
+        return self._replay(conn, now, scope, snap, mirror, touched)
+
+    def _replay(self, conn: Connection, now: int, scope: str, snap: Snapshot, mirror: Mirror,
+                touched: list[int]) -> Mirror:
+        fresh = self._group(sql.vectors_of(conn, now, touched)) if touched else {}
+        updates = {i: v if v is not None and scope_of(v[0]) == scope else None
+                   for i, v in ((i, fresh.get(i)) for i in touched)}
+        removed = any(v is None and i in mirror for i, v in updates.items())
+        mirror.apply(updates)
+        if removed:  # the file holds vectors of an item that is gone: erase it
+            self.snapshots.discard(scope)  # type: ignore[union-attr]
+        return mirror
+
+    def discard_snapshots(self, scopes: Iterable[str]) -> None:
+        """Remove the snapshots of ``scopes`` (items were removed from them)."""
+        if self.snapshots is not None:
+            for scope in set(scopes):
+                self.snapshots.discard(scope)
 
     def _matrix(self, blobs: Sequence[bytes]) -> FloatArray:
         """Stored vectors as one ``[n, dims]`` array (every blob checked for its size)."""
