@@ -1,0 +1,123 @@
+"""Cold first search of a large approximate scope: rebuilt from rows vs a mapped snapshot.
+
+One SQLite store holds ``--items`` items in one scope (seeded normal 384-d vectors,
+served from a table: speed only). Each phase runs in a fresh interpreter (its own
+memory figures; the database file is in the OS page cache after the fill, as on a
+server that restarts):
+
+* ``rebuild``: snapshots off: the first search reads every vector and builds the IVF index;
+* ``save``: snapshots on, none yet: the same, plus writing the snapshot;
+* ``mapped``: snapshots on: the first search maps the snapshot and replays the log;
+* ``mapped-after-writes``: 500 items changed first by another store, then as ``mapped``.
+
+Printed per phase: open + first search wall time, p50 of 50 more searches, RSS after
+the first search and the cache's estimate of the scope.
+
+Usage::
+
+    python -m bench.cold_open [--items 200000] [--dims 384] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NS = ("mem", "u1")
+
+
+def _vector(i: int, dims: int) -> list[float]:
+    return np.random.default_rng(i).standard_normal(dims).astype(np.float32).tolist()
+
+
+def _store(path: Path, dims: int, snapshots: bool) -> Any:
+    from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [_vector(int(t.split()[1]), dims) for t in texts]
+
+    return HyMemoryStore(path, index={"dims": dims, "embed": embed, "fields": ["text"]},
+                         approximate=ApproximateSearch(snapshots=snapshots, min_vectors=100_000),
+                         index_cache=IndexCache(8 << 30))
+
+
+def _fill(path: Path, items: int, dims: int) -> None:
+    from langgraph.store.base import PutOp
+
+    store = _store(path, dims, snapshots=False)
+    for start in range(0, items, 1000):
+        store.batch([PutOp(NS, f"k{i}", {"text": f"item {i}"}) for i in range(start, min(items, start + 1000))])
+    store.close()
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _phase(path: Path, dims: int, phase: str) -> dict[str, Any]:
+    from langgraph.store.base import PutOp
+
+    if phase == "mapped-after-writes":
+        writer = _store(path, dims, snapshots=False)
+        writer.batch([PutOp(NS, f"k{i}", {"text": f"item {i + 7}"}) for i in range(500)])
+        writer.close()
+    query = f"item {3}"
+    started = time.perf_counter()
+    store = _store(path, dims, snapshots=phase != "rebuild")
+    first = store.search(NS, query=query, limit=10)
+    cold = time.perf_counter() - started
+    rss = _rss_mb()
+    walls = []
+    for i in range(50):
+        t = time.perf_counter()
+        store.search(NS, query=f"item {i * 97}", limit=10)
+        walls.append(time.perf_counter() - t)
+    mirror = next(store._scoped.cache.peek(k) for k in store._scoped.cache.keys_of(store._scoped.owner))
+    out = {"phase": phase, "cold_s": cold, "p50_ms": statistics.median(walls) * 1000, "rss_mb": rss,
+           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+           "estimate_mb": mirror.nbytes() / 2**20, "mapped": mirror.index.is_mapped, "top": first[0].key}
+    store.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=200_000)
+    parser.add_argument("--dims", type=int, default=384)
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--child", nargs=2, metavar=("DB", "PHASE"))
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(_phase(Path(args.child[0]), args.dims, args.child[1])))
+        return 0
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        db = Path(tmp) / "cold.db"
+        started = time.perf_counter()
+        _fill(db, args.items, args.dims)
+        print(f"filled {args.items:,} items in {time.perf_counter() - started:.0f} s")
+        for phase in ("rebuild", "save", "mapped", "mapped-after-writes"):
+            done = subprocess.run([sys.executable, "-m", "bench.cold_open", "--dims", str(args.dims),
+                                   "--child", str(db), phase], check=True, capture_output=True, text=True)
+            r = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"{r['phase']:<20} open+first search {r['cold_s']:7.2f} s   search p50 {r['p50_ms']:6.2f} ms   "
+                  f"RSS {r['rss_mb']:7.0f} MB (peak {r['peak_mb']:6.0f})   estimate {r['estimate_mb']:6.0f} MB   "
+                  f"mapped={r['mapped']}  top={r['top']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
