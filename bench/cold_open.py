@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.pg_bench import rss_mb
+
 NS = ("mem", "u1")
 
 
@@ -61,14 +63,6 @@ def _fill(path: Path, items: int, dims: int) -> None:
     store.close()
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def _phase(path: Path, dims: int, phase: str) -> dict[str, Any]:
     from langgraph.store.base import PutOp
 
@@ -81,7 +75,7 @@ def _phase(path: Path, dims: int, phase: str) -> dict[str, Any]:
     store = _store(path, dims, snapshots=phase != "rebuild")
     first = store.search(NS, query=query, limit=10)
     cold = time.perf_counter() - started
-    rss = _rss_mb()
+    rss = rss_mb()
     walls: list[float] = []
     for _ in range(3):  # the same 50 queries three times: the last round is warm
         walls = []
