@@ -72,7 +72,7 @@ from hy_memory_langgraph.store.lexical.read import TimeRange
 from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS, PG_VALUE_READER, items, vectors
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
-from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, sqlite_field_index
+from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, quoted_reader, sqlite_field_index
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
@@ -442,7 +442,7 @@ class HyMemoryStore(BaseStore):
         reader = self._value_reader()
         if reader is not None:
             with write_tx(self._engine, schema_setup=True) as conn:
-                conn.exec_driver_sql(PG_READER_SQL.format(name=reader))
+                conn.exec_driver_sql(PG_READER_SQL.format(name=quoted_reader(reader)))
         self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader,
                                  indexed_reader=reader, indexed_fields=self._filter_fields)
         self._json_guarded = True
@@ -596,7 +596,7 @@ class HyMemoryStore(BaseStore):
         return ttl_ids
 
     def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:
-        with write_tx(self._engine) as conn:
+        with write_tx(self._engine, scoped=True) as conn:
             written = apply_writes(conn, plan, text_vectors, ttl_ids, now, self._retention)
         self._after_write(written, now)
 
@@ -750,7 +750,7 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             now = sql.now_us()
-            with write_tx(self._engine) as conn:
+            with write_tx(self._engine, scoped=True) as conn:
                 written = apply_writes(conn, None, {}, [], now, self._retention, sweep=True)
             self._after_write(written, now)
             return len(written.seqs)

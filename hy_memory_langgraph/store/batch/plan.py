@@ -45,6 +45,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.lexical.ops import LexicalCompleteOp, LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
+from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM
 
 __all__ = ["TokenizedField", "PutPlan", "BatchPlan", "plan_batch", "tokenize_fields", "dumps"]
@@ -116,6 +117,12 @@ class BatchPlan:
     def has_writes(self) -> bool:
         """Whether the batch changes anything (items or the lexical index)."""
         return bool(self.puts or self.lexical or self.complete)
+
+    def scopes(self) -> set[str]:
+        """The scopes whose rows the writes of the batch change (their locks, :mod:`..db.locks`)."""
+        names = {ns for ns, _ in self.puts} | {ns for ns, _, _ in self.guards}
+        names |= {ns for ns, _ in self.lexical} | set(self.complete)
+        return {scope_of(ns) for ns in names}
 
     def texts(self) -> list[str]:
         """Distinct texts to embed for the puts."""

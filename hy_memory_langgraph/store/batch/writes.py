@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.store.batch.guards import check_guards
 from hy_memory_langgraph.store.batch.plan import BatchPlan
+from hy_memory_langgraph.store.db.locks import lock_scopes, log_key
 from hy_memory_langgraph.store.lexical.write import apply_lexical
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
@@ -54,11 +55,16 @@ class _Touched:
 
     upserted: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
     removed: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    deleted: list[int] = dataclasses.field(default_factory=list)  # whose log names go
 
 
 def _sweep(conn: Connection, now: int, entries: list[dict[str, Any]], local: dict[int, ItemVectors],
            touched: _Touched) -> None:
-    expired = sql.expired_rows(conn, now)
+    scopes = {scope_of(row.namespace) for row in sql.expired_rows(conn, now)}
+    if not scopes:
+        return
+    lock_scopes(conn, scopes)  # then read again: only what is still expired, in those scopes
+    expired = [row for row in sql.expired_rows(conn, now) if scope_of(row.namespace) in scopes]
     sql.delete_ids(conn, [row.id for row in expired])
     for row in expired:
         entries.append(_change(row.id, "expire", row.namespace, row.key))
@@ -81,7 +87,7 @@ def _puts(
         entries.append(_change(row.id, "delete", "", ""))
         local[row.id] = None
         touched.removed.append((row.id, row.namespace))
-    sql.forget_change_names(conn, [row.id for row in removed])
+    touched.deleted.extend(row.id for row in removed)
     upserts = [p for p in plan.puts.values() if p.value_json is not None]
     if not upserts:
         return
@@ -130,11 +136,13 @@ def apply_writes(
     *,
     sweep: bool = False,
 ) -> WriteResult:
-    """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction."""
+    """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction (a
+    ``write_tx(..., scoped=True)``: the scopes are locked here, the log lock last)."""
     entries: list[dict[str, Any]] = []
     local: dict[int, ItemVectors] = {}
     touched = _Touched()
     if plan is not None:
+        lock_scopes(conn, plan.scopes())
         check_guards(conn, plan.guards, now)
     if ttl_ids:
         sql.refresh_ttl(conn, ttl_ids, now)
@@ -144,7 +152,11 @@ def apply_writes(
         _puts(conn, plan, text_vectors, now, entries, local, touched)
     apply_lexical(conn, plan.lexical if plan is not None else {},
                   plan.complete if plan is not None else [], touched.upserted, touched.removed)
-    seqs = sql.append_changes(conn, entries) if entries else []
+    if not entries:
+        return WriteResult(seqs=[], local=local)
+    # the change log is only ever touched under the log lock; the append takes it
+    seqs = sql.append_changes(conn, entries, lock_key=log_key(conn))
+    sql.forget_change_names(conn, touched.deleted)
     if seqs:
         high = max(seqs)
         if high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY:

@@ -16,7 +16,10 @@ Transactions:
 * :func:`write_tx`: SQLite takes the write lock at ``BEGIN IMMEDIATE``;
   PostgreSQL takes a transaction-level advisory lock of the store's schema first,
   so the writers of one store commit one after another, in change-log order (a
-  reader that sees change ``n`` has seen every change before it).
+  reader that sees change ``n`` has seen every change before it). The item store's
+  own writes use ``write_tx(engine, scoped=True)`` instead: they lock only the scopes
+  they change and take the log lock last (:mod:`.locks`), so writers of different
+  users run side by side.
 
 Example:
     >>> import tempfile, os
@@ -29,11 +32,11 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +51,7 @@ from sqlalchemy.pool import StaticPool
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreCorruptionError, StoreError
 from hy_memory_langgraph.store.db import direct
+from hy_memory_langgraph.store.db.locks import LOCK_OPTION, lock_log, store_lock_key
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -72,7 +76,6 @@ _BEGIN_OPTION = "hy_begin"
 #: Execution option marking an engine opened on a database this process may only read.
 READ_ONLY_OPTION = "hy_read_only"
 _ABSENT_OPTION = "hy_absent"
-_LOCK_OPTION = "hy_lock_key"
 _SCHEMA_RE = re.compile(r"[^a-z0-9_]+")
 _SERVER_DIALECTS = ("postgresql",)
 
@@ -310,16 +313,48 @@ def _read_only_connect(file: Path) -> Any:
     return connect
 
 
+#: A pooled server connection idle longer than this is pinged before it is lent out.
+IDLE_PING_S = 1.0
+
+
+def _ping_after_idle(engine: Engine) -> None:
+    """Ping a pooled connection on checkout only when it sat idle for :data:`IDLE_PING_S`.
+
+    A ping on every checkout (``pool_pre_ping``) costs each transaction a round trip; a
+    connection in steady use is known alive. One that died anyway (a server restart
+    within the second) fails its statement as a lost connection: the pool is then
+    invalidated and an unguarded batch retried once (:meth:`HyMemoryStore.batch`).
+    """
+
+    @event.listens_for(engine, "connect")
+    def _connected(dbapi_conn: Any, record: Any) -> None:
+        record.info["hy_idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _returned(dbapi_conn: Any, record: Any) -> None:
+        record.info["hy_idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _lent(dbapi_conn: Any, record: Any, proxy: Any) -> None:
+        if time.monotonic() - record.info.get("hy_idle_since", 0.0) < IDLE_PING_S:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except Exception as exc:  # noqa: BLE001 - any failure: this connection is gone
+            raise sa.exc.DisconnectionError(f"pooled connection is dead: {exc}") from exc
+
+
 def _server_engine(url: URL, schema: str) -> Engine:
     key = url.render_as_string(hide_password=False)
     with _shared_lock:
         entry = _shared.get(key)
         if entry is None:
-            base = sa.create_engine(url, pool_pre_ping=True, pool_size=4, max_overflow=12)
+            base = sa.create_engine(url, pool_size=4, max_overflow=12)
+            _ping_after_idle(base)
             entry = _shared[key] = [base, 0]
         entry[1] += 1
         engine = entry[0].execution_options(
-            schema_translate_map={None: schema}, **{_LOCK_OPTION: _lock_key(schema)}
+            schema_translate_map={None: schema}, **{LOCK_OPTION: store_lock_key(schema)}
         )
         _bases[id(engine)] = key
     return engine
@@ -338,11 +373,6 @@ def release_engine(engine: Engine) -> None:
             return
         del _shared[key]
     entry[0].dispose()
-
-
-def _lock_key(schema: str) -> int:
-    digest = hashlib.blake2b(f"hy_memory:{schema}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
 
 
 def _create_private(file: Path) -> None:
@@ -432,8 +462,12 @@ def read_tx(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
-def write_tx(engine: Engine, *, schema_setup: bool = False) -> Iterator[Connection]:
+def write_tx(engine: Engine, *, schema_setup: bool = False, scoped: bool = False) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
+
+    With ``scoped`` (PostgreSQL), nothing is locked at the start: the caller takes
+    :func:`~.locks.lock_scopes` before it touches a scope and :func:`~.locks.lock_log`
+    before it appends to the change log.
 
     Raises:
         ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
@@ -445,7 +479,6 @@ def write_tx(engine: Engine, *, schema_setup: bool = False) -> Iterator[Connecti
     with engine.connect() as conn:
         conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         with conn.begin():
-            key = conn.get_execution_options().get(_LOCK_OPTION)
-            if key is not None:
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+            if not scoped:
+                lock_log(conn)
             yield conn

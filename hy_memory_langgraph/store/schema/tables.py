@@ -39,7 +39,7 @@ import sqlalchemy as sa
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext
 from hy_memory_langgraph.store.schema import v1 as schema_v1
 from hy_memory_langgraph.store.schema import v3 as schema_v3
-from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL
+from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, quoted_reader
 
 __all__ = [
     "metadata", "items", "vectors", "changes", "meta", "lexical_spaces", "lexical_docs",
@@ -222,7 +222,7 @@ def _add_value_index(ctx: MigrationContext) -> None:
     SQLite: nothing (its filters read the JSON text of the scope's rows)."""
     if ctx.dialect != "postgresql":
         return
-    reader = f"{ctx.schema or 'public'}.{PG_VALUE_READER}"
+    reader = quoted_reader(f"{ctx.schema or 'public'}.{PG_VALUE_READER}")
     ctx.execute(PG_READER_SQL.format(name=reader))
     ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_value ON {ctx.table('hy_store_items')} "
                 f"USING gin ({reader}(value) jsonb_path_ops)")

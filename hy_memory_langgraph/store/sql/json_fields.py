@@ -26,10 +26,11 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.sql.elements import quoted_name
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["PG_READER_SQL", "SEGMENT_RE", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
+__all__ = ["PG_READER_SQL", "quoted_reader", "SEGMENT_RE", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
            "json_access", "sqlite_field_expr", "sqlite_field_index"]
 
 #: A PostgreSQL function reading a text as jsonb, ``{}`` when it is not JSON
@@ -176,6 +177,20 @@ class SqliteJson(JsonAccess):
         return sa.and_(raw, self.kind_is(path, kind))
 
 
+def quoted_reader(reader: str) -> str:
+    """``schema.function`` with the schema quoted, for raw SQL (a schema may be a keyword:
+    ``user``, ``order``)."""
+    schema, name = reader.split(".")
+    return f'"{schema}".{name}'
+
+
+def _call(reader: str, column: sa.ColumnElement[str]) -> sa.ColumnElement[object]:
+    """``reader(column)`` as jsonb, the schema always quoted."""
+    schema, name = reader.split(".")
+    return sa.sql.functions.Function(name, column, packagenames=(quoted_name(schema, True),),
+                                     type_=postgresql.JSONB)
+
+
 class PostgresJson(JsonAccess):
     """PostgreSQL ``jsonb`` operators (``#>``, ``#>>``, ``jsonb_typeof``).
 
@@ -208,15 +223,13 @@ class PostgresJson(JsonAccess):
         doc: object = value
         for seg in reversed(path):
             doc = {seg: doc}
-        schema, name = self.indexed_reader.split(".")
-        read = getattr(getattr(sa.func, schema), name)(self.column, type_=postgresql.JSONB)
+        read = _call(self.indexed_reader, self.column)
         return read.op("@>")(sa.cast(sa.bindparam(None, json.dumps(doc), type_=sa.Text, unique=True),
                                      postgresql.JSONB))
 
     def _doc(self) -> sa.ColumnElement[object]:
         if self.reader is not None:  # schema.function(text) -> jsonb, '{}' for what is not JSON
-            schema, name = self.reader.split(".")
-            return getattr(getattr(sa.func, schema), name)(self.column, type_=postgresql.JSONB)
+            return _call(self.reader, self.column)
         return sa.cast(self.column, postgresql.JSONB)
 
     @staticmethod

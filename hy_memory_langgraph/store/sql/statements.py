@@ -372,15 +372,19 @@ def replace_vectors(
 
 
 def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
-    """Push back ``expires_at`` of live items that carry a TTL."""
+    """Push back ``expires_at`` of live items that carry a TTL.
+
+    On PostgreSQL a row another writer holds is skipped, never waited for (its scope is
+    not locked by this writer, :mod:`..db.locks`): that writer either deletes it or
+    writes it again, which sets a fresh expiry anyway.
+    """
     new_expiry = sa.cast(now + items.c.ttl_minutes * 60_000_000, sa.BigInteger)
     for part in chunks(ids):
-        stmt = (
-            sa.update(items)
-            .where(items.c.id.in_(part), items.c.ttl_minutes.is_not(None), live(now))
-            .values(expires_at=new_expiry)
-        )
-        conn.execute(stmt)
+        match = sa.and_(items.c.id.in_(part), items.c.ttl_minutes.is_not(None), live(now))
+        if conn.dialect.name == "postgresql":
+            free = sa.select(items.c.id).where(match).with_for_update(skip_locked=True)
+            match = items.c.id.in_(free.scalar_subquery())
+        conn.execute(sa.update(items).where(match).values(expires_at=new_expiry))
 
 
 def expired_rows(conn: Connection, now: int) -> list[Row[Any]]:
@@ -396,9 +400,37 @@ def expired_rows(conn: Connection, now: int) -> list[Row[Any]]:
 _APPEND = sa.insert(changes).returning(changes.c.seq)
 
 
-def append_changes(conn: Connection, entries: Sequence[dict[str, Any]]) -> list[int]:
-    """Append ``{item_id, op, namespace, key}`` entries; returns their sequence numbers."""
-    return [row.seq for row in direct.insert_returning(conn, _APPEND, entries)]
+def _locked_append() -> Any:
+    """PostgreSQL: take the log lock, then append entries given as arrays, in order, in
+    one statement (the lock's subquery yields its row before any entry is inserted)."""
+    arrays = [sa.bindparam(f"hy_{name}", type_=postgresql.ARRAY(kind))
+              for name, kind in (("ids", sa.BigInteger), ("ops", sa.Text), ("nss", sa.Text), ("keys", sa.Text))]
+    entry = sa.func.unnest(*arrays).table_valued(
+        sa.column("item_id", sa.BigInteger), sa.column("op", sa.Text), sa.column("namespace", sa.Text),
+        sa.column("key", sa.Text), with_ordinality="n").render_derived()
+    held = sa.select(sa.func.pg_advisory_xact_lock(sa.bindparam("hy_lock", type_=sa.BigInteger))
+                     .label("held")).subquery("held")
+    rows = (sa.select(entry.c.item_id, entry.c.op, entry.c.namespace, entry.c.key)
+            .select_from(held.join(entry, sa.true())).order_by(entry.c.n))
+    return sa.insert(changes).from_select(["item_id", "op", "namespace", "key"], rows).returning(changes.c.seq)
+
+
+_LOCKED_APPEND = _locked_append()
+
+
+def append_changes(conn: Connection, entries: Sequence[dict[str, Any]], *,
+                   lock_key: int | None = None) -> list[int]:
+    """Append ``{item_id, op, namespace, key}`` entries; returns their sequence numbers.
+
+    With ``lock_key`` (PostgreSQL), the store's log lock is taken in the same statement,
+    before the entries get their positions (:mod:`..db.locks`).
+    """
+    if lock_key is None:
+        return [row.seq for row in direct.insert_returning(conn, _APPEND, entries)]
+    params = {"hy_lock": lock_key, "hy_ids": [e["item_id"] for e in entries],
+              "hy_ops": [e["op"] for e in entries], "hy_nss": [e["namespace"] for e in entries],
+              "hy_keys": [e["key"] for e in entries]}
+    return [int(seq) for seq in conn.execute(_LOCKED_APPEND, params).scalars()]
 
 
 def change_bounds(conn: Connection) -> tuple[int, int]:
