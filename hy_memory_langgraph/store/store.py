@@ -98,6 +98,13 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
+def _one_statement(plan: BatchPlan) -> bool:
+    """Whether the reads of ``plan`` are one statement: one get, one listing, or one
+    search without a query (a ranked search also reads the change log)."""
+    reads = len(plan.gets) + len(plan.lists) + len(plan.searches)
+    return reads == 1 and not any(op.query for _, op, _ in plan.searches)
+
+
 class HyMemoryStore(BaseStore):
     """Persistent langgraph store: SQLite or PostgreSQL + per-scope FAISS indexes.
 
@@ -574,7 +581,7 @@ class HyMemoryStore(BaseStore):
         now = self._visible_after(now)
         ttl_ids: list[int] = []
         results = plan.results
-        with read_tx(self._engine) as conn:
+        with read_tx(self._engine, single=_one_statement(plan)) as conn:
             if self._scoped is not None and any(op.query for _, op, _ in plan.searches):
                 self._scoped.catch_up(conn, now)
             if plan.gets:
@@ -596,7 +603,7 @@ class HyMemoryStore(BaseStore):
         return ttl_ids
 
     def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:
-        with write_tx(self._engine, scoped=True) as conn:
+        with write_tx(self._engine, scopes=plan.scopes()) as conn:
             written = apply_writes(conn, plan, text_vectors, ttl_ids, now, self._retention)
         self._after_write(written, now)
 
@@ -750,7 +757,7 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             now = sql.now_us()
-            with write_tx(self._engine, scoped=True) as conn:
+            with write_tx(self._engine, scopes=()) as conn:  # the sweep locks what it finds
                 written = apply_writes(conn, None, {}, [], now, self._retention, sweep=True)
             self._after_write(written, now)
             return len(written.seqs)

@@ -19,7 +19,7 @@ from langgraph.store.base import PutOp
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.store import GuardOp, HyMemoryStore
 from hy_memory_langgraph.store.db.engine import write_tx
-from hy_memory_langgraph.store.db.locks import lock_log, lock_scopes, scope_keys
+from hy_memory_langgraph.store.db.locks import lock_log, scope_keys
 from hy_memory_langgraph.store.namespaces import encode
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.testing import HashingEmbeddings
@@ -82,8 +82,7 @@ def test_another_users_writer_goes_on_while_one_user_is_locked(pg_url: str) -> N
         store.put(("u", "alice"), "seed", {"text": "seed"})
         ctx = mp.get_context("spawn")
         out = ctx.Queue()
-        with write_tx(store._engine, scoped=True) as conn:
-            lock_scopes(conn, [scope_of(encode(("u", "alice")))])  # alice's writer, mid-transaction
+        with write_tx(store._engine, scopes=[scope_of(encode(("u", "alice")))]):  # alice's writer, mid-way
             blocked, errors = _thread(lambda: store.put(("u", "alice", "notes"), "n1", {"text": "waits"}))
             child = ctx.Process(target=_put_in_child, args=(pg_url, "par", "bob", out))
             child.start()
@@ -103,7 +102,7 @@ def test_the_change_log_is_appended_in_commit_order(pg_url: str) -> None:
             HyMemoryStore(pg_url, schema="order", index=_index()) as writer:
         writer.put(("u", "bob"), "a", {"text": "first"})
         assert [i.key for i in reader.search(("u", "bob"), query="first")] == ["a"]  # cached
-        with write_tx(writer._engine, scoped=True) as conn:
+        with write_tx(writer._engine, scopes=()) as conn:
             lock_log(conn)  # an append in flight: every other append waits behind it
             late, errors = _thread(lambda: writer.put(("u", "bob"), "b", {"text": "second"}))
             _wait_for_waiters(pg_url, 1)

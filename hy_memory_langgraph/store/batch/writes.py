@@ -54,6 +54,7 @@ class _Touched:
     """Items a batch wrote: ids of the upserted ones, ``(id, namespace)`` of the removed."""
 
     upserted: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+    fresh: set[int] = dataclasses.field(default_factory=set)  # new rows: nothing of theirs to drop
     removed: list[tuple[int, str]] = dataclasses.field(default_factory=list)
     deleted: list[int] = dataclasses.field(default_factory=list)  # whose log names go
 
@@ -91,7 +92,7 @@ def _puts(
     upserts = [p for p in plan.puts.values() if p.value_json is not None]
     if not upserts:
         return
-    ids = sql.upsert_items(
+    written = sql.upsert_items(
         conn,
         [
             {
@@ -106,7 +107,9 @@ def _puts(
             for p in upserts
         ],
     )
+    ids = written.ids
     touched.upserted.update(ids)
+    touched.fresh |= written.fresh
     vector_rows: list[dict[str, Any]] = []
     for put in upserts:
         item_id = ids[(put.namespace, put.key)]
@@ -123,7 +126,7 @@ def _puts(
         )
         local[item_id] = (put.namespace, np.stack(vecs)) if vecs else None
         entries.append(_change(item_id, "put", put.namespace, put.key))
-    sql.replace_vectors(conn, list(ids.values()), vector_rows)
+    sql.replace_vectors(conn, [i for i in ids.values() if i not in written.fresh], vector_rows)
 
 
 def apply_writes(
@@ -136,13 +139,13 @@ def apply_writes(
     *,
     sweep: bool = False,
 ) -> WriteResult:
-    """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction (a
-    ``write_tx(..., scoped=True)``: the scopes are locked here, the log lock last)."""
+    """Run the writes of ``plan`` (and/or a TTL sweep) in ``conn``'s transaction: a
+    ``write_tx(..., scopes=plan.scopes())`` (a sweep's: ``scopes=()``, it locks what it
+    finds); the append to the change log takes the log lock."""
     entries: list[dict[str, Any]] = []
     local: dict[int, ItemVectors] = {}
     touched = _Touched()
     if plan is not None:
-        lock_scopes(conn, plan.scopes())
         check_guards(conn, plan.guards, now)
     if ttl_ids:
         sql.refresh_ttl(conn, ttl_ids, now)
@@ -151,7 +154,8 @@ def apply_writes(
     if plan is not None and plan.puts:
         _puts(conn, plan, text_vectors, now, entries, local, touched)
     apply_lexical(conn, plan.lexical if plan is not None else {},
-                  plan.complete if plan is not None else [], touched.upserted, touched.removed)
+                  plan.complete if plan is not None else [], touched.upserted, touched.removed,
+                  fresh=touched.fresh)
     if not entries:
         return WriteResult(seqs=[], local=local)
     # the change log is only ever touched under the log lock; the append takes it

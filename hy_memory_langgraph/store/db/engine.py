@@ -17,9 +17,9 @@ Transactions:
   PostgreSQL takes a transaction-level advisory lock of the store's schema first,
   so the writers of one store commit one after another, in change-log order (a
   reader that sees change ``n`` has seen every change before it). The item store's
-  own writes use ``write_tx(engine, scoped=True)`` instead: they lock only the scopes
+  own writes use ``write_tx(engine, scopes=...)`` instead: they lock only the scopes
   they change and take the log lock last (:mod:`.locks`), so writers of different
-  users run side by side.
+  users run side by side; the scope locks travel with ``BEGIN`` in one round trip.
 
 Example:
     >>> import tempfile, os
@@ -37,7 +37,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ from sqlalchemy.pool import StaticPool
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreCorruptionError, StoreError
 from hy_memory_langgraph.store.db import direct
-from hy_memory_langgraph.store.db.locks import LOCK_OPTION, lock_log, store_lock_key
+from hy_memory_langgraph.store.db.locks import LOCK_OPTION, begin_with_scopes, lock_log, store_lock_key
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -452,22 +452,32 @@ def checkpoint(engine: Engine) -> None:
 
 
 @contextmanager
-def read_tx(engine: Engine) -> Iterator[Connection]:
-    """A transaction for reads: one consistent snapshot for the whole block."""
+def read_tx(engine: Engine, *, single: bool = False) -> Iterator[Connection]:
+    """A transaction for reads: one consistent snapshot for the whole block.
+
+    ``single``: the block runs one statement, which is its own snapshot; on PostgreSQL it
+    then runs without ``BEGIN``/``COMMIT`` (two round trips fewer).
+    """
     with engine.connect() as conn:
         if conn.dialect.name == "postgresql":
+            if single:
+                conn.execution_options(isolation_level="AUTOCOMMIT", postgresql_readonly=True)
+                yield conn
+                return
             conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
         with conn.begin():
             yield conn
 
 
 @contextmanager
-def write_tx(engine: Engine, *, schema_setup: bool = False, scoped: bool = False) -> Iterator[Connection]:
+def write_tx(engine: Engine, *, schema_setup: bool = False,
+             scopes: Collection[str] | None = None) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
 
-    With ``scoped`` (PostgreSQL), nothing is locked at the start: the caller takes
-    :func:`~.locks.lock_scopes` before it touches a scope and :func:`~.locks.lock_log`
-    before it appends to the change log.
+    With ``scopes`` (PostgreSQL), only those scopes are locked at the start, with
+    ``BEGIN`` in one round trip; the caller may lock more with
+    :func:`~.locks.lock_scopes` when it gave none, and takes :func:`~.locks.lock_log`
+    (or an append that takes it) before it touches the change log.
 
     Raises:
         ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
@@ -477,8 +487,27 @@ def write_tx(engine: Engine, *, schema_setup: bool = False, scoped: bool = False
     if reason is not None and not (schema_setup and is_absent(engine)):
         raise ReadOnlyStoreError(reason)
     with engine.connect() as conn:
+        if scopes is not None and conn.dialect.name == "postgresql":
+            with _begun(conn, begin_with_scopes(conn, scopes)):
+                yield conn
+            return
         conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
         with conn.begin():
-            if not scoped:
+            if scopes is None:
                 lock_log(conn)
             yield conn
+
+
+@contextmanager
+def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
+    """A transaction this module begins and ends itself (the driver in autocommit), so
+    ``begin_sql`` can carry more than ``BEGIN`` in its round trip."""
+    conn.execution_options(isolation_level="AUTOCOMMIT")
+    conn.exec_driver_sql(begin_sql)
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):  # a lost connection has nothing to roll back
+            conn.exec_driver_sql("ROLLBACK")
+        raise
+    conn.exec_driver_sql("COMMIT")

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-__all__ = ["LOCK_OPTION", "lock_log", "log_key", "lock_scopes", "scope_keys", "store_lock_key"]
+__all__ = ["LOCK_OPTION", "begin_with_scopes", "lock_log", "log_key", "lock_scopes", "scope_keys", "store_lock_key"]
 
 #: Execution option of a PostgreSQL engine: its store's log-lock key (bigint).
 LOCK_OPTION = "hy_lock_key"
@@ -68,13 +68,26 @@ def lock_scopes(conn: Connection, scopes: Iterable[str]) -> None:
     """Wait for, then hold to the end of the transaction, the locks of ``scopes``.
 
     Call it before reading the rows of those scopes the transaction will change, at
-    most once per transaction (two calls could take keys out of order).
+    most once per transaction and only in one that locked no scopes when it began (two
+    sets could take keys out of order).
     """
     key = log_key(conn)
     keys = scope_keys(scopes)
     if key is None or not keys:
         return
     conn.execute(_SCOPE_LOCKS, {"space": key & 0x7FFFFFFF, "keys": keys})
+
+
+def begin_with_scopes(conn: Connection, scopes: Iterable[str]) -> str:
+    """PostgreSQL: ``BEGIN`` and the locks of ``scopes`` as one simple-protocol string
+    (the keys are integers this module computed, written as literals)."""
+    begin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
+    key, keys = log_key(conn), scope_keys(scopes)
+    if key is None or not keys:
+        return begin
+    listed = ",".join(str(k) for k in keys)
+    return (f"{begin}; SELECT count(pg_advisory_xact_lock({key & 0x7FFFFFFF}, k)) FROM "
+            f"(SELECT k FROM unnest(ARRAY[{listed}]::integer[]) AS k ORDER BY k) AS ordered")
 
 
 def lock_log(conn: Connection) -> None:

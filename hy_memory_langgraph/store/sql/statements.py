@@ -178,7 +178,9 @@ def item_where(
     if prefix:
         low, high = prefix_range(prefix)
         params.update(hy_ns=prefix, hy_ns_lo=low, hy_ns_hi=high, hy_ns_len=len(low))
-        under = _UNDER_RANGE if _is_narrow(conn, params) else _UNDER_SCAN
+        # PostgreSQL's planner weighs the range itself (column statistics): no probe
+        narrow = conn.dialect.name == "postgresql" or _is_narrow(conn, params)
+        under = _UNDER_RANGE if narrow else _UNDER_SCAN
         clause = sa.and_(clause, under)
     if extra is not None:
         clause = sa.and_(clause, extra)
@@ -307,7 +309,7 @@ def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
 # ---------------------------------------------------------------- writes
 
 
-def _upsert_statement(insert: Any) -> Any:
+def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool]) -> Any:
     stmt = insert(items)
     expired = sa.and_(
         items.c.expires_at.is_not(None), items.c.expires_at <= stmt.excluded.updated_at
@@ -322,23 +324,31 @@ def _upsert_statement(insert: Any) -> Any:
             "expires_at": stmt.excluded.expires_at,
             "created_at": sa.case((expired, stmt.excluded.created_at), else_=items.c.created_at),
         },
-    ).returning(items.c.id, items.c.namespace, items.c.key)
+    ).returning(items.c.id, items.c.namespace, items.c.key, fresh.label("fresh"))
 
 
-_UPSERT = {"sqlite": _upsert_statement(sqlite.insert), "postgresql": _upsert_statement(postgresql.insert)}
+# PostgreSQL tells a row it inserted (no earlier vectors or lexical document can exist for
+# its new id) from one it updated: an updated row carries this transaction's id in xmax.
+_UPSERT = {"sqlite": _upsert_statement(sqlite.insert, sa.false()),
+           "postgresql": _upsert_statement(postgresql.insert, sa.literal_column("xmax") == sa.literal(0))}
 
 
-def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
-    """Insert or update items; ``created_at`` survives unless the old row had expired.
+class Upserted(NamedTuple):
+    """What :func:`upsert_items` wrote: ids by ``(encoded namespace, key)``, and the ids
+    known to be new rows (always empty on SQLite, where it cannot tell)."""
 
-    Returns:
-        ``{(encoded namespace, key): item id}``.
-    """
+    ids: dict[tuple[str, str], int]
+    fresh: set[int]
+
+
+def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
+    """Insert or update items; ``created_at`` survives unless the old row had expired."""
     stmt = _UPSERT.get(conn.dialect.name)
     if stmt is None:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
     scoped = [{**row, "scope": scope_of(row["namespace"])} for row in rows]
-    return {(r.namespace, r.key): r.id for r in direct.insert_returning(conn, stmt, scoped)}
+    returned = direct.insert_returning(conn, stmt, scoped)
+    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.fresh})
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
@@ -365,7 +375,8 @@ _INSERT_VECTORS = sa.insert(vectors)
 def replace_vectors(
     conn: Connection, item_ids: Sequence[int], rows: Sequence[dict[str, Any]]
 ) -> None:
-    """Drop the vectors of ``item_ids`` and insert ``rows`` (item_id, pos, field, text, embedding)."""
+    """Drop the vectors of ``item_ids`` (rows that existed) and insert ``rows``
+    (item_id, pos, field, text, embedding)."""
     for part in chunks(item_ids):
         direct.run(conn, _DROP_VECTORS, {"hy_ids": list(part)})
     direct.run(conn, _INSERT_VECTORS, rows)
