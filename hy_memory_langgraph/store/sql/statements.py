@@ -352,19 +352,29 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
-    """Delete items (and their vectors) by key; returns the deleted ``(id, namespace, key)``."""
+    """Delete items (and their vectors) by key; returns the deleted ``(id, namespace, key)``.
+
+    PostgreSQL: one ``DELETE … RETURNING`` per namespace, the vectors going by the foreign
+    key's cascade. SQLite: the ids first, then vectors and items by id.
+    """
     gone: list[Row[Any]] = []
+    server = conn.dialect.name == "postgresql"
     for namespace, keys in by_namespace(pairs).items():
         for part in chunks(keys):
             cond = sa.and_(items.c.namespace == namespace, items.c.key.in_(list(part)))
-            gone.extend(conn.execute(sa.select(items.c.id, items.c.namespace, items.c.key).where(cond)))
-    delete_ids(conn, [r.id for r in gone])
+            found = (sa.delete(items).where(cond).returning(items.c.id, items.c.namespace, items.c.key)
+                     if server else sa.select(items.c.id, items.c.namespace, items.c.key).where(cond))
+            gone.extend(conn.execute(found))
+    if not server:
+        delete_ids(conn, [r.id for r in gone])
     return gone
 
 
 def delete_ids(conn: Connection, ids: Sequence[int]) -> None:
+    """Delete items and their vectors by id (on PostgreSQL the cascade takes the vectors)."""
     for part in chunks(ids):
-        conn.execute(sa.delete(vectors).where(vectors.c.item_id.in_(part)))
+        if conn.dialect.name != "postgresql":
+            conn.execute(sa.delete(vectors).where(vectors.c.item_id.in_(part)))
         conn.execute(sa.delete(items).where(items.c.id.in_(part)))
 
 
