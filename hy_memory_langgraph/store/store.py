@@ -608,6 +608,9 @@ class HyMemoryStore(BaseStore):
         self._after_write(written, now)
 
     def _after_write(self, written: WriteResult, now: int) -> None:
+        if written.prune_upto is not None:  # every PRUNE_EVERY log rows, its own transaction
+            with write_tx(self._engine) as conn:
+                sql.prune_changes(conn, written.prune_upto)
         if self._checkpointer is not None:
             self._checkpointer.written()
         if self._scoped is None or not written.seqs:
@@ -615,6 +618,8 @@ class HyMemoryStore(BaseStore):
         if written.removed_scopes:  # erasure: no saved index keeps a removed item's vectors
             self._scoped.discard_snapshots(written.removed_scopes)
         if self._scoped.advance(written.seqs, written.local):  # nobody wrote in between
+            return
+        if self._scoped.defer(written.seqs, written.local):  # others' changes: at the next search
             return
         with read_tx(self._engine) as conn:
             self._scoped.catch_up(conn, now, local=written.local, mine=set(written.seqs))

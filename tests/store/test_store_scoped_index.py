@@ -97,6 +97,28 @@ def test_write_through_one_is_seen_by_the_next_search_of_another(open_db: Opener
     assert keys(b.search(("p", "u1"), query="dark chocolate truffles", limit=1)) == ["k1"]
 
 
+def test_interleaved_writers_keep_each_cache_exact(open_db: Opener) -> None:
+    """A write after another instance's writes applies itself at once and leaves theirs to
+    the next search's catch-up (which must not undo the own write): each cache then equals
+    a fresh instance's."""
+    a, b = open_db(), open_db()
+    _fill(a)
+    for store in (a, b):
+        store.search(("p",), query="green tea")  # both cache every scope
+    b.put(("p", "u0"), "k0", {"text": "espresso with milk"})  # a is now behind
+    a.put(("p", "u0"), "k3", {"text": "dark chocolate truffles"})  # deferred: b's change unread
+    assert a._scoped is not None and a._scoped.pending
+    assert keys(a.search(("p", "u0"), query="dark chocolate truffles", limit=1)) == ["k3"]
+    b.put(("p", "u0"), "k3", {"text": "lemon sorbet"})  # b changes a's item after it
+    b.put(("p", "u2"), "k2", {"text": "old espresso"})  # and one a is about to overwrite
+    a.put(("p", "u2"), "k2", {"text": "espresso with milk"})
+    b.delete(("p", "u1"), "k1")
+    a.put(("p", "u1"), "fresh", {"text": "matcha ice cream"})
+    fresh = open_db()
+    assert _same(_snapshot(a), _snapshot(fresh)) and _same(_snapshot(b), _snapshot(fresh))
+    assert a._scoped.pending == set()
+
+
 def test_tiny_cache_evicts_but_stays_exact(open_db: Opener) -> None:
     big = open_db()
     for user in range(12):

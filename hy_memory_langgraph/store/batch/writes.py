@@ -26,6 +26,7 @@ from hy_memory_langgraph.store.db.locks import lock_scopes, log_key
 from hy_memory_langgraph.store.lexical.write import apply_lexical
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
+from hy_memory_langgraph.store.sql.log_commit import can_commit_with_log, commit_with_log
 from hy_memory_langgraph.store.ttl import expires_at
 from hy_memory_langgraph.store.vector.mirror import ItemVectors
 
@@ -37,12 +38,14 @@ PRUNE_EVERY = 1000  # check the change-log length every this many appended rows
 
 @dataclasses.dataclass
 class WriteResult:
-    """Change-log positions written, the resulting vectors per item id and the
-    scopes items were removed from."""
+    """Change-log positions written, the resulting vectors per item id, the
+    scopes items were removed from and how far the log may be pruned."""
 
     seqs: list[int]
     local: dict[int, ItemVectors]
     removed_scopes: set[str] = dataclasses.field(default_factory=set)
+    #: The log is due for pruning up to this position (the caller does it, after commit).
+    prune_upto: int | None = None
 
 
 def _change(item_id: int, op: str, namespace: str, key: str) -> dict[str, Any]:
@@ -158,11 +161,15 @@ def apply_writes(
                   fresh=touched.fresh)
     if not entries:
         return WriteResult(seqs=[], local=local)
-    # the change log is only ever touched under the log lock; the append takes it
-    seqs = sql.append_changes(conn, entries, lock_key=log_key(conn))
-    sql.forget_change_names(conn, touched.deleted)
-    if seqs:
-        high = max(seqs)
-        if high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY:
-            sql.prune_changes(conn, high - retention)
-    return WriteResult(seqs=seqs, local=local, removed_scopes={scope_of(ns) for _, ns in touched.removed})
+    # the change log is only ever touched under the log lock; the append takes it (and
+    # on PostgreSQL commits in the same round trip, so the lock is held the least)
+    key = log_key(conn)
+    if key is not None and can_commit_with_log(conn):
+        seqs = commit_with_log(conn, entries, key, touched.deleted)
+    else:
+        seqs = sql.append_changes(conn, entries, lock_key=key)
+        sql.forget_change_names(conn, touched.deleted)
+    high = max(seqs)
+    prune = high - retention if high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY else None
+    return WriteResult(seqs=seqs, local=local, removed_scopes={scope_of(ns) for _, ns in touched.removed},
+                       prune_upto=prune)

@@ -59,6 +59,8 @@ __all__ = [
     "checkpoint",
     "create_store_engine",
     "is_absent",
+    "is_begun",
+    "mark_committed",
     "is_read_only",
     "read_only_reason",
     "release_engine",
@@ -498,16 +500,37 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
             yield conn
 
 
+_BEGUN, _COMMITTED = "hy_begun", "hy_committed"
+
+
+def is_begun(conn: Connection) -> bool:
+    """Whether ``conn`` is in a transaction :func:`write_tx` began itself (``scopes``)."""
+    return bool(conn.info.get(_BEGUN))
+
+
+def mark_committed(conn: Connection) -> None:
+    """Tell :func:`write_tx` that a statement of the block committed its transaction
+    (the change-log append does, :mod:`..sql.log_commit`): nothing is left to commit."""
+    conn.info[_COMMITTED] = True
+
+
 @contextmanager
 def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
     """A transaction this module begins and ends itself (the driver in autocommit), so
-    ``begin_sql`` can carry more than ``BEGIN`` in its round trip."""
+    ``begin_sql`` can carry more than ``BEGIN`` in its round trip, and the block's last
+    statement may carry the ``COMMIT``."""
     conn.execution_options(isolation_level="AUTOCOMMIT")
     conn.exec_driver_sql(begin_sql)
+    conn.info[_BEGUN], conn.info[_COMMITTED] = True, False
     try:
         yield
     except BaseException:
         with contextlib.suppress(Exception):  # a lost connection has nothing to roll back
             conn.exec_driver_sql("ROLLBACK")
         raise
-    conn.exec_driver_sql("COMMIT")
+    else:
+        if not conn.info[_COMMITTED]:
+            conn.exec_driver_sql("COMMIT")
+    finally:
+        conn.info.pop(_BEGUN, None)
+        conn.info.pop(_COMMITTED, None)

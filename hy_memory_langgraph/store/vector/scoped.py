@@ -153,6 +153,7 @@ class ScopedIndex:
         self.metric = metric
         self.owner = uuid.uuid4().hex
         self.seq = 0
+        self.pending: set[int] = set()  # own log positions after seq, already applied
 
     # ------------------------------------------------------------ loading
 
@@ -277,13 +278,13 @@ class ScopedIndex:
         low, _ = sql.change_bounds(conn)
         if high < self.seq or low > self.seq + 1:
             self.cache.drop_owner(self.owner)  # position lost: reload scopes lazily
-            self.seq = high
+            self.seq, self.pending = high, set()
             return
         latest: dict[int, tuple[int, str]] = {}
         for row in sql.changes_since(conn, self.seq):
             latest[row.item_id] = (row.seq, scope_of(row.namespace))
         self._apply_changes(conn, now, latest, local or {}, mine or set())
-        self.seq = high
+        self.seq, self.pending = high, set()
 
     def advance(self, seqs: Sequence[int], local: Mapping[int, ItemVectors]) -> bool:
         """Apply this object's own write without reading the change log back.
@@ -298,6 +299,24 @@ class ScopedIndex:
         low, high = min(seqs), max(seqs)
         if low != self.seq + 1 or high - low + 1 != len(seqs) or len(local) != len(seqs):
             return False
+        self._apply_local(local)
+        self.seq = high
+        return True
+
+    def defer(self, seqs: Sequence[int], local: Mapping[int, ItemVectors]) -> bool:
+        """Apply this object's own write now and leave the other writers' changes before
+        it to the next :meth:`catch_up` (every search starts with one), which skips these
+        positions: a write does not pay for reading what others wrote meanwhile.
+
+        ``False`` (nothing changed): ``local`` does not name one item per log row.
+        """
+        if not seqs or len(local) != len(seqs):
+            return False
+        self._apply_local(local)
+        self.pending.update(seqs)
+        return True
+
+    def _apply_local(self, local: Mapping[int, ItemVectors]) -> None:
         by_scope: dict[str, dict[int, ItemVectors]] = {}
         for item_id, vectors in local.items():
             if vectors is not None:
@@ -308,16 +327,14 @@ class ScopedIndex:
                 mirror.apply(updates)
                 self.cache.resize((self.owner, scope))
         self.forget(item_id for item_id, vectors in local.items() if vectors is None)
-        self.seq = high
-        return True
 
     def _apply_changes(self, conn: Connection, now: int, latest: dict[int, tuple[int, str]],
                        local: Mapping[int, ItemVectors], mine: set[int]) -> None:
         by_scope: dict[str, dict[int, ItemVectors]] = {}
         reload: list[int] = []
         for item_id, (seq, scope) in latest.items():
-            if self.cache.peek((self.owner, scope)) is None:
-                continue
+            if seq in self.pending or self.cache.peek((self.owner, scope)) is None:
+                continue  # (pending: this object's own change, applied when written)
             if seq in mine and item_id in local:
                 by_scope.setdefault(scope, {})[item_id] = local[item_id]
             else:
