@@ -99,10 +99,11 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
 
 
 def _one_statement(plan: BatchPlan) -> bool:
-    """Whether the reads of ``plan`` are one statement: one get, one listing, or one
-    search without a query (a ranked search also reads the change log)."""
+    """Whether each read of ``plan`` is one statement that needs no snapshot shared with
+    the others: gets, listings and searches without a query (a ranked search also reads
+    the change log), one of them or the independent calls of a group."""
     reads = len(plan.gets) + len(plan.lists) + len(plan.searches)
-    return reads == 1 and not any(op.query for _, op, _ in plan.searches)
+    return (reads == 1 or plan.grouped) and not any(op.query for _, op, _ in plan.searches)
 
 
 class HyMemoryStore(BaseStore):
@@ -194,8 +195,9 @@ class HyMemoryStore(BaseStore):
         self._fields = fields
         self._retention = changelog_retention
         self._lock = threading.RLock()
-        self._group = Coalescer(self._batch_alone)
-        self._agroup = AsyncCoalescer(self._abatch_alone)
+        # grouped calls are independent: their one-statement reads need no common snapshot
+        self._group = Coalescer(functools.partial(self._batch_alone, grouped=True))
+        self._agroup = AsyncCoalescer(functools.partial(self._abatch_alone, grouped=True))
         self._closed = False
         self._sweeper: TTLSweeper | None = None
         self._where = store_url(path).render_as_string(hide_password=True)
@@ -416,17 +418,17 @@ class HyMemoryStore(BaseStore):
             return [self._group.call(ops[0])]
         return self._batch_alone(ops)
 
-    def _batch_alone(self, ops: list[Op]) -> list[Result]:
-        """:meth:`batch` of these ops, not grouped with other calls."""
+    def _batch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
+        """:meth:`batch` of these ops (``grouped``: one-operation calls of several callers)."""
         for attempt in (1, 2):
             try:
                 with database_faults(self._where):
                     try:
-                        return self._batch(ops)
+                        return self._batch(ops, grouped)
                     except sa.exc.DBAPIError as exc:
                         if not self._guard_json(exc):
                             raise
-                        return self._batch(ops)  # the read failed first: nothing was written
+                        return self._batch(ops, grouped)  # the read failed first: nothing was written
             except StoreUnavailableError:
                 if attempt == 2 or not self._retryable(ops):
                     raise
@@ -473,8 +475,9 @@ class HyMemoryStore(BaseStore):
             return None
         return f"{schema_of(self._engine) or 'public'}.{PG_VALUE_READER}"
 
-    def _batch(self, ops: list[Op]) -> list[Result]:
+    def _batch(self, ops: list[Op], grouped: bool = False) -> list[Result]:
         plan = self._plan(ops)
+        plan.grouped = grouped
         texts, queries = plan.texts(), plan.queries()
         text_vectors: list[list[float]] = []
         query_vectors: list[list[float]] = []
@@ -492,25 +495,26 @@ class HyMemoryStore(BaseStore):
             return [await self._agroup.call(ops[0])]
         return await self._abatch_alone(ops)
 
-    async def _abatch_alone(self, ops: list[Op]) -> list[Result]:
-        """:meth:`abatch` of these ops, not grouped with other calls."""
+    async def _abatch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
+        """:meth:`abatch` of these ops (``grouped``: one-operation calls of several callers)."""
         for attempt in (1, 2):
             try:
                 with database_faults(self._where):
                     try:
-                        return await self._abatch(ops)
+                        return await self._abatch(ops, grouped)
                     except sa.exc.DBAPIError as exc:
                         if not self._guard_json(exc):
                             raise
-                        return await self._abatch(ops)
+                        return await self._abatch(ops, grouped)
             except StoreUnavailableError:
                 if attempt == 2 or not self._retryable(ops):
                     raise
                 log.warning("%s: the connection was lost; retrying the batch once", self._where)
         raise AssertionError("unreachable")
 
-    async def _abatch(self, ops: list[Op]) -> list[Result]:
+    async def _abatch(self, ops: list[Op], grouped: bool = False) -> list[Result]:
         plan = self._plan(ops)
+        plan.grouped = grouped
         texts, queries = plan.texts(), plan.queries()
         text_vectors: list[list[float]] = []
         query_vectors: list[list[float]] = []
@@ -603,6 +607,11 @@ class HyMemoryStore(BaseStore):
         return ttl_ids
 
     def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:
+        if not (plan.has_writes or plan.guards):  # only TTL refreshes of rows the batch read
+            with write_tx(self._engine, scopes=(), single=True) as conn:
+                sql.refresh_ttl(conn, ttl_ids, now)
+            self._after_write(WriteResult(seqs=[], local={}), now)
+            return
         with write_tx(self._engine, scopes=plan.scopes()) as conn:
             written = apply_writes(conn, plan, text_vectors, ttl_ids, now, self._retention)
         self._after_write(written, now)

@@ -39,11 +39,11 @@ def test_an_unguarded_batch_is_retried_once_and_a_guarded_one_is_not(pg_url: str
         calls: list[int] = []
         real = store._batch
 
-        def lost_once(ops: list) -> list:
+        def lost_once(ops: list, *args: object) -> list:
             calls.append(len(ops))
             if len(calls) == 1:
                 raise sa.exc.OperationalError("COMMIT", {}, Exception("server closed the connection unexpectedly"))
-            return real(ops)
+            return real(ops, *args)
 
         monkeypatch.setattr(store, "_batch", lost_once)
         store.put(("n",), "a", {"text": "x"})

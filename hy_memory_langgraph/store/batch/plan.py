@@ -108,6 +108,8 @@ class BatchPlan:
     guards: list[tuple[str, str, Mapping[str, Any] | None]] = dataclasses.field(default_factory=list)
     lexical: dict[tuple[str, str], LexicalOp] = dataclasses.field(default_factory=dict)
     complete: list[str] = dataclasses.field(default_factory=list)
+    #: The ops are one-operation calls of several callers, grouped (no shared snapshot owed).
+    grouped: bool = False
 
     @property
     def has_reads(self) -> bool:

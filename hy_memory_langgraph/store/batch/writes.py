@@ -57,7 +57,7 @@ class _Touched:
     """Items a batch wrote: ids of the upserted ones, ``(id, namespace)`` of the removed."""
 
     upserted: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
-    fresh: set[int] = dataclasses.field(default_factory=set)  # new rows: nothing of theirs to drop
+    undocumented: set[int] = dataclasses.field(default_factory=set)  # upserted, no lexical document
     removed: list[tuple[int, str]] = dataclasses.field(default_factory=list)
     deleted: list[int] = dataclasses.field(default_factory=list)  # whose log names go
 
@@ -112,7 +112,7 @@ def _puts(
     )
     ids = written.ids
     touched.upserted.update(ids)
-    touched.fresh |= written.fresh
+    touched.undocumented |= written.undocumented
     vector_rows: list[dict[str, Any]] = []
     for put in upserts:
         item_id = ids[(put.namespace, put.key)]
@@ -158,7 +158,7 @@ def apply_writes(
         _puts(conn, plan, text_vectors, now, entries, local, touched)
     apply_lexical(conn, plan.lexical if plan is not None else {},
                   plan.complete if plan is not None else [], touched.upserted, touched.removed,
-                  fresh=touched.fresh)
+                  undocumented=touched.undocumented)
     if not entries:
         return WriteResult(seqs=[], local=local)
     # the change log is only ever touched under the log lock; the append takes it (and

@@ -473,13 +473,15 @@ def read_tx(engine: Engine, *, single: bool = False) -> Iterator[Connection]:
 
 @contextmanager
 def write_tx(engine: Engine, *, schema_setup: bool = False,
-             scopes: Collection[str] | None = None) -> Iterator[Connection]:
+             scopes: Collection[str] | None = None, single: bool = False) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
 
     With ``scopes`` (PostgreSQL), only those scopes are locked at the start, with
     ``BEGIN`` in one round trip; the caller may lock more with
     :func:`~.locks.lock_scopes` when it gave none, and takes :func:`~.locks.lock_log`
-    (or an append that takes it) before it touches the change log.
+    (or an append that takes it) before it touches the change log. With ``single``
+    (and ``scopes``) on PostgreSQL, each statement commits on its own, without
+    ``BEGIN``: for blocks whose statements need no common transaction and no lock.
 
     Raises:
         ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
@@ -490,6 +492,10 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
         raise ReadOnlyStoreError(reason)
     with engine.connect() as conn:
         if scopes is not None and conn.dialect.name == "postgresql":
+            if single:
+                conn.execution_options(isolation_level="AUTOCOMMIT")
+                yield conn
+                return
             with _begun(conn, begin_with_scopes(conn, scopes)):
                 yield conn
             return

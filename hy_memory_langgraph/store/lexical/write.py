@@ -174,7 +174,7 @@ def apply_lexical(
     upserted: Mapping[tuple[str, str], int],
     removed: Sequence[tuple[int, str]],
     *,
-    fresh: Collection[int] = (),
+    undocumented: Collection[int] = (),
 ) -> None:
     """Bring the lexical index in line with a batch (see the module docstring).
 
@@ -184,14 +184,14 @@ def apply_lexical(
         complete: Encoded namespaces to mark complete.
         upserted: Ids of the items the batch put, by ``(encoded namespace, key)``.
         removed: ``(item id, encoded namespace)`` of items the batch deleted or expired.
-        fresh: Ids of items the batch inserted as new rows (they have no document yet).
+        undocumented: Ids of upserted items known to have no document (none to load).
     """
     if not (ops or complete or upserted or removed):
         return
     batch = _Batch(conn)
     op_ids = _resolve(conn, ops, upserted)
     old = _load_docs(conn, [i for i in (*(i for i, _ in removed), *upserted.values(), *op_ids.values())
-                            if i not in fresh])
+                            if i not in undocumented])
     _load_spaces(batch, {ns for ns, _ in ops} | set(complete), {d.space_id for d in old.values()})
     dropped = [i for i, _ in removed if i in old]
     dropped += [i for pair, i in upserted.items() if pair not in ops and i in old]

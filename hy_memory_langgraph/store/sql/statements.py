@@ -27,7 +27,7 @@ from sqlalchemy.engine import Connection, Row
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
-from hy_memory_langgraph.store.schema.tables import changes, items, meta, scope_of, vectors
+from hy_memory_langgraph.store.schema.tables import changes, items, lexical_docs, meta, scope_of, vectors
 
 log = logging.getLogger(__name__)
 
@@ -309,7 +309,7 @@ def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
 # ---------------------------------------------------------------- writes
 
 
-def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool]) -> Any:
+def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool], documented: sa.ColumnElement[bool]) -> Any:
     stmt = insert(items)
     expired = sa.and_(
         items.c.expires_at.is_not(None), items.c.expires_at <= stmt.excluded.updated_at
@@ -324,21 +324,27 @@ def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool]) -> Any:
             "expires_at": stmt.excluded.expires_at,
             "created_at": sa.case((expired, stmt.excluded.created_at), else_=items.c.created_at),
         },
-    ).returning(items.c.id, items.c.namespace, items.c.key, fresh.label("fresh"))
+    ).returning(items.c.id, items.c.namespace, items.c.key, fresh.label("fresh"), documented.label("documented"))
 
 
 # PostgreSQL tells a row it inserted (no earlier vectors or lexical document can exist for
-# its new id) from one it updated: an updated row carries this transaction's id in xmax.
-_UPSERT = {"sqlite": _upsert_statement(sqlite.insert, sa.false()),
-           "postgresql": _upsert_statement(postgresql.insert, sa.literal_column("xmax") == sa.literal(0))}
+# its new id) from one it updated (an updated row carries this transaction's id in xmax),
+# and whether the item has a lexical document (read in the statement's snapshot).
+_UPSERT = {
+    "sqlite": _upsert_statement(sqlite.insert, sa.false(), sa.true()),
+    "postgresql": _upsert_statement(postgresql.insert, sa.literal_column("xmax") == sa.literal(0),
+                                    sa.exists().where(lexical_docs.c.item_id == items.c.id)),
+}
 
 
 class Upserted(NamedTuple):
-    """What :func:`upsert_items` wrote: ids by ``(encoded namespace, key)``, and the ids
-    known to be new rows (always empty on SQLite, where it cannot tell)."""
+    """What :func:`upsert_items` wrote: ids by ``(encoded namespace, key)``, the ids known
+    to be new rows and the ids known to have no lexical document (on SQLite, where it
+    cannot tell cheaply, neither is known: both empty)."""
 
     ids: dict[tuple[str, str], int]
     fresh: set[int]
+    undocumented: set[int]
 
 
 def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
@@ -348,7 +354,8 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
     scoped = [{**row, "scope": scope_of(row["namespace"])} for row in rows]
     returned = direct.insert_returning(conn, stmt, scoped)
-    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.fresh})
+    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.fresh},
+                    {r.id for r in returned if not r.documented})
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
