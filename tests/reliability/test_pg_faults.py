@@ -10,17 +10,13 @@ from langgraph.store.base import PutOp
 
 from hy_memory_langgraph.errors import StoreUnavailableError
 from hy_memory_langgraph.store import GuardOp, HyMemoryStore
+from tests.reliability.pg_admin import admin_scalar
 
 
 def _kill_connections(url: str) -> int:
     """Terminate every other backend of the store's database (what a restart does)."""
-    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    with admin.connect() as conn:
-        killed = conn.execute(sa.text(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
-    admin.dispose()
-    return int(killed or 0)
+    return admin_scalar(url, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                             "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
 def test_writes_and_reads_go_on_after_the_servers_connections_die(pg_url: str) -> None:

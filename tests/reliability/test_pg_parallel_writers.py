@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from langgraph.store.base import PutOp
 
 from hy_memory_langgraph.errors import ConflictError
@@ -23,6 +22,7 @@ from hy_memory_langgraph.store.db.locks import lock_log, scope_keys
 from hy_memory_langgraph.store.namespaces import encode
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.testing import HashingEmbeddings
+from tests.reliability.pg_admin import admin_scalar
 
 DEADLINE_S = 120  # a hang guard only: every wait below ends on an event
 WRITERS = 4
@@ -35,13 +35,8 @@ def _index() -> dict[str, Any]:
 
 
 def _advisory_waiters(url: str) -> int:
-    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    with engine.connect() as conn:
-        count = conn.execute(sa.text(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND wait_event_type = 'Lock' AND wait_event = 'advisory'")).scalar()
-    engine.dispose()
-    return int(count or 0)
+    return admin_scalar(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                             "AND wait_event_type = 'Lock' AND wait_event = 'advisory'")
 
 
 def _wait_for_waiters(url: str, n: int) -> None:
