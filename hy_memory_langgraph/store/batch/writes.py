@@ -170,6 +170,7 @@ def apply_writes(
         seqs = sql.append_changes(conn, entries, lock_key=key)
         sql.forget_change_names(conn, touched.deleted)
     high = max(seqs)
-    prune = high - retention if high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY else None
+    due = high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY
+    prune = high - retention if due else None
     return WriteResult(seqs=seqs, local=local, removed_scopes={scope_of(ns) for _, ns in touched.removed},
                        prune_upto=prune)
