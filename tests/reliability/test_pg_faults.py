@@ -64,3 +64,17 @@ def test_a_database_that_does_not_exist_is_our_error_with_the_fix(pg_url: str) -
     missing = sa.make_url(pg_url).set(database="hy_no_such_db").render_as_string(hide_password=False)
     with pytest.raises(StoreUnavailableError, match="does not exist.*CREATE DATABASE"):
         HyMemoryClient(mode="lite", db_url=missing, embeddings=HashingEmbeddings(dims=32))
+
+
+def test_a_connection_lost_inside_a_write_is_the_drivers_error_and_the_store_goes_on(pg_url: str) -> None:
+    from hy_memory_langgraph.store.db.engine import write_tx
+
+    with HyMemoryStore(pg_url, schema="midway", index=None) as store:
+        store.put(("u", "a"), "k", {"text": "before"})
+        with pytest.raises(sa.exc.DBAPIError), write_tx(store._engine, scopes=["u.a"]) as conn:
+            pid = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() or 0)
+            assert admin_scalar(pg_url, f"SELECT count(pg_terminate_backend({pid}))") == 1
+            conn.exec_driver_sql("SELECT 1")  # the server is gone mid-transaction
+        store.put(("u", "a"), "k2", {"text": "after"})
+        assert {i.key for i in store.search(("u", "a"))} == {"k", "k2"}
+

@@ -538,5 +538,6 @@ def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
         if not conn.info[_COMMITTED]:
             conn.exec_driver_sql("COMMIT")
     finally:
-        conn.info.pop(_BEGUN, None)
-        conn.info.pop(_COMMITTED, None)
+        with contextlib.suppress(Exception):  # an invalidated connection has no info left
+            conn.info.pop(_BEGUN, None)
+            conn.info.pop(_COMMITTED, None)
