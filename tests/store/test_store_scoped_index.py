@@ -119,6 +119,22 @@ def test_interleaved_writers_keep_each_cache_exact(open_db: Opener) -> None:
     assert a._scoped.pending == set()
 
 
+def test_a_writer_that_never_searches_keeps_few_pending_positions(open_db: Opener,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import hy_memory_langgraph.store.vector.scoped as scoped
+
+    monkeypatch.setattr(scoped, "PENDING_MAX", 3)
+    a, b = open_db(), open_db()
+    _fill(a)
+    a.search(("p",), query="green tea")
+    assert a._scoped is not None
+    for i in range(10):  # b's writes put a behind before each of a's
+        b.put(("p", "u0"), f"b{i}", {"text": f"kayak {i}"})
+        a.put(("p", "u0"), f"a{i}", {"text": f"matcha {i}"})
+        assert len(a._scoped.pending) <= 3
+    assert _same(_snapshot(a), _snapshot(open_db()))
+
+
 def test_tiny_cache_evicts_but_stays_exact(open_db: Opener) -> None:
     big = open_db()
     for user in range(12):

@@ -53,6 +53,9 @@ from hy_memory_langgraph.store.vector.snapshot import Snapshot, SnapshotDir
 
 __all__ = ["ScopedIndex", "Target", "targets_for_prefix", "targets_for_rows"]
 
+#: Own log positions a writer may leave for a later catch-up (:meth:`ScopedIndex.defer`).
+PENDING_MAX = 4096
+
 
 @dataclass(frozen=True)
 class Target:
@@ -308,9 +311,11 @@ class ScopedIndex:
         it to the next :meth:`catch_up` (every search starts with one), which skips these
         positions: a write does not pay for reading what others wrote meanwhile.
 
-        ``False`` (nothing changed): ``local`` does not name one item per log row.
+        ``False`` (nothing changed): ``local`` does not name one item per log row, or
+        :data:`PENDING_MAX` positions would wait (a process that only writes catches up
+        then, so the set stays bounded).
         """
-        if not seqs or len(local) != len(seqs):
+        if not seqs or len(local) != len(seqs) or len(self.pending) + len(seqs) > PENDING_MAX:
             return False
         self._apply_local(local)
         self.pending.update(seqs)
