@@ -26,8 +26,8 @@ from tests.reliability.pg_admin import admin_scalar
 
 DEADLINE_S = 120  # a hang guard only: every wait below ends on an event
 WRITERS = 4
-PUTS = 60
-INCREMENTS = 15
+PUTS = 40
+INCREMENTS = 10
 
 
 def _index() -> dict[str, Any]:
