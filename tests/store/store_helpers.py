@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from langgraph.store.base import BaseStore, IndexConfig, SearchItem
 
 from hy_memory_langgraph.store import HyMemoryStore
@@ -43,3 +45,18 @@ def scores_close(a: Sequence[float | None], b: Sequence[float | None], tol: floa
         if x is not None and y is not None and not math.isclose(x, y, abs_tol=tol):
             return False
     return True
+
+
+def clustered_embed(dims: int, centres: int) -> Callable[[list[str]], list[list[float]]]:
+    """Seeded clustered vectors: text ``"c<centre> <anything>"`` lies near centre ``c``."""
+    points = np.random.default_rng(5).normal(size=(centres, dims))
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            rng = np.random.default_rng(zlib.crc32(text.encode()))
+            out.append((points[int(text.split()[0][1:]) % centres] + rng.normal(0, 0.35, dims)).tolist())
+        return out
+
+    return embed
+

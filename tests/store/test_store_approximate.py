@@ -8,13 +8,13 @@ the default ``nprobe``) so that another CPU's float rounding cannot move a test.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from langgraph.store.base import PutOp
+from store_helpers import clustered_embed
 
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
@@ -153,14 +153,7 @@ STORE_N = 6_000
 STORE_SETTINGS = ApproximateSearch(min_vectors=2_000)
 
 
-def _embed(texts: list[str]) -> list[list[float]]:
-    """Clustered seeded vectors: text ``"c<centre> <anything>"`` lies near centre ``c``."""
-    centres = np.random.default_rng(5).normal(size=(40, DIMS))
-    out = []
-    for text in texts:
-        rng = np.random.default_rng(zlib.crc32(text.encode()))
-        out.append((centres[int(text.split()[0][1:]) % 40] + rng.normal(0, 0.35, DIMS)).tolist())
-    return out
+_embed = clustered_embed(DIMS, 40)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

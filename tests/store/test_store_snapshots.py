@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from langgraph.store.base import PutOp
+from store_helpers import clustered_embed
 
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 from hy_memory_langgraph.store.sql import statements as sql
@@ -31,14 +31,7 @@ N = 3_000
 NS = ("mem", "u1")
 
 
-def _embed(texts: list[str]) -> list[list[float]]:
-    """Seeded clustered vectors: ``"c<centre> ..."`` lies near centre ``c``."""
-    centres = np.random.default_rng(5).normal(size=(30, DIMS))
-    out = []
-    for text in texts:
-        rng = np.random.default_rng(zlib.crc32(text.encode()))
-        out.append((centres[int(text.split()[0][1:]) % 30] + rng.normal(0, 0.35, DIMS)).tolist())
-    return out
+_embed = clustered_embed(DIMS, 30)
 
 
 def _put(i: int, text: str | None = None) -> PutOp:

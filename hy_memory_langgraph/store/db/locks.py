@@ -36,11 +36,18 @@ __all__ = ["LOCK_OPTION", "begin_with_scopes", "lock_log", "log_key", "lock_scop
 LOCK_OPTION = "hy_lock_key"
 
 _LOG_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
-# The two-key form lives in its own key space: a scope never collides with a log lock.
-# The subquery sorts the keys before the locks are taken, one after another.
-_SCOPE_LOCKS = sa.text(
-    "SELECT count(pg_advisory_xact_lock(:space, k)) FROM "
-    "(SELECT k FROM unnest(CAST(:keys AS integer[])) AS k ORDER BY k) AS ordered")
+
+
+def _scope_locks_sql(log: int, keys: list[int]) -> str:
+    """The statement taking the scope locks ``keys`` of the store whose log key is ``log``.
+
+    The two-key form lives in its own key space: a scope never collides with a log lock.
+    The subquery sorts the keys before the locks are taken, one after another. The keys
+    are integers this module computed, so they are written as literals.
+    """
+    listed = ",".join(str(k) for k in keys)
+    return (f"SELECT count(pg_advisory_xact_lock({log & 0x7FFFFFFF}, k)) FROM "
+            f"(SELECT k FROM unnest(ARRAY[{listed}]::integer[]) AS k ORDER BY k) AS ordered")
 
 
 def _digest(text: str, size: int) -> int:
@@ -75,19 +82,16 @@ def lock_scopes(conn: Connection, scopes: Iterable[str]) -> None:
     keys = scope_keys(scopes)
     if key is None or not keys:
         return
-    conn.execute(_SCOPE_LOCKS, {"space": key & 0x7FFFFFFF, "keys": keys})
+    conn.exec_driver_sql(_scope_locks_sql(key, keys))
 
 
 def begin_with_scopes(conn: Connection, scopes: Iterable[str]) -> str:
-    """PostgreSQL: ``BEGIN`` and the locks of ``scopes`` as one simple-protocol string
-    (the keys are integers this module computed, written as literals)."""
+    """PostgreSQL: ``BEGIN`` and the locks of ``scopes`` as one simple-protocol string."""
     begin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
     key, keys = log_key(conn), scope_keys(scopes)
     if key is None or not keys:
         return begin
-    listed = ",".join(str(k) for k in keys)
-    return (f"{begin}; SELECT count(pg_advisory_xact_lock({key & 0x7FFFFFFF}, k)) FROM "
-            f"(SELECT k FROM unnest(ARRAY[{listed}]::integer[]) AS k ORDER BY k) AS ordered")
+    return f"{begin}; {_scope_locks_sql(key, keys)}"
 
 
 def lock_log(conn: Connection) -> None:
