@@ -1,6 +1,6 @@
 """Durability under SIGKILL and correctness under a multi-process, multi-thread load.
 
-* A writer process is killed 20 times, at random moments (inside writes and while its
+* A writer process is killed 14 times (7 in each of two databases), at random moments (inside writes and while its
   scope index catches up); every write it acknowledged is found after each restart and
   by vector search, and the store opens cleanly.
 * 4 processes x 4 threads add, search, update and delete chat memories on one data dir
@@ -26,7 +26,7 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 REPO = Path(__file__).resolve().parents[2]
-KILLS = 20
+KILLS = 14
 
 WRITER = textwrap.dedent("""
     import sys, uuid

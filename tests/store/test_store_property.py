@@ -177,7 +177,7 @@ PROBES = [
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=ops)
 def test_random_ops_agree_with_in_memory_store(steps: list[tuple]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
