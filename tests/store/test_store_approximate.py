@@ -65,7 +65,11 @@ def test_index_turns_approximate_at_the_threshold(data: tuple[np.ndarray, np.nda
     assert not index.is_approximate and index.nlist == 0
     index.add(ids[4_999:5_000], vectors[4_999:5_000])
     assert index.is_approximate and index.nlist > 0 and index.ntotal == 5_000
-    assert index.overhead_bytes() == index.nlist * DIMS * 4
+    # both indexes' centroids plus the 8-bit twin: one byte per dimension and its id per vector
+    assert index.overhead_bytes() == 2 * index.nlist * DIMS * 4 + 5_000 * (DIMS + 16)
+    index.remove(ids[:1_000])
+    assert index.overhead_bytes() == 2 * index.nlist * DIMS * 4 + 4_000 * (DIMS + 16)
+    assert set(index.search(vectors[0], 5)[1].tolist()).isdisjoint(ids[:1_000].tolist())
 
 
 def test_min_vectors_zero_and_none_stay_exact(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
@@ -137,7 +141,7 @@ def test_mirror_size_counts_the_centroids(data: tuple[np.ndarray, np.ndarray, np
     flat.load(item_ids, ["u"] * N, vectors)
     approx.load(item_ids, ["u"] * N, vectors)
     assert approx.index.is_approximate
-    assert approx.nbytes() - flat.nbytes() == approx.index.nlist * DIMS * 4
+    assert approx.nbytes() - flat.nbytes() == 2 * approx.index.nlist * DIMS * 4 + N * (DIMS + 16)
 
 
 @pytest.mark.parametrize("field,value", [("min_vectors", -1), ("nprobe", 0), ("exact_share", 1.5), ("probe_share", -0.1),

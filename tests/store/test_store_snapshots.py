@@ -109,8 +109,9 @@ def test_a_cold_open_maps_the_saved_index(stores: Stores) -> None:
     assert [m.index.is_mapped for m in _mirrors(cold)] == [True]
     assert [m.index.is_mapped for m in _mirrors(plain)] == [False]
     mapped, built = _mirrors(cold)[0], _mirrors(plain)[0]
-    # the vectors stay in the file; the snapshot's sorted id list is held (8 bytes each)
-    assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 - N * 8
+    # the vectors and their 8-bit codes stay in the files; the snapshot's sorted id list is
+    # held (8 bytes each)
+    assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 + N * (DIMS + 16) - N * 8
 
 
 def test_changes_since_the_snapshot_are_replayed(stores: Stores) -> None:
@@ -164,14 +165,20 @@ def test_an_expired_item_erases_the_saved_index(stores: Stores, monkeypatch: pyt
     assert stores.files() == []
 
 
-@pytest.mark.parametrize("damage", ["truncate", "manifest", "other_store", "retention"])
+@pytest.mark.parametrize("damage", ["truncate", "codes_truncate", "codes_missing", "manifest", "other_store",
+                                    "retention"])
 def test_an_unusable_snapshot_means_a_rebuild(stores: Stores, damage: str, tmp_path: Path) -> None:
     writer = _filled(stores)
     ivf = next(stores.folder / n for n in stores.files() if n.endswith(".ivf"))
     manifest = ivf.with_suffix(".json")
     retention = 100_000
+    codes = ivf.with_suffix(".sq")
     if damage == "truncate":
         ivf.write_bytes(ivf.read_bytes()[:1000])
+    elif damage == "codes_truncate":  # the 8-bit twin torn: same size check, then its header
+        codes.write_bytes(codes.read_bytes()[:1000])
+    elif damage == "codes_missing":
+        codes.unlink()
     elif damage == "manifest":
         manifest.write_text("{not json", encoding="utf-8")
     elif damage == "other_store":

@@ -9,6 +9,13 @@ exactly within them. The full vectors are kept (no compression), so any id can b
 reconstructed for an exact re-rank of a small candidate set, and ids are added and
 removed in place as the scope changes.
 
+Beside it sits a twin with the same lists and ids whose vectors are scalar-quantised
+to one byte per dimension (``IndexIVFScalarQuantizer``, 8 bits, ranges trained on the
+same sample): a probed search scans the twin (a quarter of the bytes: at a million
+vectors the scan is memory-bound, 11.7 -> 5.2 ms for 200 lists on one thread here)
+for :data:`rerank_depth` candidates, which are then ranked exactly on their full
+vectors. The twin costs ``dims`` bytes per vector on top of the full ones.
+
 What stays exact (see :meth:`.index.VectorIndex.search`): a restricted search whose
 candidates are few (numpy over the candidates' own vectors) or a small share of the
 scope (every list scanned under the candidate selector), so a selective filter never
@@ -34,12 +41,30 @@ import numpy.typing as npt
 from hy_memory_langgraph.config.settings import DEFAULT_APPROXIMATE_MIN_VECTORS
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["ApproximateSearch", "build_ivf", "lists_for"]
+__all__ = ["ApproximateSearch", "IvfPair", "build_ivf", "lists_for", "rerank_depth"]
 
 #: Training points per list and the cap on the training sample (k-means cost).
 _TRAIN_PER_LIST = 40
 _KMEANS_ITERATIONS = 10
 _SEED = 1234
+#: Candidates the quantised scan hands to the exact re-rank: at least this many, and
+#: at least this factor times ``k`` (on 28k real e5 vectors 40 candidates kept recall@10
+#: equal to the full-vector scan's at every probe count measured).
+_RERANK_MIN = 40
+_RERANK_FACTOR = 4
+
+
+def rerank_depth(k: int) -> int:
+    """Candidates a quantised scan returns for an exact top-``k``."""
+    return max(_RERANK_MIN, _RERANK_FACTOR * k)
+
+
+@dataclass(frozen=True)
+class IvfPair:
+    """An approximate index: the full-vector IVF and its quantised twin (same lists, ids)."""
+
+    exact: Any
+    codes: Any
 
 
 @dataclass(frozen=True)
@@ -101,12 +126,14 @@ def lists_for(n: int) -> int:
     return max(16, int(round(2 * math.sqrt(max(n, 1)))))
 
 
-def build_ivf(faiss: Any, vectors: npt.NDArray[np.float32], ids: npt.NDArray[np.int64], metric: str) -> Any:
-    """An ``IndexIVFFlat`` over prepared ``vectors`` (already normalised for cosine).
+def build_ivf(faiss: Any, vectors: npt.NDArray[np.float32], ids: npt.NDArray[np.int64], metric: str) -> IvfPair:
+    """An ``IndexIVFFlat`` over prepared ``vectors`` (already normalised for cosine) and
+    its 8-bit twin.
 
     Trained on a seeded sample of at most ``40 * nlist`` vectors, so the same data
     gives the same lists; ids are looked up through a hash table (any int64 id,
-    removable, reconstructable).
+    removable, reconstructable). The twin reuses the trained lists (a copy of the
+    coarse quantizer: no second clustering) and learns its ranges on the same sample.
     """
     n, dims = vectors.shape
     nlist = min(lists_for(n), max(1, n // 4))
@@ -120,6 +147,13 @@ def build_ivf(faiss: Any, vectors: npt.NDArray[np.float32], ids: npt.NDArray[np.
     sample_size = min(n, _TRAIN_PER_LIST * nlist)
     sample = vectors[np.sort(np.random.default_rng(_SEED).choice(n, sample_size, replace=False))]
     ivf.train(sample)
-    ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
-    ivf.add_with_ids(vectors, np.ascontiguousarray(ids, dtype=np.int64))
-    return ivf
+    lists = faiss.clone_index(ivf.quantizer)
+    codes = faiss.IndexIVFScalarQuantizer(lists, dims, nlist, faiss.ScalarQuantizer.QT_8bit, faiss_metric, False)
+    lists.this.disown()  # the twin owns (and frees) its copy of the quantizer
+    codes.own_fields = True
+    codes.train(sample)  # the copied quantizer is trained: only the 8-bit ranges are learnt
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    for index in (ivf, codes):
+        index.set_direct_map_type(faiss.DirectMap.Hashtable)
+        index.add_with_ids(vectors, ids)
+    return IvfPair(ivf, codes)

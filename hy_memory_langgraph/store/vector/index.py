@@ -35,7 +35,7 @@ import numpy.typing as npt
 from hy_memory_langgraph.errors import (
     InvalidInputError,
 )
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, build_ivf
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair, build_ivf, rerank_depth
 from hy_memory_langgraph.threads import check_thread_count
 
 __all__ = [
@@ -141,18 +141,21 @@ class VectorIndex:
         self._index = faiss.IndexIDMap2(flat)
         self._approximate = approximate if approximate is not None and approximate.enabled else None
         self._ivf: bool = False
+        self._codes: Any = None  # the 8-bit twin of the in-memory IVF index
         # A mapped snapshot (read-only IVF) under an overlay: ``_index`` then holds the
         # vectors added since, ``_dead`` the snapshot's ids removed since.
         self._base: Any = None
         self._base_ids: IdArray = np.empty(0, np.int64)
         self._dead: set[int] = set()
+        self._base_codes: Any = None
 
-    def adopt_snapshot(self, base: Any, base_ids: IdArray) -> None:
+    def adopt_snapshot(self, base: IvfPair, base_ids: IdArray) -> None:
         """Serve searches from a mapped, read-only IVF ``base`` holding ``base_ids``
         (sorted); later adds and removes go to an in-memory overlay."""
         if self.ntotal or self._approximate is None:
             raise ValueError("adopt_snapshot needs an empty index with approximate settings")
-        self._base, self._base_ids, self._dead = base, np.ascontiguousarray(base_ids, np.int64), set()
+        self._base, self._base_ids, self._dead = base.exact, np.ascontiguousarray(base_ids, np.int64), set()
+        self._base_codes = base.codes
         self._ivf = True
 
     @property
@@ -173,13 +176,15 @@ class VectorIndex:
         return int((self._base if self._base is not None else self._index).nlist)
 
     def overhead_bytes(self) -> int:
-        """Memory beyond the per-vector cost: the IVF centroids (and a snapshot's ids)."""
-        return self.nlist * self.dims * 4 + len(self._base_ids) * 8 + len(self._dead) * 64
+        """Memory beyond the per-vector cost: the IVF centroids (twice: the 8-bit twin has
+        its own), the twin's codes and ids, and a mapped snapshot's ids."""
+        codes = int(self._codes.ntotal) * (self.dims + 16) if self._codes is not None else 0
+        return 2 * self.nlist * self.dims * 4 + codes + len(self._base_ids) * 8 + len(self._dead) * 64
 
-    def ivf(self) -> Any:
-        """The in-memory IVF index (what a snapshot saves), or ``None`` when the index is
-        exact or serves a mapped snapshot."""
-        return self._index if self._ivf and self._base is None else None
+    def ivf(self) -> IvfPair | None:
+        """The in-memory IVF index and its twin (what a snapshot saves), or ``None`` when
+        the index is exact or serves a mapped snapshot."""
+        return IvfPair(self._index, self._codes) if self._ivf and self._base is None else None
 
     def mapped_bytes(self) -> int:
         """Bytes of vectors read from a mapped snapshot's file rather than held in memory."""
@@ -211,6 +216,8 @@ class VectorIndex:
             self._become_approximate(ids, data)
             return
         self._index.add_with_ids(data, ids)
+        if self._codes is not None:
+            self._codes.add_with_ids(data, ids)
 
     def _become_approximate(self, ids: IdArray, data: FloatArray) -> None:
         """Replace the flat index by an IVF index over its vectors plus ``data``."""
@@ -222,8 +229,8 @@ class VectorIndex:
             ids = np.concatenate([old_ids, ids])
             self._index.reset()
         with _omp_threads(self.search_threads):
-            self._index = build_ivf(faiss, data, ids, self.metric)
-        self._ivf = True
+            pair = build_ivf(faiss, data, ids, self.metric)
+        self._index, self._codes, self._ivf = pair.exact, pair.codes, True
 
     def remove(self, ids: IdArray) -> int:
         """Remove ``ids`` (unknown ids are ignored); returns how many were removed."""
@@ -234,6 +241,7 @@ class VectorIndex:
         if self._base is not None:
             return self._remove_mapped(ids)
         if self._ivf:  # a hash-table id map removes listed ids only
+            self._codes.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids)))
             return int(self._index.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids))))
         return int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
 
@@ -263,19 +271,26 @@ class VectorIndex:
                 return self._brute_force(self._index, q[0], k, allowed)
             if not self._ivf:
                 return self._scan(self._index, q, k, allowed)
-            return self._ivf_search(self._index, q, k, allowed, nprobe, self.ntotal)
+            return self._ivf_search(IvfPair(self._index, self._codes), q, k, allowed, nprobe, self.ntotal)
 
-    def _ivf_search(self, index: Any, q: FloatArray, k: int, allowed: IdArray | None,
+    def _ivf_search(self, pair: IvfPair, q: FloatArray, k: int, allowed: IdArray | None,
                     nprobe: int | None, total: int, exclude: IdArray | None = None) -> tuple[FloatArray, IdArray]:
-        """Rank the nearest lists of ``index`` (``total`` live vectors, ``exclude`` masked);
-        every list when the candidates are a small share or the probed lists held fewer
-        than ``k`` of them."""
+        """Rank the nearest lists of ``pair`` (``total`` live vectors, ``exclude`` masked):
+        the 8-bit twin's scan picks candidates, their full vectors rank them; every list of
+        the full-vector index (exact) when the candidates are a small share or the probed
+        lists held fewer than ``k`` of them."""
         settings = self._approximate
         assert settings is not None
+        index = pair.exact
         nlist = int(index.nlist)
         eligible = total if allowed is None else len(allowed)
         if allowed is None or eligible >= settings.exact_share * total:
-            found = self._scan(index, q, k, allowed, nprobe or settings.lists_to_probe(nlist), exclude, eligible)
+            probe = nprobe or settings.lists_to_probe(nlist)
+            if pair.codes is None:
+                found = self._scan(index, q, k, allowed, probe, exclude, eligible)
+            else:
+                picked = self._scan(pair.codes, q, rerank_depth(k), allowed, probe, exclude, eligible)[1]
+                found = self._brute_force(index, q[0], k, picked)
             if len(found[1]) >= min(k, eligible):
                 return found
         return self._scan(index, q, k, allowed, nlist, exclude, eligible)
@@ -293,7 +308,7 @@ class VectorIndex:
         if base_allowed is not None and len(base_allowed) <= BRUTE_FORCE_MAX:
             base = self._brute_force(self._base, q[0], k, base_allowed)
         else:
-            base = self._ivf_search(self._base, q, k, base_allowed, nprobe, base_total,
+            base = self._ivf_search(IvfPair(self._base, self._base_codes), q, k, base_allowed, nprobe, base_total,
                                     dead if base_allowed is None and len(dead) else None)
         # the overlay is small: a selector scan (ids it does not hold are ignored)
         overlay = self._scan(self._index, q, k, overlay_allowed)

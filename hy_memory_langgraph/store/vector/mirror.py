@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hy_memory_langgraph.store.namespaces import prefix_range
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
+from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair
 from hy_memory_langgraph.store.vector.index import POS_BITS, IdArray, VectorIndex
 
 __all__ = ["Mirror", "ItemVectors"]
@@ -102,7 +102,7 @@ class Mirror:
         return (self.index.ntotal * per_vector - self.index.mapped_bytes() + len(self._item_ns) * _ITEM_BYTES
                 + _BASE_BYTES + self.index.overhead_bytes())
 
-    def adopt_snapshot(self, base: object, item_ids: list[int], counts: list[int], namespaces: list[str]) -> None:
+    def adopt_snapshot(self, base: IvfPair, item_ids: list[int], counts: list[int], namespaces: list[str]) -> None:
         """Serve an empty mirror from a mapped snapshot index holding these items
         (``counts[i]`` vectors of ``item_ids[i]``, in ``namespaces[i]``)."""
         if len(self._item_ns):

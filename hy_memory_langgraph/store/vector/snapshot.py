@@ -3,7 +3,7 @@
 Building the IVF index of a large scope reads every vector and clusters a sample
 (about 50 s for a million vectors on one core). When a scope is loaded from the
 database and its index is approximate, the store writes a snapshot of it: the
-FAISS index (``<stem>.ivf``), the scope's item layout (``<stem>.layout.npz``: item
+FAISS index (``<stem>.ivf``) and its 8-bit twin (``<stem>.sq``), the scope's item layout (``<stem>.layout.npz``: item
 ids, vectors per item, namespaces) and a small manifest (``<stem>.json``, written
 last: the commit point) naming the store (its ``store_uid``), the scope, the
 vector size, the metric and the change-log position the snapshot reflects.
@@ -43,19 +43,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hy_memory_langgraph.store.vector.approximate import IvfPair
+
 __all__ = ["Snapshot", "SnapshotDir"]
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 1
-_SUFFIXES = (".json", ".ivf", ".layout.npz")
+_FORMAT = 2  # 2: the 8-bit twin (``.sq``) beside the full-vector index
+_SUFFIXES = (".json", ".ivf", ".sq", ".layout.npz")
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """A scope's approximate index as written: the mapped index and its layout."""
 
-    index: Any
+    index: IvfPair
     item_ids: npt.NDArray[np.int64]
     counts: npt.NDArray[np.int64]
     namespaces: list[str]
@@ -82,7 +84,7 @@ class SnapshotDir:
     def exists(self, scope: str) -> bool:
         return self._stem(scope).with_suffix(".json").exists()
 
-    def write(self, scope: str, index: Any, *, item_ids: list[int], counts: list[int],
+    def write(self, scope: str, index: IvfPair, *, item_ids: list[int], counts: list[int],
               namespaces: list[str], seq: int, dims: int, metric: str) -> bool:
         """Write a snapshot of ``scope`` (replacing any); ``False`` when it could not be."""
         import faiss
@@ -93,15 +95,17 @@ class SnapshotDir:
         position = {ns: i for i, ns in enumerate(names)}
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            faiss.write_index(index, str(stem) + ".ivf" + tmp)
+            faiss.write_index(index.exact, str(stem) + ".ivf" + tmp)
+            faiss.write_index(index.codes, str(stem) + ".sq" + tmp)
             with open(str(stem) + ".layout.npz" + tmp, "wb") as handle:
                 np.savez(handle, item_ids=np.asarray(item_ids, np.int64), counts=np.asarray(counts, np.int64),
                          ns_index=np.asarray([position[ns] for ns in namespaces], np.int32))
             manifest = {"format": _FORMAT, "store_uid": self.store_uid, "scope": scope, "seq": seq,
-                        "dims": dims, "metric": metric, "ntotal": int(index.ntotal), "namespaces": names,
-                        "ivf_bytes": os.path.getsize(str(stem) + ".ivf" + tmp)}
+                        "dims": dims, "metric": metric, "ntotal": int(index.exact.ntotal), "namespaces": names,
+                        "ivf_bytes": os.path.getsize(str(stem) + ".ivf" + tmp),
+                        "sq_bytes": os.path.getsize(str(stem) + ".sq" + tmp)}
             Path(str(stem) + ".json" + tmp).write_text(json.dumps(manifest), encoding="utf-8")
-            for suffix in (".ivf", ".layout.npz", ".json"):  # the manifest last: the commit
+            for suffix in (".ivf", ".sq", ".layout.npz", ".json"):  # the manifest last: the commit
                 os.replace(str(stem) + suffix + tmp, str(stem) + suffix)
             return True
         except (OSError, RuntimeError) as exc:
@@ -134,8 +138,8 @@ class SnapshotDir:
     def _load(self, stem: Path, manifest: dict[str, Any]) -> Snapshot | None:
         import faiss
 
-        ivf_path = str(stem) + ".ivf"
-        if os.path.getsize(ivf_path) != manifest["ivf_bytes"]:
+        ivf_path, sq_path = str(stem) + ".ivf", str(stem) + ".sq"
+        if os.path.getsize(ivf_path) != manifest["ivf_bytes"] or os.path.getsize(sq_path) != manifest["sq_bytes"]:
             return None  # a newer snapshot is being written over this one
         with np.load(str(stem) + ".layout.npz") as layout:
             item_ids = layout["item_ids"].astype(np.int64)
@@ -143,10 +147,12 @@ class SnapshotDir:
             ns_index = layout["ns_index"]
         names = [str(ns) for ns in manifest["namespaces"]]
         index = faiss.read_index(ivf_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+        codes = faiss.read_index(sq_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
         if int(index.ntotal) != manifest["ntotal"] or int(counts.sum()) != int(index.ntotal) \
-                or index.d != manifest["dims"] or len(item_ids) != len(counts) != len(ns_index):
+                or int(codes.ntotal) != int(index.ntotal) or {index.d, codes.d} != {manifest["dims"]} \
+                or len(item_ids) != len(counts) != len(ns_index):
             raise ValueError("the snapshot's files do not agree")
-        return Snapshot(index=index, item_ids=item_ids, counts=counts,
+        return Snapshot(index=IvfPair(index, codes), item_ids=item_ids, counts=counts,
                         namespaces=[names[i] for i in ns_index], seq=int(manifest["seq"]))
 
     def discard(self, scope: str) -> None:
