@@ -16,7 +16,10 @@ estimate of the scope.
 
 Usage::
 
-    python -m bench.cold_open [--items 200000] [--dims 384] [--workdir DIR]
+    python -m bench.cold_open [--items 200000] [--dims 384] [--workdir DIR] [--search-threads 1 2]
+
+``--search-threads``: the mapped phase is measured again with each further thread count
+(FAISS threads for one search: its IVF lists split between them).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def _vector(i: int, dims: int) -> list[float]:
     return np.random.default_rng(i).standard_normal(dims).astype(np.float32).tolist()
 
 
-def _store(path: Path, dims: int, snapshots: bool) -> Any:
+def _store(path: Path, dims: int, snapshots: bool, threads: int = 1) -> Any:
     from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 
     def embed(texts: list[str]) -> list[list[float]]:
@@ -51,7 +54,7 @@ def _store(path: Path, dims: int, snapshots: bool) -> Any:
 
     return HyMemoryStore(path, index={"dims": dims, "embed": embed, "fields": ["text"]},
                          approximate=ApproximateSearch(snapshots=snapshots, min_vectors=100_000),
-                         index_cache=IndexCache(8 << 30))
+                         index_cache=IndexCache(8 << 30), search_threads=threads)
 
 
 def _fill(path: Path, items: int, dims: int) -> None:
@@ -63,7 +66,7 @@ def _fill(path: Path, items: int, dims: int) -> None:
     store.close()
 
 
-def _phase(path: Path, dims: int, phase: str) -> dict[str, Any]:
+def _phase(path: Path, dims: int, phase: str, threads: int) -> dict[str, Any]:
     from langgraph.store.base import PutOp
 
     if phase == "mapped-after-writes":
@@ -72,7 +75,7 @@ def _phase(path: Path, dims: int, phase: str) -> dict[str, Any]:
         writer.close()
     query = f"item {3}"
     started = time.perf_counter()
-    store = _store(path, dims, snapshots=phase != "rebuild")
+    store = _store(path, dims, snapshots=phase != "rebuild", threads=threads)
     first = store.search(NS, query=query, limit=10)
     cold = time.perf_counter() - started
     rss = rss_mb()
@@ -84,7 +87,7 @@ def _phase(path: Path, dims: int, phase: str) -> dict[str, Any]:
             store.search(NS, query=f"item {i * 97}", limit=10)
             walls.append(time.perf_counter() - t)
     mirror = next(store._scoped.cache.peek(k) for k in store._scoped.cache.keys_of(store._scoped.owner))
-    out = {"phase": phase, "cold_s": cold, "p50_ms": statistics.median(walls) * 1000, "rss_mb": rss,
+    out = {"phase": phase if threads == 1 else f"{phase} x{threads}", "cold_s": cold, "p50_ms": statistics.median(walls) * 1000, "rss_mb": rss,
            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
            "estimate_mb": mirror.nbytes() / 2**20, "mapped": mirror.index.is_mapped, "top": first[0].key}
     store.close()
@@ -96,19 +99,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=200_000)
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--search-threads", type=int, nargs="+", default=[1])
     parser.add_argument("--child", nargs=2, metavar=("DB", "PHASE"))
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(_phase(Path(args.child[0]), args.dims, args.child[1])))
+        print(json.dumps(_phase(Path(args.child[0]), args.dims, args.child[1], args.search_threads[0])))
         return 0
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         db = Path(tmp) / "cold.db"
         started = time.perf_counter()
         _fill(db, args.items, args.dims)
         print(f"filled {args.items:,} items in {time.perf_counter() - started:.0f} s")
-        for phase in ("rebuild", "save", "mapped", "mapped-after-writes"):
+        runs = [(phase, 1) for phase in ("rebuild", "save", "mapped", "mapped-after-writes")]
+        runs += [("mapped", n) for n in args.search_threads if n != 1]
+        for phase, threads in runs:
             done = subprocess.run([sys.executable, "-m", "bench.cold_open", "--dims", str(args.dims),
-                                   "--child", str(db), phase], check=True, capture_output=True, text=True)
+                                   "--search-threads", str(threads), "--child", str(db), phase],
+                                  check=True, capture_output=True, text=True)
             r = json.loads(done.stdout.strip().splitlines()[-1])
             print(f"{r['phase']:<20} open+first search {r['cold_s']:7.2f} s   search p50 {r['p50_ms']:6.2f} ms   "
                   f"RSS {r['rss_mb']:7.0f} MB (peak {r['peak_mb']:6.0f})   estimate {r['estimate_mb']:6.0f} MB   "

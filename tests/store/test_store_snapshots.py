@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import faiss
 import numpy as np
 import pytest
 from langgraph.store.base import PutOp
@@ -109,6 +110,9 @@ def test_a_cold_open_maps_the_saved_index(stores: Stores) -> None:
     assert [m.index.is_mapped for m in _mirrors(cold)] == [True]
     assert [m.index.is_mapped for m in _mirrors(plain)] == [False]
     mapped, built = _mirrors(cold)[0], _mirrors(plain)[0]
+    # no reader threads started per search for the mapped lists (the file is in the page cache)
+    for index in (mapped.index._base_pair.exact, mapped.index._base_pair.codes):  # type: ignore[union-attr]
+        assert faiss.downcast_InvertedLists(index.invlists).prefetch_nthread == 0
     # the vectors and their 8-bit codes stay in the files; the snapshot's sorted id list is
     # held (8 bytes each)
     assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 + N * (DIMS + 16) - N * 8

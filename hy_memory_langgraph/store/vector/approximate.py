@@ -66,6 +66,13 @@ class IvfPair:
     exact: Any
     codes: Any
 
+    def __post_init__(self) -> None:
+        # A search may use several OpenMP threads (``search_threads``); FAISS's default
+        # splits queries between them, so a single query would use one. Split its lists.
+        for index in (self.exact, self.codes):
+            if index is not None:
+                index.parallel_mode = 1
+
 
 @dataclass(frozen=True)
 class ApproximateSearch:

@@ -141,13 +141,13 @@ class VectorIndex:
         self._index = faiss.IndexIDMap2(flat)
         self._approximate = approximate if approximate is not None and approximate.enabled else None
         self._ivf: bool = False
-        self._codes: Any = None  # the 8-bit twin of the in-memory IVF index
+        self._pair: IvfPair | None = None  # the in-memory IVF index and its 8-bit twin
         # A mapped snapshot (read-only IVF) under an overlay: ``_index`` then holds the
         # vectors added since, ``_dead`` the snapshot's ids removed since.
         self._base: Any = None
         self._base_ids: IdArray = np.empty(0, np.int64)
         self._dead: set[int] = set()
-        self._base_codes: Any = None
+        self._base_pair: IvfPair | None = None
 
     def adopt_snapshot(self, base: IvfPair, base_ids: IdArray) -> None:
         """Serve searches from a mapped, read-only IVF ``base`` holding ``base_ids``
@@ -155,7 +155,7 @@ class VectorIndex:
         if self.ntotal or self._approximate is None:
             raise ValueError("adopt_snapshot needs an empty index with approximate settings")
         self._base, self._base_ids, self._dead = base.exact, np.ascontiguousarray(base_ids, np.int64), set()
-        self._base_codes = base.codes
+        self._base_pair = base
         self._ivf = True
 
     @property
@@ -178,13 +178,13 @@ class VectorIndex:
     def overhead_bytes(self) -> int:
         """Memory beyond the per-vector cost: the IVF centroids (twice: the 8-bit twin has
         its own), the twin's codes and ids, and a mapped snapshot's ids."""
-        codes = int(self._codes.ntotal) * (self.dims + 16) if self._codes is not None else 0
+        codes = int(self._pair.codes.ntotal) * (self.dims + 16) if self._pair is not None else 0
         return 2 * self.nlist * self.dims * 4 + codes + len(self._base_ids) * 8 + len(self._dead) * 64
 
     def ivf(self) -> IvfPair | None:
         """The in-memory IVF index and its twin (what a snapshot saves), or ``None`` when
         the index is exact or serves a mapped snapshot."""
-        return IvfPair(self._index, self._codes) if self._ivf and self._base is None else None
+        return self._pair if self._base is None else None
 
     def mapped_bytes(self) -> int:
         """Bytes of vectors read from a mapped snapshot's file rather than held in memory."""
@@ -216,8 +216,8 @@ class VectorIndex:
             self._become_approximate(ids, data)
             return
         self._index.add_with_ids(data, ids)
-        if self._codes is not None:
-            self._codes.add_with_ids(data, ids)
+        if self._pair is not None:
+            self._pair.codes.add_with_ids(data, ids)
 
     def _become_approximate(self, ids: IdArray, data: FloatArray) -> None:
         """Replace the flat index by an IVF index over its vectors plus ``data``."""
@@ -230,7 +230,7 @@ class VectorIndex:
             self._index.reset()
         with _omp_threads(self.search_threads):
             pair = build_ivf(faiss, data, ids, self.metric)
-        self._index, self._codes, self._ivf = pair.exact, pair.codes, True
+        self._index, self._pair, self._ivf = pair.exact, pair, True
 
     def remove(self, ids: IdArray) -> int:
         """Remove ``ids`` (unknown ids are ignored); returns how many were removed."""
@@ -241,7 +241,8 @@ class VectorIndex:
         if self._base is not None:
             return self._remove_mapped(ids)
         if self._ivf:  # a hash-table id map removes listed ids only
-            self._codes.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids)))
+            assert self._pair is not None
+            self._pair.codes.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids)))
             return int(self._index.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids))))
         return int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
 
@@ -271,7 +272,8 @@ class VectorIndex:
                 return self._brute_force(self._index, q[0], k, allowed)
             if not self._ivf:
                 return self._scan(self._index, q, k, allowed)
-            return self._ivf_search(IvfPair(self._index, self._codes), q, k, allowed, nprobe, self.ntotal)
+            assert self._pair is not None
+            return self._ivf_search(self._pair, q, k, allowed, nprobe, self.ntotal)
 
     def _ivf_search(self, pair: IvfPair, q: FloatArray, k: int, allowed: IdArray | None,
                     nprobe: int | None, total: int, exclude: IdArray | None = None) -> tuple[FloatArray, IdArray]:
@@ -308,7 +310,8 @@ class VectorIndex:
         if base_allowed is not None and len(base_allowed) <= BRUTE_FORCE_MAX:
             base = self._brute_force(self._base, q[0], k, base_allowed)
         else:
-            base = self._ivf_search(IvfPair(self._base, self._base_codes), q, k, base_allowed, nprobe, base_total,
+            assert self._base_pair is not None
+            base = self._ivf_search(self._base_pair, q, k, base_allowed, nprobe, base_total,
                                     dead if base_allowed is None and len(dead) else None)
         # the overlay is small: a selector scan (ids it does not hold are ignored)
         overlay = self._scan(self._index, q, k, overlay_allowed)

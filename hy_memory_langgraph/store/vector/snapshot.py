@@ -64,6 +64,19 @@ class Snapshot:
     seq: int
 
 
+def _no_prefetch(faiss: Any, index: Any) -> None:
+    """Stop a mapped index's lists from starting reader threads before each search.
+
+    FAISS's on-disk lists touch the probed lists' pages from 32 new threads per search
+    by default (meant for slow disks); for a file in the page cache that costs more
+    than the scan itself (200,000 vectors, 90 lists: 4.15 ms with it, 1.28 ms without,
+    1.24 ms in memory). Pages not yet read are still read as the scan touches them.
+    """
+    lists = faiss.downcast_InvertedLists(index.invlists)
+    if hasattr(lists, "prefetch_nthread"):
+        lists.prefetch_nthread = 0
+
+
 class SnapshotDir:
     """Where one store keeps the snapshots of its approximate scopes.
 
@@ -148,6 +161,8 @@ class SnapshotDir:
         names = [str(ns) for ns in manifest["namespaces"]]
         index = faiss.read_index(ivf_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
         codes = faiss.read_index(sq_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+        for mapped in (index, codes):
+            _no_prefetch(faiss, mapped)
         if int(index.ntotal) != manifest["ntotal"] or int(counts.sum()) != int(index.ntotal) \
                 or int(codes.ntotal) != int(index.ntotal) or {index.d, codes.d} != {manifest["dims"]} \
                 or len(item_ids) != len(counts) != len(ns_index):
