@@ -70,8 +70,7 @@ class IvfPair:
         # A search may use several OpenMP threads (``search_threads``); FAISS's default
         # splits queries between them, so a single query would use one. Split its lists.
         for index in (self.exact, self.codes):
-            if index is not None:
-                index.parallel_mode = 1
+            index.parallel_mode = 1
 
 
 @dataclass(frozen=True)

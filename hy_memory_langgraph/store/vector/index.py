@@ -242,8 +242,9 @@ class VectorIndex:
             return self._remove_mapped(ids)
         if self._ivf:  # a hash-table id map removes listed ids only
             assert self._pair is not None
-            self._pair.codes.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids)))
-            return int(self._index.remove_ids(faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids))))
+            listed = faiss.IDSelectorArray(len(ids), faiss.swig_ptr(ids))
+            self._pair.codes.remove_ids(listed)
+            return int(self._index.remove_ids(listed))
         return int(self._index.remove_ids(faiss.IDSelectorBatch(ids)))
 
     def _remove_mapped(self, ids: IdArray) -> int:
@@ -288,11 +289,8 @@ class VectorIndex:
         eligible = total if allowed is None else len(allowed)
         if allowed is None or eligible >= settings.exact_share * total:
             probe = nprobe or settings.lists_to_probe(nlist)
-            if pair.codes is None:
-                found = self._scan(index, q, k, allowed, probe, exclude, eligible)
-            else:
-                picked = self._scan(pair.codes, q, rerank_depth(k), allowed, probe, exclude, eligible)[1]
-                found = self._brute_force(index, q[0], k, picked)
+            picked = self._scan(pair.codes, q, rerank_depth(k), allowed, probe, exclude, eligible)[1]
+            found = self._brute_force(index, q[0], k, picked)
             if len(found[1]) >= min(k, eligible):
                 return found
         return self._scan(index, q, k, allowed, nlist, exclude, eligible)
