@@ -3,8 +3,8 @@
 Building the IVF index of a large scope reads every vector and clusters a sample
 (about 50 s for a million vectors on one core). When a scope is loaded from the
 database and its index is approximate, the store writes a snapshot of it: the
-FAISS index (``<stem>.ivf``) and its 8-bit twin (``<stem>.sq``), the scope's item layout (``<stem>.layout.npz``: item
-ids, vectors per item, namespaces) and a small manifest (``<stem>.json``, written
+FAISS index (``<stem>.ivf``) and its 8-bit twin (``<stem>.sq``), the scope's item
+layout (``<stem>.layout.npz``: item ids, vectors per item, namespaces) and a small manifest (``<stem>.json``, written
 last: the commit point) naming the store (its ``store_uid``), the scope, the
 vector size, the metric and the change-log position the snapshot reflects.
 
