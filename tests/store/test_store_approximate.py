@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import faiss
 import numpy as np
 import pytest
 from langgraph.store.base import PutOp
@@ -18,7 +19,9 @@ from store_helpers import clustered_embed
 
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
+from hy_memory_langgraph.store.vector import index as index_module
 from hy_memory_langgraph.store.vector import scoped
+from hy_memory_langgraph.store.vector.approximate import IvfPair
 from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, POS_BITS, VectorIndex
 from hy_memory_langgraph.store.vector.mirror import Mirror
 
@@ -250,3 +253,36 @@ def test_the_client_setting_reaches_its_stores(tmp_path: Path) -> None:
             assert [m.index.is_approximate for m in mirrors] == [approximate]
         finally:
             store.close()
+
+
+@pytest.mark.parametrize("removed", [50, index_module.OVERFETCH_MAX + 1])
+def test_a_mapped_index_masks_removed_ids_like_a_fresh_index(
+        data: tuple[np.ndarray, np.ndarray, np.ndarray], tmp_path: Path, removed: int) -> None:
+    """Few removed ids are dropped from a deeper scan of the mapped twin, many are masked
+    by a selector: either way the hits equal an index that never held them (every list
+    probed, so both rank exactly)."""
+    ids, vectors, queries = data
+    built = VectorIndex(DIMS, approximate=SETTINGS)
+    built.add(ids, vectors)
+    pair = built.ivf()
+    assert pair is not None
+    files = {}
+    for name, index in (("ivf", pair.exact), ("sq", pair.codes)):
+        files[name] = str(tmp_path / f"scope.{name}")
+        faiss.write_index(index, files[name])
+    mapped = VectorIndex(DIMS, approximate=SETTINGS)
+    flags = faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY
+    mapped.adopt_snapshot(IvfPair(faiss.read_index(files["ivf"], flags), faiss.read_index(files["sq"], flags)),
+                          np.sort(ids))
+    gone = np.random.default_rng(5).choice(ids, removed, replace=False)
+    assert mapped.remove(gone) == removed
+    keep = ~np.isin(ids, gone)
+    fresh = VectorIndex(DIMS)
+    fresh.add(ids[keep], vectors[keep])
+    for q in queries[:20]:
+        scores, vids = mapped.search(q, 10, nprobe=10_000)
+        want_scores, want_vids = fresh.search(q, 10)
+        assert set(vids.tolist()).isdisjoint(gone.tolist())
+        np.testing.assert_allclose(scores, want_scores, atol=1e-5)  # two kernels: rounding may differ
+        clear = want_scores > want_scores[-1] + 1e-5  # hits no near-tie at the cut can swap out
+        assert set(want_vids[clear].tolist()) <= set(vids.tolist())
