@@ -71,6 +71,7 @@ def test_tool_call_arguments_are_capped_too() -> None:
     assert len(capped.raw_arguments.encode()) <= 4096 and "[cut " in capped.raw_arguments
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])  # the cut is the client's: two stores suffice
 def test_client_cuts_a_5_mb_message_and_redacts_before(make_client) -> None:
     client = make_client("lite")
     secret = "sk-proj-" + "A1b2C3d4E5f6G7h8J9k0L1m2N3"

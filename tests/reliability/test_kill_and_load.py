@@ -144,7 +144,7 @@ def test_four_processes_times_four_threads(tmp_path: Path) -> None:
     script.write_text(LOADER)
     data_dir = tmp_path / "shared"
     HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=HashingEmbeddings(dims=32)).close()
-    procs = [subprocess.Popen([sys.executable, str(script), str(data_dir), str(n), "40"],
+    procs = [subprocess.Popen([sys.executable, str(script), str(data_dir), str(n), "25"],
                               stdout=subprocess.PIPE, text=True, env=_env()) for n in range(4)]
     outputs = [json.loads(p.communicate(timeout=300)[0]) for p in procs]
     assert [o["errors"] for o in outputs] == [[], [], [], []]

@@ -17,7 +17,7 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import ConflictError, InvalidInputError
 from hy_memory_langgraph.testing import HashingEmbeddings
 
-TRIALS = 150
+TRIALS = 90
 
 
 def _race(client: Any, memory_id: str) -> tuple[Any, Any]:
