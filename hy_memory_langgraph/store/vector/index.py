@@ -42,7 +42,6 @@ __all__ = [
     "POS_BITS",
     "MAX_VECTORS_PER_ITEM",
     "BRUTE_FORCE_MAX",
-    "OVERFETCH_MAX",
     "METRICS",
     "VectorIndex",
     "pack",
@@ -52,7 +51,6 @@ __all__ = [
 POS_BITS = 20
 MAX_VECTORS_PER_ITEM = 1 << POS_BITS
 BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector scan
-OVERFETCH_MAX = 4096  # masked ids a probed scan over-fetches and drops instead of a selector
 
 #: LangGraph's ``distance_type`` values the index ranks by.
 METRICS = ("cosine", "inner_product", "l2")
@@ -290,22 +288,12 @@ class VectorIndex:
         nlist = int(index.nlist)
         eligible = total if allowed is None else len(allowed)
         if allowed is None or eligible >= settings.exact_share * total:
-            picked = self._candidates(pair.codes, q, rerank_depth(k), allowed,
-                                      nprobe or settings.lists_to_probe(nlist), exclude, eligible)
+            probe = nprobe or settings.lists_to_probe(nlist)
+            picked = self._scan(pair.codes, q, rerank_depth(k), allowed, probe, exclude, eligible)[1]
             found = self._brute_force(index, q[0], k, picked)
             if len(found[1]) >= min(k, eligible):
                 return found
         return self._scan(index, q, k, allowed, nlist, exclude, eligible)
-
-    def _candidates(self, codes: Any, q: FloatArray, depth: int, allowed: IdArray | None, nprobe: int,
-                    exclude: IdArray | None, eligible: int) -> IdArray:
-        """The ``depth`` best ids of the 8-bit twin's probed lists. A few masked ids are
-        dropped from a deeper scan rather than tested for every scanned vector (a
-        selector costs more than the scan's extra heap entries)."""
-        if allowed is None and exclude is not None and 0 < len(exclude) <= OVERFETCH_MAX:
-            deeper = self._scan(codes, q, depth + len(exclude), None, nprobe, None, eligible + len(exclude))[1]
-            return deeper[~np.isin(deeper, exclude)][:depth]
-        return self._scan(codes, q, depth, allowed, nprobe, exclude, eligible)[1]
 
     def _mapped_search(self, q: FloatArray, k: int, allowed: IdArray | None,
                        nprobe: int | None) -> tuple[FloatArray, IdArray]:
