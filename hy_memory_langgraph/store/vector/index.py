@@ -142,21 +142,24 @@ class VectorIndex:
         self._approximate = approximate if approximate is not None and approximate.enabled else None
         self._ivf: bool = False
         self._pair: IvfPair | None = None  # the in-memory IVF index and its 8-bit twin
-        # A mapped snapshot (read-only IVF) under an overlay: ``_index`` then holds the
-        # vectors added since, ``_dead`` the snapshot's ids removed since.
-        self._base: Any = None
+        # A mapped snapshot (read-only IVF and twin) under an overlay: ``_index`` then holds
+        # the vectors added since, ``_dead`` the snapshot's ids removed since.
+        self._base_pair: IvfPair | None = None
         self._base_ids: IdArray = np.empty(0, np.int64)
         self._dead: set[int] = set()
-        self._base_pair: IvfPair | None = None
 
     def adopt_snapshot(self, base: IvfPair, base_ids: IdArray) -> None:
         """Serve searches from a mapped, read-only IVF ``base`` holding ``base_ids``
         (sorted); later adds and removes go to an in-memory overlay."""
         if self.ntotal or self._approximate is None:
             raise ValueError("adopt_snapshot needs an empty index with approximate settings")
-        self._base, self._base_ids, self._dead = base.exact, np.ascontiguousarray(base_ids, np.int64), set()
-        self._base_pair = base
+        self._base_pair, self._base_ids, self._dead = base, np.ascontiguousarray(base_ids, np.int64), set()
         self._ivf = True
+
+    @property
+    def _base(self) -> Any:
+        """The mapped snapshot's full-vector IVF index, or ``None``."""
+        return self._base_pair.exact if self._base_pair is not None else None
 
     @property
     def is_approximate(self) -> bool:
