@@ -41,7 +41,11 @@ def _suite_folder() -> Path:
 
 def _run(folder: Path, uri: str, anchor: bool) -> dict[str, float]:
     """Call seconds per test id of one pytest run (raises if a test did not pass)."""
-    report = Path(tempfile.mkdtemp(prefix="hy-batches-")) / "report.xml"
+    with tempfile.TemporaryDirectory(prefix="hy-batches-") as tmp:
+        return _run_in(folder, uri, anchor, Path(tmp) / "report.xml")
+
+
+def _run_in(folder: Path, uri: str, anchor: bool, report: Path) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTHONPATH"] = os.pathsep.join([str(SUITES), str(ROOT)])
     env["HY_SUITE_PG_URI"] = uri

@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,9 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(hy_memory_langgraph.__pat
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name: str) -> None:
+def test_docstring_examples(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the examples make their files under ``tempfile.mkdtemp()``: inside this test's folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"

@@ -9,6 +9,7 @@ collection when ``HY_TEST_PG_URL`` names the server) and awaited by the tests.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,7 +71,13 @@ class SuiteRun:
                                          stderr=subprocess.STDOUT)
 
     def outcome(self) -> SuiteOutcome:
-        """Wait for the run and read its report."""
+        """Wait for the run and read its report (its folder is removed afterwards)."""
+        try:
+            return self._read()
+        finally:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    def _read(self) -> SuiteOutcome:
         try:
             code = self._process.wait(timeout=HANG_SECONDS)
         except subprocess.TimeoutExpired:
