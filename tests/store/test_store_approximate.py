@@ -25,6 +25,10 @@ from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, POS_BITS, Ve
 from hy_memory_langgraph.store.vector.mirror import Mirror
 
 DIMS = 32
+#: Bytes per vector of the coded twin at 32 dims: 8 bits per dimension (at least 384 bits
+#: per code) and five float factors; in memory its id and hash-table entry add 16.
+TWIN_CODE = 32 + 20
+TWIN_BYTES = TWIN_CODE + 16
 N = 20_000
 SETTINGS = ApproximateSearch(min_vectors=5_000)
 
@@ -67,10 +71,11 @@ def test_index_turns_approximate_at_the_threshold(data: tuple[np.ndarray, np.nda
     assert not index.is_approximate and index.nlist == 0
     index.add(ids[4_999:5_000], vectors[4_999:5_000])
     assert index.is_approximate and index.nlist > 0 and index.ntotal == 5_000
-    # both indexes' centroids plus the 8-bit twin: one byte per dimension and its id per vector
-    assert index.overhead_bytes() == 2 * index.nlist * DIMS * 4 + 5_000 * (DIMS + 16)
+    # both indexes' centroids plus the coded twin
+    assert index.ivf() is not None and index.ivf().code_bytes() == TWIN_CODE  # type: ignore[union-attr]
+    assert index.overhead_bytes() == 2 * index.nlist * DIMS * 4 + 5_000 * TWIN_BYTES
     index.remove(ids[:1_000])
-    assert index.overhead_bytes() == 2 * index.nlist * DIMS * 4 + 4_000 * (DIMS + 16)
+    assert index.overhead_bytes() == 2 * index.nlist * DIMS * 4 + 4_000 * TWIN_BYTES
     assert set(index.search(vectors[0], 5)[1].tolist()).isdisjoint(ids[:1_000].tolist())
 
 
@@ -143,7 +148,7 @@ def test_mirror_size_counts_the_centroids(data: tuple[np.ndarray, np.ndarray, np
     flat.load(item_ids, ["u"] * N, vectors)
     approx.load(item_ids, ["u"] * N, vectors)
     assert approx.index.is_approximate
-    assert approx.nbytes() - flat.nbytes() == 2 * approx.index.nlist * DIMS * 4 + N * (DIMS + 16)
+    assert approx.nbytes() - flat.nbytes() == 2 * approx.index.nlist * DIMS * 4 + N * TWIN_BYTES
 
 
 @pytest.mark.parametrize("field,value", [("min_vectors", -1), ("nprobe", 0), ("exact_share", 1.5), ("probe_share", -0.1),

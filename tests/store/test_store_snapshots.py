@@ -113,9 +113,9 @@ def test_a_cold_open_maps_the_saved_index(stores: Stores) -> None:
     # no reader threads started per search for the mapped lists (the file is in the page cache)
     for index in (mapped.index._base_pair.exact, mapped.index._base_pair.codes):  # type: ignore[union-attr]
         assert faiss.downcast_InvertedLists(index.invlists).prefetch_nthread == 0
-    # the vectors and their 8-bit codes stay in the files; the snapshot's sorted id list is
-    # held (8 bytes each)
-    assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 + N * (DIMS + 16) - N * 8
+    # the vectors and their codes (16 dims: 8 bits each and five float factors) stay in
+    # the files; the snapshot's sorted id list is held (8 bytes each)
+    assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 + N * (DIMS + 20 + 16) - N * 8
 
 
 def test_changes_since_the_snapshot_are_replayed(stores: Stores) -> None:
@@ -176,10 +176,10 @@ def test_an_unusable_snapshot_means_a_rebuild(stores: Stores, damage: str, tmp_p
     ivf = next(stores.folder / n for n in stores.files() if n.endswith(".ivf"))
     manifest = ivf.with_suffix(".json")
     retention = 100_000
-    codes = ivf.with_suffix(".sq")
+    codes = ivf.with_suffix(".codes")
     if damage == "truncate":
         ivf.write_bytes(ivf.read_bytes()[:1000])
-    elif damage == "codes_truncate":  # the 8-bit twin torn: same size check, then its header
+    elif damage == "codes_truncate":  # the coded twin torn: same size check, then its header
         codes.write_bytes(codes.read_bytes()[:1000])
     elif damage == "codes_missing":
         codes.unlink()

@@ -9,12 +9,16 @@ exactly within them. The full vectors are kept (no compression), so any id can b
 reconstructed for an exact re-rank of a small candidate set, and ids are added and
 removed in place as the scope changes.
 
-Beside it sits a twin with the same lists and ids whose vectors are scalar-quantised
-to one byte per dimension (``IndexIVFScalarQuantizer``, 8 bits, ranges trained on the
-same sample): a probed search scans the twin (a quarter of the bytes: at a million
-vectors the scan is memory-bound, 11.7 -> 5.2 ms for 200 lists on one thread here)
-for :data:`rerank_depth` candidates, which are then ranked exactly on their full
-vectors. The twin costs ``dims`` bytes per vector on top of the full ones.
+Beside it sits a twin with the same lists and ids whose vectors are coded with one
+bit per dimension plus two correction factors (``IndexIVFRaBitQ``: each vector's offset
+from its list's centroid, as signs; 56 bytes for 384 dims instead of 1,536; vectors of
+fewer dimensions get more bits each, see :func:`code_bits`; queries coded with 4 bits): a probed search scans the twin for :func:`rerank_depth`
+candidates, which are then ranked exactly on their full vectors, so the scores a
+search returns are exact. At a million vectors the full-vector scan of 200 lists is
+memory-bound (11.7 ms on one thread here); the twin's scan plus the re-rank takes
+2.2 ms. The re-rank depth was chosen on 28k e5 vectors of real text by
+cross-validation over the queries (``bench/ann_recall.py``): the smallest depth whose
+recall@10 stays within 0.001 of the full-vector scan's at every probe count.
 
 What stays exact (see :meth:`.index.VectorIndex.search`): a restricted search whose
 candidates are few (numpy over the candidates' own vectors) or a small share of the
@@ -41,17 +45,33 @@ import numpy.typing as npt
 from hy_memory_langgraph.config.settings import DEFAULT_APPROXIMATE_MIN_VECTORS
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["ApproximateSearch", "IvfPair", "build_ivf", "lists_for", "rerank_depth"]
+__all__ = ["ApproximateSearch", "IvfPair", "build_ivf", "code_bits", "lists_for", "rerank_depth"]
 
 #: Training points per list and the cap on the training sample (k-means cost).
 _TRAIN_PER_LIST = 40
 _KMEANS_ITERATIONS = 10
 _SEED = 1234
-#: Candidates the quantised scan hands to the exact re-rank: at least this many, and
-#: at least this factor times ``k`` (on 28k real e5 vectors 40 candidates kept recall@10
-#: equal to the full-vector scan's at every probe count measured).
-_RERANK_MIN = 40
-_RERANK_FACTOR = 4
+#: Candidates the coded scan hands to the exact re-rank: at least this many, and at
+#: least this factor times ``k`` (see the module docstring for how it was chosen).
+_RERANK_MIN = 160
+_RERANK_FACTOR = 16
+#: Bits per code of the twin at least (one per dimension of 384-dim e5 vectors, the size
+#: measured); smaller vectors get more bits per dimension, up to ``_MAX_BITS``.
+_CODE_BITS_MIN = 384
+_MAX_BITS = 8
+#: Bits per dimension of the query's code during a scan (four gave the same recall as
+#: eight on the real vectors, and scan faster).
+_QUERY_BITS = 4
+
+
+def code_bits(dims: int) -> int:
+    """Bits per dimension of the twin's codes for ``dims``-dimensional vectors.
+
+    Example:
+        >>> code_bits(384), code_bits(1536), code_bits(128), code_bits(16)
+        (1, 1, 3, 8)
+    """
+    return min(_MAX_BITS, max(1, math.ceil(_CODE_BITS_MIN / max(dims, 1))))
 
 
 def rerank_depth(k: int) -> int:
@@ -61,7 +81,7 @@ def rerank_depth(k: int) -> int:
 
 @dataclass(frozen=True)
 class IvfPair:
-    """An approximate index: the full-vector IVF and its quantised twin (same lists, ids)."""
+    """An approximate index: the full-vector IVF and its coded twin (same lists, ids)."""
 
     exact: Any
     codes: Any
@@ -71,6 +91,11 @@ class IvfPair:
         # splits queries between them, so a single query would use one. Split its lists.
         for index in (self.exact, self.codes):
             index.parallel_mode = 1
+        self.codes.qb = _QUERY_BITS
+
+    def code_bytes(self) -> int:
+        """Bytes per vector of the twin's codes."""
+        return int(self.codes.code_size)
 
 
 @dataclass(frozen=True)
@@ -134,12 +159,12 @@ def lists_for(n: int) -> int:
 
 def build_ivf(faiss: Any, vectors: npt.NDArray[np.float32], ids: npt.NDArray[np.int64], metric: str) -> IvfPair:
     """An ``IndexIVFFlat`` over prepared ``vectors`` (already normalised for cosine) and
-    its 8-bit twin.
+    its coded twin.
 
     Trained on a seeded sample of at most ``40 * nlist`` vectors, so the same data
     gives the same lists; ids are looked up through a hash table (any int64 id,
     removable, reconstructable). The twin reuses the trained lists (a copy of the
-    coarse quantizer: no second clustering) and learns its ranges on the same sample.
+    coarse quantizer: no second clustering).
     """
     n, dims = vectors.shape
     nlist = min(lists_for(n), max(1, n // 4))
@@ -154,10 +179,10 @@ def build_ivf(faiss: Any, vectors: npt.NDArray[np.float32], ids: npt.NDArray[np.
     sample = vectors[np.sort(np.random.default_rng(_SEED).choice(n, sample_size, replace=False))]
     ivf.train(sample)
     lists = faiss.clone_index(ivf.quantizer)
-    codes = faiss.IndexIVFScalarQuantizer(lists, dims, nlist, faiss.ScalarQuantizer.QT_8bit, faiss_metric, False)
+    codes = faiss.IndexIVFRaBitQ(lists, dims, nlist, faiss_metric, True, code_bits(dims))
     lists.this.disown()  # the twin owns (and frees) its copy of the quantizer
     codes.own_fields = True
-    codes.train(sample)  # the copied quantizer is trained: only the 8-bit ranges are learnt
+    codes.train(sample)  # the copied quantizer is trained: no second clustering
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     for index in (ivf, codes):
         index.set_direct_map_type(faiss.DirectMap.Hashtable)

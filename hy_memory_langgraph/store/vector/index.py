@@ -141,7 +141,7 @@ class VectorIndex:
         self._index = faiss.IndexIDMap2(flat)
         self._approximate = approximate if approximate is not None and approximate.enabled else None
         self._ivf: bool = False
-        self._pair: IvfPair | None = None  # the in-memory IVF index and its 8-bit twin
+        self._pair: IvfPair | None = None  # the in-memory IVF index and its coded twin
         # A mapped snapshot (read-only IVF and twin) under an overlay: ``_index`` then holds
         # the vectors added since, ``_dead`` the snapshot's ids removed since.
         self._base_pair: IvfPair | None = None
@@ -179,9 +179,10 @@ class VectorIndex:
         return int((self._base if self._base is not None else self._index).nlist)
 
     def overhead_bytes(self) -> int:
-        """Memory beyond the per-vector cost: the IVF centroids (twice: the 8-bit twin has
+        """Memory beyond the per-vector cost: the IVF centroids (twice: the coded twin has
         its own), the twin's codes and ids, and a mapped snapshot's ids."""
-        codes = int(self._pair.codes.ntotal) * (self.dims + 16) if self._pair is not None else 0
+        pair = self._pair
+        codes = int(pair.codes.ntotal) * (pair.code_bytes() + 16) if pair is not None else 0
         return 2 * self.nlist * self.dims * 4 + codes + len(self._base_ids) * 8 + len(self._dead) * 64
 
     def ivf(self) -> IvfPair | None:
@@ -282,16 +283,16 @@ class VectorIndex:
     def _ivf_search(self, pair: IvfPair, q: FloatArray, k: int, allowed: IdArray | None,
                     nprobe: int | None, total: int, exclude: IdArray | None = None) -> tuple[FloatArray, IdArray]:
         """Rank the nearest lists of ``pair`` (``total`` live vectors, ``exclude`` masked):
-        the 8-bit twin's scan picks candidates, their full vectors rank them; every list of
-        the full-vector index (exact) when the candidates are a small share or the probed
-        lists held fewer than ``k`` of them."""
+        the coded twin's scan picks candidates, their full vectors rank them; every list of
+        the full-vector index (exact) when every list is to be probed, the candidates are a
+        small share or the probed lists held fewer than ``k`` of them."""
         settings = self._approximate
         assert settings is not None
         index = pair.exact
         nlist = int(index.nlist)
         eligible = total if allowed is None else len(allowed)
-        if allowed is None or eligible >= settings.exact_share * total:
-            probe = nprobe or settings.lists_to_probe(nlist)
+        probe = nprobe or settings.lists_to_probe(nlist)
+        if probe < nlist and (allowed is None or eligible >= settings.exact_share * total):
             picked = self._scan(pair.codes, q, rerank_depth(k), allowed, probe, exclude, eligible)[1]
             found = self._brute_force(index, q[0], k, picked)
             if len(found[1]) >= min(k, eligible):

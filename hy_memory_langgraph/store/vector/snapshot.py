@@ -3,7 +3,7 @@
 Building the IVF index of a large scope reads every vector and clusters a sample
 (about 50 s for a million vectors on one core). When a scope is loaded from the
 database and its index is approximate, the store writes a snapshot of it: the
-FAISS index (``<stem>.ivf``) and its 8-bit twin (``<stem>.sq``), the scope's item
+FAISS index (``<stem>.ivf``) and its coded twin (``<stem>.codes``), the scope's item
 layout (``<stem>.layout.npz``: item ids, vectors per item, namespaces) and a small manifest (``<stem>.json``, written
 last: the commit point) naming the store (its ``store_uid``), the scope, the
 vector size, the metric and the change-log position the snapshot reflects.
@@ -49,8 +49,11 @@ __all__ = ["Snapshot", "SnapshotDir"]
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 2  # 2: the 8-bit twin (``.sq``) beside the full-vector index
-_SUFFIXES = (".json", ".ivf", ".sq", ".layout.npz")
+#: 2: an 8-bit twin (``.sq``) beside the full-vector index; 3: the 1-bit twin (``.codes``)
+_FORMAT = 3
+_SUFFIXES = (".json", ".ivf", ".codes", ".layout.npz")
+#: Files of earlier formats: removed with a scope's snapshot (they hold coded vectors too).
+_OLD_SUFFIXES = (".sq",)
 
 
 @dataclass(frozen=True)
@@ -109,24 +112,23 @@ class SnapshotDir:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             faiss.write_index(index.exact, str(stem) + ".ivf" + tmp)
-            faiss.write_index(index.codes, str(stem) + ".sq" + tmp)
+            faiss.write_index(index.codes, str(stem) + ".codes" + tmp)
             with open(str(stem) + ".layout.npz" + tmp, "wb") as handle:
                 np.savez(handle, item_ids=np.asarray(item_ids, np.int64), counts=np.asarray(counts, np.int64),
                          ns_index=np.asarray([position[ns] for ns in namespaces], np.int32))
             manifest = {"format": _FORMAT, "store_uid": self.store_uid, "scope": scope, "seq": seq,
                         "dims": dims, "metric": metric, "ntotal": int(index.exact.ntotal), "namespaces": names,
                         "ivf_bytes": os.path.getsize(str(stem) + ".ivf" + tmp),
-                        "sq_bytes": os.path.getsize(str(stem) + ".sq" + tmp)}
+                        "codes_bytes": os.path.getsize(str(stem) + ".codes" + tmp)}
             Path(str(stem) + ".json" + tmp).write_text(json.dumps(manifest), encoding="utf-8")
-            for suffix in (".ivf", ".sq", ".layout.npz", ".json"):  # the manifest last: the commit
+            for suffix in (".ivf", ".codes", ".layout.npz", ".json"):  # the manifest last: the commit
                 os.replace(str(stem) + suffix + tmp, str(stem) + suffix)
+            _unlink(stem, _OLD_SUFFIXES)
             return True
         except (OSError, RuntimeError) as exc:
             log.warning("the approximate index of a scope could not be saved in %s (%s); a cold open "
                         "of that scope rebuilds it", self.directory, exc)
-            for suffix in _SUFFIXES:
-                with contextlib.suppress(OSError):
-                    os.unlink(str(stem) + suffix + tmp)
+            _unlink(stem, tuple(suffix + tmp for suffix in _SUFFIXES))
             return False
 
     def read(self, scope: str, *, dims: int, metric: str) -> Snapshot | None:
@@ -151,8 +153,9 @@ class SnapshotDir:
     def _load(self, stem: Path, manifest: dict[str, Any]) -> Snapshot | None:
         import faiss
 
-        ivf_path, sq_path = str(stem) + ".ivf", str(stem) + ".sq"
-        if os.path.getsize(ivf_path) != manifest["ivf_bytes"] or os.path.getsize(sq_path) != manifest["sq_bytes"]:
+        ivf_path, codes_path = str(stem) + ".ivf", str(stem) + ".codes"
+        if os.path.getsize(ivf_path) != manifest["ivf_bytes"] \
+                or os.path.getsize(codes_path) != manifest["codes_bytes"]:
             return None  # a newer snapshot is being written over this one
         with np.load(str(stem) + ".layout.npz") as layout:
             item_ids = layout["item_ids"].astype(np.int64)
@@ -160,7 +163,7 @@ class SnapshotDir:
             ns_index = layout["ns_index"]
         names = [str(ns) for ns in manifest["namespaces"]]
         index = faiss.read_index(ivf_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
-        codes = faiss.read_index(sq_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+        codes = faiss.read_index(codes_path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
         for mapped in (index, codes):
             _no_prefetch(faiss, mapped)
         if int(index.ntotal) != manifest["ntotal"] or int(counts.sum()) != int(index.ntotal) \
@@ -172,8 +175,11 @@ class SnapshotDir:
 
     def discard(self, scope: str) -> None:
         """Remove the snapshot of ``scope`` (its manifest first: readers stop using it)."""
-        stem = self._stem(scope)
-        for suffix in _SUFFIXES:
-            with contextlib.suppress(OSError):
-                os.unlink(str(stem) + suffix)
+        _unlink(self._stem(scope), _SUFFIXES + _OLD_SUFFIXES)
+
+
+def _unlink(stem: Path, suffixes: tuple[str, ...]) -> None:
+    for suffix in suffixes:
+        with contextlib.suppress(OSError):
+            os.unlink(str(stem) + suffix)
 
