@@ -15,7 +15,12 @@ Sub-commands:
   are a random 60% of the scope (the approximate path under a selector).
   ``nprobe`` is then chosen by 5-fold cross-validation over the queries (the smallest
   value whose recall on the four training folds is >= the target) and the recall of
-  the held-out folds is printed.
+  the held-out folds is printed. The coded twin's re-rank depth is cross-validated the
+  same way: for each depth of a grid, the twin's candidates re-ranked on their full
+  vectors against the full-vector scan of the same lists, at 5%, 10% and 20% of the
+  lists probed; chosen per fold is the smallest depth whose recall@k on the training
+  folds is within ``--twin-loss`` (0.001) of the full-vector scan's at every probe
+  count, and its held-out loss is printed.
 
 LoCoMo is CC BY-NC 4.0 (benchmark use only), τ-bench MIT; both are read from
 ``../shared/data`` and never copied.
@@ -122,7 +127,7 @@ def _scaled(corpus: np.ndarray, n: int, seed: int = 7) -> tuple[np.ndarray, bool
     return np.concatenate(blocks)[:n], True
 
 
-def measure(out: Path, n: int, k: int, target: float) -> None:
+def measure(out: Path, n: int, k: int, target: float, twin_loss: float) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from hy_memory_langgraph.store.vector.approximate import ApproximateSearch  # noqa: PLC0415
     from hy_memory_langgraph.store.vector.index import VectorIndex  # noqa: PLC0415
@@ -143,9 +148,9 @@ def measure(out: Path, n: int, k: int, target: float) -> None:
     started = time.perf_counter()
     approx = VectorIndex(corpus.shape[1], approximate=ApproximateSearch(min_vectors=1))
     approx.add(ids, corpus)
-    print(f"approximate build: {time.perf_counter() - started:.1f} s, nlist {approx.nlist}, "
-          f"default probes {ApproximateSearch().lists_to_probe(approx.nlist)}")
-    grid = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128]
+    default = ApproximateSearch().lists_to_probe(approx.nlist)
+    print(f"approximate build: {time.perf_counter() - started:.1f} s, nlist {approx.nlist}, default probes {default}")
+    grid = sorted({1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, default})
     hits = np.zeros((len(grid), len(queries)))
     for g, nprobe in enumerate(grid):
         times = []
@@ -156,6 +161,7 @@ def measure(out: Path, n: int, k: int, target: float) -> None:
             hits[g, j] = len(truth[j] & set(found)) / max(1, len(truth[j]))
         print(f"nprobe {nprobe:4d}: recall@{k} {hits[g].mean():.4f}  p50 {statistics.median(times):.2f} ms")
     _cross_validate(grid, hits, target)
+    _rerank_depths(approx, corpus, queries, truth, k, twin_loss)
     allowed = np.sort(np.random.default_rng(1).choice(ids, int(0.6 * len(ids)), replace=False))
     restricted = [len(set(exact.search(q, k, allowed)[1].tolist()) & set(approx.search(q, k, allowed)[1].tolist())) / k
                   for q in queries]
@@ -174,6 +180,44 @@ def _cross_validate(grid: list[int], hits: np.ndarray, target: float, folds: int
     print(f"held-out recall@10 mean {np.mean([h for _, h in held]):.4f}")
 
 
+def _rerank_depths(approx: object, corpus: np.ndarray, queries: np.ndarray, truth: list[set[int]], k: int,
+                   twin_loss: float, folds: int = 5) -> None:
+    """Recall of the twin's candidates re-ranked at each depth vs the full-vector scan."""
+    import faiss  # noqa: PLC0415
+
+    from hy_memory_langgraph.store.vector.index import normalize  # noqa: PLC0415
+
+    pair = approx.ivf()  # type: ignore[attr-defined]
+    nlist, q = int(pair.exact.nlist), normalize(queries)
+    depths, probes = [20, 40, 80, 160, 320], [max(1, round(share * nlist)) for share in (0.05, 0.1, 0.2)]
+
+    def recall(found: np.ndarray) -> np.ndarray:
+        return np.array([len(truth[j] & set(found[j][found[j] >= 0].tolist())) / max(1, len(truth[j]))
+                         for j in range(len(q))])
+
+    full, twin = {}, {}
+    for probe in probes:
+        full[probe] = recall(pair.exact.search(q, k, params=faiss.SearchParametersIVF(nprobe=probe))[1])
+        for depth in depths:
+            cand = pair.codes.search(q, depth, params=faiss.SearchParametersIVF(nprobe=probe))[1]
+            ranked = np.full((len(q), k), -1, np.int64)
+            for j in range(len(q)):
+                c = cand[j][cand[j] >= 0]
+                ranked[j, :min(k, len(c))] = c[np.argsort(-(pair.exact.reconstruct_batch(c) @ q[j]))[:k]]
+            twin[probe, depth] = recall(ranked)
+        print(f"{probe} lists: full vectors {full[probe].mean():.4f}; twin + re-rank "
+              + "  ".join(f"{d}: {twin[probe, d].mean():.4f}" for d in depths))
+    order = np.random.default_rng(0).permutation(len(q))
+    for f in range(folds):
+        test = order[f::folds]
+        train = np.setdiff1d(order, test)
+        chosen = next((d for d in depths if all(twin[p, d][train].mean() >= full[p][train].mean() - twin_loss
+                                                for p in probes)), depths[-1])
+        loss = max(full[p][test].mean() - twin[p, chosen][test].mean() for p in probes)
+        print(f"fold {f}: re-rank depth {chosen} chosen on training folds, held-out loss vs full vectors "
+              f"at most {loss:.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["embed", "measure"])
@@ -182,11 +226,13 @@ def main() -> None:
     parser.add_argument("--vectors", type=int, default=0, help="index size (default: the corpus)")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--target", type=float, default=0.98)
+    parser.add_argument("--twin-loss", type=float, default=0.001)
     args = parser.parse_args()
     if args.command == "embed":
         embed(args.out, args.texts)
     else:
-        measure(args.out, args.vectors or len(np.load(args.out / "corpus.npy", mmap_mode="r")), args.k, args.target)
+        measure(args.out, args.vectors or len(np.load(args.out / "corpus.npy", mmap_mode="r")), args.k, args.target,
+                args.twin_loss)
 
 
 if __name__ == "__main__":

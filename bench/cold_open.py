@@ -17,9 +17,16 @@ estimate of the scope.
 Usage::
 
     python -m bench.cold_open [--items 200000] [--dims 384] [--workdir DIR] [--search-threads 1 2]
+                              [--corpus DIR]
 
 ``--search-threads``: the mapped phase is measured again with each further thread count
 (FAISS threads for one search: its IVF lists split between them).
+
+``--corpus DIR`` (the output of ``python -m bench.ann_recall embed``): item ``i`` gets e5
+vector ``i mod n`` of that corpus plus seeded noise (N(0, 0.02) per dimension, as
+``bench.ann_recall``'s scaled runs) instead of a random one, and the searches use the
+corpus's real queries: IVF lists then have the uneven sizes of real text, which random
+vectors do not. The corpus (about 45 MB) is held by every phase's process.
 """
 
 from __future__ import annotations
@@ -42,15 +49,38 @@ from bench.pg_bench import rss_mb
 NS = ("mem", "u1")
 
 
+_CORPUS: dict[str, np.ndarray] = {}
+
+
 def _vector(i: int, dims: int) -> list[float]:
     return np.random.default_rng(i).standard_normal(dims).astype(np.float32).tolist()
+
+
+def _use_corpus(folder: Path) -> None:
+    _CORPUS["docs"], _CORPUS["queries"] = np.load(folder / "corpus.npy"), np.load(folder / "queries.npy")
+
+
+def _text_vector(text: str, dims: int) -> list[float]:
+    """``item i`` / ``query j``: random vectors, or the corpus's (see ``--corpus``)."""
+    kind, number = text.split()
+    if not _CORPUS:
+        return _vector(int(number), dims)
+    if kind == "query":
+        return _CORPUS["queries"][int(number) % len(_CORPUS["queries"])].tolist()
+    docs, i = _CORPUS["docs"], int(number)
+    noise = np.random.default_rng(i).normal(0, 0.02, docs.shape[1]) if i >= len(docs) else 0.0
+    return (docs[i % len(docs)] + noise).astype(np.float32).tolist()
+
+
+def _query(i: int) -> str:
+    return f"query {i}" if _CORPUS else f"item {i * 97}"
 
 
 def _store(path: Path, dims: int, snapshots: bool, threads: int = 1) -> Any:
     from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 
     def embed(texts: list[str]) -> list[list[float]]:
-        return [_vector(int(t.split()[1]), dims) for t in texts]
+        return [_text_vector(t, dims) for t in texts]
 
     return HyMemoryStore(path, index={"dims": dims, "embed": embed, "fields": ["text"]},
                          approximate=ApproximateSearch(snapshots=snapshots, min_vectors=100_000),
@@ -73,7 +103,7 @@ def _phase(path: Path, dims: int, phase: str, threads: int) -> dict[str, Any]:
         writer = _store(path, dims, snapshots=False)
         writer.batch([PutOp(NS, f"k{i}", {"text": f"item {i + 7}"}) for i in range(500)])
         writer.close()
-    query = f"item {3}"
+    query = "query 3" if _CORPUS else "item 3"
     started = time.perf_counter()
     store = _store(path, dims, snapshots=phase != "rebuild", threads=threads)
     first = store.search(NS, query=query, limit=10)
@@ -84,7 +114,7 @@ def _phase(path: Path, dims: int, phase: str, threads: int) -> dict[str, Any]:
         walls = []
         for i in range(50):
             t = time.perf_counter()
-            store.search(NS, query=f"item {i * 97}", limit=10)
+            store.search(NS, query=_query(i), limit=10)
             walls.append(time.perf_counter() - t)
     mirror = next(store._scoped.cache.peek(k) for k in store._scoped.cache.keys_of(store._scoped.owner))
     out = {"phase": phase if threads == 1 else f"{phase} x{threads}", "cold_s": cold, "p50_ms": statistics.median(walls) * 1000, "rss_mb": rss,
@@ -100,8 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--search-threads", type=int, nargs="+", default=[1])
+    parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--child", nargs=2, metavar=("DB", "PHASE"))
     args = parser.parse_args(argv)
+    corpus = ["--corpus", str(args.corpus)] if args.corpus else []
+    if args.corpus:
+        _use_corpus(args.corpus)
     if args.child:
         print(json.dumps(_phase(Path(args.child[0]), args.dims, args.child[1], args.search_threads[0])))
         return 0
@@ -114,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         runs += [("mapped", n) for n in args.search_threads if n != 1]
         for phase, threads in runs:
             done = subprocess.run([sys.executable, "-m", "bench.cold_open", "--dims", str(args.dims),
-                                   "--search-threads", str(threads), "--child", str(db), phase],
+                                   "--search-threads", str(threads), *corpus, "--child", str(db), phase],
                                   check=True, capture_output=True, text=True)
             r = json.loads(done.stdout.strip().splitlines()[-1])
             print(f"{r['phase']:<20} open+first search {r['cold_s']:7.2f} s   search p50 {r['p50_ms']:6.2f} ms   "
