@@ -21,6 +21,11 @@ Sub-commands:
   lists probed; chosen per fold is the smallest depth whose recall@k on the training
   folds is within ``--twin-loss`` (0.001) of the full-vector scan's at every probe
   count, and its held-out loss is printed.
+* ``growth``: how the probes a recall needs grow with the lists: for random subsets
+  of the corpus of 1/16 … all of it (each with its own lists, about ``2 * sqrt(n)``),
+  the recall@k of a grid of probe counts, the smallest count reaching ``--target``
+  and the growth exponent fitted between the smallest and the largest subset (the
+  basis of :attr:`ApproximateSearch.probe_root`).
 
 LoCoMo is CC BY-NC 4.0 (benchmark use only), τ-bench MIT; both are read from
 ``../shared/data`` and never copied.
@@ -28,6 +33,7 @@ LoCoMo is CC BY-NC 4.0 (benchmark use only), τ-bench MIT; both are read from
 Usage:
     python -m bench.ann_recall embed --out /tmp/e5corpus --texts 30000
     python -m bench.ann_recall measure --out /tmp/e5corpus
+    python -m bench.ann_recall growth --out /tmp/e5corpus
 """
 
 from __future__ import annotations
@@ -168,6 +174,33 @@ def measure(out: Path, n: int, k: int, target: float, twin_loss: float) -> None:
     print(f"60% candidates, default nprobe: recall@{k} {np.mean(restricted):.4f}")
 
 
+def growth(out: Path, k: int, target: float) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from hy_memory_langgraph.store.vector.approximate import ApproximateSearch  # noqa: PLC0415
+    from hy_memory_langgraph.store.vector.index import VectorIndex  # noqa: PLC0415
+
+    corpus, queries = np.load(out / "corpus.npy"), np.load(out / "queries.npy")
+    order = np.random.default_rng(7).permutation(len(corpus))
+    grid, needed = [2, 3, 4, 6, 8, 11, 16, 22, 32, 45, 64, 90, 128], []
+    for share in (16, 8, 4, 2, 1):
+        data = corpus[np.sort(order[: len(corpus) // share])]
+        ids = np.arange(len(data), dtype=np.int64) << 20
+        exact, approx = VectorIndex(data.shape[1]), VectorIndex(data.shape[1], approximate=ApproximateSearch(min_vectors=1))
+        exact.add(ids, data)
+        approx.add(ids, data)
+        truth = [set(exact.search(q, k)[1].tolist()) for q in queries]
+        curve = [(p, float(np.mean([len(truth[j] & set(approx.search(q, k, nprobe=p)[1].tolist())) / k
+                                    for j, q in enumerate(queries)]))) for p in grid if p <= approx.nlist]
+        reached = next((p for p, r in curve if r >= target), None)
+        needed.append((approx.nlist, reached))
+        print(f"{len(data)} vectors, {approx.nlist} lists: " + " ".join(f"{p}:{r:.4f}" for p, r in curve)
+              + f"  -> {reached} probes reach {target}")
+    (l0, p0), (l1, p1) = needed[0], needed[-1]
+    if p0 and p1:
+        print(f"growth exponent (probes ~ lists^a) between {l0} and {l1} lists: a = "
+              f"{np.log(p1 / p0) / np.log(l1 / l0):.2f}")
+
+
 def _cross_validate(grid: list[int], hits: np.ndarray, target: float, folds: int = 5) -> None:
     order = np.random.default_rng(0).permutation(hits.shape[1])
     held = []
@@ -220,7 +253,7 @@ def _rerank_depths(approx: object, corpus: np.ndarray, queries: np.ndarray, trut
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["embed", "measure"])
+    parser.add_argument("command", choices=["embed", "measure", "growth"])
     parser.add_argument("--out", type=Path, default=Path("/tmp/e5corpus"))
     parser.add_argument("--texts", type=int, default=30000)
     parser.add_argument("--vectors", type=int, default=0, help="index size (default: the corpus)")
@@ -230,6 +263,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.command == "embed":
         embed(args.out, args.texts)
+    elif args.command == "growth":
+        growth(args.out, args.k, args.target)
     else:
         measure(args.out, args.vectors or len(np.load(args.out / "corpus.npy", mmap_mode="r")), args.k, args.target,
                 args.twin_loss)

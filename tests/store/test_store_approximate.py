@@ -151,7 +151,7 @@ def test_mirror_size_counts_the_centroids(data: tuple[np.ndarray, np.ndarray, np
     assert approx.nbytes() - flat.nbytes() == 2 * approx.index.nlist * DIMS * 4 + N * TWIN_BYTES
 
 
-@pytest.mark.parametrize("field,value", [("min_vectors", -1), ("nprobe", 0), ("exact_share", 1.5), ("probe_share", -0.1),
+@pytest.mark.parametrize("field,value", [("min_vectors", -1), ("nprobe", 0), ("exact_share", 1.5), ("probe_root", -0.1),
                                          ("min_vectors", 2.5)])
 def test_bad_settings_name_the_field(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=field):
