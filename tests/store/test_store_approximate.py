@@ -242,6 +242,36 @@ def test_a_large_load_returns_freed_heap(make_store: Callable[..., HyMemoryStore
     scoped._return_freed_memory()  # the real call (glibc's malloc_trim here) runs without error
 
 
+def test_a_load_filled_in_chunks_ranks_like_one_filled_at_once(make_store: Callable[..., HyMemoryStore],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    unsaved = ApproximateSearch(min_vectors=2_000, snapshots=False)  # every open reads the rows
+    _fill(make_store(unsaved))
+    whole = make_store(unsaved)
+    want = [(r.key, r.score) for r in whole.search(("mem", "u1"), query="c5 note 5", limit=10)]
+    monkeypatch.setattr(scoped, "_FILL_CHUNK", 999)  # chunk edges fall inside the rows
+    chunked = make_store(unsaved)
+    got = [(r.key, r.score) for r in chunked.search(("mem", "u1"), query="c5 note 5", limit=10)]
+    assert [k for k, _ in got] == [k for k, _ in want] and got[0][0] == "k5"
+    assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-6)
+
+
+def test_an_owned_add_normalises_in_place_and_ranks_the_same(
+        data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    ids, vectors, queries = data
+    copied, owned = VectorIndex(DIMS), VectorIndex(DIMS)
+    copied.add(ids, vectors)
+    handed = vectors.copy()
+    owned.add(ids, handed, owned=True)
+    assert np.allclose(np.linalg.norm(handed, axis=1), 1.0, atol=1e-5)  # the caller's array was used
+    for q in queries[:10]:
+        (s1, i1), (s2, i2) = copied.search(q, 10), owned.search(q, 10)
+        assert i1.tolist() == i2.tolist() and np.allclose(s1, s2, atol=1e-6)
+    frozen = vectors.copy()
+    frozen.flags.writeable = False
+    VectorIndex(DIMS).add(ids, frozen, owned=True)  # read-only: copied, left as it was
+    assert np.array_equal(frozen, vectors)
+
+
 def test_the_client_setting_reaches_its_stores(tmp_path: Path) -> None:
     from hy_memory_langgraph.client.stores import default_store_factory
     from hy_memory_langgraph.config import MemoryConfig

@@ -186,6 +186,23 @@ def test_dims_mismatch_is_config_error(open_db: Opener) -> None:
         open_db(index=index_config(["text"], dims=32))
 
 
+def test_a_damaged_vector_fails_the_scope_load_by_name(tmp_path: Path) -> None:
+    import sqlite3  # noqa: PLC0415
+
+    from hy_memory_langgraph.errors import StoreCorruptionError  # noqa: PLC0415
+
+    path = tmp_path / "mem.db"
+    with HyMemoryStore(path, index=index_config(["text"])) as store:
+        _fill(store)
+    with sqlite3.connect(path) as conn:  # one blob cut to 3 dims (as a torn write would leave it)
+        conn.execute("UPDATE hy_store_vectors SET embedding = substr(embedding, 1, 12) "
+                     "WHERE item_id = (SELECT min(item_id) FROM hy_store_vectors)")
+    with HyMemoryStore(path, index=index_config(["text"])) as store:
+        with pytest.raises(StoreCorruptionError, match="3 dims, the index has 64"):
+            store.search(("p",), query="green tea")
+        assert store.get(("p", "u0"), "k0") is not None  # the rows themselves stay readable
+
+
 def test_closed_store_raises(open_db: Opener) -> None:
     store = open_db()
     store.close()

@@ -66,12 +66,18 @@ def pack(item_id: int, pos: int) -> int:
     return (item_id << POS_BITS) | pos
 
 
-def normalize(vectors: FloatArray) -> FloatArray:
-    """Row-wise L2 normalisation (zero rows stay zero), as a new float32 array."""
-    out = np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
+def normalize(vectors: FloatArray, *, in_place: bool = False) -> FloatArray:
+    """Row-wise L2 normalisation (zero rows stay zero), as a new float32 array
+    (``in_place``: of ``vectors`` itself, when it is a writable 2-d float32 array)."""
+    out = vectors if in_place and _writable_f32(vectors) else np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     np.divide(out, norms, out=out, where=norms > 0)
     return out
+
+
+def _writable_f32(vectors: FloatArray) -> bool:
+    return (isinstance(vectors, np.ndarray) and vectors.dtype == np.float32 and vectors.ndim == 2
+            and vectors.flags.writeable and vectors.flags.c_contiguous)
 
 
 def _faiss() -> ModuleType:
@@ -194,9 +200,11 @@ class VectorIndex:
         """Bytes of vectors read from a mapped snapshot's file rather than held in memory."""
         return (int(self._base.ntotal) - len(self._dead)) * self.dims * 4 if self._base is not None else 0
 
-    def _prepare(self, vectors: FloatArray) -> FloatArray:
+    def _prepare(self, vectors: FloatArray, owned: bool = False) -> FloatArray:
         if self.metric == "cosine":
-            return normalize(vectors)
+            return normalize(vectors, in_place=owned)
+        if owned and _writable_f32(vectors):
+            return vectors
         return np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
 
     @property
@@ -204,11 +212,13 @@ class VectorIndex:
         base = int(self._base.ntotal) - len(self._dead) if self._base is not None else 0
         return base + int(self._index.ntotal)
 
-    def add(self, ids: IdArray, vectors: FloatArray) -> None:
-        """Add raw vectors (normalised here for cosine) under ``ids``."""
+    def add(self, ids: IdArray, vectors: FloatArray, *, owned: bool = False) -> None:
+        """Add raw vectors (normalised here for cosine) under ``ids``. ``owned``: the
+        caller hands ``vectors`` over, so a writable float32 array is normalised in
+        place instead of copied (a bulk load then holds its vectors once less)."""
         if len(ids) == 0:
             return
-        data = self._prepare(vectors)
+        data = self._prepare(vectors, owned)
         if data.shape[1] != self.dims:
             raise InvalidInputError(f"vectors have {data.shape[1]} dims, the index has {self.dims}")
         ids = np.ascontiguousarray(ids, dtype=np.int64)

@@ -123,15 +123,17 @@ class Mirror:
     def __len__(self) -> int:
         return len(self._item_ns)
 
-    def load(self, item_ids: list[int], namespaces: list[str], vectors: npt.NDArray[np.float32]) -> None:
+    def load(self, item_ids: list[int], namespaces: list[str], vectors: npt.NDArray[np.float32], *,
+             owned: bool = False) -> None:
         """Fill an empty mirror with one vector per item (row ``i`` of ``vectors`` is
-        ``item_ids[i]``'s): the bulk path of a scope's first load."""
+        ``item_ids[i]``'s): the bulk path of a scope's first load. ``owned``: the caller
+        hands ``vectors`` over (normalised in place, not copied)."""
         if len(self._item_ns):
             raise ValueError("Mirror.load fills an empty mirror; use apply() for changes")
         if not item_ids:
             return
         ids = np.asarray(item_ids, dtype=np.int64)
-        self.index.add(ids << POS_BITS, vectors)
+        self.index.add(ids << POS_BITS, vectors, owned=owned)
         self._item_ns = dict(zip(item_ids, namespaces, strict=True))
         self._item_nvec = dict.fromkeys(item_ids, 1)
         distinct = set(namespaces)

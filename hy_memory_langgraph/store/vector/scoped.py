@@ -85,6 +85,8 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: Rows whose vectors are copied into a scope's array at a time (a 96 MB chunk at 384 dims).
+_FILL_CHUNK = 65536
 #: A load that leaves at least this many bytes of vectors returns freed heap to the OS.
 _TRIM_AFTER_BYTES = 64 << 20
 #: A snapshot whose scope saw more changes than this (items, at least _OVERLAY_MIN) is
@@ -198,12 +200,13 @@ class ScopedIndex:
         seq = sql.last_seq(conn)  # read first: replaying from here covers whatever the rows miss
         with _collector_paused():
             rows = sql.vectors_of_scope(conn, now, scope)
-            item_ids, positions, namespaces, blobs = zip(*rows, strict=True) if rows else ((), (), (), ())
-            if not any(positions):  # one vector per item: load in bulk
-                mirror.load(list(item_ids), list(namespaces), self._matrix(blobs))
-            else:
+            if any(row.pos for row in rows):  # type: ignore[attr-defined]
                 mirror.apply(self._group(rows))
-            del rows, item_ids, positions, namespaces, blobs
+            else:  # one vector per item: load in bulk, the rows released before the index is built
+                item_ids, namespaces, matrix = self._columns(rows)
+                del rows
+                mirror.load(item_ids, namespaces, matrix, owned=True)
+                del matrix
         if mirror.nbytes() >= _TRIM_AFTER_BYTES:
             _return_freed_memory()
         ivf = mirror.index.ivf()
@@ -249,14 +252,20 @@ class ScopedIndex:
             for scope in set(scopes):
                 self.snapshots.discard(scope)
 
-    def _matrix(self, blobs: Sequence[bytes]) -> FloatArray:
-        """Stored vectors as one ``[n, dims]`` array (every blob checked for its size)."""
+    def _columns(self, rows: list[Row[object]]) -> tuple[list[int], list[str], FloatArray]:
+        """Item ids, namespaces and a new ``[n, dims]`` array of the stored vectors
+        (every blob checked for its size), filled a chunk at a time so the copy never
+        holds more than one chunk of joined bytes beside the rows."""
         size = self.dims * 4
-        sizes = set(map(len, blobs))
-        if sizes - {size}:
-            bad = min(sizes - {size}) // 4
-            raise StoreCorruptionError(f"a stored vector has {bad} dims, the index has {self.dims}")
-        return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), self.dims)
+        matrix = np.empty((len(rows), self.dims), dtype=np.float32)
+        for start in range(0, len(rows), _FILL_CHUNK):
+            blobs = [row.embedding for row in rows[start:start + _FILL_CHUNK]]
+            sizes = set(map(len, blobs))
+            if sizes - {size}:
+                raise StoreCorruptionError(f"a stored vector has {min(sizes - {size}) // 4} dims, "
+                                           f"the index has {self.dims}")
+            matrix[start:start + len(blobs)] = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, self.dims)
+        return [int(row.item_id) for row in rows], [str(row.namespace) for row in rows], matrix
 
     def close(self) -> None:
         self.cache.drop_owner(self.owner)
