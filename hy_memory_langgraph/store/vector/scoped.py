@@ -265,7 +265,9 @@ class ScopedIndex:
                 raise StoreCorruptionError(f"a stored vector has {min(sizes - {size}) // 4} dims, "
                                            f"the index has {self.dims}")
             matrix[start:start + len(blobs)] = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, self.dims)
-        return [int(row.item_id) for row in rows], [str(row.namespace) for row in rows], matrix
+        spaces: dict[str, str] = {}  # one string per namespace, not one per row
+        return ([int(row.item_id) for row in rows], [spaces.setdefault(row.namespace, row.namespace) for row in rows],
+                matrix)
 
     def close(self) -> None:
         self.cache.drop_owner(self.owner)
