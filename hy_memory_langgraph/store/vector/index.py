@@ -201,11 +201,10 @@ class VectorIndex:
         return (int(self._base.ntotal) - len(self._dead)) * self.dims * 4 if self._base is not None else 0
 
     def _prepare(self, vectors: FloatArray, owned: bool = False) -> FloatArray:
-        if self.metric == "cosine":
-            return normalize(vectors, in_place=owned)
-        if owned and _writable_f32(vectors):
-            return vectors
-        return np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
+        """``vectors`` as float32 rows (normalised for cosine): a copy unless ``owned``
+        and already a writable float32 array."""
+        data = vectors if owned and _writable_f32(vectors) else np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
+        return normalize(data, in_place=True) if self.metric == "cosine" else data
 
     @property
     def ntotal(self) -> int:
