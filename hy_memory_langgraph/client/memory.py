@@ -32,6 +32,7 @@ from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
 from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
+from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
@@ -224,6 +225,7 @@ class HyMemoryClient:
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
                                      recorder=self.recorder)
         self.write_graph = build_write_graph()
+        self.lite_chat_graph = build_lite_chat_graph()
         self.search_graph = build_search_graph()
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
@@ -247,7 +249,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return self._run(self.write_graph, args, config)
+        return self._run(self._write_graph(scene), args, config)
 
     @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
@@ -259,7 +261,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return await self._arun(self.write_graph, args, config)
+        return await self._arun(self._write_graph(scene), args, config)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -526,6 +528,11 @@ class HyMemoryClient:
         await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
+    def _write_graph(self, scene: object) -> Any:
+        """The graph of a write: the one-node lite chat graph where the write graph's routing
+        could only lead to lite chat (:func:`runs_lite_chat`), else the write graph."""
+        return self.lite_chat_graph if runs_lite_chat(self.context, scene) else self.write_graph
+
     def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         """Run a memory graph, then hand its pipeline log to the recorder (also when it
         raised); the recorder writes it in the background within a second. Cached

@@ -108,10 +108,17 @@ class MemoryContext:
     search_cache: BoundedCache = field(default_factory=BoundedCache)
     recorder: PipelineRecorder | None = None
     chat_ranking: ChatRanking = DEFAULT_CHAT_RANKING
+    _chat_repo: ChatRepository | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def chat_repo(self) -> ChatRepository:
-        return ChatRepository(self.stores.chat())
+        """The chat repository over the chat store (made once per store: asking a store
+        for its capabilities costs more than a lite write's planning)."""
+        store = self.stores.chat()
+        repo = self._chat_repo
+        if repo is None or repo.store is not store:
+            repo = self._chat_repo = ChatRepository(store)
+        return repo
 
     @property
     def chat_traces(self) -> TraceRepository:

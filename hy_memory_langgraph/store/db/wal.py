@@ -43,8 +43,11 @@ logger = logging.getLogger(__name__)
 DELAY_S = 0.25
 #: Seconds an idle thread waits before checking that its store is still in use.
 IDLE_CHECK_S = 5.0
-#: Log pages past which a writer checkpoints itself (8 MB at 4 KB pages; SQLite: 1,000).
-WRITER_CHECKPOINT_PAGES = 2000
+#: Log pages past which a writer checkpoints itself (32 MB at 4 KB pages; SQLite: 1,000).
+#: Lite adds at full speed write ~75 pages each and outrun the thread's delay: at 2,000
+#: pages one add in ~27 copied the log (and synced twice) itself; at 8,000 the thread
+#: keeps up and a lite add of LoCoMo turns is ~4% faster (measured, docs/benchmarks.md).
+WRITER_CHECKPOINT_PAGES = 8000
 
 
 class WalCheckpointer:

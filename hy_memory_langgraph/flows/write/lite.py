@@ -1,0 +1,68 @@
+"""The lite chat write as a one-node graph.
+
+In lite mode a write whose ``scene`` is ``None`` or ``"chat"`` always ends in the chat
+pipeline's ``store_turns`` (lite mode has no scene judge; tool traces are stripped), so
+the write graph's routing has nothing to decide for it. The client runs such writes
+through :func:`build_lite_chat_graph` instead: one graph step, which runs the write
+graph's own nodes in the order the write graph would (``prepare``, ``strip_tools`` when
+the messages carry a tool trace, ``store_turns``), each recorded as its own stage of the
+pipeline log. A LangGraph step costs about as much as the node work of a small lite
+write, so one step instead of two (and no conditional edge) is a measurable part of a
+lite ``add`` (see ``docs/benchmarks.md``, "Lite ingest").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from hy_memory_langgraph.flows.chat.nodes import store_turns
+from hy_memory_langgraph.flows.contracts import ResultOutput
+from hy_memory_langgraph.flows.stages import recorded
+from hy_memory_langgraph.flows.write.nodes import prepare_write, strip_tools
+from hy_memory_langgraph.flows.write.state import WriteArgs, WriteState
+from hy_memory_langgraph.messages import has_tool_trace
+from hy_memory_langgraph.scenes import DEFAULT_SCENE
+from hy_memory_langgraph.services.context import MemoryContext
+
+__all__ = ["build_lite_chat_graph", "lite_chat_write", "runs_lite_chat"]
+
+_GRAPH = "memory_write"  # its stages are the write graph's
+_PREPARE = recorded(_GRAPH, "prepare", prepare_write)
+_STRIP = recorded(_GRAPH, "strip_tools", strip_tools)
+_STORE = recorded(_GRAPH, "store_turns", store_turns)
+
+
+def runs_lite_chat(context: MemoryContext, scene: object) -> bool:
+    """Whether a write with ``scene`` ends in lite chat's ``store_turns`` whatever its
+    messages (lite mode, no judge model, ``scene`` ``None`` or chat)."""
+    return context.mode == "lite" and context.llm is None and scene in (None, DEFAULT_SCENE)
+
+
+def lite_chat_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """``prepare`` → (``strip_tools``) → ``store_turns`` in one node."""
+    update = _PREPARE(state, runtime)
+    merged: dict[str, Any] = {**state, **update}
+    if merged["route"] != DEFAULT_SCENE:
+        raise AssertionError(f"runs_lite_chat admitted a write routed to {merged['route']!r}")
+    if has_tool_trace(merged["msgs"]):
+        merged.update(_STRIP(merged, runtime))
+    return {**update, **_STORE(merged, runtime)}
+
+
+def build_lite_chat_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs, ResultOutput]:
+    """START → ``lite_chat`` → END, with the write graph's input and output.
+
+    Example:
+        >>> list(build_lite_chat_graph().get_graph().nodes)
+        ['__start__', 'lite_chat', '__end__']
+    """
+    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
+                         output_schema=ResultOutput)
+    builder.add_node("lite_chat", lite_chat_write)
+    builder.add_edge(START, "lite_chat")
+    builder.add_edge("lite_chat", END)
+    return builder.compile(name=_GRAPH)
