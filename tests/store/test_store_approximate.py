@@ -20,15 +20,15 @@ from store_helpers import clustered_embed
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 from hy_memory_langgraph.store.vector import scoped
-from hy_memory_langgraph.store.vector.approximate import IvfPair
-from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, POS_BITS, VectorIndex
+from hy_memory_langgraph.store.vector.approximate import IvfPair, build_ivf
+from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, ID_BYTES, POS_BITS, VectorIndex
 from hy_memory_langgraph.store.vector.mirror import Mirror
 
 DIMS = 32
 #: Bytes per vector of the coded twin at 32 dims: 8 bits per dimension (at least 384 bits
-#: per code) and five float factors; in memory its id and hash-table entry add 16.
+#: per code) and five float factors; in memory its id and hash-table entry add ID_BYTES.
 TWIN_CODE = 32 + 20
-TWIN_BYTES = TWIN_CODE + 16
+TWIN_BYTES = TWIN_CODE + ID_BYTES
 N = 20_000
 SETTINGS = ApproximateSearch(min_vectors=5_000)
 
@@ -139,6 +139,32 @@ def test_removed_vectors_are_gone_and_readded_ones_found(data: tuple[np.ndarray,
     assert ids[7] not in approx.search(vectors[7], 50, nprobe=approx.nlist)[1]
     approx.add(ids[7:8], vectors[7:8])
     assert approx.search(vectors[7], 1)[1].tolist() == [ids[7]]
+
+
+def _lists(index: faiss.Index) -> list[tuple[list[int], bytes]]:
+    lists = index.invlists
+    return [(faiss.rev_swig_ptr(lists.get_ids(n), lists.list_size(n)).tolist(),
+             bytes(faiss.rev_swig_ptr(lists.get_codes(n), lists.list_size(n) * index.code_size)))
+            for n in range(index.nlist)]
+
+
+@pytest.mark.parametrize("metric", ["cosine", "l2"])
+def test_lists_filled_at_once_hold_what_faiss_adds_one_by_one(
+        data: tuple[np.ndarray, np.ndarray, np.ndarray], metric: str) -> None:
+    """Each list is written in one call (exact capacity); its ids, codes and order are
+    those of FAISS's own add, for the full vectors and the coded twin, and the id map finds
+    every vector."""
+    ids, vectors, _ = data
+    prepared = vectors / np.linalg.norm(vectors, axis=1, keepdims=True) if metric == "cosine" else vectors
+    pair = build_ivf(faiss, np.ascontiguousarray(prepared, dtype=np.float32), ids, metric)
+    for built in (pair.exact, pair.codes):
+        reference = faiss.clone_index(built)
+        reference.reset()
+        reference.add_with_ids(prepared, ids)
+        assert built.ntotal == reference.ntotal == N
+        assert _lists(built) == _lists(reference)
+    sample = ids[::997]
+    assert np.allclose(pair.exact.reconstruct_batch(sample), prepared[::997])
 
 
 def test_mirror_size_counts_the_centroids(data: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:

@@ -23,7 +23,7 @@ from store_helpers import clustered_embed
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.vector import scoped
-from hy_memory_langgraph.store.vector.index import POS_BITS, VectorIndex
+from hy_memory_langgraph.store.vector.index import ID_BYTES, POS_BITS, VectorIndex
 from hy_memory_langgraph.store.vector.mirror import Mirror
 from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
 
@@ -115,7 +115,7 @@ def test_a_cold_open_maps_the_saved_index(stores: Stores) -> None:
         assert faiss.downcast_InvertedLists(index.invlists).prefetch_nthread == 0
     # the vectors and their codes (16 dims: 8 bits each and five float factors) stay in
     # the files; the snapshot's sorted id list is held (8 bytes each)
-    assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 + N * (DIMS + 20 + 16) - N * 8
+    assert built.nbytes() - mapped.nbytes() == N * DIMS * 4 + N * (DIMS + 20 + ID_BYTES) - N * 8
 
 
 def test_changes_since_the_snapshot_are_replayed(stores: Stores) -> None:

@@ -26,12 +26,11 @@ import numpy.typing as npt
 
 from hy_memory_langgraph.store.namespaces import prefix_range
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair
-from hy_memory_langgraph.store.vector.index import POS_BITS, IdArray, VectorIndex
+from hy_memory_langgraph.store.vector.index import ID_BYTES, POS_BITS, IdArray, VectorIndex
 
 __all__ = ["Mirror", "ItemVectors"]
 
-# Estimated sizes: FAISS id map + reverse map per vector, dict/set entries per item.
-_ID_BYTES = 56
+# Estimated sizes: dict/set entries per item.
 _ITEM_BYTES = 240
 _BASE_BYTES = 4096
 
@@ -98,7 +97,7 @@ class Mirror:
     def nbytes(self) -> int:
         """Estimated memory: vectors and ids in FAISS plus the Python bookkeeping (the
         vectors of a mapped snapshot are the file's pages, not counted)."""
-        per_vector = self.dims * 4 + _ID_BYTES
+        per_vector = self.dims * 4 + ID_BYTES
         return (self.index.ntotal * per_vector - self.index.mapped_bytes() + len(self._item_ns) * _ITEM_BYTES
                 + _BASE_BYTES + self.index.overhead_bytes())
 
