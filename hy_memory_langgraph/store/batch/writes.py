@@ -57,7 +57,7 @@ class _Touched:
     """Items a batch wrote: ids of the upserted ones, ``(id, namespace)`` of the removed."""
 
     upserted: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
-    undocumented: set[int] = dataclasses.field(default_factory=set)  # upserted, no lexical document
+    undocumented: set[int] = dataclasses.field(default_factory=set)  # written or removed, no lexical document
     removed: list[tuple[int, str]] = dataclasses.field(default_factory=list)
     deleted: list[int] = dataclasses.field(default_factory=list)  # whose log names go
 
@@ -91,6 +91,8 @@ def _puts(
         entries.append(_change(row.id, "delete", "", ""))
         local[row.id] = None
         touched.removed.append((row.id, row.namespace))
+        if not row.documented:  # no lexical document to load and drop
+            touched.undocumented.add(row.id)
     touched.deleted.extend(row.id for row in removed)
     upserts = [p for p in plan.puts.values() if p.value_json is not None]
     if not upserts:

@@ -50,7 +50,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreCorruptionError, StoreError
-from hy_memory_langgraph.store.db import direct
+from hy_memory_langgraph.store.db import deferred, direct
 from hy_memory_langgraph.store.db.locks import LOCK_OPTION, begin_with_scopes, lock_log, store_lock_key
 
 __all__ = [
@@ -59,8 +59,6 @@ __all__ = [
     "checkpoint",
     "create_store_engine",
     "is_absent",
-    "is_begun",
-    "mark_committed",
     "is_read_only",
     "read_only_reason",
     "release_engine",
@@ -506,20 +504,6 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
             yield conn
 
 
-_BEGUN, _COMMITTED = "hy_begun", "hy_committed"
-
-
-def is_begun(conn: Connection) -> bool:
-    """Whether ``conn`` is in a transaction :func:`write_tx` began itself (``scopes``)."""
-    return bool(conn.info.get(_BEGUN))
-
-
-def mark_committed(conn: Connection) -> None:
-    """Tell :func:`write_tx` that a statement of the block committed its transaction
-    (the change-log append does, :mod:`..sql.log_commit`): nothing is left to commit."""
-    conn.info[_COMMITTED] = True
-
-
 @contextmanager
 def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
     """A transaction this module begins and ends itself (the driver in autocommit), so
@@ -527,17 +511,15 @@ def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
     statement may carry the ``COMMIT``."""
     conn.execution_options(isolation_level="AUTOCOMMIT")
     conn.exec_driver_sql(begin_sql)
-    conn.info[_BEGUN], conn.info[_COMMITTED] = True, False
+    deferred.mark_begun(conn)
     try:
         yield
+        if not deferred.is_committed(conn):
+            deferred.end_with_commit(conn)  # with the statements queued meanwhile
     except BaseException:
         with contextlib.suppress(Exception):  # a lost connection has nothing to roll back
             conn.exec_driver_sql("ROLLBACK")
         raise
-    else:
-        if not conn.info[_COMMITTED]:
-            conn.exec_driver_sql("COMMIT")
     finally:
         with contextlib.suppress(Exception):  # an invalidated connection has no info left
-            conn.info.pop(_BEGUN, None)
-            conn.info.pop(_COMMITTED, None)
+            deferred.forget(conn)

@@ -38,7 +38,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store.db import direct
+from hy_memory_langgraph.store.db import deferred, direct
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
 from hy_memory_langgraph.store.schema.tables import (
     LEXICAL_SINCE,
@@ -48,7 +48,7 @@ from hy_memory_langgraph.store.schema.tables import (
     lexical_spaces,
     meta,
 )
-from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
+from hy_memory_langgraph.store.sql.statements import by_namespace, chunks, table_name
 
 __all__ = ["WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "loads_terms"]
 
@@ -184,7 +184,7 @@ def apply_lexical(
         complete: Encoded namespaces to mark complete.
         upserted: Ids of the items the batch put, by ``(encoded namespace, key)``.
         removed: ``(item id, encoded namespace)`` of items the batch deleted or expired.
-        undocumented: Ids of upserted items known to have no document (none to load).
+        undocumented: Ids of upserted or removed items known to have no document (none to load).
     """
     if not (ops or complete or upserted or removed):
         return
@@ -404,6 +404,9 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
 # ---------------------------------------------------------------- statistics
 
 
+_DROP_EMPTIED_PG = "DELETE FROM {table} WHERE namespace = ANY(%s::text[]) AND docs = 0"
+
+
 def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     """Write the changed statistics rows; drop those of namespaces left without
     documents by a delete (so an erased namespace leaves no name behind)."""
@@ -411,6 +414,9 @@ def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
               "p_after": s.window[1], "p_complete": s.complete}
              for s in batch.spaces.values() if s.changed]
     direct.run(batch.conn, _SAVE_SPACE, saved)
+    if emptied and deferred.defer(batch.conn, _DROP_EMPTIED_PG.format(table=table_name(batch.conn, lexical_spaces)),
+                                  [sorted(emptied)]):
+        return  # PostgreSQL: with the commit
     for part in chunks(sorted(emptied)):
         batch.conn.execute(sa.delete(lexical_spaces).where(
             lexical_spaces.c.namespace.in_(list(part)), lexical_spaces.c.docs == 0))

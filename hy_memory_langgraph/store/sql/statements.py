@@ -25,7 +25,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
-from hy_memory_langgraph.store.db import direct
+from hy_memory_langgraph.store.db import deferred, direct
+from hy_memory_langgraph.store.db.engine import schema_of
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
 from hy_memory_langgraph.store.schema.tables import changes, items, lexical_docs, meta, scope_of, vectors
 
@@ -67,6 +68,7 @@ __all__ = [
     "vectors_of_scope",
     "get_meta",
     "set_meta_default",
+    "table_name",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -82,6 +84,13 @@ ITEM_COLUMNS = (
     items.c.updated_at,
     items.c.ttl_minutes,
 )
+
+
+def table_name(conn: Connection, table: sa.Table) -> str:
+    """``table``'s name as SQL text for ``conn`` (schema-qualified and quoted where the
+    store lives in a schema), for the statements written as text."""
+    schema, quote = schema_of(conn), conn.dialect.identifier_preparer.quote
+    return f"{quote(schema)}.{quote(table.name)}" if schema else quote(table.name)
 
 
 def now_us() -> int:
@@ -358,19 +367,25 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
                     {r.id for r in returned if not r.documented})
 
 
+_DOCUMENTED = sa.exists().where(lexical_docs.c.item_id == items.c.id).label("documented")
+
+
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
     """Delete items (and their vectors) by key; returns the deleted ``(id, namespace, key)``.
 
     PostgreSQL: one ``DELETE … RETURNING`` per namespace, the vectors going by the foreign
-    key's cascade. SQLite: the ids first, then vectors and items by id.
+    key's cascade, each row telling whether the item has a lexical document
+    (``documented``). SQLite: the ids first, then vectors and items by id (``documented``
+    not known: true).
     """
     gone: list[Row[Any]] = []
     server = conn.dialect.name == "postgresql"
     for namespace, keys in by_namespace(pairs).items():
         for part in chunks(keys):
             cond = sa.and_(items.c.namespace == namespace, items.c.key.in_(list(part)))
-            found = (sa.delete(items).where(cond).returning(items.c.id, items.c.namespace, items.c.key)
-                     if server else sa.select(items.c.id, items.c.namespace, items.c.key).where(cond))
+            found = (sa.delete(items).where(cond).returning(items.c.id, items.c.namespace, items.c.key, _DOCUMENTED)
+                     if server else sa.select(items.c.id, items.c.namespace, items.c.key,
+                                              sa.true().label("documented")).where(cond))
             gone.extend(conn.execute(found))
     if not server:
         delete_ids(conn, [r.id for r in gone])
@@ -387,16 +402,27 @@ def delete_ids(conn: Connection, ids: Sequence[int]) -> None:
 
 _DROP_VECTORS = sa.delete(vectors).where(vectors.c.item_id.in_(sa.bindparam("hy_ids", expanding=True)))
 _INSERT_VECTORS = sa.insert(vectors)
+_DROP_VECTORS_PG = "DELETE FROM {table} WHERE item_id = ANY(%s::bigint[])"
 
 
 def replace_vectors(
     conn: Connection, item_ids: Sequence[int], rows: Sequence[dict[str, Any]]
 ) -> None:
     """Drop the vectors of ``item_ids`` (rows that existed) and insert ``rows``
-    (item_id, pos, field, text, embedding)."""
+    (item_id, pos, field, text, embedding). With nothing to insert, PostgreSQL sends the
+    drop with the commit (:mod:`..db.deferred`)."""
+    if not rows and item_ids and deferred.defer(conn, _DROP_VECTORS_PG.format(table=table_name(conn, vectors)),
+                                                 [list(item_ids)]):
+        return
     for part in chunks(item_ids):
         direct.run(conn, _DROP_VECTORS, {"hy_ids": list(part)})
     direct.run(conn, _INSERT_VECTORS, rows)
+
+
+_REFRESH_TTL_PG = (
+    "UPDATE {table} SET expires_at = CAST(%s::bigint + ttl_minutes * 60000000 AS BIGINT) "
+    "WHERE id IN (SELECT id FROM {table} WHERE id = ANY(%s::bigint[]) AND ttl_minutes IS NOT NULL "
+    f"AND coalesce(expires_at, {_NEVER}) > %s::bigint FOR UPDATE SKIP LOCKED)")
 
 
 def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
@@ -404,8 +430,13 @@ def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
 
     On PostgreSQL a row another writer holds is skipped, never waited for (its scope is
     not locked by this writer, :mod:`..db.locks`): that writer either deletes it or
-    writes it again, which sets a fresh expiry anyway.
+    writes it again, which sets a fresh expiry anyway. There the refresh travels with the
+    commit (:mod:`..db.deferred`); a put of the same item in the batch sets the same
+    expiry, so running it last changes nothing.
     """
+    if ids and deferred.defer(conn, _REFRESH_TTL_PG.format(table=table_name(conn, items)),
+                              [now, list(ids), now]):
+        return
     new_expiry = sa.cast(now + items.c.ttl_minutes * 60_000_000, sa.BigInteger)
     for part in chunks(ids):
         match = sa.and_(items.c.id.in_(part), items.c.ttl_minutes.is_not(None), live(now))

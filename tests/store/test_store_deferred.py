@@ -1,0 +1,130 @@
+"""PostgreSQL: statements without results travel with the commit (store/db/deferred.py).
+
+Queued statements run in the writer's transaction, after what it sent meanwhile and
+before ``COMMIT``; a rolled-back transaction runs none of them; a listened-to connection
+and SQLite queue nothing. The store's own writes keep their effects (TTL refreshes,
+vector drops, emptied lexical statistics) while a mixed batch costs fewer round trips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import sqlalchemy as sa
+from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
+
+from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store.db import deferred
+from hy_memory_langgraph.store.db.engine import create_store_engine, release_engine, write_tx
+from hy_memory_langgraph.store.lexical.ops import LexicalOp
+
+
+@pytest.fixture
+def engine(pg_url: str) -> Iterator[sa.Engine]:
+    engine, _ = create_store_engine(pg_url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE t (k int PRIMARY KEY, v int NOT NULL)")
+        conn.exec_driver_sql("INSERT INTO t VALUES (1, 0), (2, 0)")
+    yield engine
+    release_engine(engine)
+
+
+def _values(engine: sa.Engine) -> dict[int, int]:
+    with engine.connect() as conn:
+        return dict(conn.exec_driver_sql("SELECT k, v FROM t").all())
+
+
+def test_queued_statements_run_in_order_before_the_commit(engine: sa.Engine) -> None:
+    with write_tx(engine, scopes=["a"]) as conn:
+        assert deferred.defer(conn, "UPDATE t SET v = %s WHERE k = %s", [5, 1])
+        assert deferred.defer(conn, "UPDATE t SET v = v * %s WHERE k = ANY(%s::int[])", [3, [1, 2]])
+        conn.exec_driver_sql("UPDATE t SET v = 7 WHERE k = 2")  # sent now: runs before the queue
+        assert _values(engine) == {1: 0, 2: 0}  # nothing is visible before the commit
+    assert _values(engine) == {1: 15, 2: 21}
+
+
+def test_a_rolled_back_transaction_runs_nothing_queued(engine: sa.Engine) -> None:
+    with pytest.raises(RuntimeError), write_tx(engine, scopes=["a"]) as conn:
+        assert deferred.defer(conn, "UPDATE t SET v = %s", [9])
+        raise RuntimeError("the writer failed")
+    with write_tx(engine, scopes=["a"]) as conn:  # the connection starts clean
+        assert deferred.take(conn) == ([], [])
+    assert _values(engine) == {1: 0, 2: 0}
+
+
+def test_a_failing_queued_statement_fails_the_commit_as_sqlalchemys_error(engine: sa.Engine) -> None:
+    with pytest.raises(sa.exc.IntegrityError), write_tx(engine, scopes=["a"]) as conn:
+        conn.exec_driver_sql("UPDATE t SET v = 3 WHERE k = 1")
+        assert deferred.defer(conn, "UPDATE t SET v = NULL WHERE k = %s", [2])
+    assert _values(engine) == {1: 0, 2: 0}
+    for _ in range(3):  # the pool's connections were left clean: writes go on
+        with write_tx(engine, scopes=["a"]) as conn:
+            assert deferred.defer(conn, "UPDATE t SET v = v + %s WHERE k = 1", [1])
+    assert _values(engine) == {1: 3, 2: 0}
+
+
+def test_statements_are_not_queued_outside_a_begun_transaction_or_when_observed(
+        engine: sa.Engine, tmp_path: Path) -> None:
+    with engine.begin() as conn:
+        assert not deferred.defer(conn, "UPDATE t SET v = 1", [])
+    sa.event.listen(engine, "before_cursor_execute", lambda *args: None)
+    with write_tx(engine, scopes=["a"]) as conn:
+        assert not deferred.defer(conn, "UPDATE t SET v = 1", [])
+    lite, _ = create_store_engine(tmp_path / "s.db")
+    with write_tx(lite, scopes=["a"]) as conn:
+        assert not deferred.defer(conn, "UPDATE t SET v = 1", [])
+    release_engine(lite)
+
+
+def _expiry(store: HyMemoryStore, key: str) -> int:
+    with store._engine.connect() as conn:
+        return int(conn.exec_driver_sql("SELECT expires_at FROM public.hy_store_items WHERE key = %(k)s",
+                                        {"k": key}).scalar_one())
+
+
+class _Trips:
+    """The strings the driver sends (one client round trip each; client cursors too)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.sent: list[str] = []
+        monkeypatch.setattr(psycopg.Cursor, "execute", self._wrap(psycopg.Cursor.execute))
+
+    def _wrap(self, execute: Any) -> Any:
+        def counted(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            self.sent.append(str(query))
+            return execute(cursor, query, *args, **kwargs)
+        return counted
+
+
+def test_a_mixed_batch_keeps_its_effects_in_fewer_round_trips(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ns = ("test", "u1")
+    with HyMemoryStore(pg_url, ttl={"default_ttl": 10.0, "refresh_on_read": True}) as store:
+        for i in range(4):
+            store.put(ns, f"k{i}", {"n": i})  # with the default TTL
+        store.batch([LexicalOp(ns, "k3", {"tea": 1})])
+        before = {i.key: i for i in store.search(ns, refresh_ttl=False)}
+        expiry = _expiry(store, "k0")
+        trips = _Trips(monkeypatch)
+        store.batch([GetOp(ns, "k0"), PutOp(ns, "k1", {"n": 10}), PutOp(ns, "k2", None),
+                     PutOp(ns, "k3", None), SearchOp(("test",), None, 10, 0),
+                     ListNamespacesOp(match_conditions=None, max_depth=2)])
+        sent = list(trips.sent)
+        monkeypatch.undo()
+        # the TTL refresh, the drop of the re-put item's vectors and of the emptied
+        # namespace's statistics travel with the change log and COMMIT, in one string
+        last, carried = sent[-1], ("SET expires_at = CAST", "DELETE FROM public.hy_store_vectors",
+                                   "DELETE FROM public.hy_lexical_spaces")
+        assert last.rstrip().endswith("COMMIT") and all(part in last for part in carried)
+        assert not any(part in earlier for earlier in sent[:-1] for part in carried)
+        assert sum(text.rstrip().endswith("COMMIT") for text in sent) == 1
+        after = {i.key: i for i in store.search(ns, refresh_ttl=False)}
+        assert set(after) == {"k0", "k1"} and after["k1"].value == {"n": 10}
+        assert after["k0"].updated_at == before["k0"].updated_at and _expiry(store, "k0") > expiry
+        assert store.lexical_status(("test", "u1")).docs == 0  # k3's document went with it
+        with store._engine.connect() as conn:
+            spaces = conn.exec_driver_sql("SELECT count(*) FROM public.hy_lexical_spaces").scalar()
+        assert spaces == 0  # the emptied namespace's statistics are gone
