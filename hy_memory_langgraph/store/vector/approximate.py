@@ -208,8 +208,8 @@ def _fill(faiss: Any, index: Any, vectors: npt.NDArray[np.float32], ids: npt.NDA
     """Add each list's vectors in one call, in their original order. FAISS's own ``add``
     appends one entry at a time and leaves each list with the spare capacity of its
     growth; a list written once is allocated at its size (a million 384-dim vectors: the
-    pair held 1,905 MB built by ``add``, 1,706 MB built here, and built in 16.6 s, not
-    23.9 s: ``bench/cold_open.py``'s rebuild figures in docs/benchmarks.md)."""
+    pair kept 1,898 MB built by ``add``, 1,706 MB built here, and built in 16.6 s, not
+    24.7 s: ``python -m bench.ivf_memory``, docs/benchmarks.md)."""
     lists, size = index.invlists, index.code_size
     for lst, rows in members:  # every array a named local: a pointer does not keep it alive
         block, listed = np.ascontiguousarray(vectors[rows]), np.ascontiguousarray(ids[rows])
