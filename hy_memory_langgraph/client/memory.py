@@ -249,7 +249,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return self._run(self._write_graph(scene), args, config)
+        return self._run(self._graph_of_write(scene), args, config)
 
     @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
@@ -261,7 +261,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return await self._arun(self._write_graph(scene), args, config)
+        return await self._arun(self._graph_of_write(scene), args, config)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -528,7 +528,7 @@ class HyMemoryClient:
         await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
-    def _write_graph(self, scene: object) -> Any:
+    def _graph_of_write(self, scene: object) -> Any:
         """The graph of a write: the one-node lite chat graph where the write graph's routing
         could only lead to lite chat (:func:`runs_lite_chat`), else the write graph."""
         return self.lite_chat_graph if runs_lite_chat(self.context, scene) else self.write_graph

@@ -6,9 +6,9 @@ the write graph's routing has nothing to decide for it. The client runs such wri
 through :func:`build_lite_chat_graph` instead: one graph step, which runs the write
 graph's own nodes in the order the write graph would (``prepare``, ``strip_tools`` when
 the messages carry a tool trace, ``store_turns``), each recorded as its own stage of the
-pipeline log. A LangGraph step costs about as much as the node work of a small lite
-write, so one step instead of two (and no conditional edge) is a measurable part of a
-lite ``add`` (see ``docs/benchmarks.md``, "Lite ingest").
+pipeline log. A LangGraph step and a conditional edge cost about a quarter of a
+millisecond, a tenth of a lite ``add`` with a cached embedding (``python -m
+bench.lite_add_cost default write-graph``, docs/benchmarks.md "Lite ingest").
 """
 
 from __future__ import annotations

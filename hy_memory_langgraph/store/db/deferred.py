@@ -56,11 +56,10 @@ def mark_committed(conn: Connection) -> None:
     conn.info[_COMMITTED] = True
 
 
-def forget(conn: Connection) -> tuple[bool, bool]:
-    """Clear the marks; returns whether the transaction was begun and committed."""
-    begun, committed = bool(conn.info.pop(_BEGUN, False)), bool(conn.info.pop(_COMMITTED, False))
-    conn.info.pop(_QUEUE, None)
-    return begun, committed
+def forget(conn: Connection) -> None:
+    """Clear the marks and the queue (the transaction ended, one way or the other)."""
+    for key in (_BEGUN, _COMMITTED, _QUEUE):
+        conn.info.pop(key, None)
 
 
 def observed(conn: Connection) -> bool:

@@ -507,8 +507,9 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
 @contextmanager
 def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
     """A transaction this module begins and ends itself (the driver in autocommit), so
-    ``begin_sql`` can carry more than ``BEGIN`` in its round trip, and the block's last
-    statement may carry the ``COMMIT``."""
+    ``begin_sql`` can carry more than ``BEGIN`` in its round trip, the block's last
+    statement may carry the ``COMMIT``, and statements the block queued
+    (:mod:`.deferred`) travel with it; a failed commit rolls back like a failed block."""
     conn.execution_options(isolation_level="AUTOCOMMIT")
     conn.exec_driver_sql(begin_sql)
     deferred.mark_begun(conn)

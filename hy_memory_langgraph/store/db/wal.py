@@ -45,8 +45,9 @@ DELAY_S = 0.25
 IDLE_CHECK_S = 5.0
 #: Log pages past which a writer checkpoints itself (32 MB at 4 KB pages; SQLite: 1,000).
 #: Lite adds at full speed write ~75 pages each and outrun the thread's delay: at 2,000
-#: pages one add in ~27 copied the log (and synced twice) itself; at 8,000 the thread
-#: keeps up and a lite add of LoCoMo turns is ~4% faster (measured, docs/benchmarks.md).
+#: pages one add in ~27 copied the log (and synced twice) itself; at 8,000 that happens a
+#: quarter as often and a lite add of LoCoMo turns is ~4% faster (``python -m
+#: bench.lite_add_cost default checkpoint-pages=2000``, docs/benchmarks.md).
 WRITER_CHECKPOINT_PAGES = 8000
 
 

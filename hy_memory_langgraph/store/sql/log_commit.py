@@ -11,7 +11,6 @@ for as long as the server takes to run them.
 Used only in a transaction :func:`~..db.engine.write_tx` began with ``scopes``, and
 only while no one listens to the store's statements (statement counters and query-plan
 tests see every statement through SQLAlchemy instead).
-
 """
 
 from __future__ import annotations
