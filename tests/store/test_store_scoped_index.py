@@ -252,3 +252,41 @@ def test_nul_characters_are_refused_on_postgresql_only(open_db: Opener) -> None:
             assert store.get(("p",), "k").value == value
     store.put(("p",), "fine", {"text": "a backslash \\u0000 is not a NUL"})
     assert store.get(("p",), "fine").value == {"text": "a backslash \\u0000 is not a NUL"}
+
+
+@pytest.mark.parametrize("miscount", [-3, 0, 3])
+def test_a_scope_loads_a_page_at_a_time_whatever_was_counted(open_db: Opener, monkeypatch: pytest.MonkeyPatch,
+                                                            miscount: int) -> None:
+    """A scope's vectors are read in pages of rows into an array sized by a count made
+    first; rows written or removed between the count and the pages still load exactly."""
+    from hy_memory_langgraph.store.sql import statements  # noqa: PLC0415
+    from hy_memory_langgraph.store.vector import scoped  # noqa: PLC0415
+
+    writer = open_db()
+    for i in range(40):
+        writer.put(("p", "u0"), f"k{i}", {"text": f"{TEXTS[i % len(TEXTS)]} {i}"})
+    want = [(r.key, r.score) for r in open_db().search(("p", "u0"), query="green tea", limit=40)]
+    size = statements.scope_size
+    monkeypatch.setattr(statements, "scope_size", lambda *args: (size(*args)[0] + miscount, size(*args)[1]))
+    monkeypatch.setattr(scoped, "_FILL_CHUNK", 7)  # pages end inside the scope, not at its end
+    got = [(r.key, r.score) for r in open_db().search(("p", "u0"), query="green tea", limit=40)]
+    assert [k for k, _ in got] == [k for k, _ in want] and len(got) == 40
+    assert scores_close([s for _, s in got], [s for _, s in want])
+
+
+def test_an_item_of_several_vectors_met_while_paging_loads_grouped(open_db: Opener,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the count said one vector per item but a page holds an item of several (written
+    between the two), the scope is read again grouped per item."""
+    from hy_memory_langgraph.store.sql import statements  # noqa: PLC0415
+
+    writer = open_db(index=index_config(["text", "notes[*]"]))
+    for i in range(12):
+        writer.put(("p", "u0"), f"k{i}", {"text": TEXTS[i % len(TEXTS)], "notes": ["iced", "warm"] if i == 5 else []})
+    want = [(r.key, r.score) for r in open_db(index=index_config(["text", "notes[*]"])).search(
+        ("p", "u0"), query="iced warm", limit=12)]
+    size = statements.scope_size
+    monkeypatch.setattr(statements, "scope_size", lambda *args: (size(*args)[0], 0))
+    reader = open_db(index=index_config(["text", "notes[*]"]))
+    got = [(r.key, r.score) for r in reader.search(("p", "u0"), query="iced warm", limit=12)]
+    assert got[0][0] == want[0][0] == "k5" and [k for k, _ in got] == [k for k, _ in want]

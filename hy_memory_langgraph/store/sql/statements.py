@@ -66,6 +66,8 @@ __all__ = [
     "prune_changes",
     "vectors_of",
     "vectors_of_scope",
+    "scope_size",
+    "scope_pages",
     "get_meta",
     "set_meta_default",
     "table_name",
@@ -548,6 +550,35 @@ def vectors_of_scope(conn: Connection, now: int, scope: str) -> list[Row[Any]]:
     Fetched at once: buffered row-by-row streaming costs about three times as much.
     """
     return list(conn.execute(_SCOPE_VECTORS, {"hy_scope": scope, "hy_now": now}).all())
+
+
+_SCOPE_SIZE = (sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(vectors.c.pos), 0))
+               .select_from(vectors.join(items, items.c.id == vectors.c.item_id))
+               .where(items.c.scope == sa.bindparam("hy_scope", type_=sa.Text()), _LIVE))
+_SCOPE_PAGE = (_SCOPE_VECTORS.where(items.c.id > sa.bindparam("hy_after", type_=sa.BigInteger()))
+               .order_by(items.c.id, vectors.c.pos).limit(sa.bindparam("hy_rows", type_=sa.Integer())))
+
+
+def scope_size(conn: Connection, now: int, scope: str) -> tuple[int, int]:
+    """How many vectors the live items of one scope hold, and the highest ``pos`` among
+    them (``0``: one vector per item)."""
+    count, top = direct.fetch(conn, _SCOPE_SIZE, {"hy_scope": scope, "hy_now": now})[0]
+    return int(count), int(top)
+
+
+def scope_pages(conn: Connection, now: int, scope: str, rows: int) -> Iterator[list[Any]]:
+    """:func:`vectors_of_scope`'s rows, ``rows`` at a time in item order (each page its own
+    query, resumed after the last item read): the caller holds one page of rows at a time.
+    For scopes of one vector per item (a page may end inside an item's vectors)."""
+    after = -(2**63)
+    while True:
+        page = direct.fetch(conn, _SCOPE_PAGE, {"hy_scope": scope, "hy_now": now, "hy_after": after,
+                                                "hy_rows": rows})
+        if page:
+            yield page
+        if len(page) < rows:
+            return
+        after = int(page[-1].item_id)
 
 
 def get_meta(conn: Connection, key: str) -> str | None:
