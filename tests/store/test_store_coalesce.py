@@ -236,3 +236,31 @@ async def test_async_coalescer_groups_what_queued_while_a_batch_ran() -> None:
     gate.set()
     assert await asyncio.gather(first, *rest) == [f"k{i}" for i in range(6)]
     assert groups == [1, 5]
+
+
+def test_event_loops_in_turn_and_side_by_side_keep_their_own_queues() -> None:
+    """Calls of several event loops (one after another, and two at once in two threads)
+    each run in their own loop's batches: no call waits on another loop's queue."""
+    seen: list[tuple[int, int]] = []  # (loop id, group size)
+
+    async def run(ops: list[Any]) -> list[Any]:
+        seen.append((id(asyncio.get_running_loop()), len(ops)))
+        await asyncio.sleep(0.001)
+        return [op.key for op in ops]
+
+    coalescer = AsyncCoalescer(run)
+
+    async def burst(tag: str) -> list[Any]:
+        return await asyncio.gather(*(coalescer.call(GetOp(("a",), f"{tag}{i}")) for i in range(20)))
+
+    for turn in range(3):  # a new loop each time (asyncio.run), the cached one gone
+        assert asyncio.run(burst(f"t{turn}-")) == [f"t{turn}-{i}" for i in range(20)]
+    results: dict[str, list[Any]] = {}
+    threads = [threading.Thread(target=lambda tag=tag: results.__setitem__(tag, asyncio.run(burst(tag))))
+               for tag in ("x", "y")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert results == {tag: [f"{tag}{i}" for i in range(20)] for tag in ("x", "y")}
+    assert sum(size for _, size in seen) == 100

@@ -207,13 +207,21 @@ class AsyncCoalescer:
         self._run = run
         self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopQueue] = \
             weakref.WeakKeyDictionary()
+        # the loop of the last call and its queue: a lookup in ``_queues`` makes a weak
+        # reference per call (60,000 gathered calls: a tenth of their Python time)
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], _LoopQueue] | None = None
 
     async def call(self, op: Op) -> Result:
         """Run ``op`` with the other calls queued on this loop; its result (or its error)."""
         loop = asyncio.get_running_loop()
-        queue = self._queues.get(loop)
-        if queue is None:
-            queue = self._queues[loop] = _LoopQueue()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            queue = last[1]
+        else:
+            queue = self._queues.get(loop)
+            if queue is None:
+                queue = self._queues[loop] = _LoopQueue()
+            self._last = (weakref.ref(loop), queue)
         future: asyncio.Future[Result] = loop.create_future()
         queue.waiting.append((op, future))
         if queue.task is None:
