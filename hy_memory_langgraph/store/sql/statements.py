@@ -340,11 +340,15 @@ def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool], documented: sa
 
 # PostgreSQL tells a row it inserted (no earlier vectors or lexical document can exist for
 # its new id) from one it updated (an updated row carries this transaction's id in xmax),
-# and whether the item has a lexical document (read in the statement's snapshot).
+# and whether the item has a lexical document (read in the statement's snapshot). The
+# document test names the written row as the INSERT's target (SQLAlchemy does not correlate
+# a subquery of an INSERT's RETURNING: written with the column, it would test whether any
+# item has a document).
 _UPSERT = {
     "sqlite": _upsert_statement(sqlite.insert, sa.false(), sa.true()),
-    "postgresql": _upsert_statement(postgresql.insert, sa.literal_column("xmax") == sa.literal(0),
-                                    sa.exists().where(lexical_docs.c.item_id == items.c.id)),
+    "postgresql": _upsert_statement(
+        postgresql.insert, sa.literal_column("xmax") == sa.literal(0),
+        sa.exists().where(lexical_docs.c.item_id == sa.literal_column(f"{items.name}.id"))),
 }
 
 
