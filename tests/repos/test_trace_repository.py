@@ -62,9 +62,10 @@ def test_scrub_drops_the_messages_a_memory_quotes_everywhere(traces: TraceReposi
     traces.append("u1", "s1", [Msg(role="user", content="thanks")], scene="chat")
     dropped = traces.scrub("u1", ["User said: my door code is 7788", "ok"])
     assert dropped == 2  # the quote, in the log entry and in the window
-    everything = repr(list(traces.dump()))
-    assert "7788" not in everything and "thanks" in everything
-    assert len("ok") < MIN_SCRUB_CHARS and "'ok'" in everything  # too short to be scrubbed
+    # the messages' texts (keys and times are digits too: "7788" may well occur in them)
+    everything = [m["content"] for _, _, value in traces.dump() for m in value["messages"]]
+    assert not any("7788" in text for text in everything) and "thanks" in everything
+    assert len("ok") < MIN_SCRUB_CHARS and "ok" in everything  # too short to be scrubbed
 
 
 def test_delete_user_removes_only_that_user(traces: TraceRepository) -> None:
