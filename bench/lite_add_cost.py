@@ -21,28 +21,20 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-import numpy as np
+from bench.lite_ingest import _hash_vector, _locomo_items
 
 DIMS = 384
-
-
-def _vector(text: str) -> list[float]:
-    seed = int.from_bytes(hashlib.sha1(text.encode("utf-8")).digest()[:8], "little")
-    vec = np.random.default_rng(seed).standard_normal(DIMS).astype(np.float32)
-    return (vec / np.linalg.norm(vec)).tolist()
 
 
 def _child(variant: str, conversations: int) -> float:
     from langchain_core.embeddings import Embeddings
 
-    from bench.lite_ingest import _locomo_items
     from hy_memory_langgraph.store import store as store_module
 
     settings = dict(part.partition("=")[::2] for part in variant.split(","))
@@ -52,10 +44,10 @@ def _child(variant: str, conversations: int) -> float:
 
     class Hashing(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [_vector(t) for t in texts]
+            return [_hash_vector(t, DIMS) for t in texts]
 
         def embed_query(self, text: str) -> list[float]:
-            return _vector(text)
+            return _hash_vector(text, DIMS)
 
     items, _ = _locomo_items(conversations)
     with tempfile.TemporaryDirectory() as data_dir:

@@ -40,6 +40,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ClauseElement
 
+from hy_memory_langgraph.store.db import deferred
+
 __all__ = ["MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "run", "run_text"]
 
 Params = Mapping[str, Any]
@@ -113,8 +115,7 @@ def _fills_defaults(compiled: Any) -> bool:
 def _driver_path(conn: Connection) -> bool:
     """Whether ``conn``'s statements may skip SQLAlchemy: SQLite, nobody listening to or
     logging statements, no schema translation."""
-    return (conn.dialect.name == "sqlite" and not conn.dispatch.before_cursor_execute
-            and not conn.dispatch.after_cursor_execute and not conn._echo
+    return (conn.dialect.name == "sqlite" and not deferred.observed(conn)
             and not conn.get_execution_options().get("schema_translate_map"))
 
 
