@@ -1,7 +1,8 @@
 """Mean time of one lite ``add`` per variant, variants interleaved in fresh processes.
 
-Every LoCoMo turn of the first ``--conversations`` conversations (CC BY-NC 4.0, Maharana
-et al. 2024) is written with one ``client.add`` (lite mode, 384-d hashing vectors: no
+Every LoCoMo turn of ``--conversations`` conversations from the ``--skip``-th on (CC BY-NC
+4.0, Maharana et al. 2024; ``--skip 3 --conversations 2``: the two the settings were not
+chosen on) is written with one ``client.add`` (lite mode, 384-d hashing vectors: no
 model time), after 50 warm-up adds; each variant runs in a fresh interpreter, the
 variants alternate for ``--rounds`` rounds (so a slower moment of the machine hits all
 of them), and the mean of the rounds' means is printed with each round's figure.
@@ -16,6 +17,7 @@ Variants (any number, each a comma-separated list of settings):
 Usage::
 
     python -m bench.lite_add_cost default write-graph checkpoint-pages=2000 [--rounds 3]
+                                  [--conversations 3] [--skip 0]
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from bench.lite_ingest import _hash_vector, _locomo_items
 DIMS = 384
 
 
-def _child(variant: str, conversations: int) -> float:
+def _child(variant: str, conversations: int, skip: int) -> float:
     from langchain_core.embeddings import Embeddings
 
     from hy_memory_langgraph.store import store as store_module
@@ -49,7 +51,9 @@ def _child(variant: str, conversations: int) -> float:
         def embed_query(self, text: str) -> list[float]:
             return _hash_vector(text, DIMS)
 
-    items, _ = _locomo_items(conversations)
+    items, _ = _locomo_items(skip + conversations)
+    skipped = {item["user_id"] for item in _locomo_items(skip)[0]} if skip else set()
+    items = [item for item in items if item["user_id"] not in skipped]
     with tempfile.TemporaryDirectory() as data_dir:
         client = HyMemoryClient(mode="lite", embeddings=Hashing(), data_dir=data_dir)
         if "write-graph" in settings:
@@ -69,16 +73,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("variants", nargs="*", default=["default"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--conversations", type=int, default=3)
+    parser.add_argument("--skip", type=int, default=0)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(f"{_child(args.child, args.conversations):.4f}")
+        print(f"{_child(args.child, args.conversations, args.skip):.4f}")
         return 0
     runs: dict[str, list[float]] = {v: [] for v in args.variants}
     for _ in range(args.rounds):
         for variant in args.variants:
             done = subprocess.run([sys.executable, "-m", "bench.lite_add_cost", "--child", variant,
-                                   "--conversations", str(args.conversations)],
+                                   "--conversations", str(args.conversations), "--skip", str(args.skip)],
                                   capture_output=True, text=True, check=True)
             runs[variant].append(float(done.stdout.split()[-1]))
     for variant, means in runs.items():
