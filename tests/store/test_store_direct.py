@@ -1,5 +1,6 @@
 """The driver path for prebuilt statements (``store/db/direct.py``) gives what SQLAlchemy
-gives: rows, processed values, errors; and the store's writes take it on SQLite."""
+gives: rows, processed values, errors; and the store's statements take it on SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -123,18 +124,115 @@ def test_column_defaults_are_filled(engine: sa.Engine) -> None:
     assert [r.label for r in rows] == ["unnamed", "unnamed"]
 
 
-def test_other_dialects_run_through_sqlalchemy(pg_url: str) -> None:
-    engine = sa.create_engine(pg_url)
-    try:
-        META.create_all(engine)
-        with engine.begin() as conn:
-            returned = direct.insert_returning(conn, INSERT_RETURNING, _rows(4))
-            rows = direct.fetch(conn, BY_NAMES, {"names": ["n0001", "n0002"], "low": 0.0})
-        assert sorted(r.name for r in returned) == ["n0000", "n0001", "n0002", "n0003"]
-        assert [(r.name, r.ready) for r in rows] == [("n0001", False), ("n0002", True)]
-    finally:
-        META.drop_all(engine)
-        engine.dispose()
+@pytest.fixture
+def pg_engine(pg_url: str) -> Iterator[sa.Engine]:
+    """A PostgreSQL engine whose tables live in schema ``tenant`` (named by the
+    connection's ``schema_translate_map``, as the store's engines do)."""
+    engine = sa.create_engine(pg_url, execution_options={"schema_translate_map": {None: "tenant"}})
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE SCHEMA tenant")
+        META.create_all(conn)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def sqlalchemy_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Statements that went through ``Connection.execute`` while the test ran."""
+    calls: list[Any] = []
+    original = sa.engine.Connection.execute
+
+    def spy(self: sa.engine.Connection, statement: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(statement)
+        return original(self, statement, *args, **kwargs)
+
+    monkeypatch.setattr(sa.engine.Connection, "execute", spy)
+    return calls
+
+
+def test_postgresql_takes_the_driver_path_with_sqlalchemys_values(
+        pg_engine: sa.Engine, sqlalchemy_calls: list[Any]) -> None:
+    """On psycopg the prebuilt statements skip ``Connection.execute``, in the schema the
+    connection names, and give what SQLAlchemy gives (typed casts of ``IN`` elements,
+    float and boolean results, multi-row ``RETURNING``)."""
+    with pg_engine.begin() as conn:
+        returned = direct.insert_returning(conn, INSERT_RETURNING, _rows(4))
+        direct.run(conn, INSERT, _rows(9)[4:])
+        direct.run(conn, SET_READY, [{"b_name": "n0001", "b_ready": True}, {"b_name": "n0003", "b_ready": True}])
+    params = {"names": ["n0001", "n0002", "n0003", "n0007", "missing"], "low": 0.1}
+    with pg_engine.connect() as conn:
+        rows = direct.fetch(conn, BY_NAMES, params)
+    assert sqlalchemy_calls == []
+    assert sorted(r.name for r in returned) == ["n0000", "n0001", "n0002", "n0003"]
+    assert [(r.name, r.weight, r.ready) for r in rows] == [
+        ("n0001", 0.5, True), ("n0002", 1.0, True), ("n0003", None, True), ("n0007", 3.5, False)]
+    assert [tuple(r) for r in rows] == _through_sqlalchemy(pg_engine, BY_NAMES, params)
+    with pg_engine.connect() as conn:  # the rows are in the translated schema, not in public
+        assert conn.exec_driver_sql("SELECT count(*) FROM tenant.things").scalar() == 9
+        assert conn.exec_driver_sql("SELECT to_regclass('public.things')").scalar() is None
+
+
+def test_postgresql_driver_errors_are_sqlalchemys(pg_engine: sa.Engine) -> None:
+    with pytest.raises(sa.exc.IntegrityError, match="duplicate key"):
+        with pg_engine.begin() as conn:
+            direct.run(conn, INSERT, _rows(2))
+            direct.insert_returning(conn, INSERT_RETURNING, [_rows(2)[1]])
+    with pg_engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(THINGS)).scalar() == 0
+
+
+def test_a_lost_server_connection_is_invalidated(pg_engine: sa.Engine) -> None:
+    """A statement on a connection the server closed raises SQLAlchemy's error marked
+    ``connection_invalidated``, and the pool opens a new connection for the next caller."""
+    with pg_engine.connect() as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        with pg_engine.connect() as admin:
+            admin.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        with pytest.raises(sa.exc.DBAPIError) as caught:
+            direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0})
+        assert caught.value.connection_invalidated
+        assert conn.invalidated
+    with pg_engine.connect() as conn:
+        assert direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0}) == []
+
+
+def test_sqlite_under_a_schema_translation_runs_through_sqlalchemy(
+        engine: sa.Engine, sqlalchemy_calls: list[Any]) -> None:
+    with engine.connect() as conn:
+        conn = conn.execution_options(schema_translate_map={None: None})
+        assert direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0}) == []
+    assert len(sqlalchemy_calls) == 1
+
+
+def test_a_grouped_postgresql_batch_runs_no_statement_through_sqlalchemy(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Puts, a delete, a get, a listing and a search grouped in one batch on PostgreSQL
+    all take the driver path (reads, the locks with ``BEGIN``, the writes, the commit)."""
+    from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
+
+    from hy_memory_langgraph.store import HyMemoryStore
+
+    ttl = {"default_ttl": 5.0, "refresh_on_read": True}
+    with HyMemoryStore.from_conn_string(pg_url, ttl=ttl) as store:  # type: ignore[arg-type]
+        ns = ("test", "foo", "0")
+        for i in range(5):
+            store.put(ns, f"key{i}", {"foo": i})
+        through: list[Any] = []
+        for name in ("execute", "exec_driver_sql"):
+            original = getattr(sa.engine.Connection, name)
+            monkeypatch.setattr(sa.engine.Connection, name, lambda self, stmt, *a, _o=original, **k:
+                                (through.append(stmt), _o(self, stmt, *a, **k))[1])
+        results = store.batch([PutOp(ns, "key1", {"foo": "one"}), GetOp(ns, "key2"),
+                               ListNamespacesOp(match_conditions=None, max_depth=2),
+                               SearchOp(("test",), None, 3, 1), PutOp(ns, "key4", None)])
+        monkeypatch.undo()
+        assert through == []
+        assert results[1] is not None and results[1].value == {"foo": 2}
+        assert results[2] == [("test", "foo")]
+        assert [item.key for item in results[3]] == ["key3", "key2", "key1"]  # newest first, offset 1
+        assert store.get(ns, "key1").value == {"foo": "one"}  # type: ignore[union-attr]
+        assert store.get(ns, "key4") is None
+        assert [item.key for item in store.search(("test",), limit=10)] == ["key1", "key3", "key2", "key0"]
 
 
 def test_a_lite_add_runs_no_statement_through_sqlalchemy_execute(

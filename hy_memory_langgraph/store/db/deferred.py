@@ -25,11 +25,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from hy_memory_langgraph.store.db.direct import run_text
+from hy_memory_langgraph.store.db.driver import as_sqlalchemy_error, observed
+
 __all__ = ["defer", "end_with_commit", "forget", "is_begun", "is_committed", "mark_begun",
-           "mark_committed", "observed", "run_client", "take"]
+           "mark_committed", "run_client", "take"]
 
 _BEGUN, _COMMITTED, _QUEUE = "hy_begun", "hy_committed", "hy_deferred"
 
@@ -62,11 +64,6 @@ def forget(conn: Connection) -> None:
         conn.info.pop(key, None)
 
 
-def observed(conn: Connection) -> bool:
-    """Whether someone sees ``conn``'s statements (echo or cursor-event listeners)."""
-    return bool(conn._echo or conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute)
-
-
 def defer(conn: Connection, sql: str, values: Sequence[Any]) -> bool:
     """Queue ``sql`` (``%s`` placeholders for ``values``) to be sent with the commit;
     ``False``: it cannot be queued here, the caller runs it now."""
@@ -96,15 +93,13 @@ def run_client(conn: Connection, sql: str, values: Sequence[Any], *, skip: int =
                 cursor.nextset()
             return cursor.fetchall() if cursor.description is not None else []
     except psycopg.Error as exc:
-        if conn.dialect.is_disconnect(exc, driver, None):
-            conn.invalidate(exc)
-        raise sa.exc.DBAPIError.instance(sql, list(values), exc, psycopg.Error, dialect=conn.dialect) from exc
+        raise as_sqlalchemy_error(conn, sql, list(values), exc) from exc
 
 
 def end_with_commit(conn: Connection) -> None:
     """Send the queued statements and ``COMMIT`` in one round trip."""
     statements, values = take(conn)
     if not statements:
-        conn.exec_driver_sql("COMMIT")
+        run_text(conn, "COMMIT")
         return
     run_client(conn, "; ".join([*statements, "COMMIT"]), values, skip=len(statements))

@@ -1,20 +1,23 @@
-"""Run the store's prebuilt statements straight on the SQLite driver.
+"""Run the store's prebuilt statements straight on the driver (SQLite and psycopg).
 
 SQLAlchemy's execution path (cache lookup, parameter processing, result metadata,
 events) costs several times what SQLite takes to run one of the small statements a
 write is made of: replayed on the driver, the twelve statements of a lite chat ``add``
-take about 0.3 ms, through ``Connection.execute`` well over 1 ms. The statements of
+take about 0.3 ms, through ``Connection.execute`` well over 1 ms. On PostgreSQL it was
+a quarter of the time a writer of grouped one-operation calls spent. The statements of
 every write and point read are built once at module level; this module compiles each
-once per shape (the parameter names, the length of each expanding ``IN`` list) and
-runs it on the driver connection of the caller's transaction, with the same bind and
-result processing SQLAlchemy would apply.
+once per shape (the parameter names, the length of each expanding ``IN`` list, the
+schema the connection's ``schema_translate_map`` names) and runs it on the driver
+connection of the caller's transaction, with the same bind and result processing
+SQLAlchemy would apply. On PostgreSQL the statement is compiled with positional ``%s``
+placeholders (psycopg's), its casts and schema written into the SQL.
 
-``Connection.execute`` is used instead on other dialects, while anyone listens to cursor
-events (statement counters, query-plan tests see every statement) or the engine echoes
-statements, under a schema translation, and for shapes the driver path does not cover
-(an empty ``IN`` list, column defaults, literal-execute parameters). Driver errors are raised as
-SQLAlchemy's own (``sqlalchemy.exc.IntegrityError`` …), as ``Connection.execute``
-would.
+``Connection.execute`` is used instead on other dialects and drivers, while anyone
+listens to cursor events (statement counters, query-plan tests see every statement) or
+the engine echoes statements, under a schema translation on SQLite, and for shapes the
+driver path does not cover (an empty ``IN`` list, column defaults, literal-execute
+parameters). Driver errors are raised as SQLAlchemy's own (``sqlalchemy.exc.IntegrityError``
+…), a lost server connection invalidated, as ``Connection.execute`` would.
 
 Example:
     >>> import sqlalchemy as sa
@@ -31,47 +34,83 @@ Example:
 from __future__ import annotations
 
 import collections
+import copy
 import dataclasses
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql import ClauseElement
 
-from hy_memory_langgraph.store.db import deferred
+from hy_memory_langgraph.store.db.driver import as_sqlalchemy_error, observed
 
 __all__ = ["MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "run", "run_text"]
 
 Params = Mapping[str, Any]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class _Shape:
     """One statement compiled for the driver: SQL with ``IN`` placeholders to expand,
-    where each positional parameter comes from, and how rows come back."""
+    where each positional parameter comes from, and how rows come back (the result
+    processors are known once the driver has described a result: PostgreSQL's depend on
+    the column types the server reports)."""
 
     sql: str
-    sources: tuple[tuple[str, bool, Any], ...]  # (name, expanding, constant or None)
+    #: (name, placeholder of one element when expanding else None, constant or None)
+    sources: tuple[tuple[str, str | None, Any], ...]
     given: frozenset[str]
     processors: Mapping[str, Callable[[Any], Any]]
     row: type | None
-    row_processors: tuple[Callable[[Any], Any] | None, ...]
+    result_types: tuple[Any, ...]
+    #: The placeholder of one value ("?" on SQLite, "%s" on PostgreSQL).
+    mark: str
     #: The values of a parameter set in one call, when every parameter is given as is.
     flat: Callable[[Params], tuple[Any, ...]] | None = None
+    row_processors: tuple[Callable[[Any], Any] | None, ...] | None = None
 
 
 #: Compiled shapes (and multi-row texts) kept; the store has a few dozen.
 MAX_SHAPES = 1024
-_SHAPES: dict[tuple[int, tuple[str, ...]], tuple[ClauseElement, _Shape | None]] = {}
+_SHAPES: dict[tuple[Any, ...], tuple[ClauseElement, Dialect, _Shape | None]] = {}
+#: PostgreSQL dialects with psycopg's positional paramstyle, per engine dialect.
+_POSITIONAL: dict[int, tuple[Dialect, Dialect]] = {}
 
 
-def _compile(conn: Connection, stmt: ClauseElement, names: tuple[str, ...]) -> _Shape | None:
+def _positional(dialect: Dialect) -> Dialect:
+    """``dialect`` itself when its placeholders are positional, else a twin whose are
+    (``%s``: what psycopg takes as well as its named style)."""
+    if dialect.positional:
+        return dialect
+    cached = _POSITIONAL.get(id(dialect))
+    if cached is None or cached[0] is not dialect:
+        twin = copy.copy(dialect)
+        twin.paramstyle, twin.positional = "format", True
+        cached = _POSITIONAL[id(dialect)] = (dialect, twin)
+    return cached[1]
+
+
+def _element(compiled: Any, bind: Any) -> str:
+    """The placeholder SQLAlchemy writes for one element of an expanding parameter
+    (with the element's cast where the dialect casts binds)."""
+    one = compiled.bindtemplate % {"name": bind.key}
+    impl = bind.type._unwrapped_dialect_impl(compiled.dialect)
+    if getattr(compiled.dialect, "_bind_typing_render_casts", False) and impl.render_bind_cast:
+        return str(compiled.render_bind_cast(bind.type, impl, one))
+    return one
+
+
+def _compile(conn: Connection, stmt: ClauseElement, names: tuple[str, ...],
+             translate: Mapping[Any, Any] | None) -> _Shape | None:
     """The driver shape of ``stmt`` called with parameters ``names``; ``None``: not
     covered (parameter names SQLAlchemy escapes, or a parameter it expects but is not given)."""
     column_keys = list(names) if isinstance(stmt, (sa.Insert, sa.Update)) else None
-    compiled: Any = stmt.compile(dialect=conn.dialect, column_keys=column_keys)
+    extra: dict[str, Any] = {"schema_translate_map": translate, "render_schema_translate": True} if translate else {}
+    if isinstance(stmt, sa.Insert) and not stmt._returning:
+        extra["for_executemany"] = True  # no implicit RETURNING of the new key: nobody reads it
+    compiled: Any = stmt.compile(dialect=_positional(conn.dialect), column_keys=column_keys, **extra)
     if (compiled.escaped_bind_names or compiled.positiontup is None or compiled.literal_execute_params
             or _fills_defaults(compiled)):
         return None
@@ -80,25 +119,24 @@ def _compile(conn: Connection, stmt: ClauseElement, names: tuple[str, ...]) -> _
         bind = compiled.binds[name]
         if name not in names and (bind.required or bind.callable is not None):
             return None
-        sources.append((name, bool(bind.expanding), None if name in names else bind.effective_value))
+        sources.append((name, _element(compiled, bind) if bind.expanding else None,
+                        None if name in names else bind.effective_value))
     result_columns = compiled._result_columns
     row = None
-    row_processors: tuple[Callable[[Any], Any] | None, ...] = ()
     if result_columns:
         keys = [column[0] for column in result_columns]
         row = collections.namedtuple("Row", keys, rename=True)  # type: ignore[misc]
-        row_processors = tuple(column[3]._cached_result_processor(conn.dialect, None)
-                               for column in result_columns)
     processors = dict(compiled._bind_processors)
+    mark = "?" if compiled.dialect.paramstyle == "qmark" else "%s"
     return _Shape(str(compiled), tuple(sources), frozenset(names), processors, row,
-                  row_processors, _flat(sources, processors, names))
+                  tuple(column[3] for column in result_columns), mark, _flat(sources, processors, names))
 
 
-def _flat(sources: list[tuple[str, bool, Any]], processors: Mapping[str, Any],
+def _flat(sources: list[tuple[str, str | None, Any]], processors: Mapping[str, Any],
           names: tuple[str, ...]) -> Callable[[Params], tuple[Any, ...]] | None:
     """A getter of the positional values when each is a given parameter, unprocessed."""
     order = [name for name, _, _ in sources]
-    if not order or any(expanding for _, expanding, _ in sources) \
+    if not order or any(element is not None for _, element, _ in sources) \
             or any(n in processors or n not in names for n in order):
         return None
     if len(order) == 1:
@@ -112,24 +150,32 @@ def _fills_defaults(compiled: Any) -> bool:
                 or getattr(compiled, "postfetch", None))
 
 
-def _driver_path(conn: Connection) -> bool:
-    """Whether ``conn``'s statements may skip SQLAlchemy: SQLite, nobody listening to or
-    logging statements, no schema translation."""
-    return (conn.dialect.name == "sqlite" and not deferred.observed(conn)
-            and not conn.get_execution_options().get("schema_translate_map"))
+def _translation(conn: Connection) -> Mapping[Any, Any] | None | bool:
+    """The schema translation the driver path compiles in (``None``: none); ``False``:
+    ``conn``'s statements may not skip SQLAlchemy (another dialect or driver, someone
+    listening to or logging statements, a schema translation on SQLite)."""
+    name = conn.dialect.name
+    if (name != "sqlite" and conn.dialect.driver != "psycopg") or observed(conn):
+        return False
+    translate = conn.get_execution_options().get("schema_translate_map")
+    if name == "sqlite":
+        return False if translate else None
+    return translate or None
 
 
 def _shape(conn: Connection, stmt: ClauseElement, params: Params) -> _Shape | None:
-    if not _driver_path(conn):
+    translate = _translation(conn)
+    if translate is False:
         return None
     names = tuple(params)
-    key = (id(stmt), names)
+    dialect = conn.dialect
+    key = (id(stmt), names, id(dialect), tuple(translate.items()) if translate else None)
     cached = _SHAPES.get(key)
-    if cached is None or cached[0] is not stmt:
+    if cached is None or cached[0] is not stmt or cached[1] is not dialect:
         if len(_SHAPES) >= MAX_SHAPES:  # meant for statements built once; stay bounded anyway
             _SHAPES.clear()
-        cached = _SHAPES[key] = (stmt, _compile(conn, stmt, names))
-    return cached[1]
+        cached = _SHAPES[key] = (stmt, dialect, _compile(conn, stmt, names, translate or None))
+    return cached[2]
 
 
 def _bound(shape: _Shape, params: Params) -> tuple[str, Sequence[Any]] | None:
@@ -137,35 +183,37 @@ def _bound(shape: _Shape, params: Params) -> tuple[str, Sequence[Any]] | None:
     if shape.flat is not None:
         return shape.sql, shape.flat(params)
     sql, values = shape.sql, []
-    for name, expanding, constant in shape.sources:
+    for name, element, constant in shape.sources:
         value = params[name] if name in shape.given else constant
         process = shape.processors.get(name)
-        if not expanding:
+        if element is None:
             values.append(process(value) if process is not None and value is not None else value)
             continue
         if not value:
             return None
         values.extend(process(v) if process is not None and v is not None else v for v in value)
-        sql = sql.replace(f"__[POSTCOMPILE_{name}]", ", ".join("?" * len(value)), 1)
+        sql = sql.replace(f"__[POSTCOMPILE_{name}]", ", ".join([element] * len(value)), 1)
     return sql, values
 
 
-def _rows(shape: _Shape, raw: list[tuple[Any, ...]]) -> list[Any]:
+def _rows(conn: Connection, shape: _Shape, cursor: Any, raw: list[tuple[Any, ...]]) -> list[Any]:
     assert shape.row is not None
-    make, processors = shape.row._make, shape.row_processors  # type: ignore[attr-defined]
+    processors = shape.row_processors
+    if processors is None:
+        codes = [column[1] for column in cursor.description] if cursor.description else []
+        if len(codes) != len(shape.result_types):
+            codes = [None] * len(shape.result_types)
+        processors = shape.row_processors = tuple(
+            kind._cached_result_processor(conn.dialect, code) for kind, code in zip(shape.result_types, codes))
+    make = shape.row._make  # type: ignore[attr-defined]
     if not any(processors):
         return [make(r) for r in raw]
     return [make(p(v) if p is not None and v is not None else v for p, v in zip(processors, r))
             for r in raw]
 
 
-def _driver_error(conn: Connection, sql: str, values: Any, error: Exception) -> Exception:
-    return sa.exc.DBAPIError.instance(sql, values, error, conn.dialect.loaded_dbapi.Error,
-                                      dialect=conn.dialect)
-
-
 def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -> list[Any]:
-    """Rows of a ``SELECT`` (or a one-row ``… RETURNING``), each with attribute access."""
+    """Rows of a ``SELECT`` (or a ``… RETURNING``), each with attribute access."""
     params = params or {}
     shape = _shape(conn, stmt, params)
     bound = _bound(shape, params) if shape is not None and shape.row is not None else None
@@ -173,24 +221,24 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
         return list(conn.execute(stmt, params))
     assert shape is not None
     driver = conn.connection.driver_connection
-    error_class = conn.dialect.loaded_dbapi.Error
     try:
-        raw = driver.execute(*bound).fetchall()
-    except error_class as exc:
-        raise _driver_error(conn, *bound, exc) from exc
-    return _rows(shape, raw)
+        cursor = driver.execute(*bound)
+        raw = cursor.fetchall()
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise as_sqlalchemy_error(conn, *bound, exc) from exc
+    return _rows(conn, shape, cursor, raw)
 
 
 def run_text(conn: Connection, sql: str) -> None:
     """Run SQL text without parameters or rows (``BEGIN IMMEDIATE``): on the driver where
     statements may skip SQLAlchemy, else with ``Connection.exec_driver_sql``."""
-    if not _driver_path(conn):
+    if _translation(conn) is False:
         conn.exec_driver_sql(sql)
         return
     try:
         conn.connection.driver_connection.execute(sql)
     except conn.dialect.loaded_dbapi.Error as exc:
-        raise _driver_error(conn, sql, (), exc) from exc
+        raise as_sqlalchemy_error(conn, sql, (), exc) from exc
 
 
 def _run_bound(shape: _Shape, rows: Sequence[Params]) -> list[tuple[str, Sequence[Any]]] | None:
@@ -204,6 +252,18 @@ def _run_bound(shape: _Shape, rows: Sequence[Params]) -> list[tuple[str, Sequenc
         return None
     bound = [_bound(shape, row) for row in rows]
     return None if any(b is None for b in bound) else bound  # type: ignore[return-value]
+
+
+def _execute_many(driver: Any, sql: str, values: list[Sequence[Any]]) -> None:
+    """One statement over several value sets (psycopg: on a cursor, pipelined)."""
+    if hasattr(driver, "executemany"):  # sqlite3
+        driver.executemany(sql, values)
+        return
+    cursor = driver.cursor()
+    try:
+        cursor.executemany(sql, values)
+    finally:
+        cursor.close()
 
 
 def run(conn: Connection, stmt: ClauseElement, params: Params | Sequence[Params] | None = None) -> None:
@@ -222,21 +282,36 @@ def run(conn: Connection, stmt: ClauseElement, params: Params | Sequence[Params]
         if len(bound) == 1:
             driver.execute(sql, bound[0][1])
         elif all(b[0] == sql for b in bound):
-            driver.executemany(sql, [b[1] for b in bound])
+            _execute_many(driver, sql, [b[1] for b in bound])
         else:
             for b in bound:
                 driver.execute(*b)
     except conn.dialect.loaded_dbapi.Error as exc:
-        raise _driver_error(conn, sql, [b[1] for b in bound], exc) from exc
+        raise as_sqlalchemy_error(conn, sql, [b[1] for b in bound], exc) from exc
 
 
-def _values_group(sql: str, width: int) -> tuple[int, int] | None:
-    """Start and end of the single ``VALUES (?, …)`` group of an ``INSERT`` of ``width`` columns."""
-    group = "(" + ", ".join("?" * width) + ")"
-    at = sql.find("VALUES " + group)
-    if at < 0 or sql.count("?") != width:
+def _values_group(sql: str, mark: str, width: int) -> tuple[int, int] | None:
+    """Start and end of the single ``VALUES (…)`` group of an ``INSERT`` of ``width``
+    placeholders (``None``: not such an insert)."""
+    at = sql.find("VALUES (")
+    if at < 0 or sql.count(mark) != width or "%%" in sql:
         return None
-    return at + len("VALUES "), at + len("VALUES ") + len(group)
+    start = at + len("VALUES ")
+    depth, quote = 0, ""
+    for end in range(start, len(sql)):
+        char = sql[end]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                group = sql[start:end + 1]
+                return (start, end + 1) if group.count(mark) == width else None
+    return None
 
 
 def _many_values(shape: _Shape, count: int) -> str | None:
@@ -244,7 +319,7 @@ def _many_values(shape: _Shape, count: int) -> str | None:
     key = (shape.sql, count)
     cached = _MANY_VALUES.get(key)
     if cached is None:
-        span = _values_group(shape.sql, len(shape.sources))
+        span = _values_group(shape.sql, shape.mark, len(shape.sources))
         if span is None:
             return None
         if len(_MANY_VALUES) >= MAX_SHAPES:
@@ -255,7 +330,8 @@ def _many_values(shape: _Shape, count: int) -> str | None:
 
 
 _MANY_VALUES: dict[tuple[str, int], str] = {}
-#: Rows per multi-row ``INSERT`` (SQLite allows 32,766 parameters per statement).
+#: Rows per multi-row ``INSERT`` (SQLite allows 32,766 parameters per statement,
+#: PostgreSQL 65,535).
 ROWS_PER_INSERT = 500
 
 
@@ -265,19 +341,20 @@ def insert_returning(conn: Connection, stmt: ClauseElement, rows: Sequence[Param
     if not rows:
         return []
     shape = _shape(conn, stmt, rows[0])
-    if (shape is None or shape.row is None or any(s[1] for s in shape.sources)
+    if (shape is None or shape.row is None or any(s[1] is not None for s in shape.sources)
             or any(set(r) != shape.given for r in rows) or _many_values(shape, 1) is None):
         return list(conn.execute(stmt, list(rows)))
     driver = conn.connection.driver_connection
-    error_class = conn.dialect.loaded_dbapi.Error
     out: list[tuple[Any, ...]] = []
+    cursor = None
     for start in range(0, len(rows), ROWS_PER_INSERT):
         part = rows[start:start + ROWS_PER_INSERT]
         sql = _many_values(shape, len(part))
         assert sql is not None
         values = [v for row in part for v in _bound(shape, row)[1]]  # type: ignore[index]
         try:
-            out.extend(driver.execute(sql, values).fetchall())
-        except error_class as exc:
-            raise _driver_error(conn, sql, values, exc) from exc
-    return _rows(shape, out)
+            cursor = driver.execute(sql, values)
+            out.extend(cursor.fetchall())
+        except conn.dialect.loaded_dbapi.Error as exc:
+            raise as_sqlalchemy_error(conn, sql, values, exc) from exc
+    return _rows(conn, shape, cursor, out)

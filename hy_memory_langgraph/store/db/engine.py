@@ -511,7 +511,7 @@ def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
     statement may carry the ``COMMIT``, and statements the block queued
     (:mod:`.deferred`) travel with it; a failed commit rolls back like a failed block."""
     conn.execution_options(isolation_level="AUTOCOMMIT")
-    conn.exec_driver_sql(begin_sql)
+    direct.run_text(conn, begin_sql)
     deferred.mark_begun(conn)
     try:
         yield
@@ -519,7 +519,7 @@ def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
             deferred.end_with_commit(conn)  # with the statements queued meanwhile
     except BaseException:
         with contextlib.suppress(Exception):  # a lost connection has nothing to roll back
-            conn.exec_driver_sql("ROLLBACK")
+            direct.run_text(conn, "ROLLBACK")
         raise
     finally:
         with contextlib.suppress(Exception):  # an invalidated connection has no info left

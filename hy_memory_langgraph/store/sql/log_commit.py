@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.store.db import deferred
+from hy_memory_langgraph.store.db.driver import observed
 from hy_memory_langgraph.store.schema.tables import changes
 from hy_memory_langgraph.store.sql.statements import table_name
 
@@ -35,7 +36,7 @@ _FORGET = "UPDATE {table} SET namespace = '', key = '' WHERE item_id = ANY(%s::b
 
 def can_commit_with_log(conn: Connection) -> bool:
     """Whether :func:`commit_with_log` may end ``conn``'s transaction."""
-    return conn.dialect.name == "postgresql" and deferred.is_begun(conn) and not deferred.observed(conn)
+    return conn.dialect.name == "postgresql" and deferred.is_begun(conn) and not observed(conn)
 
 
 def commit_with_log(conn: Connection, entries: Sequence[dict[str, Any]], lock_key: int,

@@ -175,9 +175,36 @@ class Where(NamedTuple):
 
 def _is_narrow(conn: Connection, params: dict[str, Any]) -> bool:
     """Whether few enough rows lie under the prefix for the namespace index to pay off."""
-    approx_rows = int(conn.execute(_MAX_ID).scalar() or 0)
+    approx_rows = int(direct.fetch(conn, _MAX_ID)[0][0] or 0)
     cap = max(_NARROW_MIN, approx_rows // 8)
-    return int(conn.execute(_COUNT_UNDER, {**params, "hy_cap": cap}).scalar() or 0) < cap
+    return int(direct.fetch(conn, _COUNT_UNDER, {**params, "hy_cap": cap})[0][0] or 0) < cap
+
+
+# The clauses item_where builds without an extra filter, built once, and the listing
+# statements over each (so they take the driver path, :mod:`..db.direct`).
+_LIVE_UNDER = {_UNDER_RANGE: sa.and_(_LIVE, _UNDER_RANGE), _UNDER_SCAN: sa.and_(_LIVE, _UNDER_SCAN)}
+_LIMIT = sa.bindparam("hy_limit", type_=sa.Integer())
+_OFFSET = sa.bindparam("hy_offset", type_=sa.Integer())
+
+
+def _newest_first(clause: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    return (sa.select(*ITEM_COLUMNS).where(clause)
+            .order_by(items.c.updated_at.desc(), items.c.id.desc()).limit(_LIMIT).offset(_OFFSET))
+
+
+def _namespaces(clause: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    return sa.select(items.c.namespace).where(clause).distinct()
+
+
+_PREBUILT_CLAUSES = (_LIVE, *_LIVE_UNDER.values())
+#: ``id(clause) -> (clause, newest-first listing, distinct namespaces)`` per prebuilt clause.
+_LISTINGS = {id(c): (c, _newest_first(c), _namespaces(c)) for c in _PREBUILT_CLAUSES}
+
+
+def _listing(clause: sa.ColumnElement[bool], which: int) -> sa.Select[Any] | None:
+    """The prebuilt statement ``which`` (1: newest first, 2: namespaces) over ``clause``."""
+    found = _LISTINGS.get(id(clause))
+    return found[which] if found is not None and found[0] is clause else None
 
 
 def item_where(
@@ -192,7 +219,7 @@ def item_where(
         # PostgreSQL's planner weighs the range itself (column statistics): no probe
         narrow = conn.dialect.name == "postgresql" or _is_narrow(conn, params)
         under = _UNDER_RANGE if narrow else _UNDER_SCAN
-        clause = sa.and_(clause, under)
+        clause = _LIVE_UNDER[under] if extra is None else sa.and_(clause, under)
     if extra is not None:
         clause = sa.and_(clause, extra)
     return Where(clause, params)
@@ -279,14 +306,11 @@ def fetch_by_ids(conn: Connection, ids: Iterable[int], now: int) -> dict[int, Ro
 
 def newest_first(conn: Connection, where: Where, limit: int, offset: int) -> list[Row[Any]]:
     """Matching rows ordered by ``updated_at`` (then id) descending."""
-    stmt = (
-        sa.select(*ITEM_COLUMNS)
-        .where(where.clause)
-        .order_by(items.c.updated_at.desc(), items.c.id.desc())
-        .limit(limit)
-        .offset(offset)
-    )
-    return list(conn.execute(stmt, where.params))
+    params = {**where.params, "hy_limit": limit, "hy_offset": offset}
+    prebuilt = _listing(where.clause, 1)
+    if prebuilt is not None:
+        return direct.fetch(conn, prebuilt, params)
+    return list(conn.execute(_newest_first(where.clause), params))
 
 
 def without_vectors(where: Where) -> Where:
@@ -313,8 +337,9 @@ def scopes_under(conn: Connection, prefix: str) -> list[str]:
 def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
     """Distinct encoded namespaces holding at least one live item under ``prefix``."""
     where = item_where(conn, prefix, now)
-    stmt = sa.select(items.c.namespace).where(where.clause).distinct()
-    return list(conn.execute(stmt, where.params).scalars())
+    stmt = _listing(where.clause, 2)
+    assert stmt is not None  # item_where without an extra filter gives a prebuilt clause
+    return [row[0] for row in direct.fetch(conn, stmt, where.params)]
 
 
 # ---------------------------------------------------------------- writes
@@ -347,7 +372,7 @@ def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool], documented: sa
 _UPSERT = {
     "sqlite": _upsert_statement(sqlite.insert, sa.false(), sa.true()),
     "postgresql": _upsert_statement(
-        postgresql.insert, sa.literal_column("xmax") == sa.literal(0),
+        postgresql.insert, sa.literal_column("xmax = 0", sa.Boolean()),
         sa.exists().where(lexical_docs.c.item_id == sa.literal_column(f"{items.name}.id"))),
 }
 
@@ -374,6 +399,12 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
 
 
 _DOCUMENTED = sa.exists().where(lexical_docs.c.item_id == items.c.id).label("documented")
+_KEYS_IN_NS = sa.and_(items.c.namespace == _NS, items.c.key.in_(sa.bindparam("hy_keys", expanding=True)))
+_DELETE_KEYS = {
+    "postgresql": sa.delete(items).where(_KEYS_IN_NS).returning(
+        items.c.id, items.c.namespace, items.c.key, _DOCUMENTED),
+    "sqlite": sa.select(items.c.id, items.c.namespace, items.c.key, sa.true().label("documented")).where(_KEYS_IN_NS),
+}
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
@@ -386,13 +417,10 @@ def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row
     """
     gone: list[Row[Any]] = []
     server = conn.dialect.name == "postgresql"
+    found = _DELETE_KEYS["postgresql" if server else "sqlite"]
     for namespace, keys in by_namespace(pairs).items():
         for part in chunks(keys):
-            cond = sa.and_(items.c.namespace == namespace, items.c.key.in_(list(part)))
-            found = (sa.delete(items).where(cond).returning(items.c.id, items.c.namespace, items.c.key, _DOCUMENTED)
-                     if server else sa.select(items.c.id, items.c.namespace, items.c.key,
-                                              sa.true().label("documented")).where(cond))
-            gone.extend(conn.execute(found))
+            gone.extend(direct.fetch(conn, found, {"hy_ns": namespace, "hy_keys": list(part)}))
     if not server:
         delete_ids(conn, [r.id for r in gone])
     return gone
