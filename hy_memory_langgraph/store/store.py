@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
@@ -45,6 +45,7 @@ from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, 
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
 from hy_memory_langgraph.store.batch.search import run_key_search, run_search
+from hy_memory_langgraph.store.batch.single import SingleCalls
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
@@ -106,7 +107,7 @@ def _one_statement(plan: BatchPlan) -> bool:
     return (reads == 1 or plan.grouped) and not any(op.query for _, op, _ in plan.searches)
 
 
-class HyMemoryStore(BaseStore):
+class HyMemoryStore(SingleCalls, BaseStore):
     """Persistent langgraph store: SQLite or PostgreSQL + per-scope FAISS indexes.
 
     The database is the source of truth for items *and* vectors. Each store
@@ -494,6 +495,16 @@ class HyMemoryStore(BaseStore):
         if _groupable(ops):
             return [await self._agroup.call(ops[0])]
         return await self._abatch_alone(ops)
+
+    def _asingle(self, op: Op) -> Awaitable[Result]:
+        """The result of one LangGraph operation (what ``aget``, ``aput``... make,
+        :mod:`.batch.single`): grouped with concurrent calls where :func:`_groupable` allows."""
+        if type(op) in GROUPABLE and not EMBEDDING_OWNERS.get():  # _groupable, without a list
+            return self._agroup.call(op)
+        return self._aalone(op)
+
+    async def _aalone(self, op: Op) -> Result:
+        return (await self._abatch_alone([op]))[0]
 
     async def _abatch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
         """:meth:`abatch` of these ops (``grouped``: one-operation calls of several callers)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
+from langgraph.store.base import BaseStore, GetOp, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
 from hy_memory_langgraph.embedding_batch import EMBEDDING_OWNERS
 from hy_memory_langgraph.errors import InvalidInputError
@@ -264,3 +264,78 @@ def test_event_loops_in_turn_and_side_by_side_keep_their_own_queues() -> None:
         thread.join(30)
     assert results == {tag: [f"{tag}{i}" for i in range(20)] for tag in ("x", "y")}
     assert sum(size for _, size in seen) == 100
+
+
+def test_reads_whose_fields_have_their_own_types_are_keyed_by_themselves() -> None:
+    """An op whose fields are text, ints and flags is its own read key; a field of
+    another type (``True`` for ``1``) keeps it apart from its lookalike."""
+    seen: list[list[Any]] = []
+
+    def inner(batch: list[Any]) -> list[Any]:
+        seen.append(batch)
+        return [None for _ in batch]
+
+    ns_op = ListNamespacesOp(match_conditions=(MatchCondition("prefix", ("a", "*")),), max_depth=1)
+    ops = [GetOp(("a",), "k", True), GetOp(("a",), "k", True), GetOp(("a",), "k", 1),
+           SearchOp(("a",), limit=1), SearchOp(("a",), limit=1), SearchOp(("a",), limit=True),
+           ns_op, ns_op._replace(), ns_op._replace(max_depth=True), ns_op._replace(max_depth=1.0)]
+    outcomes = run_grouped(inner, ops)
+    assert [error for _, error in outcomes] == [None] * len(ops)
+    assert [(type(op).__name__, op[1:]) for op in seen[0]] == [
+        ("GetOp", ("k", True)), ("GetOp", ("k", 1)), ("SearchOp", (None, 1, 0, None, True)),
+        ("SearchOp", (None, True, 0, None, True)), ("ListNamespacesOp", (1, 100, 0)),
+        ("ListNamespacesOp", (True, 100, 0)), ("ListNamespacesOp", (1.0, 100, 0))]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_async_one_operation_methods_behave_as_langgraphs(open_store: Callable[..., BaseStore]) -> None:
+    """``aget``/``asearch``/``aput``/``adelete``/``alist_namespaces`` skip ``abatch``
+    (``store/batch/single.py``) and give what ``BaseStore``'s versions over ``abatch``
+    give: the same results, the same errors for bad arguments."""
+    store = open_store(index=None, ttl={"default_ttl": 10.0, "refresh_on_read": True})
+    assert isinstance(store, HyMemoryStore)
+    ns = ("docs", "u1")
+    await store.aput(ns, 7, {"v": 1})  # the key becomes "7", as in BaseStore.aput
+    await BaseStore.aput(store, ns, "8", {"v": 2}, ttl=None)
+    calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+        ("aget", (ns, "7"), {}), ("aget", (ns, 8), {"refresh_ttl": False}), ("aget", (ns, "nope"), {}),
+        ("asearch", (("docs",),), {"limit": 1, "offset": 1}), ("asearch", (("docs",),), {"filter": {"v": 2}}),
+        ("alist_namespaces", (), {"prefix": ("docs",), "max_depth": 1}),
+        ("alist_namespaces", (), {"suffix": ("u1",)}),
+        ("aget", ((),  "7"), {}), ("aget", (("a.b",), "7"), {}), ("asearch", (("",),), {}),
+        ("aput", ((), "k", {"v": 0}), {}), ("aput", (("langgraph", "x"), "k", {"v": 0}), {}),
+        ("aput", (ns, "k", {"v": 0}), {"ttl": -1}), ("adelete", (("a.b",), "k"), {}),
+        ("alist_namespaces", (), {"prefix": ("a.b",)}), ("asearch", (("docs",),), {"limit": -1}),
+    ]
+    for name, args, kwargs in calls:
+        ours = await _outcome(getattr(store, name)(*args, **kwargs))
+        theirs = await _outcome(getattr(BaseStore, name)(store, *args, **kwargs))
+        assert ours == theirs, name
+    await store.adelete(ns, "7")
+    assert await store.aget(ns, "7") is None and (await store.aget(ns, "8")).value == {"v": 2}
+
+
+async def _outcome(call: Any) -> Any:
+    try:
+        result = await call
+    except Exception as exc:
+        return (type(exc), str(exc))
+    if isinstance(result, list):
+        return [(r.namespace, r.key, r.value) if isinstance(r, Item) else r for r in result]
+    return (result.namespace, result.key, result.value) if isinstance(result, Item) else result
+
+
+async def test_async_calls_made_for_named_users_run_alone(hy_factory: Callable[..., HyMemoryStore],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    store = hy_factory(index=None)
+    grouped: list[Any] = []
+    call = store._agroup.call
+    monkeypatch.setattr(store._agroup, "call", lambda op: grouped.append(op) or call(op))
+    token = EMBEDDING_OWNERS.set(("alice",))
+    try:
+        await store.aput(NS, "k", {"v": 1})
+    finally:
+        EMBEDDING_OWNERS.reset(token)
+    assert grouped == []
+    assert (await store.aget(NS, "k")).value == {"v": 1}
+    assert [type(op).__name__ for op in grouped] == ["GetOp"]

@@ -37,11 +37,11 @@ import asyncio
 import copy
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.store.base import GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchOp
+from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchOp
 
 __all__ = ["AsyncCoalescer", "Coalescer", "GROUPABLE", "run_grouped"]
 
@@ -52,7 +52,12 @@ Outcome = tuple[Result, BaseException | None]
 
 
 def _frozen(value: Any) -> Any:
-    """A hashable stand-in of a JSON-like value that keeps ``1``, ``1.0`` and ``True`` apart."""
+    """A hashable stand-in of a JSON-like value that keeps ``1``, ``1.0`` and ``True`` apart
+    (text, ``None`` and tuples of text, as namespaces are, stand for themselves: no other
+    stand-in is text or a tuple of text only)."""
+    kind = type(value)
+    if kind is str or value is None or (kind is tuple and all(type(v) is str for v in value)):
+        return value
     if isinstance(value, dict):
         return ("dict", tuple(sorted(((str(k), _frozen(v)) for k, v in value.items()), key=repr)))
     if isinstance(value, (list, tuple)):
@@ -61,10 +66,39 @@ def _frozen(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
+def _texts(value: Any) -> bool:
+    return type(value) is tuple and all(type(v) is str for v in value)
+
+
+_FLAG = (type(None), bool)
+_COUNT = (type(None), int)
+
+
+def _plain(op: Op) -> bool:
+    """Whether each field of the read ``op`` has the one type its field allows (text,
+    ``int`` not ``bool``, a flag), so that equal ops are the same read: the op is then
+    its own key, without building a stand-in of every field."""
+    kind = type(op)
+    if kind is GetOp:
+        return _texts(op.namespace) and type(op.key) is str and type(op.refresh_ttl) in _FLAG
+    if kind is SearchOp:
+        return (op.filter is None and _texts(op.namespace_prefix) and type(op.limit) is int
+                and type(op.offset) is int and type(op.query) in (type(None), str)
+                and type(op.refresh_ttl) in _FLAG)
+    if kind is ListNamespacesOp:
+        return (type(op.limit) is int and type(op.offset) is int and type(op.max_depth) in _COUNT
+                and type(op.match_conditions) is tuple
+                and all(type(c) is MatchCondition and type(c.match_type) is str and _texts(c.path)
+                        for c in op.match_conditions))
+    return False
+
+
 def _read_key(op: Op) -> Any:
     """What makes two reads the same read (``None``: not a read, or not comparable)."""
     if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
         return None
+    if _plain(op):
+        return (type(op), op)
     try:
         return (type(op).__name__, tuple(_frozen(part) for part in op))
     except TypeError:
@@ -99,21 +133,20 @@ def _dedupe(ops: Sequence[Op]) -> tuple[list[Op], list[int]]:
     return unique, listen
 
 
-def _spread(results: Sequence[Result], listen: Sequence[int]) -> list[Outcome]:
+def _spread(results: Sequence[Result], listen: Sequence[int]) -> Iterator[Result]:
+    """Each call's result: the first caller of a read gets it, the others copies."""
     delivered: set[int] = set()
-    out: list[Outcome] = []
     for index in listen:
         result = results[index]
-        out.append((_clone(result) if index in delivered else result, None))
+        yield _clone(result) if index in delivered else result
         delivered.add(index)
-    return out
 
 
 def run_grouped(run: Callable[[list[Op]], list[Result]], ops: Sequence[Op]) -> list[Outcome]:
     """Each call's ``(result, error)``: the calls as one batch, or one by one if it failed."""
     unique, listen = _dedupe(ops)
     try:
-        return _spread(run(unique), listen)
+        return [(result, None) for result in _spread(run(unique), listen)]
     except Exception as exc:
         if len(ops) == 1:
             return [(None, exc)]
@@ -211,8 +244,13 @@ class AsyncCoalescer:
         # reference per call (60,000 gathered calls: a tenth of their Python time)
         self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], _LoopQueue] | None = None
 
-    async def call(self, op: Op) -> Result:
-        """Run ``op`` with the other calls queued on this loop; its result (or its error)."""
+    def call(self, op: Op) -> asyncio.Future[Result]:
+        """Queue ``op`` to run with the other calls queued on this loop; the future of its
+        result (or its error). Called on the loop's thread, in a coroutine or callback.
+
+        A plain function returning the future, not a coroutine: with 60,000 calls
+        gathered at once, every suspended frame less is memory the cyclic collector
+        does not walk again and again."""
         loop = asyncio.get_running_loop()
         last = self._last
         if last is not None and last[0]() is loop:
@@ -226,13 +264,15 @@ class AsyncCoalescer:
         queue.waiting.append((op, future))
         if queue.task is None:
             queue.task = loop.create_task(self._drain(queue))
-        return await future
+        return future
 
     async def _drain(self, queue: _LoopQueue) -> None:
         try:
             while queue.waiting:
                 group, queue.waiting = queue.waiting, []
-                queue.running = [(op, future) for op, future in group if not future.done()]  # cancelled
+                if any(future.done() for _, future in group):  # cancelled meanwhile
+                    group = [(op, future) for op, future in group if not future.done()]
+                queue.running = group
                 if queue.running:
                     await self._run_group(queue.running)
         finally:
@@ -246,9 +286,14 @@ class AsyncCoalescer:
         ops = [op for op, _ in group]
         unique, listen = _dedupe(ops)
         try:
-            outcomes = _spread(await self._run(unique), listen)
+            results = await self._run(unique)
         except Exception as exc:
             outcomes = [(None, exc)] if len(ops) == 1 else [await self._alone(op) for op in ops]
+        else:  # no (result, error) pair per call: 60,000 of them would only feed the collector
+            for (_, future), result in zip(group, _spread(results, listen), strict=True):
+                if not future.done():
+                    future.set_result(result)
+            return
         for (_, future), (result, error) in zip(group, outcomes, strict=True):
             if future.done():
                 continue

@@ -70,7 +70,7 @@ def _require_unicode(op: Op) -> None:
     """Namespace labels and keys must be valid Unicode text (no lone surrogate)."""
     namespace = getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None) or ()
     for text in (*namespace, getattr(op, "key", "")):
-        if isinstance(text, str):
+        if isinstance(text, str) and not text.isascii():
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError:
@@ -179,7 +179,8 @@ _NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")  # an unescaped \u0000 in J
 def _refuse_nul(put: PutPlan) -> None:
     """PostgreSQL text (and jsonb) cannot hold U+0000; say so instead of a driver error."""
     texts = [put.namespace, put.key, *(t for _, t in put.texts)]
-    if any("\x00" in t for t in texts) or (put.value_json is not None and _NUL_ESCAPE.search(put.value_json)):
+    escaped = put.value_json is not None and "\\u0000" in put.value_json and _NUL_ESCAPE.search(put.value_json)
+    if escaped or any("\x00" in t for t in texts):
         raise InvalidInputError(
             f"item {put.key!r}: PostgreSQL cannot store the NUL character (U+0000); remove it "
             "from the key, namespace and value (or keep this store on SQLite: unset MEMORY_DB_URL)"
@@ -269,7 +270,7 @@ def plan_batch(
             put = _plan_put(op, fields, default_ttl)
             if forbid_nul:
                 _refuse_nul(put)
-            plan.puts[(encode(op.namespace), op.key)] = put
+            plan.puts[(put.namespace, op.key)] = put
         elif isinstance(op, SearchOp):
             _check_page(op.limit, op.offset, "search")
             where = compile_filter(op.filter) if op.filter else None

@@ -75,7 +75,9 @@ class _Shape:
 #: Compiled shapes (and multi-row texts) kept; the store has a few dozen.
 MAX_SHAPES = 1024
 _SHAPES: dict[tuple[Any, ...], tuple[ClauseElement, Dialect, _Shape | None]] = {}
-#: PostgreSQL dialects with psycopg's positional paramstyle, per engine dialect.
+#: PostgreSQL dialects with psycopg's positional paramstyle, per engine dialect (at most
+#: ``MAX_DIALECTS`` kept).
+MAX_DIALECTS = 64
 _POSITIONAL: dict[int, tuple[Dialect, Dialect]] = {}
 
 
@@ -86,6 +88,8 @@ def _positional(dialect: Dialect) -> Dialect:
         return dialect
     cached = _POSITIONAL.get(id(dialect))
     if cached is None or cached[0] is not dialect:
+        if len(_POSITIONAL) >= MAX_DIALECTS:  # engines come and go (tests, short-lived stores)
+            _POSITIONAL.clear()
         twin = copy.copy(dialect)
         twin.paramstyle, twin.positional = "format", True
         cached = _POSITIONAL[id(dialect)] = (dialect, twin)
