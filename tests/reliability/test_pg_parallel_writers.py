@@ -77,7 +77,8 @@ def test_another_users_writer_goes_on_while_one_user_is_locked(pg_url: str) -> N
         store.put(("u", "alice"), "seed", {"text": "seed"})
         ctx = mp.get_context("spawn")
         out = ctx.Queue()
-        with write_tx(store._engine, scopes=[scope_of(encode(("u", "alice")))]):  # alice's writer, mid-way
+        with write_tx(store._engine, scopes=[scope_of(encode(("u", "alice")))]) as conn:
+            conn.exec_driver_sql("SELECT 1")  # alice's writer, mid-way: its first statement took the lock
             blocked, errors = _thread(lambda: store.put(("u", "alice", "notes"), "n1", {"text": "waits"}))
             child = ctx.Process(target=_put_in_child, args=(pg_url, "par", "bob", out))
             child.start()

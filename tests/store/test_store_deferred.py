@@ -1,8 +1,10 @@
-"""PostgreSQL: statements without results travel with the commit (store/db/deferred.py).
+"""PostgreSQL: statements without results travel with the commit, the transaction's
+opening with the first statement (store/db/deferred.py).
 
 Queued statements run in the writer's transaction, after what it sent meanwhile and
 before ``COMMIT``; a rolled-back transaction runs none of them; a listened-to connection
-and SQLite queue nothing. The store's own writes keep their effects (TTL refreshes,
+and SQLite queue nothing. ``BEGIN`` and the scope locks go out with the first statement,
+whichever path it takes. The store's own writes keep their effects (TTL refreshes,
 vector drops, emptied lexical statistics) while a mixed batch costs fewer round trips.
 """
 
@@ -18,7 +20,7 @@ import sqlalchemy as sa
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 
 from hy_memory_langgraph.store import HyMemoryStore
-from hy_memory_langgraph.store.db import deferred
+from hy_memory_langgraph.store.db import deferred, direct
 from hy_memory_langgraph.store.db.engine import create_store_engine, release_engine, write_tx
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
 
@@ -100,6 +102,52 @@ class _Trips:
         return counted
 
 
+T = sa.table("t", sa.column("k", sa.Integer), sa.column("v", sa.Integer))
+BY_KEY = sa.select(T.c.v).where(T.c.k == sa.bindparam("k", type_=sa.Integer()))
+_OPENING = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE; SELECT count(pg_advisory_xact_lock("
+
+
+def test_the_opening_travels_with_the_first_statement(engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``BEGIN`` and the scope locks are sent with the block's first statement, in its
+    round trip; a block that sends nothing begins nothing."""
+    trips = _Trips(monkeypatch)
+    with write_tx(engine, scopes=["a"]) as conn:
+        assert trips.sent == []
+        assert [r.v for r in direct.fetch(conn, BY_KEY, {"k": 2})] == [0]
+        direct.run(conn, sa.update(T).where(T.c.k == sa.bindparam("b_k")).values(v=sa.bindparam("b_v")),
+                   {"b_k": 1, "b_v": 4})
+    assert trips.sent[0].startswith(_OPENING) and trips.sent[0].endswith("WHERE t.k = %s::INTEGER")
+    assert len(trips.sent) == 3 and trips.sent[1].startswith("UPDATE") and trips.sent[2] == "COMMIT"
+    assert _values(engine) == {1: 4, 2: 0}
+    trips.sent.clear()
+    with write_tx(engine, scopes=["a"]):
+        pass
+    assert trips.sent == []
+
+
+@pytest.mark.parametrize("first", ["exec_driver_sql", "execute"])
+def test_a_statement_through_sqlalchemy_sends_the_opening_first(engine: sa.Engine, first: str) -> None:
+    """A block whose first statement goes through SQLAlchemy (``execute`` or
+    ``exec_driver_sql``) still runs it inside the transaction: a failed block leaves
+    nothing behind."""
+    with pytest.raises(RuntimeError), write_tx(engine, scopes=["a"]) as conn:
+        if first == "execute":
+            conn.execute(sa.update(T).where(T.c.k == 1).values(v=8))
+        else:
+            conn.exec_driver_sql("UPDATE t SET v = 8 WHERE k = 1")
+        assert _values(engine) == {1: 0, 2: 0}  # not committed on its own
+        raise RuntimeError("the writer failed")
+    assert _values(engine) == {1: 0, 2: 0}
+
+
+def test_an_observed_transaction_begins_at_once(engine: sa.Engine) -> None:
+    seen: list[str] = []
+    sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    with write_tx(engine, scopes=["a"]):
+        assert len(seen) == 1 and seen[0].startswith(_OPENING)
+    assert seen[-1] == "COMMIT"
+
+
 def test_a_mixed_batch_keeps_its_effects_in_fewer_round_trips(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     ns = ("test", "u1")
     with HyMemoryStore(pg_url, ttl={"default_ttl": 10.0, "refresh_on_read": True}) as store:
@@ -150,3 +198,31 @@ def test_writes_tell_which_items_have_a_lexical_document(pg_url: str) -> None:
             conn.exec_driver_sql("ROLLBACK")  # leave the store as it was
             deferred.mark_committed(conn)
         assert doc != plain and store.get(ns, "doc") is not None
+
+
+def test_a_put_costs_two_round_trips_and_keeps_its_vectors(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A put on PostgreSQL: the opening travels with the upsert, the vector rows (the old
+    ones dropped first on a re-put) with the change log and ``COMMIT``; the vectors are
+    in the table, as a store opened afresh finds them."""
+    from hy_memory_langgraph.testing import HashingEmbeddings  # noqa: PLC0415
+
+    def index() -> Any:
+        return {"dims": 16, "embed": HashingEmbeddings(dims=16), "fields": ["text"]}
+
+    ns = ("test", "u1")
+    with HyMemoryStore(pg_url, index=index()) as store:
+        store.put(ns, "warm", {"text": "a first note"})
+        for text in ("tea with lemon", "coffee with milk"):
+            trips = _Trips(monkeypatch)
+            store.put(ns, "k", {"text": text})
+            sent = list(trips.sent)
+            monkeypatch.undo()
+            assert len(sent) == 2
+            assert sent[0].startswith(_OPENING) and "INSERT INTO public.hy_store_items" in sent[0]
+            assert "INSERT INTO public.hy_store_vectors" in sent[1] and sent[1].endswith("COMMIT")
+        with store._engine.connect() as conn:
+            stored = conn.exec_driver_sql("SELECT v.text FROM public.hy_store_vectors v JOIN "
+                                          "public.hy_store_items i ON i.id = v.item_id WHERE i.key = 'k'").all()
+        assert [row[0] for row in stored] == ["coffee with milk"]
+    with HyMemoryStore(pg_url, index=index()) as fresh:
+        assert fresh.search(ns, query="coffee with milk", limit=1)[0].key == "k"

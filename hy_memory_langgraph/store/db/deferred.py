@@ -10,10 +10,19 @@ client side by the driver). It then runs after the statements the writer sent me
 so only statements nothing later in the transaction depends on are queued. Nothing
 queued runs when the transaction rolls back.
 
-Statements are never queued while someone listens to the connection's statements
-(statement counters and query-plan tests see each statement through SQLAlchemy), nor
-outside such a transaction: :func:`defer` then says so and the caller runs the
-statement itself.
+The transaction's opening (``BEGIN`` and the scope locks, :mod:`.locks`) travels the
+other way: :func:`~.engine.write_tx` notes it with :func:`mark_begun` instead of sending
+it, and the first statement of the block carries it in its own round trip (the prebuilt
+statements of :mod:`.direct`, the change-log append, the commit, take it with
+:func:`opening`). A statement run through SQLAlchemy sends it first, on its own: the
+engine's ``before_cursor_execute`` hook (:func:`send_opening_first`, a listener
+:func:`~.driver.observed` does not count). A block that sent nothing
+sends nothing, not even ``BEGIN``.
+
+Statements are never queued, nor the opening held back, while someone listens to the
+connection's statements (statement counters and query-plan tests see each statement
+through SQLAlchemy), nor outside such a transaction: :func:`defer` then says so and the
+caller runs the statement itself.
 
 Example:
     >>> take(type("Conn", (), {"info": {}})())
@@ -22,24 +31,67 @@ Example:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy.engine import Connection
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
 
-from hy_memory_langgraph.store.db.direct import run_text
-from hy_memory_langgraph.store.db.driver import as_sqlalchemy_error, observed
+from hy_memory_langgraph.store.db.driver import OWN_LISTENERS, as_sqlalchemy_error, observed
 
-__all__ = ["defer", "end_with_commit", "forget", "is_begun", "is_committed", "mark_begun",
-           "mark_committed", "run_client", "take"]
+__all__ = ["can_defer", "defer", "end_with_commit", "forget", "is_begun", "is_committed", "is_open", "mark_begun",
+           "mark_committed", "opening", "run_client", "run_described", "send_opening", "send_opening_first",
+           "take"]
 
-_BEGUN, _COMMITTED, _QUEUE = "hy_begun", "hy_committed", "hy_deferred"
+_BEGUN, _COMMITTED, _QUEUE, _OPENING = "hy_begun", "hy_committed", "hy_deferred", "hy_opening"
 
 
-def mark_begun(conn: Connection) -> None:
-    """Note that the caller began ``conn``'s transaction itself (and will end it)."""
-    conn.info[_BEGUN], conn.info[_COMMITTED] = True, False
-    conn.info.pop(_QUEUE, None)
+def mark_begun(conn: Connection, opening: Sequence[str] = ()) -> None:
+    """Note that the caller began ``conn``'s transaction itself (and will end it).
+
+    ``opening``: the statements that begin it, not sent yet; the first statement sent on
+    ``conn`` carries them (:func:`opening`), one sent through SQLAlchemy sends them first
+    (the engine must have :func:`send_opening_first`)."""
+    info = conn.info
+    info[_BEGUN], info[_COMMITTED] = True, False
+    info.pop(_QUEUE, None)
+    if opening:
+        info[_OPENING] = list(opening)
+    else:
+        info.pop(_OPENING, None)
+
+
+def opening(conn: Connection) -> list[str]:
+    """The statements that begin ``conn``'s transaction when they were not sent yet (the
+    caller sends them now, before its own, in one string); else ``[]``."""
+    return conn.info.pop(_OPENING, None) or []
+
+
+def send_opening(conn: Connection) -> None:
+    """Send the transaction's opening now, on its own, if it was not sent yet."""
+    statements = opening(conn)
+    if statements:
+        run_client(conn, "; ".join(statements), ())
+
+
+def _before_cursor_execute(conn: Connection, cursor: Any, statement: str, parameters: Any,
+                           *args: Any) -> tuple[str, Any]:
+    if _OPENING in conn.info:
+        send_opening(conn)
+    return statement, parameters  # listened with retval=True: SQLAlchemy keeps the function as is
+
+
+OWN_LISTENERS.add(_before_cursor_execute)
+_HOOKED: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def send_opening_first(engine: Engine) -> None:
+    """Make every statement run through SQLAlchemy on ``engine`` (``execute``,
+    ``exec_driver_sql``) send a held-back opening first (idempotent)."""
+    if engine not in _HOOKED:
+        event.listen(engine, "before_cursor_execute", _before_cursor_execute, retval=True)
+        _HOOKED.add(engine)
 
 
 def is_begun(conn: Connection) -> bool:
@@ -59,15 +111,26 @@ def mark_committed(conn: Connection) -> None:
 
 
 def forget(conn: Connection) -> None:
-    """Clear the marks and the queue (the transaction ended, one way or the other)."""
-    for key in (_BEGUN, _COMMITTED, _QUEUE):
+    """Clear the marks, the queue and an opening never sent (the transaction ended, one
+    way or the other)."""
+    for key in (_BEGUN, _COMMITTED, _QUEUE, _OPENING):
         conn.info.pop(key, None)
+
+
+def is_open(conn: Connection) -> bool:
+    """Whether the transaction's opening was sent (so there is something to roll back)."""
+    return _OPENING not in conn.info
+
+
+def can_defer(conn: Connection) -> bool:
+    """Whether statements may be queued on ``conn`` now (:func:`defer` would take them)."""
+    return conn.dialect.name == "postgresql" and is_begun(conn) and not observed(conn)
 
 
 def defer(conn: Connection, sql: str, values: Sequence[Any]) -> bool:
     """Queue ``sql`` (``%s`` placeholders for ``values``) to be sent with the commit;
     ``False``: it cannot be queued here, the caller runs it now."""
-    if conn.dialect.name != "postgresql" or not is_begun(conn) or observed(conn):
+    if not can_defer(conn):
         return False
     conn.info.setdefault(_QUEUE, []).append((sql, list(values)))
     return True
@@ -83,6 +146,13 @@ def run_client(conn: Connection, sql: str, values: Sequence[Any], *, skip: int =
     """Run ``sql`` (several statements allowed) with client-side binding; the rows of the
     result after the first ``skip`` ones (none for a last statement without rows).
     A driver error is raised as SQLAlchemy's (``sqlalchemy.exc.DBAPIError`` …)."""
+    return run_described(conn, sql, values, skip=skip)[0]
+
+
+def run_described(conn: Connection, sql: str, values: Sequence[Any], *,
+                  skip: int = 0) -> tuple[list[tuple[Any, ...]], Any]:
+    """:func:`run_client`, with the driver's description of the rows' columns (``None``
+    for a last statement without rows)."""
     import psycopg  # noqa: PLC0415 - the PostgreSQL driver, present whenever this runs
 
     driver = conn.connection.driver_connection
@@ -91,15 +161,21 @@ def run_client(conn: Connection, sql: str, values: Sequence[Any], *, skip: int =
             cursor.execute(sql, list(values))
             for _ in range(skip):
                 cursor.nextset()
-            return cursor.fetchall() if cursor.description is not None else []
+            described = cursor.description
+            return (cursor.fetchall() if described is not None else []), described
     except psycopg.Error as exc:
         raise as_sqlalchemy_error(conn, sql, list(values), exc) from exc
 
 
 def end_with_commit(conn: Connection) -> None:
-    """Send the queued statements and ``COMMIT`` in one round trip."""
+    """Send the opening if still held back, the queued statements and ``COMMIT`` in one
+    round trip (nothing at all when the block sent and queued nothing)."""
+    first = opening(conn)
     statements, values = take(conn)
-    if not statements:
-        run_text(conn, "COMMIT")
+    if first and not statements:
+        return  # nothing was sent: no transaction to end
+    if not first and not statements and observed(conn):
+        conn.exec_driver_sql("COMMIT")  # where whoever watches sees it
         return
+    statements = [*first, *statements]
     run_client(conn, "; ".join([*statements, "COMMIT"]), values, skip=len(statements))

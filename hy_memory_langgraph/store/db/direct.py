@@ -44,9 +44,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql import ClauseElement
 
+from hy_memory_langgraph.store.db import deferred
 from hy_memory_langgraph.store.db.driver import as_sqlalchemy_error, observed
 
-__all__ = ["MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "run", "run_text"]
+__all__ = ["MAX_DIALECTS", "MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "insert_text", "run",
+           "run_text"]
 
 Params = Mapping[str, Any]
 
@@ -200,11 +202,13 @@ def _bound(shape: _Shape, params: Params) -> tuple[str, Sequence[Any]] | None:
     return sql, values
 
 
-def _rows(conn: Connection, shape: _Shape, cursor: Any, raw: list[tuple[Any, ...]]) -> list[Any]:
+def _rows(conn: Connection, shape: _Shape, described: Any, raw: list[tuple[Any, ...]]) -> list[Any]:
+    """Rows with attribute access, values through SQLAlchemy's result processors (chosen
+    on the first result, by the column types the driver ``described``)."""
     assert shape.row is not None
     processors = shape.row_processors
     if processors is None:
-        codes = [column[1] for column in cursor.description] if cursor.description else []
+        codes = [column[1] for column in described] if described else []
         if len(codes) != len(shape.result_types):
             codes = [None] * len(shape.result_types)
         processors = shape.row_processors = tuple(
@@ -224,13 +228,30 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
     if bound is None:
         return list(conn.execute(stmt, params))
     assert shape is not None
+    first = _opening(conn, shape)
+    if first:
+        raw, described = deferred.run_described(conn, "; ".join([*first, bound[0]]), bound[1], skip=len(first))
+        return _rows(conn, shape, described, raw)
     driver = conn.connection.driver_connection
     try:
         cursor = driver.execute(*bound)
         raw = cursor.fetchall()
     except conn.dialect.loaded_dbapi.Error as exc:
         raise as_sqlalchemy_error(conn, *bound, exc) from exc
-    return _rows(conn, shape, cursor, raw)
+    return _rows(conn, shape, cursor.description, raw)
+
+
+def _opening(conn: Connection, shape: _Shape, carry: bool = True) -> list[str]:
+    """A transaction opening held back on ``conn`` (:mod:`.deferred`) that the statement
+    of ``shape`` carries in its round trip (values then bound client side); ``[]`` when
+    there is none, or after sending it on its own where it cannot be carried (``carry``
+    false: several statements to send)."""
+    if shape.mark != "%s":  # only PostgreSQL holds an opening back
+        return []
+    if not carry:
+        deferred.send_opening(conn)
+        return []
+    return deferred.opening(conn)
 
 
 def run_text(conn: Connection, sql: str) -> None:
@@ -239,6 +260,8 @@ def run_text(conn: Connection, sql: str) -> None:
     if _translation(conn) is False:
         conn.exec_driver_sql(sql)
         return
+    if conn.dialect.name == "postgresql":
+        sql = "; ".join([*deferred.opening(conn), sql])
     try:
         conn.connection.driver_connection.execute(sql)
     except conn.dialect.loaded_dbapi.Error as exc:
@@ -279,6 +302,11 @@ def run(conn: Connection, stmt: ClauseElement, params: Params | Sequence[Params]
     bound = _run_bound(shape, rows) if shape is not None and shape.row is None else None
     if bound is None:
         conn.execute(stmt, params)  # type: ignore[arg-type]
+        return
+    assert shape is not None
+    first = _opening(conn, shape, carry=len(bound) == 1)
+    if first:
+        deferred.run_client(conn, "; ".join([*first, bound[0][0]]), bound[0][1], skip=len(first))
         return
     driver = conn.connection.driver_connection
     sql = bound[0][0]
@@ -339,6 +367,22 @@ _MANY_VALUES: dict[tuple[str, int], str] = {}
 ROWS_PER_INSERT = 500
 
 
+def insert_text(conn: Connection, stmt: ClauseElement, rows: Sequence[Params]) -> tuple[str, list[Any]] | None:
+    """One multi-row ``INSERT`` of ``rows`` as SQL with ``%s`` placeholders and its values
+    (for :func:`.deferred.defer`); ``None`` where the driver path does not cover it (not
+    PostgreSQL, no rows, more than :data:`ROWS_PER_INSERT`, a shape it cannot batch)."""
+    if not rows or len(rows) > ROWS_PER_INSERT:
+        return None
+    shape = _shape(conn, stmt, rows[0])
+    if (shape is None or shape.mark != "%s" or shape.row is not None or any(s[1] is not None for s in shape.sources)
+            or any(set(r) != shape.given for r in rows)):
+        return None
+    sql = _many_values(shape, len(rows))
+    if sql is None:
+        return None
+    return sql, [v for row in rows for v in _bound(shape, row)[1]]  # type: ignore[index]
+
+
 def insert_returning(conn: Connection, stmt: ClauseElement, rows: Sequence[Params]) -> list[Any]:
     """The ``RETURNING`` rows of an ``INSERT … RETURNING`` of every row of ``rows``, in one
     multi-row statement per :data:`ROWS_PER_INSERT` rows (rows come back in no particular order)."""
@@ -350,15 +394,21 @@ def insert_returning(conn: Connection, stmt: ClauseElement, rows: Sequence[Param
         return list(conn.execute(stmt, list(rows)))
     driver = conn.connection.driver_connection
     out: list[tuple[Any, ...]] = []
-    cursor = None
+    described = None
+    first = _opening(conn, shape, carry=len(rows) <= ROWS_PER_INSERT)
     for start in range(0, len(rows), ROWS_PER_INSERT):
         part = rows[start:start + ROWS_PER_INSERT]
         sql = _many_values(shape, len(part))
         assert sql is not None
         values = [v for row in part for v in _bound(shape, row)[1]]  # type: ignore[index]
+        if first:
+            raw, described = deferred.run_described(conn, "; ".join([*first, sql]), values, skip=len(first))
+            out.extend(raw)
+            continue
         try:
             cursor = driver.execute(sql, values)
             out.extend(cursor.fetchall())
+            described = cursor.description
         except conn.dialect.loaded_dbapi.Error as exc:
             raise as_sqlalchemy_error(conn, sql, values, exc) from exc
-    return _rows(conn, shape, cursor, out)
+    return _rows(conn, shape, described, out)

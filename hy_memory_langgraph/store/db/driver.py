@@ -23,12 +23,19 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-__all__ = ["as_sqlalchemy_error", "observed"]
+__all__ = ["OWN_LISTENERS", "as_sqlalchemy_error", "observed"]
+
+
+#: Cursor-event listeners of this package that only send what a statement needs first
+#: (:mod:`.deferred`): they do not watch statements, so :func:`observed` ignores them.
+OWN_LISTENERS: set[Any] = set()
 
 
 def observed(conn: Connection) -> bool:
     """Whether someone sees ``conn``'s statements (echo or cursor-event listeners)."""
-    return bool(conn._echo or conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute)
+    if conn._echo or conn.dispatch.after_cursor_execute:
+        return True
+    return any(listener not in OWN_LISTENERS for listener in conn.dispatch.before_cursor_execute)
 
 
 def as_sqlalchemy_error(conn: Connection, sql: str, values: Any, error: Exception) -> sa.exc.DBAPIError:

@@ -51,6 +51,7 @@ from sqlalchemy.pool import StaticPool
 
 from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreCorruptionError, StoreError
 from hy_memory_langgraph.store.db import deferred, direct
+from hy_memory_langgraph.store.db.driver import observed
 from hy_memory_langgraph.store.db.locks import LOCK_OPTION, begin_with_scopes, lock_log, store_lock_key
 
 __all__ = [
@@ -474,8 +475,9 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
              scopes: Collection[str] | None = None, single: bool = False) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
 
-    With ``scopes`` (PostgreSQL), only those scopes are locked at the start, with
-    ``BEGIN`` in one round trip; the caller may lock more with
+    With ``scopes`` (PostgreSQL), only those scopes are locked, with ``BEGIN``, both sent
+    with the block's first statement (a block that sends nothing takes no lock and
+    begins nothing, :mod:`.deferred`); the caller may lock more with
     :func:`~.locks.lock_scopes` when it gave none, and takes :func:`~.locks.lock_log`
     (or an append that takes it) before it touches the change log. With ``single``
     (and ``scopes``) on PostgreSQL, each statement commits on its own, without
@@ -505,21 +507,26 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
 
 
 @contextmanager
-def _begun(conn: Connection, begin_sql: str) -> Iterator[None]:
-    """A transaction this module begins and ends itself (the driver in autocommit), so
-    ``begin_sql`` can carry more than ``BEGIN`` in its round trip, the block's last
-    statement may carry the ``COMMIT``, and statements the block queued
-    (:mod:`.deferred`) travel with it; a failed commit rolls back like a failed block."""
+def _begun(conn: Connection, opening: list[str]) -> Iterator[None]:
+    """A transaction this module begins and ends itself (the driver in autocommit): its
+    ``opening`` (``BEGIN`` and the scope locks) travels with the block's first statement,
+    the block's last statement may carry the ``COMMIT``, and statements the block queued
+    travel with it (:mod:`.deferred`); a failed commit rolls back like a failed block."""
     conn.execution_options(isolation_level="AUTOCOMMIT")
-    direct.run_text(conn, begin_sql)
-    deferred.mark_begun(conn)
+    if observed(conn):  # whoever watches sees BEGIN as a statement of its own
+        direct.run_text(conn, "; ".join(opening))
+        deferred.mark_begun(conn)
+    else:
+        deferred.send_opening_first(conn.engine)
+        deferred.mark_begun(conn, opening)
     try:
         yield
         if not deferred.is_committed(conn):
             deferred.end_with_commit(conn)  # with the statements queued meanwhile
     except BaseException:
         with contextlib.suppress(Exception):  # a lost connection has nothing to roll back
-            direct.run_text(conn, "ROLLBACK")
+            if deferred.is_open(conn):  # (nothing was sent: nothing began)
+                direct.run_text(conn, "ROLLBACK")
         raise
     finally:
         with contextlib.suppress(Exception):  # an invalidated connection has no info left

@@ -30,6 +30,8 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from hy_memory_langgraph.store.db import direct
+
 __all__ = ["LOCK_OPTION", "begin_with_scopes", "lock_log", "log_key", "lock_scopes", "scope_keys", "store_lock_key"]
 
 #: Execution option of a PostgreSQL engine: its store's log-lock key (bigint).
@@ -82,16 +84,17 @@ def lock_scopes(conn: Connection, scopes: Iterable[str]) -> None:
     keys = scope_keys(scopes)
     if key is None or not keys:
         return
-    conn.exec_driver_sql(_scope_locks_sql(key, keys))
+    direct.run_text(conn, _scope_locks_sql(key, keys))  # carries a held-back BEGIN (.deferred)
 
 
-def begin_with_scopes(conn: Connection, scopes: Iterable[str]) -> str:
-    """PostgreSQL: ``BEGIN`` and the locks of ``scopes`` as one simple-protocol string."""
+def begin_with_scopes(conn: Connection, scopes: Iterable[str]) -> list[str]:
+    """PostgreSQL: ``BEGIN`` and the statement taking the locks of ``scopes`` (sent in
+    one simple-protocol string)."""
     begin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
     key, keys = log_key(conn), scope_keys(scopes)
     if key is None or not keys:
-        return begin
-    return f"{begin}; {_scope_locks_sql(key, keys)}"
+        return [begin]
+    return [begin, _scope_locks_sql(key, keys)]
 
 
 def lock_log(conn: Connection) -> None:

@@ -3,7 +3,8 @@
 The append takes the store's log lock, which is held to the commit (:mod:`..db.locks`).
 Sent as its own statement, the lock would be held for two client round trips (the
 append, then ``COMMIT``), and writers of different users would queue behind it. Here
-the statements the writer queued for the commit (:mod:`..db.deferred`), the lock, the
+the transaction's opening when no statement carried it yet, the statements the writer
+queued for the commit (:mod:`..db.deferred`), the lock, the
 append, the blanking of deleted items' names and ``COMMIT`` travel as one
 simple-protocol string (values bound client side by the driver), so the lock is held
 for as long as the server takes to run them.
@@ -45,7 +46,9 @@ def commit_with_log(conn: Connection, entries: Sequence[dict[str, Any]], lock_ke
     item ids) and commit; returns the entries' positions. On an error nothing is
     committed and the caller's transaction rolls back."""
     table = table_name(conn, changes)
+    first = deferred.opening(conn)  # BEGIN and the scope locks, when nothing was sent yet
     queued, values = deferred.take(conn)
+    queued = [*first, *queued]
     statements = [*queued, _APPEND.format(table=table)]
     values += [lock_key, [e["item_id"] for e in entries], [e["op"] for e in entries],
                [e["namespace"] for e in entries], [e["key"] for e in entries]]

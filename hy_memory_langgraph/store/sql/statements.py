@@ -439,14 +439,24 @@ _INSERT_VECTORS = sa.insert(vectors)
 _DROP_VECTORS_PG = "DELETE FROM {table} WHERE item_id = ANY(%s::bigint[])"
 
 
+#: At most this many vector rows travel with the commit (values bound client side, as text).
+DEFERRED_VECTOR_ROWS = 64
+
+
 def replace_vectors(
     conn: Connection, item_ids: Sequence[int], rows: Sequence[dict[str, Any]]
 ) -> None:
     """Drop the vectors of ``item_ids`` (rows that existed) and insert ``rows``
-    (item_id, pos, field, text, embedding). With nothing to insert, PostgreSQL sends the
-    drop with the commit (:mod:`..db.deferred`)."""
-    if not rows and item_ids and deferred.defer(conn, _DROP_VECTORS_PG.format(table=table_name(conn, vectors)),
-                                                 [list(item_ids)]):
+    (item_id, pos, field, text, embedding). On PostgreSQL both travel with the commit
+    (:mod:`..db.deferred`; nothing later in the transaction reads vectors) when there are
+    at most :data:`DEFERRED_VECTOR_ROWS` rows to insert."""
+    deferrable = len(rows) <= DEFERRED_VECTOR_ROWS and deferred.can_defer(conn)
+    insert = direct.insert_text(conn, _INSERT_VECTORS, rows) if deferrable and rows else None
+    if deferrable and (insert is not None or not rows):
+        if item_ids:
+            deferred.defer(conn, _DROP_VECTORS_PG.format(table=table_name(conn, vectors)), [list(item_ids)])
+        if insert is not None:
+            deferred.defer(conn, *insert)
         return
     for part in chunks(item_ids):
         direct.run(conn, _DROP_VECTORS, {"hy_ids": list(part)})
