@@ -47,8 +47,8 @@ from sqlalchemy.sql import ClauseElement
 from hy_memory_langgraph.store.db import deferred
 from hy_memory_langgraph.store.db.driver import as_sqlalchemy_error, observed
 
-__all__ = ["MAX_DIALECTS", "MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "insert_returning", "insert_text", "run",
-           "run_text"]
+__all__ = ["MAX_DIALECTS", "MAX_SHAPES", "ROWS_PER_INSERT", "fetch", "fetch_many", "insert_returning", "insert_text",
+           "run", "run_text"]
 
 Params = Mapping[str, Any]
 
@@ -239,6 +239,28 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
     except conn.dialect.loaded_dbapi.Error as exc:
         raise as_sqlalchemy_error(conn, *bound, exc) from exc
     return _rows(conn, shape, cursor.description, raw)
+
+
+def fetch_many(conn: Connection, requests: Sequence[tuple[ClauseElement, Params]]) -> list[list[Any]]:
+    """The rows of each ``(statement, parameters)``, as :func:`fetch` gives them; on
+    PostgreSQL in one round trip (psycopg's pipeline mode, values still bound by the
+    server) when every statement takes the driver path. For reads without a shared
+    transaction opening held back (:mod:`.deferred`)."""
+    shapes = [_shape(conn, stmt, params) for stmt, params in requests]
+    bound = [_bound(shape, params) if shape is not None and shape.row is not None else None
+             for shape, (_, params) in zip(shapes, requests, strict=True)]
+    if (len(requests) < 2 or any(b is None for b in bound) or any(s.mark != "%s" for s in shapes)  # type: ignore[union-attr]
+            or not deferred.is_open(conn)):
+        return [fetch(conn, stmt, params) for stmt, params in requests]
+    driver = conn.connection.driver_connection
+    try:
+        with driver.pipeline():
+            cursors = [driver.execute(*b) for b in bound]  # type: ignore[misc]
+        results = [(cursor.fetchall(), cursor.description) for cursor in cursors]
+    except conn.dialect.loaded_dbapi.Error as exc:
+        raise as_sqlalchemy_error(conn, "; ".join(b[0] for b in bound), [b[1] for b in bound], exc) from exc  # type: ignore[index]
+    return [_rows(conn, shape, described, raw)  # type: ignore[arg-type]
+            for shape, (raw, described) in zip(shapes, results, strict=True)]
 
 
 def _opening(conn: Connection, shape: _Shape, carry: bool = True) -> list[str]:

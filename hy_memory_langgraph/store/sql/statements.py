@@ -45,6 +45,11 @@ __all__ = [
     "row_to_item",
     "stored_value",
     "row_to_search_item",
+    "Request",
+    "by_key",
+    "keys_requests",
+    "newest_first_request",
+    "namespaces_request",
     "fetch_by_keys",
     "fetch_by_ids",
     "forget_change_names",
@@ -279,6 +284,21 @@ _BY_NS_KEYS = sa.select(*ITEM_COLUMNS).where(
 _BY_NS_KEYS_LOCKED = _BY_NS_KEYS.with_for_update()
 
 
+#: A prebuilt statement and its parameters (:func:`~..db.direct.fetch_many` runs several).
+Request = tuple[Any, dict[str, Any]]
+
+
+def keys_requests(pairs: Sequence[tuple[str, str]], now: int, *, for_update: bool = False) -> list[Request]:
+    """The reads of :func:`fetch_by_keys` (one per namespace and chunk of keys)."""
+    stmt = _BY_NS_KEYS_LOCKED if for_update else _BY_NS_KEYS
+    return [(stmt, {"hy_ns": namespace, "hy_keys": list(part), "hy_now": now})
+            for namespace, keys in by_namespace(pairs).items() for part in chunks(keys)]
+
+
+def by_key(rows: Iterable[Any]) -> dict[tuple[str, str], Row[Any]]:
+    return {(r.namespace, r.key): r for r in rows}
+
+
 def fetch_by_keys(
     conn: Connection, pairs: Sequence[tuple[str, str]], now: int, *, for_update: bool = False
 ) -> dict[tuple[str, str], Row[Any]]:
@@ -288,11 +308,8 @@ def fetch_by_keys(
     UPDATE`` on PostgreSQL; SQLite's write transaction already excludes writers).
     """
     found: dict[tuple[str, str], Row[Any]] = {}
-    stmt = _BY_NS_KEYS_LOCKED if for_update else _BY_NS_KEYS
-    for namespace, keys in by_namespace(pairs).items():
-        for part in chunks(keys):
-            rows = direct.fetch(conn, stmt, {"hy_ns": namespace, "hy_keys": list(part), "hy_now": now})
-            found.update({(r.namespace, r.key): r for r in rows})
+    for stmt, params in keys_requests(pairs, now, for_update=for_update):
+        found.update(by_key(direct.fetch(conn, stmt, params)))
     return found
 
 
@@ -304,13 +321,18 @@ def fetch_by_ids(conn: Connection, ids: Iterable[int], now: int) -> dict[int, Ro
     return found
 
 
+def newest_first_request(where: Where, limit: int, offset: int) -> Request | None:
+    """The prebuilt read of :func:`newest_first` (``None``: ``where`` has a value filter)."""
+    prebuilt = _listing(where.clause, 1)
+    return None if prebuilt is None else (prebuilt, {**where.params, "hy_limit": limit, "hy_offset": offset})
+
+
 def newest_first(conn: Connection, where: Where, limit: int, offset: int) -> list[Row[Any]]:
     """Matching rows ordered by ``updated_at`` (then id) descending."""
-    params = {**where.params, "hy_limit": limit, "hy_offset": offset}
-    prebuilt = _listing(where.clause, 1)
-    if prebuilt is not None:
-        return direct.fetch(conn, prebuilt, params)
-    return list(conn.execute(_newest_first(where.clause), params))
+    request = newest_first_request(where, limit, offset)
+    if request is not None:
+        return direct.fetch(conn, *request)
+    return list(conn.execute(_newest_first(where.clause), {**where.params, "hy_limit": limit, "hy_offset": offset}))
 
 
 def without_vectors(where: Where) -> Where:
@@ -334,12 +356,17 @@ def scopes_under(conn: Connection, prefix: str) -> list[str]:
     return [s for s in conn.execute(stmt).scalars() if s is not None]
 
 
-def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
-    """Distinct encoded namespaces holding at least one live item under ``prefix``."""
+def namespaces_request(conn: Connection, now: int, prefix: str) -> Request:
+    """The read of :func:`live_namespaces`."""
     where = item_where(conn, prefix, now)
     stmt = _listing(where.clause, 2)
     assert stmt is not None  # item_where without an extra filter gives a prebuilt clause
-    return [row[0] for row in direct.fetch(conn, stmt, where.params)]
+    return stmt, where.params
+
+
+def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
+    """Distinct encoded namespaces holding at least one live item under ``prefix``."""
+    return [row[0] for row in direct.fetch(conn, *namespaces_request(conn, now, prefix))]
 
 
 # ---------------------------------------------------------------- writes
