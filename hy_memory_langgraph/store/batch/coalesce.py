@@ -160,10 +160,19 @@ def _alone(run: Callable[[list[Op]], list[Result]], op: Op) -> Outcome:
         return None, exc
 
 
+def _held_lock() -> threading.Lock:
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
+
+
 @dataclass
 class _Call:
+    """A thread's call; ``wake`` is released once to wake it (a lock, not an Event: an
+    Event is a condition variable and three Python objects, and every call makes one)."""
+
     op: Op
-    wake: threading.Event = field(default_factory=threading.Event)
+    wake: threading.Lock = field(default_factory=_held_lock)
     lead: bool = False
     outcome: Outcome | None = None
 
@@ -196,7 +205,7 @@ class Coalescer:
             leads = not self._busy
             self._busy = True
         if not leads:
-            me.wake.wait()
+            me.wake.acquire()  # released by the leader that ran the call, or to hand the lead over
             if not me.lead:
                 return me.result()
         self._lead()
@@ -213,11 +222,11 @@ class Coalescer:
         finally:
             for item, outcome in zip(group, outcomes, strict=True):
                 item.outcome = outcome
-                item.wake.set()
+                item.wake.release()
             with self._mutex:
                 if self._waiting:
                     self._waiting[0].lead = True
-                    self._waiting[0].wake.set()
+                    self._waiting[0].wake.release()
                 else:
                     self._busy = False
 

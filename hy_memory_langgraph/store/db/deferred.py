@@ -149,10 +149,10 @@ def run_client(conn: Connection, sql: str, values: Sequence[Any], *, skip: int =
     return run_described(conn, sql, values, skip=skip)[0]
 
 
-def run_described(conn: Connection, sql: str, values: Sequence[Any], *,
-                  skip: int = 0) -> tuple[list[tuple[Any, ...]], Any]:
-    """:func:`run_client`, with the driver's description of the rows' columns (``None``
-    for a last statement without rows)."""
+def run_described(conn: Connection, sql: str, values: Sequence[Any], *, skip: int = 0,
+                  describe: bool = False) -> tuple[list[tuple[Any, ...]], Any]:
+    """:func:`run_client`, with the driver's description of the rows' columns when
+    ``describe`` (psycopg builds it anew at each asking), else ``None``."""
     import psycopg  # noqa: PLC0415 - the PostgreSQL driver, present whenever this runs
 
     driver = conn.connection.driver_connection
@@ -161,8 +161,9 @@ def run_described(conn: Connection, sql: str, values: Sequence[Any], *,
             cursor.execute(sql, list(values))
             for _ in range(skip):
                 cursor.nextset()
-            described = cursor.description
-            return (cursor.fetchall() if described is not None else []), described
+            result = cursor.pgresult
+            rows = cursor.fetchall() if result is not None and result.status == psycopg.pq.ExecStatus.TUPLES_OK else []
+            return rows, (cursor.description if describe else None)
     except psycopg.Error as exc:
         raise as_sqlalchemy_error(conn, sql, list(values), exc) from exc
 

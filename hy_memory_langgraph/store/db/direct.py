@@ -202,6 +202,12 @@ def _bound(shape: _Shape, params: Params) -> tuple[str, Sequence[Any]] | None:
     return sql, values
 
 
+def _described(shape: _Shape, cursor: Any) -> Any:
+    """The cursor's column description while ``shape``'s result processors are not known
+    (psycopg builds one anew at each asking), else ``None``."""
+    return cursor.description if shape.row_processors is None else None
+
+
 def _rows(conn: Connection, shape: _Shape, described: Any, raw: list[tuple[Any, ...]]) -> list[Any]:
     """Rows with attribute access, values through SQLAlchemy's result processors (chosen
     on the first result, by the column types the driver ``described``)."""
@@ -230,7 +236,8 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
     assert shape is not None
     first = _opening(conn, shape)
     if first:
-        raw, described = deferred.run_described(conn, "; ".join([*first, bound[0]]), bound[1], skip=len(first))
+        raw, described = deferred.run_described(conn, "; ".join([*first, bound[0]]), bound[1], skip=len(first),
+                                                describe=shape.row_processors is None)
         return _rows(conn, shape, described, raw)
     driver = conn.connection.driver_connection
     try:
@@ -238,7 +245,7 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
         raw = cursor.fetchall()
     except conn.dialect.loaded_dbapi.Error as exc:
         raise as_sqlalchemy_error(conn, *bound, exc) from exc
-    return _rows(conn, shape, cursor.description, raw)
+    return _rows(conn, shape, _described(shape, cursor), raw)
 
 
 def fetch_many(conn: Connection, requests: Sequence[tuple[ClauseElement, Params]]) -> list[list[Any]]:
@@ -256,7 +263,8 @@ def fetch_many(conn: Connection, requests: Sequence[tuple[ClauseElement, Params]
     try:
         with driver.pipeline():
             cursors = [driver.execute(*b) for b in bound]  # type: ignore[misc]
-        results = [(cursor.fetchall(), cursor.description) for cursor in cursors]
+        results = [(cursor.fetchall(), _described(shape, cursor))  # type: ignore[arg-type]
+                   for shape, cursor in zip(shapes, cursors, strict=True)]
     except conn.dialect.loaded_dbapi.Error as exc:
         raise as_sqlalchemy_error(conn, "; ".join(b[0] for b in bound), [b[1] for b in bound], exc) from exc  # type: ignore[index]
     return [_rows(conn, shape, described, raw)  # type: ignore[arg-type]
@@ -424,13 +432,14 @@ def insert_returning(conn: Connection, stmt: ClauseElement, rows: Sequence[Param
         assert sql is not None
         values = [v for row in part for v in _bound(shape, row)[1]]  # type: ignore[index]
         if first:
-            raw, described = deferred.run_described(conn, "; ".join([*first, sql]), values, skip=len(first))
+            raw, described = deferred.run_described(conn, "; ".join([*first, sql]), values, skip=len(first),
+                                                    describe=shape.row_processors is None)
             out.extend(raw)
             continue
         try:
             cursor = driver.execute(sql, values)
             out.extend(cursor.fetchall())
-            described = cursor.description
+            described = _described(shape, cursor)
         except conn.dialect.loaded_dbapi.Error as exc:
             raise as_sqlalchemy_error(conn, sql, values, exc) from exc
     return _rows(conn, shape, described, out)
