@@ -201,22 +201,6 @@ async def test_a_cancelled_call_does_not_stop_the_others(hy_factory: Callable[..
     assert [store.get(NS, f"k{i}") is not None for i in range(5)] == [True, True, False, True, True]
 
 
-def test_calls_made_for_named_users_run_alone(hy_factory: Callable[..., HyMemoryStore],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    store = hy_factory(index=None)
-    grouped: list[Any] = []
-    call = store._group.call
-    monkeypatch.setattr(store._group, "call", lambda op: grouped.append(op) or call(op))
-    token = EMBEDDING_OWNERS.set(("alice",))
-    try:
-        store.put(NS, "k", {"v": 1})
-    finally:
-        EMBEDDING_OWNERS.reset(token)
-    assert grouped == []
-    assert store.get(NS, "k").value == {"v": 1}
-    assert [type(op).__name__ for op in grouped] == ["GetOp"]
-
-
 async def test_async_coalescer_groups_what_queued_while_a_batch_ran() -> None:
     groups: list[int] = []
     gate = asyncio.Event()
@@ -325,17 +309,25 @@ async def _outcome(call: Any) -> Any:
     return (result.namespace, result.key, result.value) if isinstance(result, Item) else result
 
 
-async def test_async_calls_made_for_named_users_run_alone(hy_factory: Callable[..., HyMemoryStore],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("face", ["sync", "async"])
+async def test_calls_made_for_named_users_run_alone(hy_factory: Callable[..., HyMemoryStore],
+                                                    monkeypatch: pytest.MonkeyPatch, face: str) -> None:
     store = hy_factory(index=None)
+    coalescer: Any = store._group if face == "sync" else store._agroup
     grouped: list[Any] = []
-    call = store._agroup.call
-    monkeypatch.setattr(store._agroup, "call", lambda op: grouped.append(op) or call(op))
+    call = coalescer.call
+    monkeypatch.setattr(coalescer, "call", lambda op: grouped.append(op) or call(op))
+
+    async def run(method: str, *args: Any) -> Any:
+        if face == "sync":  # a thread, with this context (the named users) copied
+            return await asyncio.to_thread(getattr(store, method), *args)
+        return await getattr(store, f"a{method}")(*args)
+
     token = EMBEDDING_OWNERS.set(("alice",))
     try:
-        await store.aput(NS, "k", {"v": 1})
+        await run("put", NS, "k", {"v": 1})
     finally:
         EMBEDDING_OWNERS.reset(token)
     assert grouped == []
-    assert (await store.aget(NS, "k")).value == {"v": 1}
+    assert (await run("get", NS, "k")).value == {"v": 1}
     assert [type(op).__name__ for op in grouped] == ["GetOp"]

@@ -97,8 +97,11 @@ def test_insert_returning_spans_several_statements(engine: sa.Engine,
     assert {r.name: r.id for r in returned} == stored
 
 
-def test_driver_errors_are_sqlalchemys_and_roll_back(engine: sa.Engine) -> None:
-    with pytest.raises(sa.exc.IntegrityError, match="UNIQUE"):
+@pytest.mark.parametrize(("which", "message"), [("engine", "UNIQUE"), ("pg_engine", "duplicate key")])
+def test_driver_errors_are_sqlalchemys_and_roll_back(request: pytest.FixtureRequest, which: str,
+                                                     message: str) -> None:
+    engine: sa.Engine = request.getfixturevalue(which)
+    with pytest.raises(sa.exc.IntegrityError, match=message):
         with engine.begin() as conn:
             direct.run(conn, INSERT, _rows(2))
             direct.insert_returning(conn, INSERT_RETURNING, [_rows(2)[1]])
@@ -172,15 +175,6 @@ def test_postgresql_takes_the_driver_path_with_sqlalchemys_values(
         assert conn.exec_driver_sql("SELECT to_regclass('public.things')").scalar() is None
 
 
-def test_postgresql_driver_errors_are_sqlalchemys(pg_engine: sa.Engine) -> None:
-    with pytest.raises(sa.exc.IntegrityError, match="duplicate key"):
-        with pg_engine.begin() as conn:
-            direct.run(conn, INSERT, _rows(2))
-            direct.insert_returning(conn, INSERT_RETURNING, [_rows(2)[1]])
-    with pg_engine.connect() as conn:
-        assert conn.execute(sa.select(sa.func.count()).select_from(THINGS)).scalar() == 0
-
-
 def test_a_lost_server_connection_is_invalidated(pg_engine: sa.Engine) -> None:
     """A statement on a connection the server closed raises SQLAlchemy's error marked
     ``connection_invalidated``, and the pool opens a new connection for the next caller."""
@@ -236,23 +230,16 @@ def test_a_grouped_postgresql_batch_runs_no_statement_through_sqlalchemy(
 
 
 def test_a_lite_add_runs_no_statement_through_sqlalchemy_execute(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, sqlalchemy_calls: list[Any]) -> None:
     """The statements of a lite chat add on SQLite all take the driver path (the one
     left to ``Connection`` is the ``BEGIN`` it emits itself)."""
     client = HyMemoryClient(mode="lite", data_dir=tmp_path, embeddings=HashingEmbeddings())
     try:
         for i in range(3):
             client.add(f"Warm-up note {i} about the garden.", user_id="u1", session_id="s1")
-        executed: list[Any] = []
-        original = sa.engine.Connection.execute
-
-        def spy(self: sa.engine.Connection, statement: Any, *args: Any, **kwargs: Any) -> Any:
-            executed.append(statement)
-            return original(self, statement, *args, **kwargs)
-
-        monkeypatch.setattr(sa.engine.Connection, "execute", spy)
+        sqlalchemy_calls.clear()
         result = client.add("My sister planted a lemon tree last May.", user_id="u1", session_id="s1")
-        monkeypatch.undo()
+        executed = list(sqlalchemy_calls)
         assert result["ops_summary"]["ADD"] == 1
         assert executed == []
         assert client.search("lemon tree", user_ids=["u1"])["memories"][0]["content"].startswith("My sister")

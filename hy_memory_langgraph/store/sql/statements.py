@@ -296,6 +296,7 @@ def keys_requests(pairs: Sequence[tuple[str, str]], now: int, *, for_update: boo
 
 
 def by_key(rows: Iterable[Any]) -> dict[tuple[str, str], Row[Any]]:
+    """Rows by ``(encoded namespace, key)``."""
     return {(r.namespace, r.key): r for r in rows}
 
 
