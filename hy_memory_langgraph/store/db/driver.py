@@ -35,7 +35,8 @@ def observed(conn: Connection) -> bool:
     """Whether someone sees ``conn``'s statements (echo or cursor-event listeners)."""
     if conn._echo or conn.dispatch.after_cursor_execute:
         return True
-    return any(listener not in OWN_LISTENERS for listener in conn.dispatch.before_cursor_execute)
+    listeners = conn.dispatch.before_cursor_execute
+    return bool(listeners) and any(listener not in OWN_LISTENERS for listener in listeners)
 
 
 def as_sqlalchemy_error(conn: Connection, sql: str, values: Any, error: Exception) -> sa.exc.DBAPIError:
