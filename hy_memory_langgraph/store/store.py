@@ -499,8 +499,8 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     def _asingle(self, op: Op) -> Awaitable[Result]:
         """The result of one LangGraph operation (what ``aget``, ``aput``... make,
-        :mod:`.batch.single`): grouped with concurrent calls where :func:`_groupable` allows."""
-        if type(op) in GROUPABLE and not EMBEDDING_OWNERS.get():  # _groupable, without a list
+        :mod:`.batch.single`): grouped with concurrent calls where :func:`_groupable_op` allows."""
+        if _groupable_op(op):
             return self._agroup.call(op)
         return self._aalone(op)
 
@@ -832,10 +832,15 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
 
 def _groupable(ops: list[Op]) -> bool:
-    """Whether a batch may run grouped with concurrent calls: one plain LangGraph operation,
-    made outside a block whose embeddings belong to named users (grouped, its embeddings
-    would be made in another caller's context)."""
-    return len(ops) == 1 and type(ops[0]) in GROUPABLE and not EMBEDDING_OWNERS.get()
+    """Whether a batch may run grouped with concurrent calls: one operation that may."""
+    return len(ops) == 1 and _groupable_op(ops[0])
+
+
+def _groupable_op(op: Op) -> bool:
+    """Whether one operation may run grouped with concurrent calls: a plain LangGraph
+    operation, made outside a block whose embeddings belong to named users (grouped, its
+    embeddings would be made in another caller's context)."""
+    return type(op) in GROUPABLE and not EMBEDDING_OWNERS.get()
 
 
 def _remove_old_index_files(db_file: Any) -> None:

@@ -41,7 +41,7 @@ from sqlalchemy.engine import Connection, Engine
 from hy_memory_langgraph.store.db.driver import OWN_LISTENERS, as_sqlalchemy_error, observed
 
 __all__ = ["can_defer", "defer", "end_with_commit", "forget", "is_begun", "is_committed", "is_open", "mark_begun",
-           "mark_committed", "opening", "run_client", "run_described", "send_opening", "send_opening_first",
+           "mark_committed", "opening", "run_client", "run_described", "run_owed", "send_opening", "send_opening_first",
            "take"]
 
 _BEGUN, _COMMITTED, _QUEUE, _OPENING = "hy_begun", "hy_committed", "hy_deferred", "hy_opening"
@@ -168,15 +168,27 @@ def run_described(conn: Connection, sql: str, values: Sequence[Any], *, skip: in
         raise as_sqlalchemy_error(conn, sql, list(values), exc) from exc
 
 
+def run_owed(conn: Connection, tail: Sequence[str], values: Sequence[Any], *, queued: bool = False,
+             describe: bool = False) -> tuple[list[tuple[Any, ...]], Any]:
+    """Run ``tail`` (statements with ``%s`` placeholders for ``values``) after what
+    ``conn`` owes first, in one client-bound round trip: its held-back opening and, with
+    ``queued``, the statements queued for the commit. The rows of ``tail``'s first
+    statement and, with ``describe``, their description (:func:`run_described`)."""
+    owed, owed_values = opening(conn), []
+    if queued:
+        statements, owed_values = take(conn)
+        owed += statements
+    return run_described(conn, "; ".join([*owed, *tail]), [*owed_values, *values], skip=len(owed),
+                         describe=describe)
+
+
 def end_with_commit(conn: Connection) -> None:
     """Send the opening if still held back, the queued statements and ``COMMIT`` in one
     round trip (nothing at all when the block sent and queued nothing)."""
-    first = opening(conn)
-    statements, values = take(conn)
-    if first and not statements:
-        return  # nothing was sent: no transaction to end
-    if not first and not statements and observed(conn):
-        conn.exec_driver_sql("COMMIT")  # where whoever watches sees it
-        return
-    statements = [*first, *statements]
-    run_client(conn, "; ".join([*statements, "COMMIT"]), values, skip=len(statements))
+    if not conn.info.get(_QUEUE):
+        if not is_open(conn):
+            return  # nothing was sent: no transaction to end
+        if observed(conn):
+            conn.exec_driver_sql("COMMIT")  # where whoever watches sees it
+            return
+    run_owed(conn, ["COMMIT"], [], queued=True)

@@ -234,10 +234,8 @@ def fetch(conn: Connection, stmt: ClauseElement, params: Params | None = None) -
     if bound is None:
         return list(conn.execute(stmt, params))
     assert shape is not None
-    first = _opening(conn, shape)
-    if first:
-        raw, described = deferred.run_described(conn, "; ".join([*first, bound[0]]), bound[1], skip=len(first),
-                                                describe=shape.row_processors is None)
+    if _carries_opening(conn, shape):
+        raw, described = deferred.run_owed(conn, [bound[0]], bound[1], describe=shape.row_processors is None)
         return _rows(conn, shape, described, raw)
     driver = conn.connection.driver_connection
     try:
@@ -271,17 +269,17 @@ def fetch_many(conn: Connection, requests: Sequence[tuple[ClauseElement, Params]
             for shape, (raw, described) in zip(shapes, results, strict=True)]
 
 
-def _opening(conn: Connection, shape: _Shape, carry: bool = True) -> list[str]:
-    """A transaction opening held back on ``conn`` (:mod:`.deferred`) that the statement
-    of ``shape`` carries in its round trip (values then bound client side); ``[]`` when
-    there is none, or after sending it on its own where it cannot be carried (``carry``
-    false: several statements to send)."""
-    if shape.mark != "%s":  # only PostgreSQL holds an opening back
-        return []
+def _carries_opening(conn: Connection, shape: _Shape, carry: bool = True) -> bool:
+    """Whether the statement of ``shape`` carries a transaction opening held back on
+    ``conn`` in its round trip (:func:`.deferred.run_owed`, values then bound client
+    side); ``False`` when there is none, or after sending it on its own where it cannot
+    be carried (``carry`` false: several statements to send)."""
+    if shape.mark != "%s" or deferred.is_open(conn):  # only PostgreSQL holds an opening back
+        return False
     if not carry:
         deferred.send_opening(conn)
-        return []
-    return deferred.opening(conn)
+        return False
+    return True
 
 
 def run_text(conn: Connection, sql: str) -> None:
@@ -334,9 +332,8 @@ def run(conn: Connection, stmt: ClauseElement, params: Params | Sequence[Params]
         conn.execute(stmt, params)  # type: ignore[arg-type]
         return
     assert shape is not None
-    first = _opening(conn, shape, carry=len(bound) == 1)
-    if first:
-        deferred.run_client(conn, "; ".join([*first, bound[0][0]]), bound[0][1], skip=len(first))
+    if _carries_opening(conn, shape, carry=len(bound) == 1):
+        deferred.run_owed(conn, [bound[0][0]], bound[0][1])
         return
     driver = conn.connection.driver_connection
     sql = bound[0][0]
@@ -425,15 +422,14 @@ def insert_returning(conn: Connection, stmt: ClauseElement, rows: Sequence[Param
     driver = conn.connection.driver_connection
     out: list[tuple[Any, ...]] = []
     described = None
-    first = _opening(conn, shape, carry=len(rows) <= ROWS_PER_INSERT)
+    carried = _carries_opening(conn, shape, carry=len(rows) <= ROWS_PER_INSERT)
     for start in range(0, len(rows), ROWS_PER_INSERT):
         part = rows[start:start + ROWS_PER_INSERT]
         sql = _many_values(shape, len(part))
         assert sql is not None
         values = [v for row in part for v in _bound(shape, row)[1]]  # type: ignore[index]
-        if first:
-            raw, described = deferred.run_described(conn, "; ".join([*first, sql]), values, skip=len(first),
-                                                    describe=shape.row_processors is None)
+        if carried:
+            raw, described = deferred.run_owed(conn, [sql], values, describe=shape.row_processors is None)
             out.extend(raw)
             continue
         try:

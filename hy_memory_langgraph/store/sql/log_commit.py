@@ -46,16 +46,14 @@ def commit_with_log(conn: Connection, entries: Sequence[dict[str, Any]], lock_ke
     item ids) and commit; returns the entries' positions. On an error nothing is
     committed and the caller's transaction rolls back."""
     table = table_name(conn, changes)
-    first = deferred.opening(conn)  # BEGIN and the scope locks, when nothing was sent yet
-    queued, values = deferred.take(conn)
-    queued = [*first, *queued]
-    statements = [*queued, _APPEND.format(table=table)]
-    values += [lock_key, [e["item_id"] for e in entries], [e["op"] for e in entries],
-               [e["namespace"] for e in entries], [e["key"] for e in entries]]
+    statements = [_APPEND.format(table=table)]
+    values: list[Any] = [lock_key, [e["item_id"] for e in entries], [e["op"] for e in entries],
+                         [e["namespace"] for e in entries], [e["key"] for e in entries]]
     if forget:
         statements.append(_FORGET.format(table=table))
         values.append(list(forget))
     statements.append("COMMIT")
-    rows = deferred.run_client(conn, "; ".join(statements), values, skip=len(queued))
+    # after BEGIN and the scope locks when nothing was sent yet, and the queued statements
+    rows, _ = deferred.run_owed(conn, statements, values, queued=True)
     deferred.mark_committed(conn)
     return [int(row[0]) for row in rows]
