@@ -12,11 +12,13 @@ Variants (any number, each a comma-separated list of settings):
 * ``default``: the package as it is;
 * ``write-graph``: lite chat writes through the routing write graph instead of the
   one-node lite chat graph;
-* ``checkpoint-pages=N``: a SQLite writer checkpoints its own log past ``N`` pages.
+* ``checkpoint-pages=N``: a SQLite writer checkpoints its own log past ``N`` pages;
+* ``pending-limit=N``: a namespace indexes its pending lexical documents when ``N`` would
+  wait (``1``: every document indexed by its own write, as before pending documents).
 
 Usage::
 
-    python -m bench.lite_add_cost default write-graph checkpoint-pages=2000 [--rounds 3]
+    python -m bench.lite_add_cost default write-graph checkpoint-pages=2000 pending-limit=16 [--rounds 3]
                                   [--conversations 3] [--skip 0]
 """
 
@@ -42,6 +44,10 @@ def _child(variant: str, conversations: int, skip: int) -> float:
     settings = dict(part.partition("=")[::2] for part in variant.split(","))
     if "checkpoint-pages" in settings:
         store_module.WRITER_CHECKPOINT_PAGES = int(settings["checkpoint-pages"])
+    if "pending-limit" in settings:
+        from hy_memory_langgraph.store.lexical import write as lexical_write
+
+        lexical_write.PENDING_LIMIT = int(settings["pending-limit"])
     from hy_memory_langgraph.client import HyMemoryClient
 
     class Hashing(Embeddings):

@@ -266,12 +266,15 @@ class ChatRepository(RecordRepository):
         Needs a store with a lexical index whose documents of the user were built with
         ``window``. A user whose memories predate the index (written by an older release)
         is filled first, once (:meth:`fill_lexical`); on a read-only store that cannot
-        happen and the answer is ``False`` (search then works in process).
+        happen and the answer is ``False`` (search then works in process), as it is
+        when a read-only store holds documents still waiting for their postings.
         """
         if not self.caps.lexical or window != LEXICAL_WINDOW:
             return False
         status = self._ranked().lexical_status(self.namespace("chat", user_id))
         if status.window not in (None, LEXICAL_WINDOW):
+            return False
+        if status.pending and self._ranked().read_only:
             return False
         if status.complete:
             return True

@@ -69,9 +69,17 @@ from hy_memory_langgraph.store.db.wal import (
     WalCheckpointer,
 )
 from hy_memory_langgraph.store.lexical import read as lexical_read
+from hy_memory_langgraph.store.lexical import write as lexical_write
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical.read import TimeRange
-from hy_memory_langgraph.store.schema.tables import COMPONENT, MIGRATIONS, PG_VALUE_READER, items, vectors
+from hy_memory_langgraph.store.schema.tables import (
+    COMPONENT,
+    MIGRATIONS,
+    PG_VALUE_READER,
+    items,
+    scope_of,
+    vectors,
+)
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, quoted_reader, sqlite_field_index
@@ -87,6 +95,14 @@ __all__ = ["HyMemoryStore"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+def _status(conn: Any, encoded: str, *, pending_ok: bool = False) -> LexicalStatus:
+    """:func:`lexical_read.lexical_status`, as a read of :meth:`HyMemoryStore._lexical_read`."""
+    status = lexical_read.lexical_status(conn, encoded)
+    if status.pending and not pending_ok:
+        raise lexical_read.PendingDocuments(encoded)
+    return status
 
 
 def _faults(method: Callable[..., T]) -> Callable[..., T]:
@@ -653,11 +669,12 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     @_faults
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
-        """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`)."""
-        with self._lock:
-            self._check_open()
-            with read_tx(self._engine) as conn:
-                return lexical_read.lexical_status(conn, namespaces.encode(namespace))
+        """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`).
+
+        A store that may write first indexes the namespace's pending documents, so
+        ``pending`` is non-zero only on a read-only store (or for documents another
+        writer added meanwhile)."""
+        return self._lexical_read(namespaces.encode(namespace), _status)
 
     @_faults
     def lexical_search(self, namespace: tuple[str, ...], terms: Mapping[str, float], *, limit: int,
@@ -667,12 +684,11 @@ class HyMemoryStore(SingleCalls, BaseStore):
         Reads only the postings of ``terms`` (weighted query terms, e.g. a query's
         token counts) and the namespace's statistics; ``ts_range`` keeps documents
         whose ``ts`` lies within it before the top ``limit`` is taken. Ties go by key.
+        Pending documents are indexed first (a read-only store ranks the documents
+        indexed so far: check :meth:`lexical_status`).
         """
-        with self._lock:
-            self._check_open()
-            with read_tx(self._engine) as conn:
-                return lexical_read.lexical_search(conn, namespaces.encode(namespace), terms,
-                                                   limit=limit, k1=k1, b=b, ts_range=ts_range)
+        return self._lexical_read(namespaces.encode(namespace), functools.partial(
+            lexical_read.lexical_search, weights=terms, limit=limit, k1=k1, b=b, ts_range=ts_range))
 
     @_faults
     def vector_search_keys(self, namespace: tuple[str, ...], query: str, *, limit: int,
@@ -704,11 +720,30 @@ class HyMemoryStore(SingleCalls, BaseStore):
     def lexical_feedback(self, namespace: tuple[str, ...], keys: list[str]) -> tuple[
             int, dict[str, dict[str, int]], dict[str, int]]:
         """Documents of ``namespace``, term counts of the lexical documents of ``keys``, and
-        the document frequency of those terms (see :func:`lexical_read.lexical_feedback`)."""
+        the document frequency of those terms (see :func:`lexical_read.lexical_feedback`),
+        pending documents indexed first."""
+        return self._lexical_read(namespaces.encode(namespace),
+                                  functools.partial(lexical_read.lexical_feedback, keys=keys))
+
+    def _lexical_read(self, encoded: str, read: Callable[..., T]) -> T:
+        """``read(conn, encoded)`` in a read transaction; when the namespace holds pending
+        lexical documents (``read`` raises :class:`~.lexical.read.PendingDocuments`), a
+        store that may write gives them their postings and reads again, a read-only one
+        reads what is indexed (``pending_ok``)."""
         with self._lock:
             self._check_open()
+            try:
+                with read_tx(self._engine) as conn:
+                    return read(conn, encoded)
+            except lexical_read.PendingDocuments:
+                if self.read_only:
+                    with read_tx(self._engine) as conn:
+                        return read(conn, encoded, pending_ok=True)
+            with write_tx(self._engine, scopes=[scope_of(encoded)]) as conn:
+                lexical_write.index_pending(conn, encoded)
+            self._after_write(WriteResult(seqs=[], local={}), sql.now_us())
             with read_tx(self._engine) as conn:
-                return lexical_read.lexical_feedback(conn, namespaces.encode(namespace), keys)
+                return read(conn, encoded, pending_ok=True)  # a writer may have added more since
 
     @_faults
     def vector_search_keys_like(self, namespace: tuple[str, ...], keys: list[str], *, limit: int,

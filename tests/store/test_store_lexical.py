@@ -4,7 +4,9 @@ BM25 in SQL gives the in-process :class:`BM25Index` ranking on the same texts (E
 and Chinese, grouped documents with their neighbours' tails); documents follow their
 items (re-put, delete, expiry); neighbours are re-derived when a group changes and
 deleted text leaves every posting; statistics rows of erased namespaces go; time ranges
-filter before the top-k, for keyword and key-only vector search alike.
+filter before the top-k, for keyword and key-only vector search alike. Documents that
+wait for their postings (pending) end with exactly the postings an immediate indexing
+writes, whatever happens to them meanwhile, and are indexed before any read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.store import HyMemoryStore, LexicalCompleteOp, LexicalOp
+from hy_memory_langgraph.store.db import engine as engine_module
+from hy_memory_langgraph.store.lexical import write as lexical_write
 from hy_memory_langgraph.store.schema.tables import (
     lexical_docs,
     lexical_postings,
@@ -279,3 +283,130 @@ def test_vector_search_like_ranks_by_a_stored_items_vector_without_embedding(
     assert {h.key for h in hits} == {"a", "b", "c"}  # the filter and the namespace hold
     assert store.vector_search_like(("chat", "u1"), "missing", limit=3) == []
     assert calls == []
+
+
+# ---------------------------------------------------------------- pending documents
+
+
+def _postings(store: HyMemoryStore) -> dict[tuple[str, str], tuple[int, int]]:
+    """Every posting as ``{(key, term): (tf, doc_len)}``, read straight from the tables."""
+    p, d = lexical_postings.c, lexical_docs.c
+    with store._engine.connect() as conn:
+        rows = conn.execute(sa.select(d.key, p.term, p.tf, p.doc_len).join_from(
+            lexical_postings, lexical_docs, d.item_id == p.item_id)).all()
+    return {(key, term): (int(tf), int(doc_len)) for key, term, tf, doc_len in rows}
+
+
+def _pending(store: HyMemoryStore) -> tuple[int, int]:
+    """``(the statistics row's pending count, documents marked pending)`` of ``NS``."""
+    with store._engine.connect() as conn:
+        counted = conn.execute(sa.select(lexical_spaces.c.pending)
+                               .where(lexical_spaces.c.namespace == "chat.u1")).scalar() or 0
+        marked = conn.execute(sa.select(sa.func.count()).where(lexical_docs.c.length < 0)).scalar()
+    return int(counted), int(marked)
+
+
+def test_new_documents_wait_for_a_read_or_the_limit(make_store: Callable[[], HyMemoryStore],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lexical_write, "PENDING_LIMIT", 4)
+    store = make_store()
+    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(9)]
+    for turn in turns[:3]:
+        _write(store, [turn])
+    assert _pending(store) == (3, 3) and _postings(store) == {}  # no posting written yet
+    _write(store, turns[3:4])  # the fourth would reach the limit: all four are indexed
+    assert _pending(store) == (0, 0)
+    assert {key for key, _ in _postings(store)} == {"t0", "t1", "t2", "t3"}
+    _write(store, turns[4:6])
+    assert _pending(store) == (2, 2)
+    _assert_same(_search(store, "word5 word4 tea", 10), _reference(turns[:6], "word5 word4 tea", 10))
+    assert _pending(store) == (0, 0)  # the search indexed them first
+    _write(store, turns[6:9])
+    status = store.lexical_status(NS)  # so does a status read
+    assert (status.docs, status.pending, _pending(store)) == (9, 0, (0, 0))
+
+
+def test_arrivals_between_indexed_turns_reindex_the_turns_around_them(
+        make_store: Callable[[], HyMemoryStore], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six pending turns between indexed ones are indexed as one stretch of their group,
+    with the window on either side: the postings equal those of immediate indexing."""
+    outcomes = []
+    for limit in (64, 1):
+        monkeypatch.setattr(lexical_write, "PENDING_LIMIT", limit)
+        store = make_store()
+        store.batch([PutOp(NS, i.key, None) for i in store.search(NS, limit=1000)])
+        turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(10)]
+        _write(store, turns)
+        _search(store, "tea", 1)
+        between = [Doc(f"u{i}", f"between{i} cat", "s1", ("x", i + 2.5)) for i in range(6)]
+        for doc in between:
+            _write(store, [doc])
+        assert _pending(store) == ((6, 6) if limit == 64 else (0, 0))
+        _assert_same(_search(store, "word2 word8 between0 cat", 20),
+                     _reference(turns + between, "word2 word8 between0 cat", 20))
+        outcomes.append(_postings(store))
+        store.close()
+    assert outcomes[0] == outcomes[1]
+
+
+def _random_history(rng: random.Random, store: HyMemoryStore) -> list[Doc]:
+    """Adds (most of the batches), re-puts, deletes and a window change, in random order;
+    returns the documents alive at the end."""
+    alive: dict[str, Doc] = {}
+    for step in range(60):
+        roll = rng.random()
+        if roll < 0.12 and alive:
+            key = rng.choice(sorted(alive))
+            store.delete(NS, key)
+            del alive[key]
+            continue
+        if roll < 0.22 and alive:
+            old = alive[rng.choice(sorted(alive))]
+            docs = [Doc(old.key, " ".join(rng.choice(EN + ZH) for _ in range(4)), old.group, old.order)]
+        else:
+            docs = [Doc(f"k{step}_{j}", " ".join(rng.choice(EN + ZH) for _ in range(rng.randint(1, 6))),
+                        rng.choice(["s1", "s2", None]), ("2024", float(rng.randint(0, 30))))
+                    for j in range(rng.choice([1, 1, 1, 2, 3]))]
+        alive.update({d.key: d for d in docs})
+        _write(store, docs, window=(1, 1) if step == 45 else WINDOW)
+    return list(alive.values())
+
+
+@pytest.mark.parametrize(("seed", "limit"), [(1, 3), (2, 3), (3, 12), (4, 12)])
+def test_pending_documents_end_with_the_postings_of_immediate_indexing(
+        make_store: Callable[[], HyMemoryStore], monkeypatch: pytest.MonkeyPatch, seed: int, limit: int) -> None:
+    """The same history written with a pending limit and with the limit at 1 (each
+    document indexed by its own write) leaves identical postings and statistics once
+    read (at 12, several pending documents of a group are indexed as one stretch)."""
+    outcomes = []
+    for limit in (limit, 1):
+        monkeypatch.setattr(lexical_write, "PENDING_LIMIT", limit)
+        store = make_store()
+        store.batch([PutOp(NS, k, None) for k in [i.key for i in store.search(NS, limit=1000)]])
+        alive = _random_history(random.Random(seed), store)
+        hits = _search(store, "tea cat 喜欢 camping", 50)
+        status = store.lexical_status(NS)
+        outcomes.append((_postings(store), (status.docs, status.window, status.pending), hits))
+        _assert_same(hits, _reference(alive, "tea cat 喜欢 camping", 50))
+        assert _pending(store) == (0, 0)
+        store.close()
+    (pending_postings, pending_status, _), (eager_postings, eager_status, _) = outcomes
+    assert pending_postings == eager_postings and pending_status == eager_status
+
+
+def test_a_read_only_store_ranks_what_is_indexed_and_says_what_waits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with HyMemoryStore(tmp_path / "ro.db", index=index_config(["text"])) as store:
+        _write(store, [Doc("a", "green tea", "s", ("x", 0.0)), Doc("b", "black tea", "s", ("x", 1.0))])
+        assert [k for k, _ in _search(store, "green", 5)] == ["a", "b"]  # indexed by the read
+        _write(store, [Doc("c", "green jasmine", "s", ("x", 2.0))])
+        assert _pending(store) == (1, 1)
+    monkeypatch.setattr(engine_module, "_writable", lambda path: False)  # as without permission
+    with HyMemoryStore(tmp_path / "ro.db", index=index_config(["text"])) as store:
+        assert store.read_only
+        status = store.lexical_status(NS)
+        assert (status.docs, status.pending) == (3, 1)
+        hits = _search(store, "jasmine green", 5)  # over a and b only, as indexed
+        _assert_same(hits, _reference([Doc("a", "green tea", "s", ("x", 0.0)), Doc("b", "black tea", "s", ("x", 1.0))],
+                                      "jasmine green", 5))
+        assert _pending(store) == (1, 1)

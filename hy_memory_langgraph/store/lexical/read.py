@@ -39,14 +39,14 @@ from hy_memory_langgraph.store.schema.tables import (
 from hy_memory_langgraph.store.sql.statements import chunks, live
 
 __all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_feedback", "lexical_search",
-           "lexical_status"]
+           "lexical_status", "PendingDocuments"]
 
 #: ``(lowest ts, highest ts)``, both inclusive; ``None`` leaves that side open.
 TimeRange = tuple[float | None, float | None]
 
 _SPACE = sa.select(lexical_spaces.c.id, lexical_spaces.c.docs, lexical_spaces.c.total_len,
                    lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
-                   lexical_spaces.c.complete).where(
+                   lexical_spaces.c.complete, lexical_spaces.c.pending).where(
     lexical_spaces.c.namespace == sa.bindparam("ns", type_=sa.Text()))
 _DF = (sa.select(lexical_postings.c.term, sa.func.count())
        .where(lexical_postings.c.space_id == sa.bindparam("space", type_=sa.BigInteger()),
@@ -69,7 +69,26 @@ def lexical_status(conn: Connection, namespace: str) -> LexicalStatus:
     if row is None:
         return LexicalStatus(complete=not _legacy(conn, namespace), docs=0, window=None)
     return LexicalStatus(complete=bool(row.complete), docs=int(row.docs),
-                         window=(int(row.ctx_before), int(row.ctx_after)))
+                         window=(int(row.ctx_before), int(row.ctx_after)), pending=int(row.pending))
+
+
+class PendingDocuments(Exception):
+    """A namespace holds documents whose postings are not written yet (the caller
+    indexes them, :func:`~.write.index_pending`, and reads again)."""
+
+
+def _space(conn: Connection, namespace: str, pending_ok: bool) -> Any:
+    """The statistics row of an encoded namespace (``None``: no documents)."""
+    space = conn.execute(_SPACE, {"ns": namespace}).first()
+    if space is not None and space.pending and not pending_ok:
+        raise PendingDocuments(namespace)
+    return space
+
+
+def _indexed_docs(space: Any) -> int:
+    """Documents of a statistics row that have postings (BM25's ``N``; pending ones have
+    none yet and count for nothing until indexed)."""
+    return int(space.docs) - int(space.pending)
 
 
 def idf_weights(weights: Mapping[str, float], df: Mapping[str, int], *, docs: int) -> dict[str, float]:
@@ -95,7 +114,8 @@ def _range_clause(column: sa.ColumnElement[Any], ts_range: TimeRange | None) -> 
 
 
 def lexical_search(conn: Connection, namespace: str, weights: Mapping[str, float], *, limit: int,
-                   k1: float, b: float, ts_range: TimeRange | None = None) -> list[KeyHit]:
+                   k1: float, b: float, ts_range: TimeRange | None = None,
+                   pending_ok: bool = False) -> list[KeyHit]:
     """The ``limit`` best documents of ``namespace`` for weighted query terms, best first.
 
     Args:
@@ -106,19 +126,22 @@ def lexical_search(conn: Connection, namespace: str, weights: Mapping[str, float
         k1: BM25 term-frequency saturation.
         b: BM25 length normalisation.
         ts_range: Keep only documents whose ``ts`` lies in the range (applied before the top-k).
+        pending_ok: Rank the documents indexed so far when some are pending, instead of
+            raising :class:`PendingDocuments`.
 
     Returns:
         ``KeyHit(key, score, ts)`` with scores > 0, best first, ties by key.
     """
     terms = [t for t, w in weights.items() if w > 0]
-    space = conn.execute(_SPACE, {"ns": namespace}).first()
-    if limit <= 0 or not terms or space is None or not space.docs:
+    space = _space(conn, namespace, pending_ok)
+    docs = 0 if space is None else _indexed_docs(space)
+    if limit <= 0 or not terms or space is None or not docs:
         return []
     df = {t: int(n) for t, n in conn.execute(_DF, {"space": space.id, "terms": terms})}
-    idf = idf_weights({t: weights[t] for t in terms}, df, docs=int(space.docs))
+    idf = idf_weights({t: weights[t] for t in terms}, df, docs=docs)
     if not idf:
         return []
-    avg = int(space.total_len) / int(space.docs) or 1.0
+    avg = int(space.total_len) / docs or 1.0
     p = lexical_postings.c
     tf = sa.cast(p.tf, sa.Double())
     weight = sa.case({t: sa.literal(w, sa.Double()) for t, w in idf.items()}, value=p.term,
@@ -160,15 +183,16 @@ def keys_of(conn: Connection, item_ids: Sequence[int], now: int) -> dict[int, tu
     return found
 
 
-def lexical_feedback(conn: Connection, namespace: str, keys: Sequence[str]) -> tuple[int, dict[str, dict[str, int]],
-                                                                                   dict[str, int]]:
+def lexical_feedback(conn: Connection, namespace: str, keys: Sequence[str], *, pending_ok: bool = False
+                     ) -> tuple[int, dict[str, dict[str, int]], dict[str, int]]:
     """What pseudo-relevance feedback needs about the documents of ``keys``: the namespace's
     document count, each document's term counts, and the document frequency of their terms.
 
     Three statements (the namespace, the documents' postings, the terms' frequencies);
     rows read grow with the documents' lengths and their terms' frequencies only.
+    ``pending_ok`` as for :func:`lexical_search`.
     """
-    space = conn.execute(_SPACE, {"ns": namespace}).first()
+    space = _space(conn, namespace, pending_ok)
     if space is None or not keys:
         return 0, {}, {}
     p, i = lexical_postings.c, items.c
@@ -180,4 +204,4 @@ def lexical_feedback(conn: Connection, namespace: str, keys: Sequence[str]) -> t
         counts.setdefault(key, {})[term] = int(tf)
     terms = sorted({t for c in counts.values() for t in c})
     df = {t: int(n) for t, n in conn.execute(_DF, {"space": space.id, "terms": terms})} if terms else {}
-    return int(space.docs), counts, df
+    return _indexed_docs(space), counts, df

@@ -18,6 +18,23 @@ ids and which items were deleted, replaced or expired:
 4. Namespaces left without documents after a delete lose their statistics row,
    so nothing of an erased namespace stays behind.
 
+**Pending documents.** Steps 3's postings are most of what a write of one new document
+costs (its own, and rewriting those of the neighbour it joins). A batch that only adds
+new documents to a namespace (no document of it dropped or replaced, its window
+unchanged) stores them without postings: ``length`` -1 marks each one *pending*, and the
+namespace's statistics row counts them (``pending``). Their postings, and their
+neighbours' re-derivation, are written together, for all of a namespace's pending
+documents at once (contiguous arrivals are one stretch of their group, read once):
+
+* by the write that would take the namespace to :data:`PENDING_LIMIT` pending documents;
+* by a batch that changes the namespace otherwise (a drop, a replacement, a new window),
+  before its own changes are re-derived;
+* by :func:`index_pending`, which the store runs before any lexical read of the namespace
+  (status, search, feedback), so a search always sees every document written before it.
+
+A store that may not write cannot index them; its lexical status then reports the
+namespace incomplete (callers search it in process).
+
 Writers of one store are serialised (SQLite's write lock, PostgreSQL's advisory
 lock), so neighbours are always read as committed.
 
@@ -50,10 +67,13 @@ from hy_memory_langgraph.store.schema.tables import (
 )
 from hy_memory_langgraph.store.sql.statements import by_namespace, chunks, table_name
 
-__all__ = ["WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "loads_terms"]
+__all__ = ["PENDING_LIMIT", "WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "index_pending", "loads_terms"]
 
-#: Changed positions in one group from which the whole group is read at once.
+#: Changed positions in one group from which one stretch (first to last, and the windows
+#: around them) is read at once instead of one stretch around each.
 WHOLE_GROUP_AT = 5
+#: Pending documents a namespace may hold: the write that would reach it indexes them all.
+PENDING_LIMIT = 64
 
 Order = tuple[str, float, str]
 _DOC_COLUMNS = (
@@ -73,7 +93,16 @@ _FROM = (sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY >= _POINT)
          .order_by(*_ASC).limit(sa.bindparam("p_from", type_=sa.Integer())))
 # Both stretches around a point in one statement (each limited inside its own subquery).
 _AROUND = sa.union_all(sa.select(_BEFORE.subquery()), sa.select(_FROM.subquery()))
-_GROUP = sa.select(*_DOC_COLUMNS).where(_IN_GROUP)
+_LAST = sa.tuple_(sa.bindparam("q_at", type_=sa.Text()), sa.bindparam("q_ts", type_=sa.Double()),
+                  sa.bindparam("q_key", type_=sa.Text()))
+_AFTER = (sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY > _LAST)
+          .order_by(*_ASC).limit(sa.bindparam("p_after", type_=sa.Integer())))
+_BETWEEN = sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY >= _POINT, _ORDER_KEY <= _LAST)
+# A stretch from a first to a last point, with the windows on either side, in one statement.
+_SPAN = sa.union_all(sa.select(_BEFORE.subquery()), _BETWEEN, sa.select(_AFTER.subquery()))
+_PENDING_DOCS = sa.select(*_DOC_COLUMNS).where(
+    lexical_docs.c.space_id == sa.bindparam("p_space", type_=sa.BigInteger()),
+    lexical_docs.c.length < sa.literal_column("0"))  # literal: the partial index's own condition
 _SPACE_GROUPS = sa.select(*_DOC_COLUMNS).where(
     lexical_docs.c.space_id == sa.bindparam("p_space", type_=sa.BigInteger()),
     lexical_docs.c.grp.is_not(None))
@@ -82,7 +111,7 @@ _SET_LENGTH = (sa.update(lexical_docs)
                .values(length=sa.bindparam("b_length", type_=sa.Integer())))
 _SPACE_COLUMNS = (lexical_spaces.c.id, lexical_spaces.c.namespace, lexical_spaces.c.docs,
                   lexical_spaces.c.total_len, lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
-                  lexical_spaces.c.complete)
+                  lexical_spaces.c.complete, lexical_spaces.c.pending)
 # Statements of every write, built once: building one per call costs more than SQLite
 # takes to run it (expanding ``IN`` parameters take the lists).
 _IDS = sa.bindparam("p_ids", expanding=True)
@@ -97,7 +126,7 @@ _SAVE_SPACE = (sa.update(lexical_spaces)
                .where(lexical_spaces.c.id == sa.bindparam("p_space", type_=sa.BigInteger()))
                .values(docs=sa.bindparam("p_docs"), total_len=sa.bindparam("p_total"),
                        ctx_before=sa.bindparam("p_before"), ctx_after=sa.bindparam("p_after"),
-                       complete=sa.bindparam("p_complete")))
+                       complete=sa.bindparam("p_complete"), pending=sa.bindparam("p_pending")))
 
 
 def dumps_terms(terms: Mapping[str, int] | None) -> str | None:
@@ -123,13 +152,15 @@ class _Doc:
     order: Order
     terms: dict[str, int]
     tail: dict[str, int] | None
-    length: int
+    length: int  # 0 while pending (its postings not written)
+    pending: bool = False
 
     @classmethod
     def of(cls, row: Row[Any]) -> _Doc:
+        length = int(row.length)
         return cls(int(row.item_id), int(row.space_id), row.key, row.grp,
                    (row.order_at, float(row.order_ts), row.key), loads_terms(row.terms) or {},
-                   loads_terms(row.tail), int(row.length))
+                   loads_terms(row.tail), max(length, 0), length < 0)
 
     @property
     def lends(self) -> Mapping[str, int]:
@@ -147,8 +178,10 @@ class _Space:
     total_len: int
     window: tuple[int, int]
     complete: bool
+    pending: int  # documents stored without postings
     rebuild: bool = False  # the window changed: re-derive every group
     changed: bool = False
+    touched: bool = False  # the batch drops or replaces documents of it
 
 
 @dataclass
@@ -165,6 +198,12 @@ class _Batch:
     def point(self, space_id: int, group: str | None, order: Order) -> None:
         if group is not None:
             self.points.setdefault((space_id, group), []).append(order)
+
+    def arrived(self, doc: _Doc) -> None:
+        """``doc``'s postings (and its neighbours') are to be derived in this batch."""
+        self.point(doc.space_id, doc.group, doc.order)
+        if doc.group is None:
+            self.loose.append(doc)
 
 
 def apply_lexical(
@@ -197,6 +236,7 @@ def apply_lexical(
     dropped += [i for pair, i in upserted.items() if pair not in ops and i in old]
     _drop(batch, [old[i] for i in dict.fromkeys(dropped)])
     _write(batch, ops, op_ids, old)
+    _take_pending(batch, [s for s in batch.spaces.values() if s.pending and (s.touched or s.rebuild)])
     _rederive(batch)
     for namespace in complete:
         space = batch.by_namespace.get(namespace)
@@ -237,7 +277,7 @@ def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> No
             rows += direct.fetch(batch.conn, stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
-                       (int(row.ctx_before), int(row.ctx_after)), bool(row.complete))
+                       (int(row.ctx_before), int(row.ctx_after)), bool(row.complete), int(row.pending))
         batch.spaces[space.id] = batch.by_namespace[space.namespace] = space
 
 
@@ -264,7 +304,7 @@ def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Sp
         sa.insert(lexical_spaces).values(namespace=namespace, docs=0, total_len=0, ctx_before=window[0],
                                          ctx_after=window[1], complete=complete)
         .returning(lexical_spaces.c.id)).scalar_one()
-    space = _Space(int(space_id), namespace, 0, 0, window, complete, changed=True)
+    space = _Space(int(space_id), namespace, 0, 0, window, complete, 0, changed=True)
     batch.spaces[space.id] = batch.by_namespace[namespace] = space
     return space
 
@@ -284,14 +324,16 @@ def _drop(batch: _Batch, gone: list[_Doc]) -> None:
         space = batch.spaces[doc.space_id]
         space.docs -= 1
         space.total_len -= doc.length
-        space.changed = True
+        space.pending -= doc.pending
+        space.changed = space.touched = True
         batch.point(doc.space_id, doc.group, doc.order)
     _delete_rows(batch.conn, [d.item_id for d in gone])
 
 
 def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
            op_ids: Mapping[tuple[str, str], int], old: Mapping[int, _Doc]) -> None:
-    rows: list[dict[str, Any]] = []
+    rows: dict[int, dict[str, Any]] = {}
+    fresh: dict[int, list[_Doc]] = {}  # new documents (no previous one) by space
     replaced: list[int] = []
     for pair, op in ops.items():
         item_id = op_ids.get(pair)
@@ -301,25 +343,64 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
         space = batch.by_namespace.get(namespace) or _create_space(batch, namespace, op.window)
         if tuple(op.window) != space.window:
             space.window, space.rebuild = (int(op.window[0]), int(op.window[1])), True
+        order: Order = (str(op.order[0]), float(op.order[1]), key)
+        doc = _Doc(item_id, space.id, key, op.group, order, dict(op.terms),
+                   None if op.tail is None else dict(op.tail), 0)
         previous = old.get(item_id)
         if previous is not None:
             replaced.append(item_id)
             space.total_len -= previous.length
+            space.pending -= previous.pending
+            space.touched = True
             batch.point(space.id, previous.group, previous.order)
+            batch.arrived(doc)
         else:
             space.docs += 1
+            fresh.setdefault(space.id, []).append(doc)
         space.changed = True
-        order: Order = (str(op.order[0]), float(op.order[1]), key)
-        doc = _Doc(item_id, space.id, key, op.group, order, dict(op.terms),
-                   None if op.tail is None else dict(op.tail), 0)
-        batch.point(space.id, doc.group, doc.order)
-        if doc.group is None:
-            batch.loose.append(doc)
-        rows.append({"item_id": item_id, "space_id": space.id, "key": key, "grp": op.group,
-                     "order_at": order[0], "order_ts": order[1], "ts": op.ts, "length": 0,
-                     "terms": dumps_terms(doc.terms), "tail": dumps_terms(doc.tail)})
+        rows[item_id] = {"item_id": item_id, "space_id": space.id, "key": key, "grp": op.group,
+                         "order_at": order[0], "order_ts": order[1], "ts": op.ts, "length": 0,
+                         "terms": dumps_terms(doc.terms), "tail": dumps_terms(doc.tail)}
+    for space_id, docs in fresh.items():
+        if _defers(batch.spaces[space_id], len(docs)):
+            batch.spaces[space_id].pending += len(docs)
+            for doc in docs:
+                rows[doc.item_id]["length"] = -1
+        else:
+            for doc in docs:
+                batch.arrived(doc)
+            batch.spaces[space_id].touched = True  # its pending documents go with them
     _delete_rows(batch.conn, replaced)
-    direct.run(batch.conn, _INSERT_DOCS, rows)
+    direct.run(batch.conn, _INSERT_DOCS, list(rows.values()))
+
+
+def _defers(space: _Space, arriving: int) -> bool:
+    """Whether the new documents of ``space`` may wait for their postings (see the
+    module docstring): nothing else of it changes and the pending stay below the limit."""
+    return not (space.touched or space.rebuild) and space.pending + arriving < PENDING_LIMIT
+
+
+def _take_pending(batch: _Batch, spaces: Sequence[_Space]) -> None:
+    """Add the pending documents of ``spaces`` to what ``batch`` re-derives."""
+    for space in spaces:
+        for row in direct.fetch(batch.conn, _PENDING_DOCS, {"p_space": space.id}):
+            batch.arrived(_Doc.of(row))
+        space.pending, space.changed = 0, True
+
+
+def index_pending(conn: Connection, namespace: str) -> int:
+    """Write the postings of the pending documents of an encoded namespace (and re-derive
+    their neighbours), inside the caller's write transaction; returns how many there were."""
+    batch = _Batch(conn)
+    _load_spaces(batch, {namespace}, set())
+    space = batch.by_namespace.get(namespace)
+    if space is None or not space.pending:
+        return 0
+    count = space.pending
+    _take_pending(batch, [space])
+    _rederive(batch)
+    _save_spaces(batch, set())
+    return count
 
 
 # ---------------------------------------------------------------- neighbours
@@ -349,10 +430,13 @@ def _indexed(run: Sequence[_Doc], j: int, window: tuple[int, int]) -> Counter[st
 def _runs(batch: _Batch, space: _Space, group: str, points: list[Order]) -> list[tuple[list[_Doc], list[Order]]]:
     """Sorted stretches of ``group`` around ``points``, each with the points it covers."""
     params = {"p_space": space.id, "p_grp": group}
-    if len(points) >= WHOLE_GROUP_AT:
-        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _GROUP, params)), key=lambda d: d.order)
-        return [(run, points)]
     reach = sum(space.window)
+    if len(points) >= WHOLE_GROUP_AT:
+        first, last = min(points), max(points)
+        span = {**params, "p_at": first[0], "p_ts": first[1], "p_key": first[2], "q_at": last[0],
+                "q_ts": last[1], "q_key": last[2], "p_before": reach, "p_after": reach}
+        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _SPAN, span)), key=lambda d: d.order)
+        return [(run, points)]
     out = []
     for point in points:
         at = {**params, "p_at": point[0], "p_ts": point[1], "p_key": point[2],
@@ -411,7 +495,7 @@ def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     """Write the changed statistics rows; drop those of namespaces left without
     documents by a delete (so an erased namespace leaves no name behind)."""
     saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
-              "p_after": s.window[1], "p_complete": s.complete}
+              "p_after": s.window[1], "p_complete": s.complete, "p_pending": s.pending}
              for s in batch.spaces.values() if s.changed]
     direct.run(batch.conn, _SAVE_SPACE, saved)
     if emptied and deferred.defer(batch.conn, _DROP_EMPTIED_PG.format(table=table_name(batch.conn, lexical_spaces)),

@@ -20,7 +20,8 @@
 :mod:`~hy_memory_langgraph.store.db.migrations`): version 1 is the original layout (a frozen copy, so a
 database made before versioning is adopted as is), version 2 adds ``scope``,
 version 3 the lexical index (a frozen copy in :mod:`.schema_v3`), version 4 on
-PostgreSQL the GIN index over the values read as jsonb (nothing on SQLite).
+PostgreSQL the GIN index over the values read as jsonb (nothing on SQLite), version 5
+the lexical documents whose postings are not written yet (``pending``).
 
 Example:
     >>> import sqlalchemy as sa
@@ -29,7 +30,7 @@ Example:
     >>> sorted(metadata.tables)[0]
     'hy_lexical_docs'
     >>> [m.version for m in MIGRATIONS]
-    [1, 2, 3, 4]
+    [1, 2, 3, 4, 5]
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ lexical_spaces = sa.Table(
     sa.Column("ctx_before", sa.Integer, nullable=False),
     sa.Column("ctx_after", sa.Integer, nullable=False),
     sa.Column("complete", sa.Boolean, nullable=False),
+    # documents written without their postings yet (see lexical/write.py)
+    sa.Column("pending", sa.BigInteger, nullable=False, server_default="0"),
     sa.UniqueConstraint("namespace", name="uq_hy_lexical_spaces_ns"),
     sqlite_autoincrement=True,
 )
@@ -152,6 +155,9 @@ lexical_docs = sa.Table(
     # neighbours of a position in a group; documents of a namespace within a time range
     sa.Index("ix_hy_lexical_docs_group", "space_id", "grp", "order_at", "order_ts", "key"),
     sa.Index("ix_hy_lexical_docs_ts", "space_id", "ts"),
+    # the documents whose postings are not written yet (``length`` -1), few at any time
+    sa.Index("ix_hy_lexical_docs_pending", "space_id", sqlite_where=sa.text("length < 0"),
+             postgresql_where=sa.text("length < 0")),
 )
 
 lexical_postings = sa.Table(
@@ -228,10 +234,21 @@ def _add_value_index(ctx: MigrationContext) -> None:
                 f"USING gin ({reader}(value) jsonb_path_ops)")
 
 
+def _add_pending(ctx: MigrationContext) -> None:
+    """Lexical documents may wait for their postings: each namespace counts its pending
+    documents, and a partial index finds them (they are marked by ``length`` -1)."""
+    if "pending" not in ctx.columns("hy_lexical_spaces"):
+        ctx.execute(f"ALTER TABLE {ctx.table('hy_lexical_spaces')} ADD COLUMN pending BIGINT NOT NULL DEFAULT 0")
+    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_lexical_docs_pending ON {ctx.table('hy_lexical_docs')} "
+                "(space_id) WHERE length < 0")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "items, vectors, change log, meta", _create_v1),
     Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
     Migration(3, "lexical index: spaces, documents, postings; meta lexical_since; "
               "covering scope index", _add_lexical),
     Migration(4, "PostgreSQL: GIN index of the item values read as jsonb", _add_value_index),
+    Migration(5, "lexical documents waiting for their postings: spaces.pending, a partial index",
+              _add_pending),
 )
