@@ -21,7 +21,8 @@
 database made before versioning is adopted as is), version 2 adds ``scope``,
 version 3 the lexical index (a frozen copy in :mod:`.schema_v3`), version 4 on
 PostgreSQL the GIN index over the values read as jsonb (nothing on SQLite), version 5
-the lexical documents whose postings are not written yet (``pending``).
+the lexical documents whose postings are not written yet (``pending``) and the expiry
+index limited to items with a TTL.
 
 Example:
     >>> import sqlalchemy as sa
@@ -82,7 +83,9 @@ items = sa.Table(
     # covering for "distinct live namespaces" and "newest first under a prefix"
     sa.Index("ix_hy_store_items_ns_updated", "namespace", "updated_at", "expires_at"),
     sa.Index("ix_hy_store_items_updated", "updated_at"),
-    sa.Index("ix_hy_store_items_expires", "expires_at"),
+    # only items with a TTL: most have none, and their entries cost every write
+    sa.Index("ix_hy_store_items_expires", "expires_at", sqlite_where=sa.text("expires_at IS NOT NULL"),
+             postgresql_where=sa.text("expires_at IS NOT NULL")),
     # a scope's live items (and their namespaces) without reading their rows: scope loads
     sa.Index("ix_hy_store_items_scope_live", "scope", "id", "namespace", "expires_at"),
     sqlite_autoincrement=True,
@@ -236,11 +239,15 @@ def _add_value_index(ctx: MigrationContext) -> None:
 
 def _add_pending(ctx: MigrationContext) -> None:
     """Lexical documents may wait for their postings: each namespace counts its pending
-    documents, and a partial index finds them (they are marked by ``length`` -1)."""
+    documents, and a partial index finds them (they are marked by ``length`` -1). The
+    expiry index keeps only the items that have a TTL (the sweep's rows)."""
     if "pending" not in ctx.columns("hy_lexical_spaces"):
         ctx.execute(f"ALTER TABLE {ctx.table('hy_lexical_spaces')} ADD COLUMN pending BIGINT NOT NULL DEFAULT 0")
     ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_lexical_docs_pending ON {ctx.table('hy_lexical_docs')} "
                 "(space_id) WHERE length < 0")
+    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_expires')}")
+    ctx.execute(f"CREATE INDEX ix_hy_store_items_expires ON {ctx.table('hy_store_items')} "
+                "(expires_at) WHERE expires_at IS NOT NULL")
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -249,6 +256,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "lexical index: spaces, documents, postings; meta lexical_since; "
               "covering scope index", _add_lexical),
     Migration(4, "PostgreSQL: GIN index of the item values read as jsonb", _add_value_index),
-    Migration(5, "lexical documents waiting for their postings: spaces.pending, a partial index",
+    Migration(5, "lexical documents waiting for their postings: spaces.pending, a partial index; "
+              "the expiry index only over items with a TTL",
               _add_pending),
 )
