@@ -119,7 +119,11 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
 def _one_statement(plan: BatchPlan) -> bool:
     """Whether each read of ``plan`` is one statement that needs no snapshot shared with
     the others: gets, listings and searches without a query (a ranked search also reads
-    the change log), one of them or the independent calls of a group."""
+    the change log), one of them or the independent calls of a group; or gets that one
+    statement answers (few keys of few namespaces, :func:`~.sql.keys_requests`)."""
+    if plan.gets and not (plan.lists or plan.searches or plan.grouped) and len(plan.gets) > 1:
+        pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
+        return len(sql.keys_requests(pairs, 0)) == 1
     reads = len(plan.gets) + len(plan.lists) + len(plan.searches)
     return (reads == 1 or plan.grouped) and not any(op.query for _, op, _ in plan.searches)
 

@@ -288,3 +288,26 @@ def test_a_busy_database_fails_a_write_with_sqlalchemys_error(tmp_path: Path) ->
             assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
     finally:
         engine.dispose()
+
+
+def test_gets_of_a_few_namespaces_are_one_statement_without_a_transaction(tmp_path: Path) -> None:
+    """Two namespaces' keys in one statement (no BEGIN on SQLite): rows of pairs nobody
+    asked for (``a``/``k2`` here) stay out; many pairs fall back to one statement per
+    namespace, inside a transaction."""
+    from langgraph.store.base import GetOp, PutOp
+
+    from hy_memory_langgraph.store import HyMemoryStore
+
+    with HyMemoryStore(tmp_path / "gets.db", index=None) as store:
+        store.batch([PutOp(("a", "u"), "k1", {"v": 1}), PutOp(("b", "u"), "k2", {"v": 2}),
+                     PutOp(("a", "u"), "k2", {"v": 3})])
+        sent: list[str] = []
+        sa.event.listen(store._engine, "checkout", lambda dbapi, *_: dbapi.set_trace_callback(sent.append))
+        got = store.batch([GetOp(("a", "u"), "k1"), GetOp(("b", "u"), "k2"), GetOp(("b", "u"), "k1")])
+        assert [None if item is None else (item.namespace, item.key, item.value) for item in got] == [
+            (("a", "u"), "k1", {"v": 1}), (("b", "u"), "k2", {"v": 2}), None]
+        assert len(sent) == 1 and sent[0].startswith("SELECT")
+        sent.clear()
+        many = [GetOp((f"n{i}", "u"), f"k{j}") for i in range(5) for j in range(5)]  # 25 pairs: 5 statements
+        assert store.batch(many) == [None] * 25
+        assert [s.split()[0] for s in sent] == ["BEGIN", *["SELECT"] * 5, "COMMIT"]

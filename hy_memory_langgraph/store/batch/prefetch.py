@@ -58,8 +58,9 @@ def prefetch(conn: Connection, plan: BatchPlan, now: int) -> Prefetched:
         return Prefetched()  # nothing to share a round trip with
     answers = direct.fetch_many(conn, requests)
     found: dict[tuple[str, str], Row[Any]] = {}
+    wanted = set(pairs)
     for rows in answers[:gets]:
-        found.update(sql.by_key(rows))
+        found.update(sql.by_key(rows, wanted))
     rest = answers[gets:]
     return Prefetched(
         gets=found if plan.gets else None,

@@ -456,10 +456,14 @@ def checkpoint(engine: Engine) -> None:
 def read_tx(engine: Engine, *, single: bool = False) -> Iterator[Connection]:
     """A transaction for reads: one consistent snapshot for the whole block.
 
-    ``single``: the block runs one statement, which is its own snapshot; on PostgreSQL it
-    then runs without ``BEGIN``/``COMMIT`` (two round trips fewer).
+    ``single``: the block runs one statement, which is its own snapshot; it then runs
+    without ``BEGIN``/``COMMIT`` (on PostgreSQL two round trips fewer; a statement that
+    goes through SQLAlchemy rather than the driver begins a transaction itself).
     """
     with engine.connect() as conn:
+        if single and conn.dialect.name == "sqlite":
+            yield conn
+            return
         if conn.dialect.name == "postgresql":
             if single:
                 conn.execution_options(isolation_level="AUTOCOMMIT", postgresql_readonly=True)

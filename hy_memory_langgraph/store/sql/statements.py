@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple, TypeVar
 
@@ -282,6 +282,14 @@ _BY_NS_KEYS = sa.select(*ITEM_COLUMNS).where(
     items.c.namespace == _NS, items.c.key.in_(sa.bindparam("hy_keys", expanding=True)), _LIVE
 )
 _BY_NS_KEYS_LOCKED = _BY_NS_KEYS.with_for_update()
+# Keys of several namespaces in one statement: both lists through the unique index (each
+# namespace with each key), the rows of pairs nobody asked for dropped by the caller.
+_BY_NSS_KEYS = sa.select(*ITEM_COLUMNS).where(
+    items.c.namespace.in_(sa.bindparam("hy_nss", expanding=True)),
+    items.c.key.in_(sa.bindparam("hy_keys", expanding=True)), _LIVE
+)
+#: Gets of several namespaces are one statement while namespaces × keys stays within this.
+CROSS_MAX = 16
 
 
 #: A prebuilt statement and its parameters (:func:`~..db.direct.fetch_many` runs several).
@@ -289,15 +297,24 @@ Request = tuple[Any, dict[str, Any]]
 
 
 def keys_requests(pairs: Sequence[tuple[str, str]], now: int, *, for_update: bool = False) -> list[Request]:
-    """The reads of :func:`fetch_by_keys` (one per namespace and chunk of keys)."""
+    """The reads of :func:`fetch_by_keys`: one per namespace and chunk of keys, or one in
+    all when few namespaces and keys are asked for (at most :data:`CROSS_MAX` pairs of
+    them; it may return rows of pairs not asked for: keep those of :func:`by_key`)."""
+    grouped = by_namespace(pairs)
+    if len(grouped) > 1 and not for_update:
+        keys = list(dict.fromkeys(key for _, key in pairs))
+        if len(grouped) * len(keys) <= CROSS_MAX:
+            return [(_BY_NSS_KEYS, {"hy_nss": list(grouped), "hy_keys": keys, "hy_now": now})]
     stmt = _BY_NS_KEYS_LOCKED if for_update else _BY_NS_KEYS
     return [(stmt, {"hy_ns": namespace, "hy_keys": list(part), "hy_now": now})
-            for namespace, keys in by_namespace(pairs).items() for part in chunks(keys)]
+            for namespace, keys in grouped.items() for part in chunks(keys)]
 
 
-def by_key(rows: Iterable[Any]) -> dict[tuple[str, str], Row[Any]]:
-    """Rows by ``(encoded namespace, key)``."""
-    return {(r.namespace, r.key): r for r in rows}
+def by_key(rows: Iterable[Any], wanted: Collection[tuple[str, str]]) -> dict[tuple[str, str], Row[Any]]:
+    """The rows of the ``wanted`` ``(encoded namespace, key)`` pairs, by pair."""
+    found = {(r.namespace, r.key): r for r in rows}
+    return found if len(found) <= len(wanted) and all(pair in wanted for pair in found) else {
+        pair: row for pair, row in found.items() if pair in wanted}
 
 
 def fetch_by_keys(
@@ -309,8 +326,9 @@ def fetch_by_keys(
     UPDATE`` on PostgreSQL; SQLite's write transaction already excludes writers).
     """
     found: dict[tuple[str, str], Row[Any]] = {}
+    wanted = set(pairs)
     for stmt, params in keys_requests(pairs, now, for_update=for_update):
-        found.update(by_key(direct.fetch(conn, stmt, params)))
+        found.update(by_key(direct.fetch(conn, stmt, params), wanted))
     return found
 
 
