@@ -18,7 +18,7 @@ ids and which items were deleted, replaced or expired:
 4. Namespaces left without documents after a delete lose their statistics row,
    so nothing of an erased namespace stays behind.
 
-**Pending documents.** Steps 3's postings are most of what a write of one new document
+**Pending documents.** Step 3's postings are most of what a write of one new document
 costs (its own, and rewriting those of the neighbour it joins). A batch that only adds
 new documents to a namespace (no document of it dropped or replaced, its window
 unchanged) stores them without postings: ``length`` -1 marks each one *pending*, and the
@@ -32,8 +32,8 @@ documents at once (contiguous arrivals are one stretch of their group, read once
 * by :func:`index_pending`, which the store runs before any lexical read of the namespace
   (status, search, feedback), so a search always sees every document written before it.
 
-A store that may not write cannot index them; its lexical status then reports the
-namespace incomplete (callers search it in process).
+A store that may not write cannot index them: its lexical status counts them, and its
+searches rank the documents indexed so far (the chat search then ranks in process).
 
 Writers of one store are serialised (SQLite's write lock, PostgreSQL's advisory
 lock), so neighbours are always read as committed.
