@@ -410,3 +410,19 @@ def test_a_read_only_store_ranks_what_is_indexed_and_says_what_waits(
         _assert_same(hits, _reference([Doc("a", "green tea", "s", ("x", 0.0)), Doc("b", "black tea", "s", ("x", 1.0))],
                                       "jasmine green", 5))
         assert _pending(store) == (1, 1)
+
+
+def test_another_store_on_the_database_indexes_what_this_one_left_pending(
+        make_store: Callable[[], HyMemoryStore]) -> None:
+    """Pending documents live in the database: a second store object (another process,
+    say) finds them in its first search, and the writer sees them indexed after."""
+    writer, reader = make_store(), make_store()
+    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(5)]
+    for turn in turns:
+        _write(writer, [turn])
+    assert _pending(writer) == (5, 5)
+    _assert_same(_search(reader, "word4 tea", 10), _reference(turns, "word4 tea", 10))
+    assert _pending(writer) == (0, 0) and writer.lexical_status(NS).docs == 5
+    _write(writer, [Doc("t5", "word5 tea", "s1", ("x", 5.0))])
+    _assert_same(_search(writer, "word5 word4", 10), _reference([*turns, Doc("t5", "word5 tea", "s1", ("x", 5.0))],
+                                                                 "word5 word4", 10))
