@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import itertools
 import threading
 import time
@@ -149,6 +150,8 @@ class Change:
     users: set[str] = field(default_factory=set)
     replaced: list[Record] = field(default_factory=list)
     guards: list[GuardOp] = field(default_factory=list)
+    #: Each record put, as it was put, by the ``id`` of its put's value (the put holds it).
+    written: dict[int, Record] = field(default_factory=dict)
 
     def add(self, record: Record, op: str, *, related: str | None = None) -> Record:
         """Store a new record (and its id entry) with its creation event ``op``."""
@@ -183,8 +186,7 @@ class Change:
         self._guard(record)
         record.updated_at = self.now
         self.replaced.append(record)
-        self.ops.append(PutOp(self.repo.namespace(record.kind, record.user_id), record.memory_id,
-                              record.stored_value(), index=record.index_paths()))
+        self._put_record(record)
 
     def _guard(self, record: Record) -> None:
         ns = self.repo.namespace(record.kind, record.user_id)
@@ -192,9 +194,7 @@ class Change:
 
     def _put(self, record: Record, op: str, *, previous: str | None = None,
              related: str | None = None) -> Record:
-        ns = self.repo.namespace(record.kind, record.user_id)
-        self.ops.append(PutOp(ns, record.memory_id, record.stored_value(),
-                              index=record.index_paths()))
+        self._put_record(record)
         event = {
             "memory_id": record.memory_id, "user_id": record.user_id, "kind": record.kind,
             "op": op, "version": record.version, "content": record.text,
@@ -205,6 +205,12 @@ class Change:
         }
         self._event(record.user_id, event)
         return record
+
+    def _put_record(self, record: Record) -> None:
+        value = record.stored_value()
+        self.ops.append(PutOp(self.repo.namespace(record.kind, record.user_id), record.memory_id, value,
+                              index=record.index_paths()))
+        self.written[id(value)] = copy.copy(record)
 
     def _event(self, user_id: str, event: dict[str, Any]) -> None:
         key = f"{event['memory_id']}:{event['seq']:020d}:{uuid.uuid4().hex[:6]}"
@@ -417,7 +423,7 @@ class RecordRepository:
             return
         bumps = [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False)
                  for u in sorted(change.users)]
-        derived = self._derived_ops(change.ops)
+        derived = self._derived_ops(change.ops, change.written)
         if self.caps.guards:
             self.store.batch([*change.guards, *change.ops, *derived, *bumps])
             return
@@ -429,9 +435,10 @@ class RecordRepository:
                                   for r in change.replaced])
             self.store.batch([*change.ops, *derived, *bumps])
 
-    def _derived_ops(self, ops: Sequence[Op]) -> list[Op]:
+    def _derived_ops(self, ops: Sequence[Op], written: Mapping[int, Record] | None = None) -> list[Op]:
         """Store ops derived from a batch's puts, written in the same batch (none by
-        default; the chat repository adds lexical documents)."""
+        default; the chat repository adds lexical documents). ``written``: the records
+        behind puts, by the ``id`` of the put's value (:attr:`Change.written`)."""
         return []
 
     def _check_here(self, guards: list[GuardOp]) -> None:

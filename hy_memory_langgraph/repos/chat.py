@@ -348,9 +348,10 @@ class ChatRepository(RecordRepository):
         records = (readable_record(item.value) for item in found if isinstance(item, Item))
         return [cast(ChatMemory, r) for r in records if r is not None]
 
-    def _derived_ops(self, ops: Sequence[Op]) -> list[Op]:
+    def _derived_ops(self, ops: Sequence[Op], written: Mapping[int, Record] | None = None) -> list[Op]:
         """The lexical documents of the active chat memories a batch writes (stores with a
-        lexical index); a memory written inactive gets none, so the store drops its own."""
+        lexical index); a memory written inactive gets none, so the store drops its own.
+        A put's record comes from ``written`` when there, else from its value."""
         if not self.caps.lexical:
             return []
         label = self.namespace("chat", "_")[0]
@@ -362,7 +363,7 @@ class ChatRepository(RecordRepository):
         for op in last.values():
             if op.value is None or op.value.get("status") != ACTIVE:
                 continue
-            record = record_from_value(dict(op.value))
+            record = (written or {}).get(id(op.value)) or record_from_value(dict(op.value))
             if isinstance(record, ChatMemory):
                 out.append(lexical_op(op.namespace, record))
         return out
