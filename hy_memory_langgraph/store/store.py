@@ -97,14 +97,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def _status(conn: Any, encoded: str, *, pending_ok: bool = False) -> LexicalStatus:
-    """:func:`lexical_read.lexical_status`, as a read of :meth:`HyMemoryStore._lexical_read`."""
-    status = lexical_read.lexical_status(conn, encoded)
-    if status.pending and not pending_ok:
-        raise lexical_read.PendingDocuments(encoded)
-    return status
-
-
 def _faults(method: Callable[..., T]) -> Callable[..., T]:
     """Driver errors of a store method raised as our errors naming the database."""
 
@@ -678,7 +670,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
         A store that may write first indexes the namespace's pending documents, so
         ``pending`` is non-zero only on a read-only store (or for documents another
         writer added meanwhile)."""
-        return self._lexical_read(namespaces.encode(namespace), _status)
+        return self._lexical_read(namespaces.encode(namespace), lexical_read.lexical_status)
 
     @_faults
     def lexical_search(self, namespace: tuple[str, ...], terms: Mapping[str, float], *, limit: int,

@@ -63,9 +63,10 @@ def _legacy(conn: Connection, namespace: str) -> bool:
     return conn.execute(stmt).first() is not None
 
 
-def lexical_status(conn: Connection, namespace: str) -> LexicalStatus:
-    """What the index holds for an encoded namespace (see :class:`LexicalStatus`)."""
-    row = conn.execute(_SPACE, {"ns": namespace}).first()
+def lexical_status(conn: Connection, namespace: str, *, pending_ok: bool = False) -> LexicalStatus:
+    """What the index holds for an encoded namespace (see :class:`LexicalStatus`);
+    ``pending_ok`` as for :func:`lexical_search`."""
+    row = _space(conn, namespace, pending_ok)
     if row is None:
         return LexicalStatus(complete=not _legacy(conn, namespace), docs=0, window=None)
     return LexicalStatus(complete=bool(row.complete), docs=int(row.docs),

@@ -312,9 +312,7 @@ def keys_requests(pairs: Sequence[tuple[str, str]], now: int, *, for_update: boo
 
 def by_key(rows: Iterable[Any], wanted: Collection[tuple[str, str]]) -> dict[tuple[str, str], Row[Any]]:
     """The rows of the ``wanted`` ``(encoded namespace, key)`` pairs, by pair."""
-    found = {(r.namespace, r.key): r for r in rows}
-    return found if len(found) <= len(wanted) and all(pair in wanted for pair in found) else {
-        pair: row for pair, row in found.items() if pair in wanted}
+    return {(r.namespace, r.key): r for r in rows if (r.namespace, r.key) in wanted}
 
 
 def fetch_by_keys(
