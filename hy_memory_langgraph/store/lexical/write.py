@@ -12,8 +12,9 @@ ids and which items were deleted, replaced or expired:
    written ones, and in a group the neighbours whose window now holds a different
    document (``window = (before, after)``: a document adds the tails of ``before``
    previous and ``after`` next documents). Only the documents around each changed
-   position are read (``before + after`` on either side), or the whole group when
-   a batch changes many of its positions. Their postings are rewritten and the
+   position are read (``before + after`` on either side), or, when a batch changes
+   many of its positions, one stretch from the first to the last with that much on
+   either side. Their postings are rewritten and the
    namespace's document count and total length adjusted.
 4. Namespaces left without documents after a delete lose their statistics row,
    so nothing of an erased namespace stays behind.
