@@ -52,12 +52,16 @@ def _writer(target: str, schema: str | None, me: int, barrier: Any, out: Any) ->
     from hy_memory_langgraph.store.lexical import write as lexical_write
 
     lexical_write.PENDING_LIMIT = 6  # several flushes by the limit, others by the reads
-    with _open(target, schema) as store:
-        barrier.wait(DEADLINE_S)
-        for i in range(TURNS):
-            store.batch(_ops(("chat", "u1"), *_turn(me, i)))
-            if i % 7 == 3:
-                store.lexical_status(("chat", "u1"))
+    try:
+        with _open(target, schema) as store:
+            barrier.wait(DEADLINE_S)
+            for i in range(TURNS):
+                store.batch(_ops(("chat", "u1"), *_turn(me, i)))
+                if i % 7 == 3:
+                    store.lexical_status(("chat", "u1"))
+    except Exception as exc:  # noqa: BLE001 - reported by the parent at once
+        out.put(f"writer {me}: {type(exc).__name__}: {exc}")
+        return
     out.put(me)
 
 
@@ -95,13 +99,14 @@ def test_concurrent_writers_leave_the_postings_of_immediate_indexing(database: t
         for proc in procs:
             proc.start()
         try:
-            done = sorted(out.get(timeout=DEADLINE_S) for _ in procs)
+            done = [out.get(timeout=DEADLINE_S) for _ in procs]
         finally:
             for proc in procs:
                 proc.join(DEADLINE_S)
                 if proc.is_alive():
                     proc.kill()
-        assert done == list(range(WRITERS)) and all(p.exitcode == 0 for p in procs)
+        assert sorted(map(str, done)) == [str(me) for me in range(WRITERS)], done
+        assert all(p.exitcode == 0 for p in procs)
         store.lexical_status(("chat", "u1"))  # indexes what the last writes left pending
         # the same documents in one batch, indexed at once, in another user's namespace
         ops = [op for me in range(WRITERS) for i in range(TURNS) for op in _ops(("chat", "u2"), *_turn(me, i))]
