@@ -70,6 +70,7 @@ from hy_memory_langgraph.store.db.wal import (
 )
 from hy_memory_langgraph.store.lexical import read as lexical_read
 from hy_memory_langgraph.store.lexical import write as lexical_write
+from hy_memory_langgraph.store.lexical.idle import PendingIndexer
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical.read import TimeRange
 from hy_memory_langgraph.store.schema.tables import (
@@ -220,6 +221,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
                 path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
+        self._indexer = None if is_read_only(self._engine) else PendingIndexer(self._index_pending)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
             self._json_guarded = False
@@ -357,6 +359,8 @@ class HyMemoryStore(SingleCalls, BaseStore):
             self._closed = True
         try:
             self._stop_sweeper()
+            if self._indexer is not None:
+                self._indexer.close()
             if self._checkpointer is not None:
                 self._checkpointer.close()
             if self._scoped is not None:
@@ -650,6 +654,8 @@ class HyMemoryStore(SingleCalls, BaseStore):
                 sql.prune_changes(conn, written.prune_upto)
         if self._checkpointer is not None:
             self._checkpointer.written()
+        if self._indexer is not None:
+            self._indexer.noted(written.pending)
         if self._scoped is None or not written.seqs:
             return
         if written.removed_scopes:  # erasure: no saved index keeps a removed item's vectors
@@ -735,11 +741,20 @@ class HyMemoryStore(SingleCalls, BaseStore):
                 if self.read_only:
                     with read_tx(self._engine) as conn:
                         return read(conn, encoded, pending_ok=True)
+            self._index_pending(encoded)
+            with read_tx(self._engine) as conn:
+                return read(conn, encoded, pending_ok=True)  # a writer may have added more since
+
+    def _index_pending(self, encoded: str) -> None:
+        """Give the pending lexical documents of ``encoded`` their postings, in a write
+        transaction of its scope (before a lexical read, and from :class:`PendingIndexer`
+        once writes pause)."""
+        with self._lock:
+            if self._closed:
+                return
             with write_tx(self._engine, scopes=[scope_of(encoded)]) as conn:
                 lexical_write.index_pending(conn, encoded)
             self._after_write(WriteResult(seqs=[], local={}), sql.now_us())
-            with read_tx(self._engine) as conn:
-                return read(conn, encoded, pending_ok=True)  # a writer may have added more since
 
     @_faults
     def vector_search_keys_like(self, namespace: tuple[str, ...], keys: list[str], *, limit: int,

@@ -27,6 +27,7 @@ from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.store import HyMemoryStore, LexicalCompleteOp, LexicalOp
 from hy_memory_langgraph.store.db import engine as engine_module
+from hy_memory_langgraph.store.lexical import idle
 from hy_memory_langgraph.store.lexical import write as lexical_write
 from hy_memory_langgraph.store.schema.tables import (
     lexical_docs,
@@ -40,6 +41,13 @@ K1, B = 0.6, 0.6
 EN = ("tea cat berlin marathon sister guitar painting beach dog camping job school garden piano "
       "coffee morning trip mountain river book movie dinner friend weekend").split()
 ZH = "喜欢 喝茶 周末 爬山 妹妹 吉他 画画 海边 小狗 露营 工作 学校 花园 钢琴 咖啡 早上 旅行 电影".split()
+
+
+@pytest.fixture(autouse=True)
+def _no_idle_indexing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stores of this module index pending documents only when a test says so (a pause of
+    an hour is never reached), so what a test reads of the tables is what it wrote."""
+    monkeypatch.setattr(idle, "QUIET_S", 3600.0)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -426,3 +434,20 @@ def test_another_store_on_the_database_indexes_what_this_one_left_pending(
     _write(writer, [Doc("t5", "word5 tea", "s1", ("x", 5.0))])
     _assert_same(_search(writer, "word5 word4", 10), _reference([*turns, Doc("t5", "word5 tea", "s1", ("x", 5.0))],
                                                                  "word5 word4", 10))
+
+
+def test_a_pause_in_the_writes_indexes_what_is_pending(make_store: Callable[[], HyMemoryStore],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once writes pause, the store's indexer thread gives pending documents their
+    postings (waited for, not timed), equal to immediate indexing; a store that never
+    writes starts no thread."""
+    monkeypatch.setattr(idle, "QUIET_S", 0.01)
+    reader = make_store()
+    store = make_store()
+    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(5)]
+    for turn in turns:
+        _write(store, [turn])
+    assert store._indexer is not None and store._indexer.wait_idle(timeout=120)
+    assert _pending(store) == (0, 0) and {key for key, _ in _postings(store)} == {d.key for d in turns}
+    _assert_same(_search(store, "word4 tea", 10), _reference(turns, "word4 tea", 10))
+    assert reader._indexer is not None and reader._indexer._thread is None

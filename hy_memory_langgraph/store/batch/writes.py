@@ -46,6 +46,8 @@ class WriteResult:
     removed_scopes: set[str] = dataclasses.field(default_factory=set)
     #: The log is due for pruning up to this position (the caller does it, after commit).
     prune_upto: int | None = None
+    #: Encoded namespaces left with pending lexical documents.
+    pending: set[str] = dataclasses.field(default_factory=set)
 
 
 def _change(item_id: int, op: str, namespace: str, key: str) -> dict[str, Any]:
@@ -158,11 +160,11 @@ def apply_writes(
         _sweep(conn, now, entries, local, touched)
     if plan is not None and plan.puts:
         _puts(conn, plan, text_vectors, now, entries, local, touched)
-    apply_lexical(conn, plan.lexical if plan is not None else {},
-                  plan.complete if plan is not None else [], touched.upserted, touched.removed,
-                  undocumented=touched.undocumented)
+    pending = apply_lexical(conn, plan.lexical if plan is not None else {},
+                            plan.complete if plan is not None else [], touched.upserted, touched.removed,
+                            undocumented=touched.undocumented)
     if not entries:
-        return WriteResult(seqs=[], local=local)
+        return WriteResult(seqs=[], local=local, pending=pending)
     # the change log is only ever touched under the log lock; the append takes it (and
     # on PostgreSQL commits in the same round trip, so the lock is held the least)
     key = log_key(conn)
@@ -175,4 +177,4 @@ def apply_writes(
     due = high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY
     prune = high - retention if due else None
     return WriteResult(seqs=seqs, local=local, removed_scopes={scope_of(ns) for _, ns in touched.removed},
-                       prune_upto=prune)
+                       prune_upto=prune, pending=pending)

@@ -31,7 +31,8 @@ documents at once (contiguous arrivals are one stretch of their group, read once
 * by a batch that changes the namespace otherwise (a drop, a replacement, a new window),
   before its own changes are re-derived;
 * by :func:`index_pending`, which the store runs before any lexical read of the namespace
-  (status, search, feedback), so a search always sees every document written before it.
+  (status, search, feedback), so a search always sees every document written before it,
+  and once its writes pause (:mod:`.idle`).
 
 A store that may not write cannot index them: its lexical status counts them, and its
 searches rank the documents indexed so far (the chat search then ranks in process).
@@ -215,8 +216,9 @@ def apply_lexical(
     removed: Sequence[tuple[int, str]],
     *,
     undocumented: Collection[int] = (),
-) -> None:
-    """Bring the lexical index in line with a batch (see the module docstring).
+) -> set[str]:
+    """Bring the lexical index in line with a batch (see the module docstring); returns
+    the encoded namespaces the batch leaves with pending documents.
 
     Args:
         conn: The batch's write transaction.
@@ -227,7 +229,7 @@ def apply_lexical(
         undocumented: Ids of upserted or removed items known to have no document (none to load).
     """
     if not (ops or complete or upserted or removed):
-        return
+        return set()
     batch = _Batch(conn)
     op_ids = _resolve(conn, ops, upserted)
     old = _load_docs(conn, [i for i in (*(i for i, _ in removed), *upserted.values(), *op_ids.values())
@@ -246,6 +248,7 @@ def apply_lexical(
         if space is not None:
             space.complete = space.changed = True
     _save_spaces(batch, {ns for _, ns in removed})
+    return {space.namespace for space in batch.spaces.values() if space.pending > 0}
 
 
 # ---------------------------------------------------------------- loading
