@@ -450,4 +450,4 @@ def test_a_pause_in_the_writes_indexes_what_is_pending(make_store: Callable[[], 
     assert store._indexer is not None and store._indexer.wait_idle(timeout=120)
     assert _pending(store) == (0, 0) and {key for key, _ in _postings(store)} == {d.key for d in turns}
     _assert_same(_search(store, "word4 tea", 10), _reference(turns, "word4 tea", 10))
-    assert reader._indexer is not None and reader._indexer._thread is None
+    assert reader._indexer is not None and not reader._indexer.started

@@ -175,5 +175,6 @@ def test_a_store_dropped_without_close_lets_its_thread_end(tmp_path: Path,
 def _checkpointing_thread(store: HyMemoryStore) -> threading.Thread:
     checkpointer = store._checkpointer
     assert checkpointer is not None and _until(lambda: checkpointer.checkpoints >= 1)
-    assert checkpointer._thread is not None and checkpointer._thread.is_alive()
-    return checkpointer._thread
+    thread = checkpointer._daemon.thread
+    assert thread is not None and thread.is_alive()
+    return thread

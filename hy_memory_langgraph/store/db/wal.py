@@ -35,6 +35,8 @@ import weakref
 
 from sqlalchemy.engine import Engine
 
+from hy_memory_langgraph.store.db.daemon import Daemon
+
 __all__ = ["DELAY_S", "IDLE_CHECK_S", "WRITER_CHECKPOINT_PAGES", "WalCheckpointer"]
 
 logger = logging.getLogger(__name__)
@@ -64,9 +66,7 @@ class WalCheckpointer:
         self._engine = engine
         self._delay_s = DELAY_S if delay_s is None else delay_s
         self._pending = threading.Event()
-        self._closed = threading.Event()
-        self._start = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._daemon = Daemon("hy-store-wal-checkpointer", _run, weakref.ref(self), self._pending, self._delay_s)
         self._settled = threading.Condition()
         self._noted = 0  # writes noted so far
         self._covered = 0  # writes noted before the last successful checkpoint began
@@ -74,12 +74,12 @@ class WalCheckpointer:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._daemon.running
 
     def written(self) -> None:
         """Note a committed write: a checkpoint follows within ``delay_s``."""
-        if self._thread is None:
-            self._start_thread()
+        if self._daemon.thread is None:
+            self._daemon.start()
         with self._settled:
             self._noted += 1
         self._pending.set()
@@ -93,18 +93,7 @@ class WalCheckpointer:
 
     def close(self) -> None:
         """Stop the thread after a last checkpoint of what was written (idempotent)."""
-        self._closed.set()
-        self._pending.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _start_thread(self) -> None:
-        with self._start:
-            if self._thread is None and not self._closed.is_set():
-                self._thread = threading.Thread(
-                    target=_run, args=(weakref.ref(self), self._pending, self._closed, self._delay_s),
-                    name="hy-store-wal-checkpointer", daemon=True)
-                self._thread.start()
+        self._daemon.stop(self._pending)
 
     def _checkpoint(self) -> None:
         with self._settled:
@@ -121,8 +110,8 @@ class WalCheckpointer:
             self._settled.notify_all()
 
 
-def _run(owner: weakref.ref[WalCheckpointer], pending: threading.Event, closed: threading.Event,
-         delay_s: float) -> None:
+def _run(owner: weakref.ref[WalCheckpointer], pending: threading.Event, delay_s: float,
+         closed: threading.Event) -> None:
     """The thread: a checkpoint ``delay_s`` after each write, until closed. It holds its
     checkpointer (and so the engine) only weakly: a store dropped without ``close()`` lets
     the thread end within :data:`IDLE_CHECK_S`."""

@@ -27,6 +27,8 @@ import threading
 import weakref
 from collections.abc import Callable, Collection
 
+from hy_memory_langgraph.store.db.daemon import Daemon
+
 __all__ = ["IDLE_CHECK_S", "QUIET_S", "PendingIndexer"]
 
 logger = logging.getLogger(__name__)
@@ -50,21 +52,19 @@ class PendingIndexer:
         self._index = index
         self._quiet_s = QUIET_S if quiet_s is None else quiet_s
         self._wake = threading.Event()
-        self._closed = threading.Event()
-        self._start = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._daemon = Daemon("hy-store-pending-indexer", _run, weakref.ref(self), self._wake, self._quiet_s)
         self._idle = threading.Condition()
         self._waiting: set[str] = set()
         self._busy = False
 
     def noted(self, namespaces: Collection[str]) -> None:
         """Namespaces a committed write left with pending documents."""
-        if not namespaces or self._closed.is_set():
+        if not namespaces or self._daemon.closed.is_set():
             return
         with self._idle:
             self._waiting.update(namespaces)
-        if self._thread is None:
-            self._start_thread()
+        if self._daemon.thread is None:
+            self._daemon.start()
         self._wake.set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -76,28 +76,23 @@ class PendingIndexer:
     def close(self) -> None:
         """Stop the thread (idempotent). What is still pending stays in the database and is
         indexed by the next read or write of its namespace."""
-        self._closed.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._daemon.stop(self._wake)
         with self._idle:
             self._waiting.clear()
             self._idle.notify_all()
 
-    def _start_thread(self) -> None:
-        with self._start:
-            if self._thread is None and not self._closed.is_set():
-                self._thread = threading.Thread(
-                    target=_run, args=(weakref.ref(self), self._wake, self._closed, self._quiet_s),
-                    name="hy-store-pending-indexer", daemon=True)
-                self._thread.start()
+    @property
+    def started(self) -> bool:
+        """Whether the thread was started (a store that never leaves documents pending
+        starts none)."""
+        return self._daemon.thread is not None
 
     def _index_waiting(self) -> None:
         with self._idle:
             namespaces, self._waiting, self._busy = sorted(self._waiting), set(), True
         try:
             for namespace in namespaces:
-                if self._closed.is_set():
+                if self._daemon.closed.is_set():
                     return
                 try:
                     self._index(namespace)
@@ -109,8 +104,8 @@ class PendingIndexer:
                 self._idle.notify_all()
 
 
-def _run(owner: weakref.ref[PendingIndexer], wake: threading.Event, closed: threading.Event,
-         quiet_s: float) -> None:
+def _run(owner: weakref.ref[PendingIndexer], wake: threading.Event, quiet_s: float,
+         closed: threading.Event) -> None:
     """The thread: index what was noted once ``quiet_s`` passes without a note."""
     while True:
         if not wake.wait(IDLE_CHECK_S):
