@@ -15,6 +15,7 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.db.engine import create_store_engine, write_tx
 from hy_memory_langgraph.testing import HashingEmbeddings
+from tests.reliability.pg_admin import admin_scalar
 
 META = sa.MetaData()
 THINGS = sa.Table(
@@ -188,6 +189,22 @@ def test_a_lost_server_connection_is_invalidated(pg_engine: sa.Engine) -> None:
         assert conn.invalidated
     with pg_engine.connect() as conn:
         assert direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0}) == []
+
+
+def test_a_lost_connection_retires_the_pools_older_ones(pg_engine: sa.Engine, pg_url: str) -> None:
+    """When the server drops every connection (a restart), the first statement to fail
+    also retires the other pooled connections, as SQLAlchemy does: the next caller gets
+    a new connection instead of another dead one."""
+    with pg_engine.connect() as first, pg_engine.connect() as second:  # two pooled connections
+        pids = [int(c.exec_driver_sql("SELECT pg_backend_pid()").scalar()) for c in (first, second)]
+    for pid in pids:  # from outside the pool
+        assert admin_scalar(pg_url, f"SELECT pg_terminate_backend({pid})")
+    with pg_engine.connect() as conn, pytest.raises(sa.exc.DBAPIError) as caught:
+        direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0})
+    assert caught.value.connection_invalidated
+    with pg_engine.connect() as conn:
+        assert direct.fetch(conn, BY_NAMES, {"names": ["n0001"], "low": 0.0}) == []
+        assert int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()) not in pids
 
 
 def test_sqlite_under_a_schema_translation_runs_through_sqlalchemy(

@@ -4,7 +4,8 @@
 commit) bypass ``Connection.execute``. They may do so only while nobody watches the
 connection's statements, and a driver error must reach the caller as SQLAlchemy would
 have raised it: the same exception class, and a connection lost to the server
-invalidated so the pool does not hand it out again.
+invalidated so the pool does not hand it out again, with every connection the pool made
+before it (a server restart or a failover takes them all: a retry gets a new one).
 
 Example:
     >>> import sqlite3
@@ -51,6 +52,7 @@ def as_sqlalchemy_error(conn: Connection, sql: str, values: Any, error: Exceptio
             gone = False
     wrapped = sa.exc.DBAPIError.instance(sql, values, error, conn.dialect.loaded_dbapi.Error,
                                          connection_invalidated=gone, dialect=conn.dialect)
-    if gone:
+    if gone:  # as SQLAlchemy does: the pool's other connections, as old, are replaced too
+        conn.engine.pool._invalidate(conn.connection, error)
         conn.invalidate(error)
     return wrapped
