@@ -55,8 +55,7 @@ def _frozen(value: Any) -> Any:
     """A hashable stand-in of a JSON-like value that keeps ``1``, ``1.0`` and ``True`` apart
     (text, ``None`` and tuples of text, as namespaces are, stand for themselves: no other
     stand-in is text or a tuple of text only)."""
-    kind = type(value)
-    if kind is str or value is None or (kind is tuple and all(type(v) is str for v in value)):
+    if type(value) is str or value is None or _texts(value):
         return value
     if isinstance(value, dict):
         return ("dict", tuple(sorted(((str(k), _frozen(v)) for k, v in value.items()), key=repr)))

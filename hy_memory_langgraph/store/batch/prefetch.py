@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.engine import Connection, Row
@@ -39,10 +40,10 @@ class Prefetched:
     lists: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
 
-def prefetch(conn: Connection, plan: BatchPlan, now: int) -> Prefetched:
-    """Read the answers of ``plan``'s gets, listings and searches without a query or a
-    value filter in one go (a batch of independent reads only)."""
-    pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
+def prefetch(conn: Connection, plan: BatchPlan, pairs: Sequence[tuple[str, str]], now: int) -> Prefetched:
+    """Read the answers of ``plan``'s gets (``pairs``: their encoded namespaces and keys),
+    listings and searches without a query or a value filter in one go (a batch of
+    independent reads only)."""
     requests = sql.keys_requests(pairs, now)
     gets = len(requests)
     searches: list[int] = []
