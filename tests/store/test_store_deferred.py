@@ -178,28 +178,6 @@ def test_a_mixed_batch_keeps_its_effects_in_fewer_round_trips(pg_url: str, monke
         assert spaces == 0  # the emptied namespace's statistics are gone
 
 
-def test_writes_tell_which_items_have_a_lexical_document(pg_url: str) -> None:
-    """The upsert and the delete report, per row, whether that item has a lexical
-    document (not whether any item has one), so documents are read only for those."""
-    from hy_memory_langgraph.store.sql import statements  # noqa: PLC0415
-
-    ns = ("test", "u1")
-    with HyMemoryStore(pg_url) as store:
-        store.batch([PutOp(ns, "doc", {"n": 1}), LexicalOp(ns, "doc", {"tea": 1})])
-        encoded = "test.u1"
-        with write_tx(store._engine, scopes=["test.u1"]) as conn:
-            row = {"namespace": encoded, "value": "{}", "created_at": 1, "updated_at": 1, "ttl_minutes": None,
-                   "expires_at": None}
-            written = statements.upsert_items(conn, [{**row, "key": "doc"}, {**row, "key": "plain"}])
-            plain, doc = written.ids[(encoded, "plain")], written.ids[(encoded, "doc")]
-            assert written.undocumented == {plain} and written.fresh == {plain}
-            gone = {r.key: r.documented for r in statements.delete_items(conn, [(encoded, "doc"), (encoded, "plain")])}
-            assert gone == {"doc": True, "plain": False}
-            conn.exec_driver_sql("ROLLBACK")  # leave the store as it was
-            deferred.mark_committed(conn)
-        assert doc != plain and store.get(ns, "doc") is not None
-
-
 def test_a_put_costs_two_round_trips_and_keeps_its_vectors(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A put on PostgreSQL: the opening travels with the upsert, the vector rows (the old
     ones dropped first on a re-put) with the change log and ``COMMIT``; the vectors are

@@ -199,6 +199,38 @@ def test_documents_live_and_die_with_their_items(make_store: Callable[[], HyMemo
     assert _spaces(store) == [] and _terms_stored(store) == set()  # nothing names the namespace
 
 
+class _Undo(Exception):
+    """Raised to roll a test's write transaction back."""
+
+
+def test_written_rows_tell_what_they_had(make_store: Callable[[], HyMemoryStore]) -> None:
+    """The upsert and the delete say, per row, whether that item has a lexical document
+    (not whether any item has one), and the upsert which rows have no vectors to drop, so
+    a write of new rows reads no documents and drops no vectors."""
+    from hy_memory_langgraph.store.db.engine import write_tx  # noqa: PLC0415
+    from hy_memory_langgraph.store.sql import statements  # noqa: PLC0415
+
+    store = make_store()
+    store.batch([PutOp(NS, "doc", {"n": 1}, index=False), LexicalOp(NS, "doc", {"tea": 1}),
+                 PutOp(NS, "vec", {"text": "green tea"})])
+    encoded, row = "chat.u1", {"value": "{}", "created_at": 1, "updated_at": 1, "ttl_minutes": None,
+                               "expires_at": None}
+    with pytest.raises(_Undo), write_tx(store._engine, scopes=[encoded]) as conn:
+        written = statements.upsert_items(conn, [{**row, "namespace": encoded, "key": key}
+                                                 for key in ("doc", "vec", "new")])
+        ids = {key: written.ids[(encoded, key)] for key in ("doc", "vec", "new")}
+        assert written.undocumented == {ids["vec"], ids["new"]}
+        assert ids["new"] in written.vectorless and ids["vec"] not in written.vectorless
+        if store._engine.dialect.name == "sqlite":  # PostgreSQL knows only new rows
+            assert ids["doc"] in written.vectorless
+        gone = statements.delete_items(conn, [(encoded, key) for key in ("doc", "vec", "new")])
+        assert {r.key: r.documented for r in gone} == {"doc": True, "vec": False, "new": False}
+        raise _Undo
+    assert store.get(NS, "doc") is not None and store.get(NS, "new") is None
+    assert store.search(NS, query="green tea")[0].key == "vec"
+    assert [key for key, _ in _search(store, "tea", 5)] == ["doc"]
+
+
 def test_expired_items_lose_their_documents(tmp_path: Path) -> None:
     with HyMemoryStore(tmp_path / "ttl.db", index=index_config(["text"])) as store:
         store.batch([PutOp(NS, "a", {"text": "short lived tea"}, ttl=0.0001), _op(Doc("a", "short lived tea")),

@@ -133,7 +133,7 @@ def _puts(
         )
         local[item_id] = (put.namespace, np.stack(vecs)) if vecs else None
         entries.append(_change(item_id, "put", put.namespace, put.key))
-    sql.replace_vectors(conn, [i for i in ids.values() if i not in written.fresh], vector_rows)
+    sql.replace_vectors(conn, [i for i in ids.values() if i not in written.vectorless], vector_rows)
 
 
 def apply_writes(

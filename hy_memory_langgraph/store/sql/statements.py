@@ -389,7 +389,7 @@ def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
 # ---------------------------------------------------------------- writes
 
 
-def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool], documented: sa.ColumnElement[bool]) -> Any:
+def _upsert_statement(insert: Any, vectorless: sa.ColumnElement[bool], documented: sa.ColumnElement[bool]) -> Any:
     stmt = insert(items)
     expired = sa.and_(
         items.c.expires_at.is_not(None), items.c.expires_at <= stmt.excluded.updated_at
@@ -404,30 +404,35 @@ def _upsert_statement(insert: Any, fresh: sa.ColumnElement[bool], documented: sa
             "expires_at": stmt.excluded.expires_at,
             "created_at": sa.case((expired, stmt.excluded.created_at), else_=items.c.created_at),
         },
-    ).returning(items.c.id, items.c.namespace, items.c.key, fresh.label("fresh"), documented.label("documented"))
+    ).returning(items.c.id, items.c.namespace, items.c.key, vectorless.label("vectorless"),
+                documented.label("documented"))
 
 
-# PostgreSQL tells a row it inserted (no earlier vectors or lexical document can exist for
-# its new id) from one it updated (an updated row carries this transaction's id in xmax),
-# and whether the item has a lexical document (read in the statement's snapshot). The
-# document test names the written row as the INSERT's target (SQLAlchemy does not correlate
+# Each written row tells whether it may have vectors to drop (``vectorless`` when it has
+# none) and whether it has a lexical document to load, so a write of new rows reads and
+# drops neither. PostgreSQL tells a row it inserted (no earlier vectors can exist for its new
+# id) from one it updated (an updated row carries this transaction's id in xmax); SQLite
+# looks the row's vectors up (its RETURNING sees the tables as the statement found them).
+# The subqueries name the written row as the INSERT's target (SQLAlchemy does not correlate
 # a subquery of an INSERT's RETURNING: written with the column, it would test whether any
 # item has a document).
+_WRITTEN_ID = sa.literal_column(f"{items.name}.id")
+_DOCUMENTED_ROW = sa.exists().where(lexical_docs.c.item_id == _WRITTEN_ID)
 _UPSERT = {
-    "sqlite": _upsert_statement(sqlite.insert, sa.false(), sa.true()),
-    "postgresql": _upsert_statement(
-        postgresql.insert, sa.literal_column("xmax = 0", sa.Boolean()),
-        sa.exists().where(lexical_docs.c.item_id == sa.literal_column(f"{items.name}.id"))),
+    "sqlite": _upsert_statement(sqlite.insert, ~sa.exists().where(vectors.c.item_id == _WRITTEN_ID),
+                                _DOCUMENTED_ROW),
+    "postgresql": _upsert_statement(postgresql.insert, sa.literal_column("xmax = 0", sa.Boolean()),
+                                    _DOCUMENTED_ROW),
 }
 
 
 class Upserted(NamedTuple):
     """What :func:`upsert_items` wrote: ids by ``(encoded namespace, key)``, the ids known
-    to be new rows and the ids known to have no lexical document (on SQLite, where it
-    cannot tell cheaply, neither is known: both empty)."""
+    to have no vectors to drop (new rows; on SQLite also rows that had none) and the ids
+    known to have no lexical document."""
 
     ids: dict[tuple[str, str], int]
-    fresh: set[int]
+    vectorless: set[int]
     undocumented: set[int]
 
 
@@ -438,7 +443,7 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
     scoped = [{**row, "scope": scope_of(row["namespace"])} for row in rows]
     returned = direct.insert_returning(conn, stmt, scoped)
-    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.fresh},
+    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.vectorless},
                     {r.id for r in returned if not r.documented})
 
 
@@ -447,17 +452,16 @@ _KEYS_IN_NS = sa.and_(items.c.namespace == _NS, items.c.key.in_(sa.bindparam("hy
 _DELETE_KEYS = {
     "postgresql": sa.delete(items).where(_KEYS_IN_NS).returning(
         items.c.id, items.c.namespace, items.c.key, _DOCUMENTED),
-    "sqlite": sa.select(items.c.id, items.c.namespace, items.c.key, sa.true().label("documented")).where(_KEYS_IN_NS),
+    "sqlite": sa.select(items.c.id, items.c.namespace, items.c.key, _DOCUMENTED).where(_KEYS_IN_NS),
 }
 
 
 def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row[Any]]:
     """Delete items (and their vectors) by key; returns the deleted ``(id, namespace, key)``.
 
-    PostgreSQL: one ``DELETE … RETURNING`` per namespace, the vectors going by the foreign
-    key's cascade, each row telling whether the item has a lexical document
-    (``documented``). SQLite: the ids first, then vectors and items by id (``documented``
-    not known: true).
+    Each row tells whether the item has a lexical document (``documented``). PostgreSQL:
+    one ``DELETE … RETURNING`` per namespace, the vectors going by the foreign key's
+    cascade. SQLite: the ids first, then vectors and items by id.
     """
     gone: list[Row[Any]] = []
     server = conn.dialect.name == "postgresql"
