@@ -28,7 +28,7 @@ from hy_memory_langgraph.messages import has_tool_trace
 from hy_memory_langgraph.scenes import DEFAULT_SCENE
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["build_lite_chat_graph", "lite_chat_write", "runs_lite_chat"]
+__all__ = ["LiteChatState", "build_lite_chat_graph", "lite_chat_write", "runs_lite_chat"]
 
 _GRAPH = "memory_write"  # its stages are the write graph's
 _PREPARE = recorded(_GRAPH, "prepare", prepare_write)
@@ -42,25 +42,33 @@ def runs_lite_chat(context: MemoryContext, scene: object) -> bool:
     return context.mode == "lite" and context.llm is None and scene in (None, DEFAULT_SCENE)
 
 
-def lite_chat_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+class LiteChatState(WriteArgs, total=False):
+    """State of the lite chat graph: the write's arguments, then its result. The write
+    state the stages pass each other lives inside the one node (a graph's per-step cost
+    grows with the keys of its state)."""
+
+    result: dict[str, Any]
+
+
+def lite_chat_write(state: LiteChatState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """``prepare`` → (``strip_tools``) → ``store_turns`` in one node."""
-    update = _PREPARE(state, runtime)
-    merged: dict[str, Any] = {**state, **update}
+    merged: WriteState = {**state}  # type: ignore[typeddict-item]
+    merged.update(_PREPARE(merged, runtime))
     if merged["route"] != DEFAULT_SCENE:
         raise AssertionError(f"runs_lite_chat admitted a write routed to {merged['route']!r}")
     if has_tool_trace(merged["msgs"]):
         merged.update(_STRIP(merged, runtime))
-    return {**update, **_STORE(merged, runtime)}
+    return {"result": _STORE(merged, runtime)["result"]}
 
 
-def build_lite_chat_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs, ResultOutput]:
+def build_lite_chat_graph() -> CompiledStateGraph[LiteChatState, MemoryContext, WriteArgs, ResultOutput]:
     """START → ``lite_chat`` → END, with the write graph's input and output.
 
     Example:
         >>> list(build_lite_chat_graph().get_graph().nodes)
         ['__start__', 'lite_chat', '__end__']
     """
-    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
+    builder = StateGraph(LiteChatState, context_schema=MemoryContext, input_schema=WriteArgs,
                          output_schema=ResultOutput)
     builder.add_node("lite_chat", lite_chat_write)
     builder.add_edge(START, "lite_chat")
