@@ -255,7 +255,7 @@ def test_memories_written_before_the_index_are_filled_once(old_store: tuple[str,
                                                         "fields": ["content"]})
     try:
         with store._engine.connect() as conn:
-            assert applied_versions(conn, COMPONENT) == {1, 2, 3, 4, 5}
+            assert applied_versions(conn, COMPONENT) == {m.version for m in MIGRATIONS}
             since = conn.execute(sa.select(meta.c.value).where(meta.c.key == LEXICAL_SINCE)).scalar()
             assert int(since) == conn.execute(sa.select(sa.func.max(items.c.id))).scalar()
             indexes = {ix["name"] for ix in sa.inspect(conn).get_indexes("hy_store_items", schema=schema)}

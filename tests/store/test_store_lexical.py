@@ -213,8 +213,8 @@ def test_written_rows_tell_what_they_had(make_store: Callable[[], HyMemoryStore]
     store = make_store()
     store.batch([PutOp(NS, "doc", {"n": 1}, index=False), LexicalOp(NS, "doc", {"tea": 1}),
                  PutOp(NS, "vec", {"text": "green tea"})])
-    encoded, row = "chat.u1", {"value": "{}", "created_at": 1, "updated_at": 1, "ttl_minutes": None,
-                               "expires_at": None}
+    encoded, row = "chat.u1", {"value": "{}", "scope": None, "created_at": 1, "updated_at": 1,
+                               "ttl_minutes": None, "expires_at": None}
     with pytest.raises(_Undo), write_tx(store._engine, scopes=[encoded]) as conn:
         written = statements.upsert_items(conn, [{**row, "namespace": encoded, "key": key}
                                                  for key in ("doc", "vec", "new")])

@@ -89,6 +89,11 @@ def test_old_database_is_migrated_on_open(target: tuple[str, str | None]) -> Non
         assert sorted(keys(store.search(("notes",), query="green tea", limit=2))) == ["k1", "k3"]
         assert keys(store.search(("notes", "u2"), query="green tea", limit=5)) == ["k3"]
         store.put(("notes", "u2", "deep"), "k4", {"text": "green tea again"})
+        store.put(("notes", "u2"), "k5", {"text": "green tea, not embedded"}, index=False)
+        store.put(("notes", "u1"), "k1", {"text": "green tea, no longer embedded"}, index=False)
+        found = store.search(("notes",), query="green tea", limit=5)
+        assert sorted(i.key for i in found if i.score is not None) == ["k2", "k3", "k4"]
+        assert sorted(i.key for i in found if i.score is None) == ["k1", "k5"]  # no vectors
     assert _versions(path, schema) == {m.version for m in MIGRATIONS}
     engine, _ = create_store_engine(path, schema=schema)
     try:
@@ -97,7 +102,8 @@ def test_old_database_is_migrated_on_open(target: tuple[str, str | None]) -> Non
             scopes = dict(conn.execute(sa.select(items.c.key, items.c.scope)).all())
     finally:
         release_engine(engine)
-    assert scopes == {"k1": "notes.u1", "k2": "notes.u1", "k3": "notes.u2", "k4": "notes.u2"}
+    # rows written since version 6 have a scope only with vectors; older rows keep theirs
+    assert scopes == {"k1": None, "k2": "notes.u1", "k3": "notes.u2", "k4": "notes.u2", "k5": None}
 
 
 def test_setup_is_idempotent_and_append_only(target: tuple[str, str | None]) -> None:
@@ -109,7 +115,7 @@ def test_setup_is_idempotent_and_append_only(target: tuple[str, str | None]) -> 
         with engine.connect() as conn:
             rows = conn.execute(sa.select(VERSIONS.c.version).where(
                 VERSIONS.c.component == COMPONENT).order_by(VERSIONS.c.version)).scalars().all()
-        assert rows == [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5]
+        assert rows == [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6]
         newest = len(MIGRATIONS) + 1
         extra = (*MIGRATIONS, Migration(newest, "a later release", lambda ctx: ctx.execute(
             f"CREATE TABLE {ctx.table('later')} (x INTEGER)")))

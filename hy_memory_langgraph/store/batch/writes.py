@@ -106,6 +106,7 @@ def _puts(
                 "namespace": p.namespace,
                 "key": p.key,
                 "value": p.value_json,
+                "scope": scope_of(p.namespace) if p.texts else None,
                 "created_at": now,
                 "updated_at": now,
                 "ttl_minutes": p.ttl_minutes,

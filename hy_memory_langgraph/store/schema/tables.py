@@ -2,7 +2,8 @@
 
 * ``hy_store_items``: one row per item. ``namespace`` is the labels joined by
   ``"."`` (labels may not contain periods), ``scope`` its first
-  :data:`SCOPE_DEPTH` labels (the unit of the in-memory vector indexes),
+  :data:`SCOPE_DEPTH` labels (the unit of the in-memory vector indexes) when the item
+  has vectors (``NULL`` when it has none; rows written before version 6 keep theirs),
   ``value`` is JSON text, times are integer microseconds since the Unix epoch
   (UTC), ``expires_at`` is ``NULL`` for items without a TTL.
 * ``hy_store_vectors``: one row per embedded text of an item (``pos`` 0..n-1),
@@ -22,7 +23,8 @@ database made before versioning is adopted as is), version 2 adds ``scope``,
 version 3 the lexical index (a frozen copy in :mod:`.schema_v3`), version 4 on
 PostgreSQL the GIN index over the values read as jsonb (nothing on SQLite), version 5
 the lexical documents whose postings are not written yet (``pending``) and the expiry
-index limited to items with a TTL.
+index limited to items with a TTL, version 6 the scope index limited to items with a
+scope.
 
 Example:
     >>> import sqlalchemy as sa
@@ -31,7 +33,7 @@ Example:
     >>> sorted(metadata.tables)[0]
     'hy_lexical_docs'
     >>> [m.version for m in MIGRATIONS]
-    [1, 2, 3, 4, 5]
+    [1, 2, 3, 4, 5, 6]
 """
 
 from __future__ import annotations
@@ -86,8 +88,10 @@ items = sa.Table(
     # only items with a TTL: most have none, and their entries cost every write
     sa.Index("ix_hy_store_items_expires", "expires_at", sqlite_where=sa.text("expires_at IS NOT NULL"),
              postgresql_where=sa.text("expires_at IS NOT NULL")),
-    # a scope's live items (and their namespaces) without reading their rows: scope loads
-    sa.Index("ix_hy_store_items_scope_live", "scope", "id", "namespace", "expires_at"),
+    # a scope's live items (and their namespaces) without reading their rows: scope loads.
+    # Only items with vectors have a scope: the others' entries would cost every write
+    sa.Index("ix_hy_store_items_scope_live", "scope", "id", "namespace", "expires_at",
+             sqlite_where=sa.text("scope IS NOT NULL"), postgresql_where=sa.text("scope IS NOT NULL")),
     sqlite_autoincrement=True,
 )
 
@@ -250,6 +254,14 @@ def _add_pending(ctx: MigrationContext) -> None:
                 "(expires_at) WHERE expires_at IS NOT NULL")
 
 
+def _partial_scope_index(ctx: MigrationContext) -> None:
+    """The scope index keeps only items with a scope: from now on, only items with
+    vectors get one (a write of items without vectors then leaves the index alone)."""
+    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_scope_live')}")
+    ctx.execute(f"CREATE INDEX ix_hy_store_items_scope_live ON {ctx.table('hy_store_items')} "
+                "(scope, id, namespace, expires_at) WHERE scope IS NOT NULL")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "items, vectors, change log, meta", _create_v1),
     Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
@@ -259,4 +271,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "lexical documents waiting for their postings: spaces.pending, a partial index; "
               "the expiry index only over items with a TTL",
               _add_pending),
+    Migration(6, "the scope index only over items with a scope (items with vectors)", _partial_scope_index),
 )

@@ -365,12 +365,12 @@ def matching_ids(conn: Connection, where: Where) -> list[Row[Any]]:
 
 def scopes_under(conn: Connection, prefix: str) -> list[str]:
     """Distinct scopes holding items under an encoded prefix shorter than a scope."""
-    stmt = sa.select(items.c.scope).distinct()
+    stmt = sa.select(items.c.scope).distinct().where(items.c.scope.is_not(None))
     if prefix:
         low, high = prefix_range(prefix)
         stmt = stmt.where(sa.or_(items.c.scope == prefix,
                                  sa.and_(items.c.scope >= low, items.c.scope < high)))
-    return [s for s in conn.execute(stmt).scalars() if s is not None]
+    return list(conn.execute(stmt).scalars())
 
 
 def namespaces_request(conn: Connection, now: int, prefix: str) -> Request:
@@ -437,12 +437,15 @@ class Upserted(NamedTuple):
 
 
 def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
-    """Insert or update items; ``created_at`` survives unless the old row had expired."""
+    """Insert or update items; ``created_at`` survives unless the old row had expired.
+
+    Each row's ``scope`` is its namespace's (:func:`scope_of`) when the item has vectors,
+    else ``None``: the scope index holds only items a scope load reads.
+    """
     stmt = _UPSERT.get(conn.dialect.name)
     if stmt is None:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
-    scoped = [{**row, "scope": scope_of(row["namespace"])} for row in rows]
-    returned = direct.insert_returning(conn, stmt, scoped)
+    returned = direct.insert_returning(conn, stmt, rows)
     return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.vectorless},
                     {r.id for r in returned if not r.documented})
 

@@ -128,10 +128,12 @@ def targets_for_prefix(conn: Connection, prefix: str) -> list[Target]:
 
 
 def targets_for_rows(rows: Iterable[Row[object]]) -> list[Target]:
-    """Targets for the ``(id, scope)`` rows a filtered SQL query selected."""
+    """Targets for the ``(id, scope)`` rows a filtered SQL query selected (an item
+    without a scope has no vectors: it is no target)."""
     grouped: dict[str, list[int]] = {}
     for row in rows:
-        grouped.setdefault(str(row.scope), []).append(int(row.id))  # type: ignore[call-overload]
+        if row.scope is not None:  # type: ignore[attr-defined]
+            grouped.setdefault(str(row.scope), []).append(int(row.id))  # type: ignore[call-overload]
     return [Target(scope, item_ids=tuple(ids)) for scope, ids in grouped.items()]
 
 
