@@ -88,14 +88,14 @@ def turn_keys(msgs: Sequence[Msg], session_id: str | None) -> list[str]:
 
 
 def _open_context(history: Sequence[Msg]) -> tuple[str, list[str]]:
-    """The last message with content in ``history`` and the trivial turns after it."""
-    context, carried = "", []
-    for _, text in _turn_texts(history):
-        if is_trivial(text):
-            carried.append(text)
-        else:
-            context, carried = text, []
-    return context, carried
+    """The last non-trivial turn text in ``history`` and the trivial turns after it (read
+    from the end: a window of several turns costs one triviality test, not one a turn)."""
+    carried: list[str] = []
+    for _, text in reversed(_turn_texts(history)):
+        if not is_trivial(text):
+            return text, carried[::-1]
+        carried.append(text)
+    return "", carried[::-1]
 
 
 def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str | None,

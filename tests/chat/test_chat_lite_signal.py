@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hy_memory_langgraph.messages import Msg
+from hy_memory_langgraph.messages.signal import is_trivial
+from hy_memory_langgraph.services.turns import plan_turns
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 CONVERSATION = [
@@ -186,3 +192,28 @@ def test_turns_of_one_write_keep_their_order_as_neighbours(make_client) -> None:
     memories = client.context.chat_repo.active("u1")
     by_index = sorted(memories, key=lambda m: m.turn_index)
     assert [m.content for m in by_index] == turns
+
+
+_TEXTS = ["ok", "👍", "好的", "thanks!", "I moved to Oslo in May.", "My sister plays the cello.",
+          "Which train goes to Bergen?", "", "  "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool", "system"]), st.sampled_from(_TEXTS)),
+                max_size=12))
+def test_a_first_turn_takes_its_context_from_the_end_of_the_history(history: list[tuple[str, str]]) -> None:
+    """The context of a write's first turn is the history's last non-trivial user or
+    assistant text, and what it carries is every trivial one after it, in order (the same
+    as reading the whole history forward)."""
+    msgs = [Msg(role=role, content=text) for role, text in history]  # type: ignore[arg-type]
+    context, carried = "", []
+    for m in msgs:  # the reference: forward, as a reader of the session would
+        if m.role not in ("user", "assistant") or not m.content.strip():
+            continue
+        if is_trivial(m.content.strip()):
+            carried.append(m.content.strip())
+        else:
+            context, carried = m.content.strip(), []
+    plan = plan_turns([Msg(role="user", content="We adopted a puppy named Rolo.")], history=msgs,
+                      session_id="s1", stored={})
+    assert (plan[0].context, plan[0].carried) == (context, "\n".join(carried))
