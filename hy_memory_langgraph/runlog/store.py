@@ -27,6 +27,7 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
+from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.db.engine import (
     create_store_engine,
     is_read_only,
@@ -58,6 +59,7 @@ def _create_v1(ctx: MigrationContext) -> None:
 
 
 MIGRATIONS: Final = (Migration(1, "pipeline_log table", _create_v1),)
+_INSERT: Final = _rows.insert()
 
 
 class PipelineLogStore:
@@ -90,7 +92,7 @@ class PipelineLogStore:
         rows = [{"request_id": r["request_id"], "seq": r["seq"], "ts": r["ts"],
                  "record": json.dumps(r, ensure_ascii=False, default=str)} for r in records]
         with write_tx(self._engine) as conn:
-            conn.execute(_rows.insert(), rows)
+            direct.run(conn, _INSERT, rows)
         if time.time() - self._pruned_at > _PRUNE_EVERY_S:
             self.prune()
 

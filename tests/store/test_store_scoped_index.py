@@ -11,11 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sqlalchemy as sa
 from langgraph.store.base import BaseStore, PutOp
 from store_helpers import index_config, keys, scores_close
 
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError, StoreError
 from hy_memory_langgraph.store import HyMemoryStore, IndexCache
+from hy_memory_langgraph.store.schema.tables import changes
 
 QUERIES = ["green tea", "mountain hiking trip", "python async code", "chocolate"]
 TEXTS = [
@@ -95,6 +97,28 @@ def test_write_through_one_is_seen_by_the_next_search_of_another(open_db: Opener
     assert "new" not in keys(b.search(("p", "u1"), query="dark chocolate truffles", limit=10))
     a.put(("p", "u1"), "k1", {"text": "dark chocolate truffles"})  # overwrite: vectors replaced
     assert keys(b.search(("p", "u1"), query="dark chocolate truffles", limit=1)) == ["k1"]
+
+
+def _log_rows(store: HyMemoryStore) -> int:
+    with store._engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.count()).select_from(changes)).scalar_one())
+
+
+def test_the_log_names_what_the_vector_indexes_may_hold(open_db: Opener) -> None:
+    """Writes of items without vectors, before or after, add no change-log rows; an item
+    that loses its vectors by a re-put without them is logged, and another instance's
+    cached scope lets it go."""
+    a, b = open_db(), open_db()
+    _fill(a)
+    b.search(("p", "u1"), query="chocolate cake", limit=1)  # b caches the scope
+    before = _log_rows(a)
+    a.batch([PutOp(("p", "u1", "log"), f"n{i}", {"text": f"note {i}"}, index=False) for i in range(5)])
+    assert _log_rows(a) == before
+    a.put(("p", "u1"), "k1", {"text": "python async code review"}, index=False)  # k1 had vectors
+    assert _log_rows(a) == before + 1
+    hits = b.search(("p", "u1"), query="python async code review", limit=10)
+    assert "k1" not in [item.key for item in hits if item.score is not None]
+    assert "k1" in [item.key for item in hits if item.score is None]  # still there, without vectors
 
 
 def test_interleaved_writers_keep_each_cache_exact(open_db: Opener) -> None:

@@ -3,9 +3,11 @@
 Inside the caller's write transaction: TTL refreshes for rows read by the
 batch, deletes, upserts (``created_at`` kept), the items' vectors replaced, the
 lexical index brought in line (:mod:`.lexical_write`), and one change-log row
-per touched item. Returns the log sequence numbers and the
-new vectors per item so the caller can update its own mirror without reading
-them back.
+per touched item that the vector indexes may hold: every removed item, and every
+written item that has vectors or may have had some (an item known to have had none
+and written without any is left out: most rows of a memory write are bookkeeping
+without vectors). Returns the log sequence numbers and the new vectors per item so
+the caller can update its own mirror without reading them back.
 
 Example:
     >>> WriteResult(seqs=[], local={}).seqs
@@ -132,8 +134,9 @@ def _puts(
             }
             for pos, ((field, text), vec) in enumerate(zip(put.texts, vecs, strict=True))
         )
-        local[item_id] = (put.namespace, np.stack(vecs)) if vecs else None
-        entries.append(_change(item_id, "put", put.namespace, put.key))
+        if vecs or item_id not in written.vectorless:  # the vector indexes' concern
+            local[item_id] = (put.namespace, np.stack(vecs)) if vecs else None
+            entries.append(_change(item_id, "put", put.namespace, put.key))
     sql.replace_vectors(conn, [i for i in ids.values() if i not in written.vectorless], vector_rows)
 
 

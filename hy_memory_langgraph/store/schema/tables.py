@@ -9,8 +9,8 @@
 * ``hy_store_vectors``: one row per embedded text of an item (``pos`` 0..n-1),
   with the field path, the text and the raw float32 vector as a blob.
 * ``hy_store_changes``: an append-only change log (``seq`` never reused). Every
-  write appends one row per touched item in the same transaction; store objects
-  replay it to keep their in-memory FAISS indexes in step.
+  write appends one row per touched item that has or may have had vectors, in the same
+  transaction; store objects replay it to keep their in-memory FAISS indexes in step.
 * ``hy_store_meta``: small key/value facts (store uid, vector dims, the last
   item written before the lexical index existed: ``lexical_since``).
 * ``hy_lexical_spaces`` / ``hy_lexical_docs`` / ``hy_lexical_postings``: the
