@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import heapq
 import logging
 import math
@@ -143,7 +144,12 @@ def _snowball_stem(word: str) -> str:
     return str(stemmer.stemWord(word))
 
 
-_STEMMERS: dict[str, Callable[[str], str]] = {"light": _stem, "snowball": _snowball_stem}
+#: Stems of recently seen words (a conversation repeats its words: a third of tokenising).
+_STEM_CACHE = 1 << 15
+_STEMMERS: dict[str, Callable[[str], str]] = {
+    "light": functools.lru_cache(maxsize=_STEM_CACHE)(_stem),
+    "snowball": functools.lru_cache(maxsize=_STEM_CACHE)(_snowball_stem),
+}
 
 
 def _latin_tokens(segment: str, out: list[str], stem: Callable[[str], str] | None, stop: bool) -> None:
