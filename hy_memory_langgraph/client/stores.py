@@ -73,6 +73,8 @@ class StoreRegistry:
         self._chain: ChainStore | None = None
         self._lock = threading.Lock()
         self._calibrations = CalibrationCache(config.calibration_path)
+        # the names every write asks for, derived from the (frozen) config once
+        self._chat_name, self._trace_name = config.chat_store, config.trace_store
 
     def calibration(self) -> Calibration:
         """The similarity anchors of the embedding model (measured once, then read from
@@ -91,10 +93,10 @@ class StoreRegistry:
             return self._stores[name]
 
     def chat(self) -> BaseStore:
-        return self.open(self.config.chat_store, list(ChatMemory.index_fields))
+        return self.open(self._chat_name, list(ChatMemory.index_fields))
 
     def trace(self) -> BaseStore:
-        return self.open(self.config.trace_store, None)
+        return self.open(self._trace_name, None)
 
     def productivity(self, scene: str) -> BaseStore:
         """The store of a productivity scene (``config.scene_store(scene)``).

@@ -70,7 +70,7 @@ class _Shape:
     #: The placeholder of one value ("?" on SQLite, "%s" on PostgreSQL).
     mark: str
     #: The values of a parameter set in one call, when every parameter is given as is.
-    flat: Callable[[Params], tuple[Any, ...]] | None = None
+    flat: Callable[[Params], Sequence[Any]] | None = None
     row_processors: tuple[Callable[[Any], Any] | None, ...] | None = None
 
 
@@ -139,15 +139,25 @@ def _compile(conn: Connection, stmt: ClauseElement, names: tuple[str, ...],
 
 
 def _flat(sources: list[tuple[str, str | None, Any]], processors: Mapping[str, Any],
-          names: tuple[str, ...]) -> Callable[[Params], tuple[Any, ...]] | None:
-    """A getter of the positional values when each is a given parameter, unprocessed."""
+          names: tuple[str, ...]) -> Callable[[Params], Sequence[Any]] | None:
+    """A getter of the positional values when each is a given parameter (none expanding),
+    bind processors applied to the values that are not ``None``."""
     order = [name for name, _, _ in sources]
-    if not order or any(element is not None for _, element, _ in sources) \
-            or any(n in processors or n not in names for n in order):
+    if not order or any(element is not None for _, element, _ in sources) or any(n not in names for n in order):
         return None
-    if len(order) == 1:
-        return lambda params: (params[order[0]],)
-    return operator.itemgetter(*order)
+    get = operator.itemgetter(*order) if len(order) > 1 else (lambda params: (params[order[0]],))
+    processed = [(i, processors[n]) for i, n in enumerate(order) if n in processors]
+    if not processed:
+        return get
+
+    def get_processed(params: Params) -> list[Any]:
+        values = list(get(params))
+        for i, process in processed:
+            if values[i] is not None:
+                values[i] = process(values[i])
+        return values
+
+    return get_processed
 
 
 def _fills_defaults(compiled: Any) -> bool:
