@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import uuid
 from collections import Counter
@@ -54,7 +53,6 @@ __all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_key"]
 TURNS: Final = "chat_turns"
 
 
-@functools.lru_cache(maxsize=1024)  # a write asks for each of its turns' keys twice
 def turn_key(owner: str, session_id: str | None, text: str) -> str:
     """The identity of a lite turn: the same owner, the same session (or none) and the
     same text once matched (:func:`~hy_memory_langgraph.messages.match_text`).

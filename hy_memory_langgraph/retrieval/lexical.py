@@ -144,12 +144,19 @@ def _snowball_stem(word: str) -> str:
     return str(stemmer.stemWord(word))
 
 
-#: Stems of recently seen words (a conversation repeats its words: a third of tokenising).
+#: Stems of recently seen words are kept (a conversation repeats its words: a third of
+#: tokenising): this many, of at most :data:`_CACHED_WORD` characters each.
 _STEM_CACHE = 1 << 15
-_STEMMERS: dict[str, Callable[[str], str]] = {
-    "light": functools.lru_cache(maxsize=_STEM_CACHE)(_stem),
-    "snowball": functools.lru_cache(maxsize=_STEM_CACHE)(_snowball_stem),
-}
+_CACHED_WORD = 40
+
+
+def _remembered(stem: Callable[[str], str]) -> Callable[[str], str]:
+    """``stem`` with the stems of short words cached (long ones are rare and unbounded)."""
+    cached = functools.lru_cache(maxsize=_STEM_CACHE)(stem)
+    return lambda word: cached(word) if len(word) <= _CACHED_WORD else stem(word)
+
+
+_STEMMERS: dict[str, Callable[[str], str]] = {"light": _remembered(_stem), "snowball": _remembered(_snowball_stem)}
 
 
 def _latin_tokens(segment: str, out: list[str], stem: Callable[[str], str] | None, stop: bool) -> None:

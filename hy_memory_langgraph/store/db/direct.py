@@ -69,7 +69,8 @@ class _Shape:
     result_types: tuple[Any, ...]
     #: The placeholder of one value ("?" on SQLite, "%s" on PostgreSQL).
     mark: str
-    #: The values of a parameter set in one call, when every parameter is given as is.
+    #: The values of a parameter set in one call, when every parameter is given (each
+    #: through its bind processor, if it has one) and none expands.
     flat: Callable[[Params], Sequence[Any]] | None = None
     row_processors: tuple[Callable[[Any], Any] | None, ...] | None = None
 
