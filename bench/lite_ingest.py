@@ -21,8 +21,12 @@ and InMemoryStore are measured, and the run says so.
 
 Usage::
 
-    python -m bench.lite_ingest [--run locomo|scale|both] [--conversations N]
+    python -m bench.lite_ingest [--run locomo|scale|both] [--conversations N] [--rounds R]
                                 [--scale 20000] [--tail 500] [--peer-python PATH]
+
+``--rounds R`` runs the LoCoMo ingest R times per system, alternating which system goes
+first, and prints ours / peer items/s per round and their median: the machine's rate moves
+by several percent between runs, so only systems run back to back compare.
 """
 
 from __future__ import annotations
@@ -220,9 +224,10 @@ def _p50_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000 if values else float("nan")
 
 
-def _print(run: str, system: str, result: dict[str, Any], tail: int | None, queries: list[tuple[str, str]]) -> None:
-    """One line per system; ``first search``: each user's first search after its adds (this
-    package indexes the lexical documents still pending then), p50 over the users."""
+def _print(run: str, system: str, result: dict[str, Any], tail: int | None, queries: list[tuple[str, str]]) -> float:
+    """One line per system (returns its items/s); ``first search``: each user's first
+    search after its adds (this package indexes the lexical documents still pending
+    then), p50 over the users."""
     walls = result["walls"][-tail:] if tail else result["walls"]
     rate = len(walls) / sum(walls)
     users = [user for _, user in queries]
@@ -230,6 +235,17 @@ def _print(run: str, system: str, result: dict[str, Any], tail: int | None, quer
     print(f"{run:<7} {system:<9} adds={len(walls):<6} items/s={rate:6.1f}  add p50={statistics.median(walls) * 1000:6.2f} ms"
           f"  search p50={_p50_ms(result['searches']):7.1f} ms  first search p50={_p50_ms(firsts):7.1f} ms"
           f"  vector misses={result['misses']}")
+    return rate
+
+
+def _summary(rates: dict[str, list[float]]) -> None:
+    """Ours against each peer, round by round (each round's systems ran back to back)."""
+    for peer, theirs in rates.items():
+        if peer == "ours":
+            continue
+        ratios = [a / b for a, b in zip(rates["ours"], theirs, strict=True)]
+        print(f"locomo  ours/{peer} items/s per round: " + " / ".join(f"{r:.2f}" for r in ratios)
+              + f"  median {statistics.median(ratios):.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=5)
     parser.add_argument("--scale", type=int, default=20000)
     parser.add_argument("--tail", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="LoCoMo rounds, each system once per round, the order alternating")
     add_peer_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
@@ -251,8 +269,13 @@ def main(argv: list[str] | None = None) -> int:
             _e5_table(items, workdir / "table.npz")
             job = {"items": items, "queries": queries, "table": str(workdir / "table.npz"), "dims": 384}
             systems = [("ours", sys.executable)] + ([("mem0", args.peer_python)] if args.peer_python else [])
-            for name, python in systems:
-                _print("locomo", name, _run(name, python, job, workdir / "locomo"), None, queries)
+            rates: dict[str, list[float]] = {}
+            for round_ in range(args.rounds):  # the order alternates: a slow moment hits both
+                for name, python in (systems if round_ % 2 == 0 else systems[::-1]):
+                    result = _run(name, python, job, workdir / "locomo" / f"round{round_}")
+                    rates.setdefault(name, []).append(_print("locomo", name, result, None, queries))
+            if args.rounds > 1 and len(rates) > 1:
+                _summary(rates)
         if args.run in ("scale", "both"):
             items, queries = _scale_items(args.scale)
             job = {"items": items, "queries": queries, "table": None, "dims": DIMS_HASH}
