@@ -121,6 +121,35 @@ def test_the_log_names_what_the_vector_indexes_may_hold(open_db: Opener) -> None
     assert "k1" in [item.key for item in hits if item.score is None]  # still there, without vectors
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_random_histories_keep_every_cache_exact(open_db: Opener, seed: int) -> None:
+    """Two instances write and search in random turns: puts with and without vectors (an
+    item gaining or losing them), deletes, batches mixing them. After every search each
+    cache answers as a fresh instance does, whatever the log left out."""
+    import random  # noqa: PLC0415
+
+    rng = random.Random(seed)
+    a, b = open_db(), open_db()
+    keys_ = [f"k{i}" for i in range(8)]
+    for step in range(40):
+        writer, reader = (a, b) if rng.random() < 0.5 else (b, a)
+        ops = []
+        for _ in range(rng.randint(1, 3)):
+            namespace, key = ("p", rng.choice(["u0", "u1"])), rng.choice(keys_)
+            roll = rng.random()
+            if roll < 0.45:
+                ops.append(PutOp(namespace, key, {"text": rng.choice(TEXTS)}))
+            elif roll < 0.8:
+                ops.append(PutOp(namespace, key, {"text": rng.choice(TEXTS)}, index=False))
+            else:
+                ops.append(PutOp(namespace, key, None))
+        writer.batch(list({(op.namespace, op.key): op for op in ops}.values()))
+        if step % 5 == 4:
+            fresh = open_db()
+            assert _same(_snapshot(reader), _snapshot(fresh)) and _same(_snapshot(writer), _snapshot(fresh))
+            fresh.close()
+
+
 def test_interleaved_writers_keep_each_cache_exact(open_db: Opener) -> None:
     """A write after another instance's writes applies itself at once and leaves theirs to
     the next search's catch-up (which must not undo the own write): each cache then equals
