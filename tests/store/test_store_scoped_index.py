@@ -147,6 +147,10 @@ def test_random_histories_keep_every_cache_exact(open_db: Opener, seed: int) -> 
         if step % 5 == 4:
             fresh = open_db()
             assert _same(_snapshot(reader), _snapshot(fresh)) and _same(_snapshot(writer), _snapshot(fresh))
+            wanted = {"text": rng.choice(TEXTS)}  # a filtered search ranks the rows it selects
+            for store in (reader, writer):
+                got, want = (s.search(("p",), query="green tea", filter=wanted, limit=20) for s in (store, fresh))
+                assert keys(got) == keys(want) and scores_close([i.score for i in got], [i.score for i in want])
             fresh.close()
 
 
