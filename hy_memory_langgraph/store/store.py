@@ -109,13 +109,13 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
-def _one_statement(plan: BatchPlan, pairs: Sequence[tuple[str, str]]) -> bool:
+def _one_statement(plan: BatchPlan, get_requests: Sequence[sql.Request]) -> bool:
     """Whether each read of ``plan`` is one statement that needs no snapshot shared with
     the others: gets, listings and searches without a query (a ranked search also reads
-    the change log), one of them or the independent calls of a group; or gets (``pairs``,
-    encoded) that one statement answers (few keys of few namespaces, :func:`~.sql.keys_requests`)."""
-    if len(pairs) > 1 and not (plan.lists or plan.searches or plan.grouped):
-        return len(sql.keys_requests(pairs, 0)) == 1
+    the change log), one of them or the independent calls of a group; or gets that one
+    statement answers (``get_requests``: few keys of few namespaces, :func:`~.sql.keys_requests`)."""
+    if len(plan.gets) > 1 and not (plan.lists or plan.searches or plan.grouped):
+        return len(get_requests) == 1
     reads = len(plan.gets) + len(plan.lists) + len(plan.searches)
     return (reads == 1 or plan.grouped) and not any(op.query for _, op, _ in plan.searches)
 
@@ -613,13 +613,14 @@ class HyMemoryStore(SingleCalls, BaseStore):
         ttl_ids: list[int] = []
         results = plan.results
         pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
-        single = _one_statement(plan, pairs)
+        get_requests = sql.keys_requests(pairs, now)  # made once: for the test, the prefetch, the read
+        single = _one_statement(plan, get_requests)
         with read_tx(self._engine, single=single) as conn:
             if self._scoped is not None and any(op.query for _, op, _ in plan.searches):
                 self._scoped.catch_up(conn, now)
-            early = prefetch(conn, plan, pairs, now) if single else Prefetched()  # in one round trip
+            early = prefetch(conn, plan, pairs, get_requests, now) if single else Prefetched()  # one round trip
             if plan.gets:
-                rows = early.gets if early.gets is not None else sql.fetch_by_keys(conn, pairs, now)
+                rows = early.gets if early.gets is not None else sql.fetch_requested(conn, get_requests, pairs)
                 for (i, op), pair in zip(plan.gets, pairs, strict=True):
                     row = rows.get(pair)
                     results[i] = sql.row_to_item(row) if row is not None else None

@@ -40,11 +40,12 @@ class Prefetched:
     lists: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
 
-def prefetch(conn: Connection, plan: BatchPlan, pairs: Sequence[tuple[str, str]], now: int) -> Prefetched:
-    """Read the answers of ``plan``'s gets (``pairs``: their encoded namespaces and keys),
-    listings and searches without a query or a value filter in one go (a batch of
-    independent reads only)."""
-    requests = sql.keys_requests(pairs, now)
+def prefetch(conn: Connection, plan: BatchPlan, pairs: Sequence[tuple[str, str]],
+             get_requests: Sequence[sql.Request], now: int) -> Prefetched:
+    """Read the answers of ``plan``'s gets (``pairs``: their encoded namespaces and keys,
+    read by ``get_requests``), listings and searches without a query or a value filter in
+    one go (a batch of independent reads only)."""
+    requests = list(get_requests)
     gets = len(requests)
     searches: list[int] = []
     for i, op, where in plan.searches:

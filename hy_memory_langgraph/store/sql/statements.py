@@ -51,6 +51,7 @@ __all__ = [
     "newest_first_request",
     "namespaces_request",
     "fetch_by_keys",
+    "fetch_requested",
     "fetch_by_ids",
     "forget_change_names",
     "newest_first",
@@ -323,9 +324,15 @@ def fetch_by_keys(
     ``for_update`` locks the rows until the transaction ends (``SELECT … FOR
     UPDATE`` on PostgreSQL; SQLite's write transaction already excludes writers).
     """
+    return fetch_requested(conn, keys_requests(pairs, now, for_update=for_update), pairs)
+
+
+def fetch_requested(conn: Connection, requests: Sequence[Request],
+                    pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Row[Any]]:
+    """:func:`fetch_by_keys` with its reads already made (``requests``, of :func:`keys_requests`)."""
     found: dict[tuple[str, str], Row[Any]] = {}
     wanted = set(pairs)
-    for stmt, params in keys_requests(pairs, now, for_update=for_update):
+    for stmt, params in requests:
         found.update(by_key(direct.fetch(conn, stmt, params), wanted))
     return found
 
