@@ -3,6 +3,7 @@ lite chat, and storing what the write graph stores."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 from uuid import UUID
 
@@ -87,3 +88,17 @@ def test_a_lite_productivity_write_still_takes_its_pipeline(make_client: Any) ->
     result = client.add(tool_trace(), scene="coding", user_id="u1", config={"callbacks": [seen]})
     assert result["scene"] == "productivity"
     assert {"prepare", "productivity"} <= set(seen.names) and "lite_chat" not in seen.names
+
+
+def test_a_lite_add_looks_up_no_cpu_count(make_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's thread pool has a worker limit (one task per step), so it does not ask the
+    system for the CPU count on every add (a few system calls each)."""
+    client = make_client("lite")
+    client.add("I like green tea", user_id="u1", session_id="s1")
+    calls: list[int] = []
+    real = os.cpu_count
+    monkeypatch.setattr(os, "cpu_count", lambda: calls.append(1) or real())
+    for n in range(3):
+        client.add(f"I planted {n + 2} apple trees this spring.", user_id="u1", session_id="s1")
+    assert calls == []
+    assert len(client.list_memories("u1", limit=10)["memories"]) == 4
