@@ -63,9 +63,7 @@ def _child(variant: str, conversations: int, skip: int) -> float:
     with tempfile.TemporaryDirectory() as data_dir:
         client = HyMemoryClient(mode="lite", embeddings=Hashing(), data_dir=data_dir)
         if "write-graph" in settings:
-            from hy_memory_langgraph.client import memory as client_memory
-
-            client_memory.runs_lite_chat = lambda context, scene: False
+            client.lite_chat_graph = client.write_graph
         for item in items[:50]:
             client.add([item["message"]], user_id="warm-" + item["user_id"], session_id=item["session_id"])
         started = time.perf_counter()

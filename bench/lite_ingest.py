@@ -7,7 +7,8 @@ model. Two runs:
   2024) written one ``add`` per turn, each conversation its own user. The vectors are the
   embedded e5-small's document vectors of the exact texts each system embeds, computed
   once (kept in the benchmark embedding cache) and served from a table; a text outside
-  the table is embedded by e5 and counted (``misses``).
+  the table (a search query, a text a system derives from a turn) gets a hashing vector
+  and is counted (``misses``).
 * ``scale``: one user filled with ``--scale`` synthetic one-sentence memories, then the
   add rate over the last ``--tail`` of them, and the p50 of 20 searches at that size;
   64-d hashing vectors (no model).

@@ -32,7 +32,7 @@ from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
 from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
-from hy_memory_langgraph.flows.write.lite import LiteChatInput, build_lite_chat_graph, runs_lite_chat
+from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.models import (
@@ -249,8 +249,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        graph, graph_input = self._write_run(args)
-        return self._run(graph, args, config, graph_input)
+        return self._run(self._graph_of_write(scene), args, config)
 
     @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
@@ -262,8 +261,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        graph, graph_input = self._write_run(args)
-        return await self._arun(graph, args, config, graph_input)
+        return await self._arun(self._graph_of_write(scene), args, config)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -530,33 +528,25 @@ class HyMemoryClient:
         await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
-    def _write_run(self, args: WriteArgs) -> tuple[Any, WriteArgs | LiteChatInput]:
-        """The graph of a write and its input: the one-node lite chat graph where the write
-        graph's routing could only lead to lite chat (:func:`runs_lite_chat`), else the
-        write graph."""
-        if runs_lite_chat(self.context, args.get("scene")):
-            return self.lite_chat_graph, LiteChatInput(write=args)
-        return self.write_graph, args
+    def _graph_of_write(self, scene: object) -> Any:
+        """The graph of a write: the one-node lite chat graph where the write graph's routing
+        could only lead to lite chat (:func:`runs_lite_chat`), else the write graph."""
+        return self.lite_chat_graph if runs_lite_chat(self.context, scene) else self.write_graph
 
-    def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None,
-             graph_input: Any = None) -> Any:
-        """Run a memory graph on ``graph_input`` (default: ``args``), then hand its pipeline
-        log to the recorder (also when it raised); the recorder writes it in the background
-        within a second. Cached embeddings made meanwhile are referenced under the call's
-        users (erasure)."""
+    def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
+        """Run a memory graph, then hand its pipeline log to the recorder (also when it
+        raised); the recorder writes it in the background within a second. Cached
+        embeddings made meanwhile are referenced under the call's users (erasure)."""
         try:
             with embedding_owners(_owners(args)):
-                return graph.invoke(args if graph_input is None else graph_input, config,
-                                    context=self.context)["result"]
+                return graph.invoke(args, config, context=self.context)["result"]
         finally:
             self.recorder.flush(args["request_id"])
 
-    async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None,
-                    graph_input: Any = None) -> Any:
+    async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         try:
             with embedding_owners(_owners(args)):
-                return (await graph.ainvoke(args if graph_input is None else graph_input, config,
-                                            context=self.context))["result"]
+                return (await graph.ainvoke(args, config, context=self.context))["result"]
         finally:
             self.recorder.flush(args["request_id"])  # cheap: the write happens off this path
 

@@ -10,7 +10,6 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from hy_memory_langgraph.client import memory as client_memory
 from hy_memory_langgraph.flows.write.lite import runs_lite_chat
 from hy_memory_langgraph.testing import ScriptedChatModel
 from tests.productivity.support import tool_trace
@@ -59,16 +58,10 @@ def test_lite_chat_writes_take_one_node(make_client: Any) -> None:
         "normalise", "strip_tools", "store"]
 
 
-def test_the_lite_chat_graph_stores_what_the_write_graph_stores(make_client: Any,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_lite_chat_graph_stores_what_the_write_graph_stores(make_client: Any) -> None:
     one_node, routed = make_client("lite"), make_client("lite")
-    one_node_results = _write_all(one_node)
-    # from here on every write goes through the routing graph
-    monkeypatch.setattr(client_memory, "runs_lite_chat", lambda context, scene: False)
-    seen = _Nodes()
-    routed.add("I like green tea", user_id="u2", config={"callbacks": [seen]})
-    assert "prepare" in seen.names and "lite_chat" not in seen.names
-    assert one_node_results == _write_all(routed)
+    routed.lite_chat_graph = routed.write_graph  # every write through the routing graph
+    assert _write_all(one_node) == _write_all(routed)
     assert _stored(one_node) == _stored(routed)
     assert len(_stored(one_node)) == 5  # the trivial "ok" and the duplicate are skipped
 

@@ -10,22 +10,22 @@ pipeline log. A LangGraph step and a conditional edge cost about a quarter of a
 millisecond, a tenth of a lite ``add`` with a cached embedding (``python -m
 bench.lite_add_cost default write-graph``, docs/benchmarks.md "Lite ingest").
 
-The graph's input holds the write's arguments under one key, ``write``
-(:class:`LiteChatInput`): a LangGraph run costs a channel per key of its state, and the
-arguments' ten keys as channels cost about 0.09 ms a run, for nothing (only the node
-reads them).
+The graph is built on LangGraph's runtime (:class:`~langgraph.pregel.Pregel`, what a
+``StateGraph`` compiles to) with two channels: the write's arguments in, the result out.
+A ``StateGraph`` would give each key of its state a channel and merge the node's update
+into them; with nothing to route or merge, that costs about 0.09 ms a run (a third of
+the run) for nothing. The input and output are the write graph's.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
+from langgraph.channels import EphemeralValue, LastValue
+from langgraph.pregel import NodeBuilder, Pregel
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.chat.nodes import store_turns
-from hy_memory_langgraph.flows.contracts import ResultOutput
 from hy_memory_langgraph.flows.stages import recorded
 from hy_memory_langgraph.flows.write.nodes import prepare_write, strip_tools
 from hy_memory_langgraph.flows.write.state import WriteArgs, WriteState
@@ -33,12 +33,13 @@ from hy_memory_langgraph.messages import has_tool_trace
 from hy_memory_langgraph.scenes import DEFAULT_SCENE
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["LiteChatInput", "LiteChatState", "build_lite_chat_graph", "lite_chat_write", "runs_lite_chat"]
+__all__ = ["build_lite_chat_graph", "lite_chat_write", "runs_lite_chat"]
 
 _GRAPH = "memory_write"  # its stages are the write graph's
 _PREPARE = recorded(_GRAPH, "prepare", prepare_write)
 _STRIP = recorded(_GRAPH, "strip_tools", strip_tools)
 _STORE = recorded(_GRAPH, "store_turns", store_turns)
+_WRITE, _RESULT = "write", "result"  # the graph's channels
 
 
 def runs_lite_chat(context: MemoryContext, scene: object) -> bool:
@@ -47,48 +48,30 @@ def runs_lite_chat(context: MemoryContext, scene: object) -> bool:
     return context.mode == "lite" and context.llm is None and scene in (None, DEFAULT_SCENE)
 
 
-class LiteChatInput(TypedDict):
-    """Input of the lite chat graph: the write graph's input under one key.
+def lite_chat_write(args: WriteArgs, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """``prepare`` → (``strip_tools``) → ``store_turns`` in one node; returns the result."""
+    state: WriteState = {**args}  # type: ignore[typeddict-item]
+    state.update(_PREPARE(state, runtime))
+    if state["route"] != DEFAULT_SCENE:
+        raise AssertionError(f"runs_lite_chat admitted a write routed to {state['route']!r}")
+    if has_tool_trace(state["msgs"]):
+        state.update(_STRIP(state, runtime))
+    result: dict[str, Any] = _STORE(state, runtime)["result"]
+    return result
+
+
+def build_lite_chat_graph() -> Pregel[Any, MemoryContext, WriteArgs, Any]:
+    """START → ``lite_chat`` → END: takes the write graph's input (``WriteArgs``) and
+    returns its output (``{"result": ...}``).
 
     Example:
-        >>> LiteChatInput(write=WriteArgs(request_id="r1", messages="I like tea", user_id="u1"))
-        {'write': {'request_id': 'r1', 'messages': 'I like tea', 'user_id': 'u1'}}
+        >>> sorted(build_lite_chat_graph().get_graph().nodes)
+        ['__end__', '__start__', 'lite_chat']
     """
-
-    write: WriteArgs
-
-
-class LiteChatState(LiteChatInput, total=False):
-    """State of the lite chat graph: the write's arguments, then its result. The write
-    state the stages pass each other lives inside the one node (a graph's per-step cost
-    grows with the keys of its state)."""
-
-    result: dict[str, Any]
-
-
-def lite_chat_write(state: LiteChatState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """``prepare`` → (``strip_tools``) → ``store_turns`` in one node."""
-    merged: WriteState = {**state["write"]}  # type: ignore[typeddict-item]
-    merged.update(_PREPARE(merged, runtime))
-    if merged["route"] != DEFAULT_SCENE:
-        raise AssertionError(f"runs_lite_chat admitted a write routed to {merged['route']!r}")
-    if has_tool_trace(merged["msgs"]):
-        merged.update(_STRIP(merged, runtime))
-    return {"result": _STORE(merged, runtime)["result"]}
-
-
-def build_lite_chat_graph() -> CompiledStateGraph[LiteChatState, MemoryContext, LiteChatInput, ResultOutput]:
-    """START → ``lite_chat`` → END: the write graph's input under ``write``, its output.
-
-    Example:
-        >>> list(build_lite_chat_graph().get_graph().nodes)
-        ['__start__', 'lite_chat', '__end__']
-    """
-    builder = StateGraph(LiteChatState, context_schema=MemoryContext, input_schema=LiteChatInput,
-                         output_schema=ResultOutput)
-    builder.add_node("lite_chat", lite_chat_write)
-    builder.add_edge(START, "lite_chat")
-    builder.add_edge("lite_chat", END)
+    node = NodeBuilder().subscribe_only(_WRITE).do(lite_chat_write).write_to(_RESULT)
     # One task per step: a worker limit spares each run's thread pool a CPU count lookup
     # (a few system calls, ~1% of a lite add).
-    return builder.compile(name=_GRAPH).with_config(max_concurrency=1)
+    return Pregel(nodes={"lite_chat": node},
+                  channels={_WRITE: EphemeralValue(dict), _RESULT: LastValue(dict)},
+                  input_channels=_WRITE, output_channels=[_RESULT], context_schema=MemoryContext,
+                  name=_GRAPH, config={"max_concurrency": 1})
