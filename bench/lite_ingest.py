@@ -25,9 +25,9 @@ Usage::
     python -m bench.lite_ingest [--run locomo|scale|both] [--conversations N] [--rounds R]
                                 [--scale 20000] [--tail 500] [--peer-python PATH]
 
-``--rounds R`` runs the LoCoMo ingest R times per system, alternating which system goes
-first, and prints ours / peer items/s per round and their median: the machine's rate moves
-by several percent between runs, so only systems run back to back compare.
+``--rounds R`` runs each run R times per system, alternating the order of the systems,
+and prints ours / peer items/s per round and their median: the machine's rate moves by
+several percent between runs, so only systems run back to back compare.
 """
 
 from __future__ import annotations
@@ -239,14 +239,27 @@ def _print(run: str, system: str, result: dict[str, Any], tail: int | None, quer
     return rate
 
 
-def _summary(rates: dict[str, list[float]]) -> None:
+def _summary(run: str, rates: dict[str, list[float]]) -> None:
     """Ours against each peer, round by round (each round's systems ran back to back)."""
     for peer, theirs in rates.items():
         if peer == "ours":
             continue
         ratios = [a / b for a, b in zip(rates["ours"], theirs, strict=True)]
-        print(f"locomo  ours/{peer} items/s per round: " + " / ".join(f"{r:.2f}" for r in ratios)
+        print(f"{run:<7} ours/{peer} items/s per round: " + " / ".join(f"{r:.2f}" for r in ratios)
               + f"  median {statistics.median(ratios):.2f}")
+
+
+def _rounds(run: str, job: dict[str, Any], systems: list[tuple[str, str]], rounds: int, workdir: Path,
+            tail: int | None) -> None:
+    """Each system once per round, the order alternating (a slow moment hits all), then
+    ours against each peer per round when there are several rounds."""
+    rates: dict[str, list[float]] = {}
+    for round_ in range(rounds):
+        for name, python in (systems if round_ % 2 == 0 else systems[::-1]):
+            result = _run(name, python, job, workdir / run / f"round{round_}")
+            rates.setdefault(name, []).append(_print(run, name, result, tail, job["queries"]))
+    if rounds > 1 and len(rates) > 1:
+        _summary(run, rates)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,34 +269,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=int, default=20000)
     parser.add_argument("--tail", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=1,
-                        help="LoCoMo rounds, each system once per round, the order alternating")
+                        help="rounds of each run, each system once per round, the order alternating")
     add_peer_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
         return _child_main(*args.child)
     if not args.peer_python:
         print("mem0: no --peer-python / $HY_PEER_PYTHON given; measuring this package and InMemoryStore only")
+    peer = [("mem0", args.peer_python)] if args.peer_python else []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         if args.run in ("locomo", "both"):
             items, queries = _locomo_items(args.conversations)
             _e5_table(items, workdir / "table.npz")
             job = {"items": items, "queries": queries, "table": str(workdir / "table.npz"), "dims": 384}
-            systems = [("ours", sys.executable)] + ([("mem0", args.peer_python)] if args.peer_python else [])
-            rates: dict[str, list[float]] = {}
-            for round_ in range(args.rounds):  # the order alternates: a slow moment hits both
-                for name, python in (systems if round_ % 2 == 0 else systems[::-1]):
-                    result = _run(name, python, job, workdir / "locomo" / f"round{round_}")
-                    rates.setdefault(name, []).append(_print("locomo", name, result, None, queries))
-            if args.rounds > 1 and len(rates) > 1:
-                _summary(rates)
+            _rounds("locomo", job, [("ours", sys.executable), *peer], args.rounds, workdir, None)
         if args.run in ("scale", "both"):
             items, queries = _scale_items(args.scale)
             job = {"items": items, "queries": queries, "table": None, "dims": DIMS_HASH}
-            systems = [("ours", sys.executable), ("inmemory", sys.executable)]
-            systems += [("mem0", args.peer_python)] if args.peer_python else []
-            for name, python in systems:
-                _print("scale", name, _run(name, python, job, workdir / "scale"), args.tail, queries)
+            systems = [("ours", sys.executable), *peer, ("inmemory", sys.executable)]
+            _rounds("scale", job, systems, args.rounds, workdir, args.tail)
     return 0
 
 
