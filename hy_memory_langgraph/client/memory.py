@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -34,7 +33,7 @@ from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import require_id
+from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -246,7 +245,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
+        args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
         return self._run(self._graph_of_write(scene), args, config)
@@ -258,7 +257,7 @@ class HyMemoryClient:
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
                    config: RunnableConfig | None = None) -> WriteResult:
         """Async twin of :meth:`add`."""
-        args = WriteArgs(request_id=uuid.uuid4().hex, messages=messages, scene=scene, user_id=user_id,
+        args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
         return await self._arun(self._graph_of_write(scene), args, config)
@@ -274,7 +273,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        args = SearchArgs(request_id=uuid.uuid4().hex, query=query, queries=queries, scene=scene,
+        args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
                           created_after=created_after, created_before=created_before)
@@ -288,7 +287,7 @@ class HyMemoryClient:
                       created_after: Any = None, created_before: Any = None,
                       config: RunnableConfig | None = None) -> SearchResult:
         """Async twin of :meth:`search`."""
-        args = SearchArgs(request_id=uuid.uuid4().hex, query=query, queries=queries, scene=scene,
+        args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
                           created_after=created_after, created_before=created_before)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from hy_memory_langgraph.config import MemoryConfig, resolve_object_spec
 from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.flows.workflow.state import WorkflowContext
-from hy_memory_langgraph.ids import require_id
+from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
@@ -226,7 +225,7 @@ class WorkflowMemoryService:
                 "dynamic_context": dynamic_context, "memory_app_id": memory_app_id}
         if not self.memory_supported:
             return {"saved": False, "memoryNotSupported": True, "entries": [], "skipped": []}
-        request_id = uuid.uuid4().hex
+        request_id = random_id()
         try:
             state = self.graph.invoke({"args": args, "started": time.perf_counter(),
                                        "request_id": request_id}, context=self.context)

@@ -39,7 +39,6 @@ import copy
 import itertools
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from typing import Any, Final
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
 from hy_memory_langgraph.errors import ConflictError, StoreCorruptionError
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.records import (
     ACTIVE,
@@ -213,7 +213,7 @@ class Change:
         self.written[id(value)] = copy.copy(record)
 
     def _event(self, user_id: str, event: dict[str, Any]) -> None:
-        key = f"{event['memory_id']}:{event['seq']:020d}:{uuid.uuid4().hex[:6]}"
+        key = f"{event['memory_id']}:{event['seq']:020d}:{random_id()[:6]}"
         self.ops.append(PutOp(self.repo.history_namespace(user_id), key, event, index=False))
         self.users.add(user_id)
 
@@ -382,7 +382,7 @@ class RecordRepository:
             ops.append(PutOp(self.history_namespace(str(event["user_id"])), key, dict(event), index=False))
             users.add(str(event["user_id"]))
         ops += self._derived_ops(ops)
-        ops += [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False) for u in sorted(users)]
+        ops += [PutOp(REV_NS, encode_label(u), {"rev": random_id()}, index=False) for u in sorted(users)]
         if ops:
             self.store.batch(ops)
         return written, refused
@@ -421,7 +421,7 @@ class RecordRepository:
         """
         if not change.ops:
             return
-        bumps = [PutOp(REV_NS, encode_label(u), {"rev": uuid.uuid4().hex}, index=False)
+        bumps = [PutOp(REV_NS, encode_label(u), {"rev": random_id()}, index=False)
                  for u in sorted(change.users)]
         derived = self._derived_ops(change.ops, change.written)
         if self.caps.guards:

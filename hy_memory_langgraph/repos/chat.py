@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any, Final, cast
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem
 
 from hy_memory_langgraph.errors import ConflictError, StoreError
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
 from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
@@ -130,7 +130,7 @@ class ChatRepository(RecordRepository):
         """Store a new active memory (``ADD``); with ``supersedes``, retire those in the
         same change (``SUPERSEDE`` on the new one, ``SUPERSEDED`` on each old one)."""
         at = memory_at or utcnow()
-        memory = ChatMemory(memory_id=uuid.uuid4().hex, user_id=user_id, content=content,
+        memory = ChatMemory(memory_id=random_id(), user_id=user_id, content=content,
                             memory_at=iso(at), memory_ts=at.timestamp(),
                             supersedes=list(supersedes or []), **fields)
         change = self.begin(request_id)
@@ -184,7 +184,7 @@ class ChatRepository(RecordRepository):
         """Store several new memories (``ADD``) in one change: one store batch, one
         embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field."""
         at = memory_at or utcnow()
-        memories = [ChatMemory(memory_id=uuid.uuid4().hex, user_id=user_id, memory_at=iso(at),
+        memories = [ChatMemory(memory_id=random_id(), user_id=user_id, memory_at=iso(at),
                                memory_ts=at.timestamp(), **fields, **fact) for fact in facts]
         change = self.begin(request_id)
         for memory in memories:

@@ -24,13 +24,13 @@ Example:
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Sequence
 from typing import Any, Final, Literal, cast
 
 from langgraph.store.base import BaseStore, SearchItem, SearchOp
 
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.repos.base import RecordRepository, split_or
 from hy_memory_langgraph.repos.records import (
     Experience,
@@ -53,7 +53,7 @@ _Request = tuple[tuple[str, ...], str, dict[str, Any], int]
 
 def new_id(kind: Kind, scene: str) -> str:
     """A fresh memory id naming its kind and scene, e.g. ``fact_coding_<32 hex>``."""
-    return f"{_PREFIX[kind]}_{scene}_{uuid.uuid4().hex}"
+    return f"{_PREFIX[kind]}_{scene}_{random_id()}"
 
 
 def parse_id(memory_id: str) -> tuple[Kind, str] | None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,6 +32,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import (
     Msg,
     last_user_turns,
@@ -117,7 +117,7 @@ class TraceRepository:
         (the window as read under :meth:`session_lock`, held until the puts are written)."""
         if not msgs:
             return []
-        key = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
+        key = f"{time.time_ns():020d}-{random_id()[:8]}"
         value = {"messages": messages_to_dicts(list(msgs)), "scene": scene, "ts": time.time()}
         recent = last_user_turns([*window, *msgs], MAX_HISTORY_TURNS)
         return [PutOp(_ns(user_id, session_id), key, value, index=False),

@@ -28,11 +28,11 @@ Example:
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
 from hy_memory_langgraph.repos.chat import turn_key
 from hy_memory_langgraph.repos.records import ChatMemory
@@ -123,7 +123,7 @@ def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str |
         if key in seen:
             out.append(PlannedTurn("SKIP", role, text, memory_id=seen[key], reason="duplicate"))
         else:
-            memory_id = seen[key] = uuid.uuid4().hex
+            memory_id = seen[key] = random_id()
             out.append(PlannedTurn("ADD", role, text, memory_id=memory_id, key=key,
                                    context=_cut(context), carried=_cut("\n".join(carried)),
                                    question=is_question_only(text)))

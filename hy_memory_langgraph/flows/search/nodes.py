@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import time
-import uuid
 from datetime import date, datetime, timezone
 from datetime import time as dtime
 from typing import Any, Final
@@ -26,7 +25,7 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.search.state import SEARCH_MODES, SearchState
-from hy_memory_langgraph.ids import require_id, scope_id
+from hy_memory_langgraph.ids import random_id, require_id, scope_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.models.parsing import as_choice, as_str
 from hy_memory_langgraph.prompts import scene_definitions
@@ -99,7 +98,7 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
     queries = _queries(state)
     redact = runtime.context.config.redact_secrets  # scopes as the writes stored them
     return {
-        "request_id": state.get("request_id") or uuid.uuid4().hex, "started": time.perf_counter(),
+        "request_id": state.get("request_id") or random_id(), "started": time.perf_counter(),
         "search_mode": mode, "queries": queries, "effective_query": queries[-1],
         "user_ids": _user_ids(state.get("user_ids")), "limit": limit,
         "created_after": coerce_datetime(state.get("created_after"), "created_after"),

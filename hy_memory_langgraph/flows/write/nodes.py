@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -26,7 +25,7 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.write.state import WriteState
-from hy_memory_langgraph.ids import optional_id, require_id, scope_id
+from hy_memory_langgraph.ids import optional_id, random_id, require_id, scope_id
 from hy_memory_langgraph.messages import (
     Msg,
     cap_message_bytes,
@@ -102,7 +101,7 @@ def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[st
             "message with content, e.g. [{'role': 'user', 'content': 'I like green tea'}]")
     route, reason = _route(scene, msgs, runtime.context)
     return {
-        "request_id": state.get("request_id") or uuid.uuid4().hex,
+        "request_id": state.get("request_id") or random_id(),
         "started": state.get("started") or time.perf_counter(),
         "user_id": require_id(state.get("user_id"), "user_id"),
         "agent_id": optional_id(state.get("agent_id"), "agent_id"),
