@@ -23,7 +23,8 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import Final
+from collections.abc import Iterator
+from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import label_words, load_rules, name_class
 
@@ -47,6 +48,8 @@ _ZH_SEPARATORS: Final = frozenset({"是", "为", "為"})
 #: Labels whose value is words by nature: after them the whole clause is the secret.
 _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
+#: Most texts a rule's match may begin with that are looked for (more: it is always tried).
+_MAX_NEEDLES: Final = 32
 
 
 def _zh_labels() -> str:
@@ -163,14 +166,14 @@ def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(words), re.compile(_zh_labels())
 
 
-def _label_starts(text: str) -> list[int]:
+def _label_starts(text: str, folded: str | None = None) -> list[int]:
     """Every place a label pattern can match: the start of an ASCII token holding a label
     word (any case), and every Chinese label; the patterns' own look-behind allows no
     other. Words are found in the case-folded text, case-sensitively: a case-insensitive
     regex alternation of them costs hundreds of microseconds on ordinary prose. A word
     never spans two tokens, so the first word found in a token is enough."""
     words, zh = _label_hints()
-    folded = text.translate(_FOLD)
+    folded = text.translate(_FOLD) if folded is None else folded
     hits = [m.start() for m in words.finditer(folded)]
     starts = {m.start() for m in zh.finditer(text)}
     if hits:
@@ -200,29 +203,129 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[
 def _min_width(pattern: re.Pattern[str]) -> int:
     """The fewest characters a match of ``pattern`` spans (0 when it cannot be told)."""
     try:
-        from re import _parser  # CPython's own pattern parser (sre_parse before 3.11)
-
-        return int(_parser.parse(pattern.pattern, pattern.flags).getwidth()[0])
+        return int(_parse(pattern).getwidth()[0])
     except Exception:  # noqa: BLE001 - only an optimisation: 0 tries the pattern always
         return 0
 
 
+def _parse(pattern: re.Pattern[str]) -> Any:
+    from re import _parser  # CPython's own pattern parser (sre_parse before 3.11)
+
+    return _parser.parse(pattern.pattern, pattern.flags)
+
+
+def _lead(items: Any) -> tuple[list[str], bool]:
+    """The texts a match of the parsed ``items`` can begin with (what it consumes first,
+    zero-width assertions skipped), and whether they are the whole of what it consumes."""
+    from re import _constants as c
+
+    prefixes = [""]
+    for op, av in items:
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue
+        if op is c.LITERAL:
+            prefixes = [p + chr(av) for p in prefixes]
+            continue
+        if op is c.SUBPATTERN and not av[1] and not av[2]:  # a group without its own flags
+            inner, whole = _lead(av[3])
+        elif op is c.BRANCH:
+            leads = [_lead(alternative) for alternative in av[1]]
+            inner, whole = [t for texts, _ in leads for t in texts], all(w for _, w in leads)
+        else:
+            return prefixes, False
+        prefixes = [p + t for p in prefixes for t in inner]
+        if not whole or len(prefixes) > _MAX_NEEDLES:
+            return prefixes, False
+    return prefixes, True
+
+
+def _literal_runs(items: Any) -> list[list[str]]:
+    """Sets of texts such that every match of the parsed ``items`` holds one text of each
+    set: the runs of characters the sequence consumes one after another as written
+    (literals, and groups or alternatives of literals), and what a look-behind or
+    look-ahead requires next to it."""
+    from re import _constants as c
+
+    found: list[list[str]] = []
+    run = [""]
+    for op, av in items:
+        if op in (c.AT, c.ASSERT_NOT):  # consume nothing: the run goes on
+            continue
+        if op is c.ASSERT:
+            found += _literal_runs(av[1])
+            continue
+        if op is c.LITERAL:
+            run = [p + chr(av) for p in run]
+            continue
+        if op is c.SUBPATTERN and not av[1] and not av[2]:
+            texts, whole = _lead(av[3])
+        elif op is c.BRANCH:
+            leads = [_lead(alternative) for alternative in av[1]]
+            texts, whole = [t for ts, _ in leads for t in ts], all(w for _, w in leads)
+        else:
+            texts, whole = [""], False
+        run = [p + t for p in run for t in texts]
+        if not whole or len(run) > _MAX_NEEDLES:
+            found.append(run)
+            run = [""]
+    return [texts for texts in (*found, run) if "" not in texts and len(texts) <= _MAX_NEEDLES]
+
+
+def _needles(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """Texts one of which every text ``pattern`` matches in holds (in its case-folded
+    form for a case-insensitive pattern): the most selective set :func:`_literal_runs`
+    finds; ``()`` when there is none, and the pattern is tried on every text.
+    ``"sk-ant-[A-Za-z0-9_-]{20,}"`` needs ``sk-ant-``: prose without it skips the
+    pattern, which its look-behind edge makes scan every position."""
+    try:
+        runs = _literal_runs(_parse(pattern))
+    except Exception:  # noqa: BLE001 - only an optimisation: () tries the pattern always
+        return ()
+    if pattern.flags & re.IGNORECASE:  # only ASCII letters fold as _FOLD does
+        runs = [[t.translate(_FOLD) for t in texts] for texts in runs if all(t.isascii() for t in texts)]
+    if not runs:
+        return ()
+    best = max(runs, key=lambda texts: (min(map(len, texts)), -len(texts)))
+    return tuple(dict.fromkeys(best))
+
+
+#: A rule: its kind, pattern, the shortest text it can match, what that text must hold
+#: (:func:`_needles`) and whether that is looked for in the case-folded text.
+_Rule = tuple[str, re.Pattern[str], int, tuple[str, ...], bool]
+
+
 @functools.cache
-def _sized_rules() -> tuple[tuple[tuple[str, re.Pattern[str], int], ...], ...]:
-    """The shape and marker rules, each with the shortest text it can match: a short
-    value (most values of a JSON tool result) skips every rule longer than itself."""
+def _sized_rules() -> tuple[tuple[_Rule, ...], tuple[_Rule, ...]]:
+    """The shape and marker rules, each with the shortest text it can match (a short
+    value, as most values of a JSON tool result, skips every rule longer than itself)
+    and the texts one of which a matching text must hold."""
     rules = load_rules()
-    return tuple(tuple((kind, p, _min_width(p)) for kind, p in group) for group in (rules.tokens, rules.headers))
+    tokens, headers = ([(kind, p, _min_width(p), _needles(p), bool(p.flags & re.IGNORECASE)) for kind, p in group]
+                       for group in (rules.tokens, rules.headers))
+    return tuple(tokens), tuple(headers)
+
+
+def _tried(rules: tuple[_Rule, ...], text: str, folded: str) -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The rules that may match ``text``: long enough, and one of their needles in it."""
+    size = len(text)
+    for kind, pattern, least, needles, fold in rules:
+        if least > size:
+            continue
+        if needles:
+            haystack = folded if fold else text
+            if not any(n in haystack for n in needles):
+                continue
+        yield kind, pattern
 
 
 def _spans(text: str) -> list[tuple[int, int, str, int]]:
     tokens, headers = _sized_rules()
-    size = len(text)
-    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern, least in tokens if least <= size
+    folded = text.translate(_FOLD)
+    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in _tried(tokens, text, folded)
              for m in pattern.finditer(text)]
-    spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern, least in headers
-              if least <= size for m in pattern.finditer(text)]
-    starts = _label_starts(text)
+    spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, text, folded)
+              for m in pattern.finditer(text)]
+    starts = _label_starts(text, folded)
     for match in _matches_at(_label_pattern(), text, starts):
         span = _label_span(text, match)
         if span is not None:

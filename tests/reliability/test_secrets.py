@@ -155,3 +155,64 @@ def test_label_patterns_tried_only_where_they_can_match_find_what_a_full_scan_fi
         full = [(m.start(), m.end(), m.groupdict()) for m in pattern.finditer(text)]
         tried = [(m.start(), m.end(), m.groupdict()) for m in scan_mod._matches_at(pattern, text, starts)]
         assert tried == full
+
+
+def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
+    """The shape and marker spans of ``text`` with every rule tried (no needles, no sizes)."""
+    from hy_memory_langgraph.redact import scan as scan_mod
+
+    tokens, headers = scan_mod._sized_rules()
+    found = [(m.start(), m.end(), kind) for kind, pattern, *_ in tokens for m in pattern.finditer(text)]
+    return found + [(m.start("secret"), m.end("secret"), kind) for kind, pattern, *_ in headers
+                    for m in pattern.finditer(text)]
+
+
+def _tried_spans(text: str) -> list[tuple[int, int, str]]:
+    from hy_memory_langgraph.redact import scan as scan_mod
+
+    return [(start, end, kind) for start, end, kind, source in scan_mod._spans(text) if source != scan_mod._LABEL]
+
+
+_NEEDLE_PIECES = ["sk-ant-", "sk-", "AKIA", "ASIA", "gh", "github_pat_", "glpat-", "xox", "AIza", "ya29.",
+                  "sk_live_", "rk_test_", "eyJ", "hf_", "npm_", "SG.", "SK", "do", "shpat_", "key-", "sq0atp-",
+                  "AKID", "LTAI", "-----BEGIN", " PRIVATE KEY-----", "PuTTY-User-Key-File-", "Authorization",
+                  "BEARER", "bAsIc", "Cookie", "eteamsid", "ETEAMS\u0130D", "\u212aey-", "https://hooks.slack.com/services/",
+                  "://u:", "@h", ":", "=", " ", "\n", "_", "-", ".", "a1B2c3D4e5F6g7H8", "Q7RX2M9KL4TZ8WPN", "0123456789abcdef", "Zz9",
+                  "?sig=", "&sig=", "AbCdEfGhIjKlMnOpQrStUv%2Bw=", "123456789", ":AA", "_v1_", "-token", "-Key"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_NEEDLE_PIECES), max_size=24).map("".join))
+def test_rules_skipped_for_a_missing_needle_find_what_every_rule_finds(text: str) -> None:
+    """A shape or marker rule is tried only on texts holding one of the texts its match
+    must begin with; the spans must be exactly those of every rule tried everywhere."""
+    assert sorted(_tried_spans(text)) == sorted(_every_rule_everywhere(text))
+
+
+def test_every_corpus_case_gets_the_spans_every_rule_finds() -> None:
+    """The secret corpus (every kind in its contexts, and the held-out one): the rules
+    tried find exactly what every rule tried everywhere finds."""
+    from bench.common import secret_corpus, secret_heldout
+
+    texts = {t for c in secret_corpus.build_cases(seed=3) for t in (c.text, c.needle, c.key) if t}
+    texts |= {t for pair in secret_heldout.HELD_OUT for t in pair if t}
+    assert len(texts) > 300
+    for text in texts:
+        assert sorted(_tried_spans(text)) == sorted(_every_rule_everywhere(text)), text
+
+
+def test_case_folding_matches_what_ignorecase_matches() -> None:
+    """The needles of case-insensitive rules are looked for in the text folded by
+    ``_FOLD``: every character ``re.IGNORECASE`` matches with an ASCII letter folds to it."""
+    import re
+    import string
+    import sys
+
+    from hy_memory_langgraph.redact.scan import _FOLD
+
+    letters = re.compile("[a-z]", re.IGNORECASE)
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        if letters.fullmatch(char):
+            folded = char.translate(_FOLD)
+            assert folded in string.ascii_lowercase and re.fullmatch(folded, char, re.IGNORECASE), hex(point)
