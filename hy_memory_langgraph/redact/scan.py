@@ -4,7 +4,8 @@ Three passes over the text, all linear in its length:
 
 1. credentials recognisable by their shape (``sk-…``, ``AKIA…``, private key blocks,
    JSON web tokens, …) and values behind fixed markers (``Authorization: Bearer …``,
-   ``Cookie: …``, the password of ``scheme://user:password@host``);
+   ``Cookie: …``, the password of ``scheme://user:password@host``); each rule only on
+   texts long enough for it that hold one of its needles (:func:`_needles`);
 2. values after a label that names a secret, in English or Chinese, with ``:``, ``=``,
    full-width ``：``, ``is`` / ``是`` / ``为`` between them (``password: …``,
    ``secret access key is …``, ``支付密码：…``, ``api_key="…"``): a password label's

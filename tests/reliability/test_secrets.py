@@ -4,6 +4,9 @@ anything is stored, embedded or sent to a model; workflow memory refuses them.""
 from __future__ import annotations
 
 import json
+import re
+import string
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ from hypothesis import strategies as st
 from hy_memory_langgraph.client import HyMemoryClient, WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.redact import find_secret, redact_text
+from hy_memory_langgraph.redact import scan as scan_mod
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 from hy_memory_langgraph.workflow import CredentialsRefusedError
 from tests.productivity.support import StageScript, extraction, tool_trace
@@ -148,8 +152,6 @@ _LABEL_ALPHABET = "abkeyPASSWORDtokenpinpwdKey\u212a\u017f\u0130\u0131密码是�
 def test_label_patterns_tried_only_where_they_can_match_find_what_a_full_scan_finds(text: str) -> None:
     """The label scan tries its patterns at token starts holding a label word and at
     Chinese labels only; it must find exactly what scanning every position finds."""
-    from hy_memory_langgraph.redact import scan as scan_mod
-
     starts = scan_mod._label_starts(text)
     for pattern in (scan_mod._label_pattern(), scan_mod._near_pattern()):
         full = [(m.start(), m.end(), m.groupdict()) for m in pattern.finditer(text)]
@@ -159,8 +161,6 @@ def test_label_patterns_tried_only_where_they_can_match_find_what_a_full_scan_fi
 
 def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
     """The shape and marker spans of ``text`` with every rule tried (no needles, no sizes)."""
-    from hy_memory_langgraph.redact import scan as scan_mod
-
     tokens, headers = scan_mod._sized_rules()
     found = [(m.start(), m.end(), kind) for kind, pattern, *_ in tokens for m in pattern.finditer(text)]
     return found + [(m.start("secret"), m.end("secret"), kind) for kind, pattern, *_ in headers
@@ -168,25 +168,32 @@ def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
 
 
 def _tried_spans(text: str) -> list[tuple[int, int, str]]:
-    from hy_memory_langgraph.redact import scan as scan_mod
-
     return [(start, end, kind) for start, end, kind, source in scan_mod._spans(text) if source != scan_mod._LABEL]
 
 
-_NEEDLE_PIECES = ["sk-ant-", "sk-", "AKIA", "ASIA", "gh", "github_pat_", "glpat-", "xox", "AIza", "ya29.",
-                  "sk_live_", "rk_test_", "eyJ", "hf_", "npm_", "SG.", "SK", "do", "shpat_", "key-", "sq0atp-",
-                  "AKID", "LTAI", "-----BEGIN", " PRIVATE KEY-----", "PuTTY-User-Key-File-", "Authorization",
-                  "BEARER", "bAsIc", "Cookie", "eteamsid", "ETEAMS\u0130D", "\u212aey-", "https://hooks.slack.com/services/",
-                  "://u:", "@h", ":", "=", " ", "\n", "_", "-", ".", "a1B2c3D4e5F6g7H8", "Q7RX2M9KL4TZ8WPN", "0123456789abcdef", "Zz9",
-                  "?sig=", "&sig=", "AbCdEfGhIjKlMnOpQrStUv%2Bw=", "123456789", ":AA", "_v1_", "-token", "-Key"]
+_NEEDLE_PIECES = [
+    "sk-ant-", "sk-", "AKIA", "ASIA", "gh", "github_pat_", "glpat-", "xox", "AIza", "ya29.", "sk_live_",
+    "rk_test_", "eyJ", "hf_", "npm_", "SG.", "SK", "do", "_v1_", "shpat_", "key-", "sq0atp-", "AKID", "LTAI",
+    "-----BEGIN", " PRIVATE KEY-----", "PuTTY-User-Key-File-", "Authorization", "BEARER", "bAsIc", "Cookie",
+    "eteamsid", "ETEAMS\u0130D", "\u212aey-", "-token", "-Key", "https://hooks.slack.com/services/", "://u:",
+    "@h", "?sig=", "&sig=", "123456789", ":AA", ":", "=", " ", "\n", "_", "-", ".", "Zz9", "a1B2c3D4e5F6g7H8",
+    "Q7RX2M9KL4TZ8WPN", "0123456789abcdef", "AbCdEfGhIjKlMnOpQrStUv%2Bw=",
+]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_NEEDLE_PIECES), max_size=24).map("".join))
 def test_rules_skipped_for_a_missing_needle_find_what_every_rule_finds(text: str) -> None:
-    """A shape or marker rule is tried only on texts holding one of the texts its match
-    must begin with; the spans must be exactly those of every rule tried everywhere."""
+    """A shape or marker rule is tried only on texts holding one of its needles (literal
+    runs every match of it holds); the spans must be exactly those of every rule tried
+    everywhere."""
     assert sorted(_tried_spans(text)) == sorted(_every_rule_everywhere(text))
+
+
+def test_every_rule_has_needles() -> None:
+    """Every rule skips texts without its needles (a rule without them scans every text)."""
+    tokens, headers = scan_mod._sized_rules()
+    assert [kind for kind, _, _, needles, _ in (*tokens, *headers) if not needles] == []
 
 
 def test_every_corpus_case_gets_the_spans_every_rule_finds() -> None:
@@ -204,15 +211,9 @@ def test_every_corpus_case_gets_the_spans_every_rule_finds() -> None:
 def test_case_folding_matches_what_ignorecase_matches() -> None:
     """The needles of case-insensitive rules are looked for in the text folded by
     ``_FOLD``: every character ``re.IGNORECASE`` matches with an ASCII letter folds to it."""
-    import re
-    import string
-    import sys
-
-    from hy_memory_langgraph.redact.scan import _FOLD
-
     letters = re.compile("[a-z]", re.IGNORECASE)
     for point in range(sys.maxunicode + 1):
         char = chr(point)
         if letters.fullmatch(char):
-            folded = char.translate(_FOLD)
+            folded = char.translate(scan_mod._FOLD)
             assert folded in string.ascii_lowercase and re.fullmatch(folded, char, re.IGNORECASE), hex(point)
