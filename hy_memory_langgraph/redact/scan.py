@@ -49,7 +49,7 @@ _ZH_SEPARATORS: Final = frozenset({"是", "为", "為"})
 #: Labels whose value is words by nature: after them the whole clause is the secret.
 _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
-#: Most texts a rule's match may begin with that are looked for (more: it is always tried).
+#: Most alternatives a literal run of a rule may have (one with more is not used as needles).
 _MAX_NEEDLES: Final = 32
 
 
