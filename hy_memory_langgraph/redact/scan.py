@@ -215,6 +215,22 @@ def _parse(pattern: re.Pattern[str]) -> Any:
     return _parser.parse(pattern.pattern, pattern.flags)
 
 
+def _item_lead(op: Any, av: Any) -> tuple[list[str], bool]:
+    """The texts one parsed item consumes first, and whether they are all it consumes: a
+    literal, or a group (without flags of its own) or alternatives of literals; ``[""]``
+    and ``False`` for anything else."""
+    from re import _constants as c
+
+    if op is c.LITERAL:
+        return [chr(av)], True
+    if op is c.SUBPATTERN and not av[1] and not av[2]:
+        return _lead(av[3])
+    if op is c.BRANCH:
+        leads = [_lead(alternative) for alternative in av[1]]
+        return [t for texts, _ in leads for t in texts], all(whole for _, whole in leads)
+    return [""], False
+
+
 def _lead(items: Any) -> tuple[list[str], bool]:
     """The texts a match of the parsed ``items`` can begin with (what it consumes first,
     zero-width assertions skipped), and whether they are the whole of what it consumes."""
@@ -224,17 +240,8 @@ def _lead(items: Any) -> tuple[list[str], bool]:
     for op, av in items:
         if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
             continue
-        if op is c.LITERAL:
-            prefixes = [p + chr(av) for p in prefixes]
-            continue
-        if op is c.SUBPATTERN and not av[1] and not av[2]:  # a group without its own flags
-            inner, whole = _lead(av[3])
-        elif op is c.BRANCH:
-            leads = [_lead(alternative) for alternative in av[1]]
-            inner, whole = [t for texts, _ in leads for t in texts], all(w for _, w in leads)
-        else:
-            return prefixes, False
-        prefixes = [p + t for p in prefixes for t in inner]
+        texts, whole = _item_lead(op, av)
+        prefixes = [p + t for p in prefixes for t in texts]
         if not whole or len(prefixes) > _MAX_NEEDLES:
             return prefixes, False
     return prefixes, True
@@ -255,16 +262,7 @@ def _literal_runs(items: Any) -> list[list[str]]:
         if op is c.ASSERT:
             found += _literal_runs(av[1])
             continue
-        if op is c.LITERAL:
-            run = [p + chr(av) for p in run]
-            continue
-        if op is c.SUBPATTERN and not av[1] and not av[2]:
-            texts, whole = _lead(av[3])
-        elif op is c.BRANCH:
-            leads = [_lead(alternative) for alternative in av[1]]
-            texts, whole = [t for ts, _ in leads for t in ts], all(w for _, w in leads)
-        else:
-            texts, whole = [""], False
+        texts, whole = _item_lead(op, av)
         run = [p + t for p in run for t in texts]
         if not whole or len(run) > _MAX_NEEDLES:
             found.append(run)
