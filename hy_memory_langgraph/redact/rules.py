@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-__all__ = ["NameClass", "Rules", "label_words", "load_rules", "name_class", "split_name"]
+__all__ = ["NameClass", "Rules", "label_words", "load_rules", "mentions_password", "name_class", "split_name"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
@@ -25,6 +25,10 @@ _EDGE_BEFORE: Final = r"(?<![A-Za-z0-9_])"
 _EDGE_AFTER: Final = r"(?![A-Za-z0-9_])"
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS: Final = re.compile(r"[^A-Za-z0-9\u4e00-\u9fff]+")
+
+#: Words that may follow a loose password word in its name (``pin code``, ``pass_no``);
+#: any other makes it a verb or a prefix (``pass_through``, ``pass_args``).
+_LOOSE_NOUNS: Final = frozenset({"code", "codes", "number", "num", "no", "word", "phrase"})
 
 NameClass = Literal["password", "secret", "weak"]
 
@@ -112,16 +116,19 @@ def name_class(name: str) -> NameClass | None:
     Words are compared whole (``passengers`` and ``compass`` are not ``pass``; a word
     ending in a long label such as ``dbpassword`` or ``authtoken`` counts), and a
     qualifier (``max_tokens``, ``token_type``, ``password_hint``) makes the name
-    describe a secret rather than hold one.
+    describe a secret rather than hold one. Of a dotted name the last part decides
+    (``db.password`` is a password, ``changePassword.restype`` is not). A loose word (``pass``, ``pin``, ``pw``)
+    followed by another word counts only before a noun such as ``code`` (``pin code``,
+    not ``pass_through``).
     """
     rules = load_rules()
-    words = split_name(name)
+    words = split_name(name.rsplit(".", 1)[-1] or name)
     if not words or any(w in rules.qualifiers for w in words):
         return None
     found: set[NameClass] = set()
-    for word in words:
+    for i, word in enumerate(words):
         kind = _zh_class(word, rules) if not word.isascii() else _word_class(word, rules)
-        if kind:
+        if kind and not (word in rules.loose and i + 1 < len(words) and words[i + 1] not in _LOOSE_NOUNS):
             found.add(kind)
     if any(pair in rules.pairs for pair in zip(words, words[1:])):
         found.add("secret")
@@ -129,6 +136,14 @@ def name_class(name: str) -> NameClass | None:
         if kind in found:
             return kind  # type: ignore[return-value]
     return None
+
+
+def mentions_password(text: str) -> bool:
+    """Whether ``text`` holds a word that names a password (``"the database password"``);
+    loose words (``pass``) do not count."""
+    rules = load_rules()
+    return any(w not in rules.loose and (_zh_class(w, rules) if not w.isascii() else _word_class(w, rules))
+               == "password" for w in split_name(text))
 
 
 def label_words() -> list[str]:

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import bisect
 import functools
-import math
 import re
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any, Final
 
-from hy_memory_langgraph.redact.rules import label_words, load_rules, name_class
+from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
+from hy_memory_langgraph.redact.rules import label_words, load_rules, mentions_password, name_class, split_name
 
-__all__ = ["Span", "looks_random", "scan"]
+__all__ = ["Span", "scan"]
 
 Span = tuple[int, int, str]
 #: Which of two spans starting at one place wins: a credential's own shape (it knows
@@ -42,10 +41,20 @@ _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
 _COLONS: Final = frozenset(":=：＝")
 _NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***", "******", "n/a",
                              "undefined", "empty", "redacted"})
-_CLAUSE_END: Final = re.compile(r"""["'”’;&<>]|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
+#: ``&`` ends a value only before the next parameter of a query (``&user=…``, ``&amp;``).
+_NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
+_CLAUSE_END: Final = re.compile(r"""["'”’;<>]|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
-_WORD_SEPARATORS: Final = frozenset({"is", "was", "are"})
-_ZH_SEPARATORS: Final = frozenset({"是", "为", "為"})
+#: Words between a label and its value (English, German, Spanish, French, Portuguese,
+#: Swedish, Danish and Norwegian).
+_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est", "é", "är", "er")
+#: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
+_CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
+#: Quotes that may open a value, and the quote that closes each.
+_CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』"}
+#: A value's characters: no space, quote, bracket of CJK punctuation, ``,`` or ``;``, and
+#: ``&`` only inside it (not before a query's next parameter); any script.
+_VALUE: Final = r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&]|&(?![A-Za-z_][\w.-]{0,40}=|amp;))"""
 #: Labels whose value is words by nature: after them the whole clause is the secret.
 _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
@@ -69,9 +78,10 @@ def _label_pattern() -> re.Pattern[str]:
         r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
         r"(?![A-Za-z0-9_.-])(?P<more>(?:[ \t]+[A-Za-z][A-Za-z0-9_-]{0,20}){0,4}?)"
         r"|(?P<zh>" + zh + r"))"
-        r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:is|was|are)(?=\s)|是|为|為)\s{0,3}[\"'“‘「]?"
+        r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=\s)|"
+        + "|".join(_CJK_SEPARATORS) + r")\s{0,3}(?P<quote>[\"'“‘「『]?)"
         # the value is looked at, not consumed: a label inside it is found too
-        r"(?=(?P<value>[!#$%(-+\--:<-~]{1,200}))",
+        r"(?=(?P<value>" + _VALUE + r"{1,200}))",
         re.IGNORECASE)
 
 
@@ -94,7 +104,7 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     kind = name_class(label)
     start = match.start("value")
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
-            and not _plain_word(value) and any(not c.isalpha() for c in value):
+            and not plain_word(value) and any(not c.isalpha() for c in value):
         return start, start + len(value), "password"
     if (kind == "secret" and looks_random(value, min_length=12)) or \
             (kind in ("weak", "password") and looks_random(value, min_length=16)):
@@ -102,30 +112,36 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     return None
 
 
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
-
-
-def looks_random(value: str, min_length: int = 10) -> bool:
-    """A token long enough, with two or more character classes and high Shannon entropy
-    (keys, tokens, hashes; not words or numbers)."""
-    if len(value) < min_length:
-        return False
-    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
-    return classes >= 2 and _entropy(value) >= 3.0
-
-
-def _plain_word(value: str) -> bool:
-    """Letters of one case only: after ``is`` that reads as prose, not as a password."""
-    return value.isalpha() and (value.islower() or value.isupper() or value.istitle())
-
-
 def _clause_end(text: str, start: int) -> int:
     """Where the clause starting at ``start`` ends (a passphrase of several words)."""
     match = _CLAUSE_END.search(text, start, start + _MAX_CLAUSE)
     end = match.start() if match else min(len(text), start + _MAX_CLAUSE)
     return len(text[start:end].rstrip()) + start
+
+
+def _password_end(text: str, match: re.Match[str], label: str, value: str) -> int | None:
+    """Where the value of a password label ends, or ``None`` when it is no password: a
+    quoted value to its closing quote, after a colon or a passphrase label the clause,
+    after a CJK separator the ASCII run, else the token; prose after ``is`` and code
+    (:func:`~.judge.code_value`) are not passwords."""
+    sep, start, quote = match.group("sep"), match.start("value"), match.group("quote")
+    if quote:
+        close = text.find(_CLOSING[quote], start, start + _MAX_CLAUSE)
+        if close > start and "\n" not in text[start:close]:
+            return None if close - start < 3 or code_value(text[start:close], sep) else close
+    phrase = _PASSPHRASE.search(label) is not None
+    loose = split_name(label)[0] in load_rules().loose  # pass, pin, pw: the token only
+    if len(value) < 3 or code_value(value, sep) or \
+            ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not phrase):
+        return None
+    if (sep in _COLONS and not loose) or phrase:
+        end = max(_clause_end(text, start), start + len(value))
+        # a clause naming a password describes one ("password: the database password")
+        return None if end > start + len(value) and mentions_password(text[start:end]) else end
+    if sep in _CJK_SEPARATORS:  # 密码是abc def：the ASCII run after the label
+        run = _ASCII_RUN.match(text, start)
+        return start + len(run.group().rstrip()) if run and run.group().strip() else None
+    return start + len(value)
 
 
 def _label_span(text: str, match: re.Match[str]) -> Span | None:
@@ -136,16 +152,8 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     kind = name_class(label)
     start = match.start("value")
     if kind == "password":
-        phrase = _PASSPHRASE.search(label) is not None
-        if len(value) < 3 or (sep.lower() in _WORD_SEPARATORS and _plain_word(value) and not phrase):
-            return None
-        if sep in _COLONS or phrase:
-            end = _clause_end(text, start)
-        elif sep in _ZH_SEPARATORS:  # 密码是abc def：the ASCII run after the label
-            end = start + len(_ASCII_RUN.match(text, start).group().rstrip())
-        else:
-            end = start + len(value)
-        return start, max(end, start + len(value)), "password"
+        end = _password_end(text, match, label, value)
+        return None if end is None else (start, end, "password")
     if kind == "secret" and looks_random(value, min_length=8):
         return start, start + len(value), "secret_value"
     if kind == "weak" and looks_random(value, min_length=16):

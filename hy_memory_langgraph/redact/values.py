@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import NameClass, name_class
-from hy_memory_langgraph.redact.scan import looks_random, scan
+from hy_memory_langgraph.redact.judge import looks_random
+from hy_memory_langgraph.redact.scan import scan
 
 __all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "redact_value"]
 
