@@ -24,7 +24,7 @@ PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 _EDGE_BEFORE: Final = r"(?<![A-Za-z0-9_])"
 _EDGE_AFTER: Final = r"(?![A-Za-z0-9_])"
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS: Final = re.compile(r"[^A-Za-z0-9\u4e00-\u9fff]+")
+_SEPARATORS: Final = re.compile(r"[\W_]+")
 
 #: Words that may follow a loose password word in its name (``pin code``, ``pass_no``);
 #: any other makes it a verb or a prefix (``pass_through``, ``pass_args``).
@@ -43,7 +43,8 @@ class Rules:
         password, secret, weak: Label words of each class (lower case, no separators).
         loose: Password words that need a separator before their value.
         pairs: Word pairs naming a secret.
-        zh_password, zh_secret: Chinese labels of each class.
+        phrase_password, phrase_secret: Labels of each class found as a run of characters
+            (lower case): Chinese, other languages, names of several words.
         qualifiers: Words that make a name describe a secret rather than hold one.
     """
 
@@ -54,8 +55,8 @@ class Rules:
     secret: frozenset[str]
     weak: frozenset[str]
     pairs: frozenset[tuple[str, str]]
-    zh_password: tuple[str, ...]
-    zh_secret: tuple[str, ...]
+    phrase_password: tuple[str, ...]
+    phrase_secret: tuple[str, ...]
     qualifiers: frozenset[str]
 
 
@@ -76,24 +77,27 @@ def load_rules() -> Rules:
         password=frozenset(labels["password"]), loose=frozenset(labels["loose"]),
         secret=frozenset(labels["secret"]),
         weak=frozenset(labels["weak"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
-        zh_password=tuple(labels["zh_password"]), zh_secret=tuple(labels["zh_secret"]),
+        phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
+        phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         qualifiers=frozenset(labels["qualifiers"]),
     )
 
 
 def split_name(name: str) -> list[str]:
     """The lower-case words of a key or label: ``"X-API-Key"`` → ``["x", "api", "key"]``,
-    ``"dbPassword"`` → ``["db", "password"]``; a Chinese run stays one word."""
+    ``"dbPassword"`` → ``["db", "password"]``; a run of letters of any script stays one
+    word (``"支付密码"``, ``"contraseña"``)."""
     words = []
     for part in _SEPARATORS.split(name):
         words += [w.lower() for w in _CAMEL.split(part) if w]
     return words
 
 
-def _zh_class(word: str, rules: Rules) -> NameClass | None:
-    if any(label in word for label in rules.zh_password):
+def _phrase_class(text: str, rules: Rules) -> NameClass | None:
+    """The class of the first phrase label held in ``text`` (lower case words, spaced)."""
+    if any(label in text for label in rules.phrase_password):
         return "password"
-    if any(label in word for label in rules.zh_secret):
+    if any(label in text for label in rules.phrase_secret):
         return "secret"
     return None
 
@@ -125,9 +129,10 @@ def name_class(name: str) -> NameClass | None:
     words = split_name(name.rsplit(".", 1)[-1] or name)
     if not words or any(w in rules.qualifiers for w in words):
         return None
-    found: set[NameClass] = set()
+    phrase = _phrase_class(" ".join(words), rules)
+    found: set[NameClass] = {phrase} if phrase else set()
     for i, word in enumerate(words):
-        kind = _zh_class(word, rules) if not word.isascii() else _word_class(word, rules)
+        kind = _word_class(word, rules) if word.isascii() else None
         if kind and not (word in rules.loose and i + 1 < len(words) and words[i + 1] not in _LOOSE_NOUNS):
             found.add(kind)
     if any(pair in rules.pairs for pair in zip(words, words[1:])):
@@ -142,8 +147,9 @@ def mentions_password(text: str) -> bool:
     """Whether ``text`` holds a word that names a password (``"the database password"``);
     loose words (``pass``) do not count."""
     rules = load_rules()
-    return any(w not in rules.loose and (_zh_class(w, rules) if not w.isascii() else _word_class(w, rules))
-               == "password" for w in split_name(text))
+    words = split_name(text)
+    return _phrase_class(" ".join(words), rules) == "password" or \
+        any(w not in rules.loose and _word_class(w, rules) == "password" for w in words)
 
 
 def label_words() -> list[str]:

@@ -5,7 +5,9 @@ Three passes over the text, all linear in its length:
 1. credentials recognisable by their shape (``sk-…``, ``AKIA…``, private key blocks,
    JSON web tokens, …) and values behind fixed markers (``Authorization: Bearer …``,
    ``Cookie: …``, the password of ``scheme://user:password@host``); each rule only on
-   texts long enough for it that hold one of its needles (:func:`_needles`);
+   texts long enough for it that hold one of its needles (:func:`_needles`); and any
+   vendor's key of the common shape, a short prefix and a long random part
+   (:mod:`.prefixed`);
 2. values after a label that names a secret, in English or Chinese, with ``:``, ``=``,
    full-width ``：``, ``is`` / ``是`` / ``为`` between them (``password: …``,
    ``secret access key is …``, ``支付密码：…``, ``api_key="…"``): a password label's
@@ -26,14 +28,16 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
+from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.rules import label_words, load_rules, mentions_password, name_class, split_name
 
 __all__ = ["Span", "scan"]
 
 Span = tuple[int, int, str]
 #: Which of two spans starting at one place wins: a credential's own shape (it knows
-#: where the secret ends), then a value behind a marker, then a labelled value.
-_SHAPE, _MARKER, _LABEL = 0, 1, 2
+#: where the secret ends), then the common shape of vendor keys, then a value behind a
+#: marker, then a labelled value.
+_SHAPE, _PREFIXED, _MARKER, _LABEL = 0, 1, 2, 3
 
 _PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
 _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
@@ -56,16 +60,22 @@ _CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」",
 #: ``&`` only inside it (not before a query's next parameter); any script.
 _VALUE: Final = r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&]|&(?![A-Za-z_][\w.-]{0,40}=|amp;))"""
 #: Labels whose value is words by nature: after them the whole clause is the secret.
-_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令")
+_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic|助记词|助記詞|security answer")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
+#: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``).
+_INFLECTION: Final = "[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{0,4}"
 #: Most alternatives a literal run of a rule may have (one with more is not used as needles).
 _MAX_NEEDLES: Final = 32
 
 
-def _zh_labels() -> str:
-    """The Chinese labels as one regex alternation, longest first."""
+def _phrase_labels() -> str:
+    """The phrase labels (Chinese, other languages, several words) as one regex
+    alternation, longest first, each in lower case, capitalised, title case and upper
+    case (found case-sensitively in :func:`_label_starts`)."""
     rules = load_rules()
-    return "|".join(map(re.escape, sorted({*rules.zh_password, *rules.zh_secret}, key=len, reverse=True)))
+    forms = {f for label in (*rules.phrase_password, *rules.phrase_secret)
+             for f in (label, label.capitalize(), label.title(), label.upper())}
+    return "|".join(map(re.escape, sorted(forms, key=len, reverse=True)))
 
 
 @functools.cache
@@ -73,11 +83,11 @@ def _label_pattern() -> re.Pattern[str]:
     """A label (a whole ASCII token holding a label word, or a Chinese label), up to two
     more words, a separator and the value's first token."""
     words = "|".join(map(re.escape, label_words()))
-    zh = _zh_labels()
+    phrases = _phrase_labels()
     return re.compile(
         r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
         r"(?![A-Za-z0-9_.-])(?P<more>(?:[ \t]+[A-Za-z][A-Za-z0-9_-]{0,20}){0,4}?)"
-        r"|(?P<zh>" + zh + r"))"
+        r"|(?P<phrase>" + phrases + r")" + _INFLECTION + r")"
         r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=\s)|"
         + "|".join(_CJK_SEPARATORS) + r")\s{0,3}(?P<quote>[\"'“‘「『]?)"
         # the value is looked at, not consumed: a label inside it is found too
@@ -90,17 +100,17 @@ def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
     Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
     words = "|".join(map(re.escape, label_words()))
-    zh = _zh_labels()
+    phrases = _phrase_labels()
     return re.compile(
         r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
-        r"(?![A-Za-z0-9_.-])|(?P<zh>" + zh + r"))"
+        r"(?![A-Za-z0-9_.-])|(?P<phrase>" + phrases + r")" + _INFLECTION + r")"
         r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{4,200}))",
         re.IGNORECASE)
 
 
 def _near_span(text: str, match: re.Match[str]) -> Span | None:
     value = match.group("value").rstrip(".,;:!?)]}")
-    label = match.group("zh") or match.group("name")
+    label = match.group("phrase") or match.group("name")
     kind = name_class(label)
     start = match.start("value")
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
@@ -129,12 +139,12 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
         close = text.find(_CLOSING[quote], start, start + _MAX_CLAUSE)
         if close > start and "\n" not in text[start:close]:
             return None if close - start < 3 or code_value(text[start:close], sep) else close
-    phrase = _PASSPHRASE.search(label) is not None
+    words = _PASSPHRASE.search(label) is not None
     loose = split_name(label)[0] in load_rules().loose  # pass, pin, pw: the token only
     if len(value) < 3 or code_value(value, sep) or \
-            ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not phrase):
+            ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not words):
         return None
-    if (sep in _COLONS and not loose) or phrase:
+    if (sep in _COLONS and not loose) or words:
         end = max(_clause_end(text, start), start + len(value))
         # a clause naming a password describes one ("password: the database password")
         return None if end > start + len(value) and mentions_password(text[start:end]) else end
@@ -148,7 +158,7 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
     if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")):
         return None
-    label = match.group("zh") or f"{match.group('name')}{match.group('more') or ''}"
+    label = match.group("phrase") or f"{match.group('name')}{match.group('more') or ''}"
     kind = name_class(label)
     start = match.start("value")
     if kind == "password":
@@ -172,7 +182,7 @@ _FOLDED_TOKEN: Final = re.compile(r"[a-z0-9_.-]+")
 def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The label words (lower case, for the folded text); the Chinese labels."""
     words = "|".join(map(re.escape, sorted({w.lower() for w in label_words()}, key=len, reverse=True)))
-    return re.compile(words), re.compile(_zh_labels())
+    return re.compile(words), re.compile(_phrase_labels())
 
 
 def _label_starts(text: str, folded: str | None = None) -> list[int]:
@@ -181,10 +191,10 @@ def _label_starts(text: str, folded: str | None = None) -> list[int]:
     other. Words are found in the case-folded text, case-sensitively: a case-insensitive
     regex alternation of them costs hundreds of microseconds on ordinary prose. A word
     never spans two tokens, so the first word found in a token is enough."""
-    words, zh = _label_hints()
+    words, phrases = _label_hints()
     folded = text.translate(_FOLD) if folded is None else folded
     hits = [m.start() for m in words.finditer(folded)]
-    starts = {m.start() for m in zh.finditer(text)}
+    starts = {m.start() for m in phrases.finditer(text)}
     if hits:
         for token in _FOLDED_TOKEN.finditer(folded):
             i = bisect.bisect_left(hits, token.start())
@@ -330,6 +340,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     folded = text.translate(_FOLD)
     spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in _tried(tokens, text, folded)
              for m in pattern.finditer(text)]
+    spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, text, folded)
               for m in pattern.finditer(text)]
     starts = _label_starts(text, folded)

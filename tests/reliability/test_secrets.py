@@ -168,7 +168,8 @@ def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
 
 
 def _tried_spans(text: str) -> list[tuple[int, int, str]]:
-    return [(start, end, kind) for start, end, kind, source in scan_mod._spans(text) if source != scan_mod._LABEL]
+    return [(start, end, kind) for start, end, kind, source in scan_mod._spans(text)
+            if source not in (scan_mod._LABEL, scan_mod._PREFIXED)]
 
 
 _NEEDLE_PIECES = [
