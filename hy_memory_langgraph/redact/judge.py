@@ -31,7 +31,8 @@ _CASE_CHANGE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z
 #: A part of a name: letters with at most two digits after them, or a small number (an index).
 _WORD_PART: Final = re.compile(r"[A-Za-z]+[0-9]{0,2}|[0-9]{1,3}")
 #: A value that is code: a generic or bare type (an annotation), a call or subscript,
-#: a role of reStructuredText, a list or dict of names, an attribute (``self.password``) (``:class:`…```).
+#: a role of reStructuredText, a list or dict of names, an attribute (``self.password``),
+#: a statement (``raise …``) (``:class:`…```).
 _CODE: Final = re.compile(
     r"(?:Optional|Union|List|Dict|Tuple|Set|Sequence|Mapping|Literal|Annotated|Callable|list|dict|tuple|set|type)\["
     r"|\(?(?:str|bytes|bool|int|float|None|Any|object|SecretStr|SecretBytes|string|number|boolean|any|unknown)"
@@ -39,7 +40,8 @@ _CODE: Final = re.compile(
     r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[]"
     r"|(?:class|func|meth|attr|paramref|ref|obj|mod|data|exc):`"
     r"|[\[{][A-Za-z_'\"][\w.'\"]*(?:[\]},:(]|$)"
-    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$"
+    r"|(?:raise|return|yield|await|lambda)\b")
 _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 

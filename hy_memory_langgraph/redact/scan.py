@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
@@ -50,8 +50,8 @@ _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 _CLAUSE_END: Final = re.compile(r"""["'”’;<>]|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
-#: Swedish, Danish and Norwegian).
-_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est", "é", "är", "er")
+#: Italian, Swedish, Danish and Norwegian); a colon may follow them (``is: …``).
+_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est", "é", "è", "är", "er")
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
 #: Quotes that may open a value, and the quote that closes each.
@@ -68,28 +68,64 @@ _INFLECTION: Final = "[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{0,4}"
 _MAX_NEEDLES: Final = 32
 
 
-def _phrase_labels() -> str:
-    """The phrase labels (Chinese, other languages, several words) as one regex
-    alternation, longest first, each in lower case, capitalised, title case and upper
-    case (found case-sensitively in :func:`_label_starts`)."""
+def _trie(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` with common beginnings factored out (``pa(?:ss…)``):
+    Python's engine tries an alternation's branches one by one, a trie's a letter at a
+    time. A word that is a prefix of another is tried after it (longest first)."""
+    by_first: dict[str, list[str]] = {}
+    ends = False
+    for word in words:
+        if word:
+            by_first.setdefault(word[0], []).append(word[1:])
+        else:
+            ends = True
+    if not by_first:
+        return ""
+    branches = [re.escape(c) + _trie(rest) for c, rest in sorted(by_first.items())]
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if not ends:
+        return body
+    return f"(?:{body})?" if len(branches) == 1 else body + "?"
+
+
+@functools.cache
+def _phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The phrase labels (lower case) that begin with an ASCII character (other languages'
+    words in Latin letters, names of several words: found like label words, at the start
+    of a token) and the others (Chinese, Cyrillic, …: found anywhere)."""
     rules = load_rules()
-    forms = {f for label in (*rules.phrase_password, *rules.phrase_secret)
-             for f in (label, label.capitalize(), label.title(), label.upper())}
-    return "|".join(map(re.escape, sorted(forms, key=len, reverse=True)))
+    labels = sorted({*rules.phrase_password, *rules.phrase_secret}, key=len, reverse=True)
+    return tuple(w for w in labels if w[0].isascii()), tuple(w for w in labels if not w[0].isascii())
+
+
+def _phrase_group() -> str:
+    """The phrase labels as a group of the label patterns (compiled ``IGNORECASE``)."""
+    latin, other = _phrases()
+    return (r"(?P<phrase>(?<![A-Za-z0-9_.-])(?:" + "|".join(map(re.escape, latin)) + r")|(?:"
+            + "|".join(map(re.escape, other)) + r"))")
+
+
+def _folded_forms(word: str) -> set[str]:
+    """The spellings of ``word`` that ``re.IGNORECASE`` matches, as they read once folded
+    with :data:`_FOLD` (ASCII letters lower case, other letters in either case)."""
+    forms = [""]
+    for c in word:
+        cases = {c.translate(_FOLD)} if c.isascii() else {c, c.lower(), c.upper()}
+        forms = [f + x for f in forms for x in cases if len(x) == 1]
+    return set(forms)
 
 
 @functools.cache
 def _label_pattern() -> re.Pattern[str]:
-    """A label (a whole ASCII token holding a label word, or a Chinese label), up to two
+    """A label (a whole ASCII token holding a label word, or a phrase label), up to four
     more words, a separator and the value's first token."""
-    words = "|".join(map(re.escape, label_words()))
-    phrases = _phrase_labels()
+    words = _trie(label_words())
     return re.compile(
-        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
-        r"(?![A-Za-z0-9_.-])(?P<more>(?:[ \t]+[A-Za-z][A-Za-z0-9_-]{0,20}){0,4}?)"
-        r"|(?P<phrase>" + phrases + r")" + _INFLECTION + r")"
-        r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=\s)|"
-        + "|".join(_CJK_SEPARATORS) + r")\s{0,3}(?P<quote>[\"'“‘「『]?)"
+        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + words + r"[A-Za-z0-9_.-]{0,40})"
+        r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")"
+        r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)"
+        r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|"
+        + "|".join(_CJK_SEPARATORS) + r")[:：]?\s{0,3}(?P<quote>[\"'“‘「『]?)"
         # the value is looked at, not consumed: a label inside it is found too
         r"(?=(?P<value>" + _VALUE + r"{1,200}))",
         re.IGNORECASE)
@@ -99,11 +135,10 @@ def _label_pattern() -> re.Pattern[str]:
 def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
     Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
-    words = "|".join(map(re.escape, label_words()))
-    phrases = _phrase_labels()
+    words = _trie(label_words())
     return re.compile(
-        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?(?:" + words + r")[A-Za-z0-9_.-]{0,40})"
-        r"(?![A-Za-z0-9_.-])|(?P<phrase>" + phrases + r")" + _INFLECTION + r")"
+        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + words + r"[A-Za-z0-9_.-]{0,40})"
+        r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")"
         r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{4,200}))",
         re.IGNORECASE)
 
@@ -158,7 +193,7 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
     if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")):
         return None
-    label = match.group("phrase") or f"{match.group('name')}{match.group('more') or ''}"
+    label = f"{match.group('phrase') or match.group('name')}{match.group('more') or ''}"
     kind = name_class(label)
     start = match.start("value")
     if kind == "password":
@@ -180,21 +215,24 @@ _FOLDED_TOKEN: Final = re.compile(r"[a-z0-9_.-]+")
 
 @functools.cache
 def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The label words (lower case, for the folded text); the Chinese labels."""
-    words = "|".join(map(re.escape, sorted({w.lower() for w in label_words()}, key=len, reverse=True)))
-    return re.compile(words), re.compile(_phrase_labels())
+    """The label words and the phrase labels that begin with an ASCII character, as they
+    read in the folded text; the other phrase labels (any case)."""
+    latin, other = _phrases()
+    words = {w.lower() for w in label_words()} | {f for w in latin for f in _folded_forms(w)}
+    return re.compile(_trie(words)), re.compile(_trie(other), re.IGNORECASE)
 
 
 def _label_starts(text: str, folded: str | None = None) -> list[int]:
     """Every place a label pattern can match: the start of an ASCII token holding a label
-    word (any case), and every Chinese label; the patterns' own look-behind allows no
-    other. Words are found in the case-folded text, case-sensitively: a case-insensitive
+    word or beginning a phrase label in Latin letters (any case), and every other phrase
+    label (Chinese, Cyrillic, …); the patterns' own look-behind allows no other. Words are found in the case-folded text, case-sensitively: a case-insensitive
     regex alternation of them costs hundreds of microseconds on ordinary prose. A word
     never spans two tokens, so the first word found in a token is enough."""
     words, phrases = _label_hints()
     folded = text.translate(_FOLD) if folded is None else folded
     hits = [m.start() for m in words.finditer(folded)]
-    starts = {m.start() for m in phrases.finditer(text)}
+    # the other phrase labels begin with a character that is not ASCII
+    starts = set() if text.isascii() else {m.start() for m in phrases.finditer(text)}
     if hits:
         for token in _FOLDED_TOKEN.finditer(folded):
             i = bisect.bisect_left(hits, token.start())
