@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from typing import Final
 
-from hy_memory_langgraph.redact.rules import mentions_password
+from hy_memory_langgraph.redact.rules import mentions_password, name_class
 
 __all__ = ["code_value", "looks_random", "plain_word"]
 
@@ -63,13 +63,13 @@ def wordy(value: str) -> bool:
     """Whether ``value`` is made of words, as names and code are (``CONFIG_KEY_NS``,
     ``ctx.set(config)``, ``KeyFuncT``): split at every non-alphanumeric and at case
     changes, each part is letters with at most two digits after them (or a number of up
-    to three digits), and at most a third of the parts are shorter than three letters.
+    to three digits), and at most half of the parts are shorter than three letters.
     Random tokens break into short mixed parts (``mB4vC7``)."""
     parts = [p for chunk in _NON_ALNUM.split(value) for p in _CASE_CHANGE.split(chunk) if p]
     if not parts or not all(_WORD_PART.fullmatch(p) for p in parts):
         return False
     short = sum(len(p.rstrip("0123456789")) < 3 for p in parts)
-    return short * 3 <= len(parts)
+    return short * 2 <= len(parts)
 
 
 def plain_word(value: str) -> bool:
@@ -89,5 +89,6 @@ def code_value(value: str, sep: str) -> bool:
     if _CODE.match(value):
         return True
     if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value):
-        return mentions_password(value.rsplit(".", 1)[-1])
+        name = value.rsplit(".", 1)[-1]
+        return name_class(name) == "password" or mentions_password(name)
     return False

@@ -129,7 +129,9 @@ def name_class(name: str) -> NameClass | None:
     words = split_name(name.rsplit(".", 1)[-1] or name)
     if not words or any(w in rules.qualifiers for w in words):
         return None
-    phrase = _phrase_class(" ".join(words), rules)
+    # the words re-joined (``mot_de_passe``) or the name as written (scripts whose vowel
+    # signs are no word characters to ``re``: ``पासवर्ड``)
+    phrase = _phrase_class(" ".join(words), rules) or _phrase_class(name.lower(), rules)
     found: set[NameClass] = {phrase} if phrase else set()
     for i, word in enumerate(words):
         kind = _word_class(word, rules) if word.isascii() else None
@@ -148,7 +150,7 @@ def mentions_password(text: str) -> bool:
     loose words (``pass``) do not count."""
     rules = load_rules()
     words = split_name(text)
-    return _phrase_class(" ".join(words), rules) == "password" or \
+    return "password" in (_phrase_class(" ".join(words), rules), _phrase_class(text.lower(), rules)) or \
         any(w not in rules.loose and _word_class(w, rules) == "password" for w in words)
 
 

@@ -91,8 +91,8 @@ def _trie(words: Iterable[str]) -> str:
 @functools.cache
 def _phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The phrase labels (lower case) that begin with an ASCII character (other languages'
-    words in Latin letters, names of several words: found like label words, at the start
-    of a token) and the others (Chinese, Cyrillic, …: found anywhere)."""
+    words in Latin letters, names of several words: found where no letter or digit comes
+    before them, ``API-Schlüssel``) and the others (Chinese, Cyrillic, …: found anywhere)."""
     rules = load_rules()
     labels = sorted({*rules.phrase_password, *rules.phrase_secret}, key=len, reverse=True)
     return tuple(w for w in labels if w[0].isascii()), tuple(w for w in labels if not w[0].isascii())
@@ -101,7 +101,7 @@ def _phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _phrase_group() -> str:
     """The phrase labels as a group of the label patterns (compiled ``IGNORECASE``)."""
     latin, other = _phrases()
-    return (r"(?P<phrase>(?<![A-Za-z0-9_.-])(?:" + "|".join(map(re.escape, latin)) + r")|(?:"
+    return (r"(?P<phrase>(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, latin)) + r")|(?:"
             + "|".join(map(re.escape, other)) + r"))")
 
 
@@ -148,6 +148,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
     start = match.start("value")
+    if code_value(value, ""):
+        return None
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
             and not plain_word(value) and any(not c.isalpha() for c in value):
         return start, start + len(value), "password"
@@ -214,25 +216,28 @@ _FOLDED_TOKEN: Final = re.compile(r"[a-z0-9_.-]+")
 
 
 @functools.cache
-def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """The label words and the phrase labels that begin with an ASCII character, as they
     read in the folded text; the other phrase labels (any case)."""
     latin, other = _phrases()
-    words = {w.lower() for w in label_words()} | {f for w in latin for f in _folded_forms(w)}
-    return re.compile(_trie(words)), re.compile(_trie(other), re.IGNORECASE)
+    words = {w.lower() for w in label_words()}
+    return (re.compile(_trie(words)), re.compile(_trie({f for w in latin for f in _folded_forms(w)})),
+            re.compile(_trie(other), re.IGNORECASE))
 
 
 def _label_starts(text: str, folded: str | None = None) -> list[int]:
     """Every place a label pattern can match: the start of an ASCII token holding a label
-    word or beginning a phrase label in Latin letters (any case), and every other phrase
-    label (Chinese, Cyrillic, …); the patterns' own look-behind allows no other. Words are found in the case-folded text, case-sensitively: a case-insensitive
-    regex alternation of them costs hundreds of microseconds on ordinary prose. A word
-    never spans two tokens, so the first word found in a token is enough."""
-    words, phrases = _label_hints()
+    word (any case), and every phrase label (Latin letters in any case, Chinese, Cyrillic,
+    …); the patterns' own look-behind allows no other. Words and Latin phrases are found
+    in the case-folded text, case-sensitively: a case-insensitive regex alternation of
+    them costs hundreds of microseconds on ordinary prose. A word never spans two tokens,
+    so the first word found in a token is enough."""
+    words, latin, phrases = _label_hints()
     folded = text.translate(_FOLD) if folded is None else folded
     hits = [m.start() for m in words.finditer(folded)]
     # the other phrase labels begin with a character that is not ASCII
     starts = set() if text.isascii() else {m.start() for m in phrases.finditer(text)}
+    starts.update(m.start() for m in latin.finditer(folded))
     if hits:
         for token in _FOLDED_TOKEN.finditer(folded):
             i = bisect.bisect_left(hits, token.start())

@@ -144,7 +144,8 @@ def test_detection_is_linear_on_long_text(text: str) -> None:
     assert spent < 5.0  # about 0.5 CPU s here; a backtracking pattern spends minutes
 
 
-_LABEL_ALPHABET = "abkeyPASSWORDtokenpinpwdKey\u212a\u017f\u0130\u0131密码是口令:=：\t _-.\"'1234!#"
+_LABEL_ALPHABET = ("abkeyPASSWORDtokenpinpwdKey\u212a\u017f\u0130\u0131密码是口令:=：\t _-.\"'1234!#"
+                   "парольПАРОЛЬñÑcontraseñhłŁsdmtpvérfycoisé파스워드비밀번호는パスワードは")
 
 
 @settings(max_examples=400, deadline=None)
