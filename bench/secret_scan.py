@@ -6,20 +6,23 @@
   byte for byte; a case is caught when no file holds its secret.
 * **Precision**: every message of LoCoMo, τ-bench airline (contents, tool-call arguments,
   tool results) and BFCL v4 memory run through the write path's redaction; each
-  placeholder it puts into these secret-free texts is a false redaction.
+  placeholder it puts into these secret-free texts is a false redaction. With ``--code``,
+  also the paragraphs of installed packages' sources and docs (code the coding scene
+  stores), and vendor-shape keys in every text line of site-packages.
 
 Data sets are read from ``../shared/data`` (never copied): LoCoMo (Maharana et al. 2024,
 CC BY-NC 4.0), τ-bench (MIT), BFCL v4 memory (Apache-2.0).
 
 Usage::
 
-    python -m bench.secret_scan [--data ../shared/data] [--examples 5]
+    python -m bench.secret_scan [--data ../shared/data] [--examples 5] [--code]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sysconfig
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -28,10 +31,12 @@ from typing import Any
 
 from bench.common.paths import DATA_ROOT as DATA
 from bench.common.secret_corpus import Case, build_cases
-from bench.common.secret_heldout import HELD_OUT
+from bench.common.secret_heldout import CLEAN_2, HELD_OUT, HELD_OUT_2
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.messages import normalize_messages, redact_messages
 from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.redact.prefixed import prefixed_tokens
+from hy_memory_langgraph.redact.scan import scan
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 
@@ -153,10 +158,48 @@ def false_redactions(data: Path) -> dict[str, tuple[int, int, list[str]]]:
     return out
 
 
+#: Installed packages whose sources and docs stand for the code the coding scene stores.
+CODE_PACKAGES = ("langgraph", "langchain_core", "sqlalchemy", "pydantic", "numpy", "requests", "urllib3",
+                 "httpx", "openai", "faiss", "jieba", "hypothesis", "mcp", "psycopg", "pip")
+_CODE_FILES = (".py", ".pyi", ".md", ".rst", ".txt", ".toml", ".cfg", ".json", ".yaml", ".yml")
+
+
+def _code_precision(examples: int) -> None:
+    """Redactions in the paragraphs of :data:`CODE_PACKAGES`' files (a few are sample
+    passwords of their docs, ``password="tiger"``; the rest are false), and vendor-shape
+    keys found in the lines of every text file of site-packages (none is a real key)."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    kinds: Counter[str] = Counter()
+    paragraphs, shown = 0, 0
+    for package in CODE_PACKAGES:
+        for path in sorted((site / package).rglob("*")):
+            if path.suffix not in _CODE_FILES or not path.is_file():
+                continue
+            for paragraph in path.read_text(encoding="utf-8", errors="replace").split("\n\n"):
+                paragraphs += 1
+                for start, end, kind in scan(paragraph):
+                    kinds[kind] += 1
+                    if shown < examples:
+                        shown += 1
+                        print(f"    {path.name}: {paragraph[max(0, start - 50):end + 10]!r}")
+    print(f"code: {sum(kinds.values())} redactions in {paragraphs} paragraphs of {len(CODE_PACKAGES)} packages: "
+          + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+    lines = keys = 0
+    for path in site.rglob("*"):
+        if path.is_file() and (path.suffix in _CODE_FILES or path.name in ("RECORD", "METADATA")) \
+                and path.stat().st_size < 2_000_000:
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                lines += 1
+                keys += len(prefixed_tokens(line))
+    print(f"code: {keys} vendor-shape keys (redact/prefixed.py) in {lines} lines of site-packages")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--examples", type=int, default=5)
+    parser.add_argument("--code", action="store_true",
+                        help="also count redactions in installed packages' sources (a minute)")
     args = parser.parse_args()
     cases = build_cases()
     with tempfile.TemporaryDirectory() as tmp:
@@ -170,15 +213,20 @@ def main() -> None:
     for case in leaked[: args.examples]:
         print(f"  leaked: {case.kind} via {case.carrier}: {case.text[:80] or case.key!r}")
     print(f"redact_value of a {{'password': …}} dict: {redact_value({'password': 'x'})}")
-    missed_by_hand = [(text, needle) for text, needle in HELD_OUT if needle in redact_text(text)]
-    print(f"hand-written cases (bench/common/secret_heldout.py): {len(HELD_OUT) - len(missed_by_hand)} / "
-          f"{len(HELD_OUT)} redacted")
-    for text, _ in missed_by_hand[: args.examples]:
-        print(f"  missed: {text[:80]!r}")
+    for name, held in (("HELD_OUT", HELD_OUT), ("HELD_OUT_2", HELD_OUT_2)):
+        missed_by_hand = [(text, needle) for text, needle in held if needle in redact_text(text)]
+        print(f"hand-written cases (bench/common/secret_heldout.py {name}): "
+              f"{len(held) - len(missed_by_hand)} / {len(held)} redacted")
+        for text, _ in missed_by_hand[: args.examples]:
+            print(f"  missed: {text[:80]!r}")
+    changed = [text for text in CLEAN_2 if redact_text(text) != text]
+    print(f"hand-written clean texts (CLEAN_2): {len(CLEAN_2) - len(changed)} / {len(CLEAN_2)} kept")
     for name, (messages, count, examples) in false_redactions(args.data).items():
         print(f"precision: {name}: {count} false redactions in {messages} messages")
         for example in examples[: args.examples]:
             print(f"    {example!r}")
+    if args.code:
+        _code_precision(args.examples)
 
 
 if __name__ == "__main__":
