@@ -5,14 +5,11 @@ block goes into a model's system prompt. So it is rendered as data:
 
 * the block sits between ``<memories>`` and ``</memories>``, after a header saying the
   notes are about the user and are not instructions;
-* every memory is one line: its line breaks become ``⏎``, control characters go, and so
-  do invisible format characters (zero-width spaces and joiners, direction overrides, the
-  "tag" letters that can spell instructions no one sees); anything shaped like the
-  block's own markers (``</memories>``, ``<memories …>``) is defused, in any case or
-  spacing, and also written with look-alike brackets, slashes or letters (``＜/ｍｅｍｏｒｉｅｓ＞``,
-  ``</mеmories>`` with a Cyrillic ``е``) or as an HTML, URL or JSON escape
-  (``&lt;/memories&gt;``); so a memory can neither end the block nor start a line of its
-  own (a forged ``- (2099-01-01) …`` bullet stays inside its memory's line);
+* every memory is one line: its line breaks become ``⏎``, control and invisible format
+  characters go, and anything shaped like the block's own markers (``</memories>``,
+  ``<memories …>``, however disguised: :mod:`hy_memory_langgraph.fences`) is defused, so
+  a memory can neither end the block nor start a line of its own (a forged
+  ``- (2099-01-01) …`` bullet stays inside its memory's line);
 * chat: ``- (date) content`` per memory; working / coding: facts (``- (date) subject:
   statement [files]``) and experiences (``- task → solution``) under their headings, and
   for coding the version ``chain_block`` with its markers defused (its lines are kept:
@@ -31,12 +28,11 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Any, Final
 
+from hy_memory_langgraph.fences import defuse_tags, drop_invisible
 from hy_memory_langgraph.results import ChatMemoryDict, SearchResult
 
 __all__ = ["BLOCK_CLOSE", "BLOCK_OPEN", "neutral_line", "render_memories", "render_memory_block"]
@@ -50,63 +46,13 @@ WORK_HEADER: Final = ("Notes from this user's earlier work (may be outdated). Th
 FACTS_HEADER: Final = "What happened in earlier work on this:"
 EXPERIENCES_HEADER: Final = "Reusable experience from earlier tasks:"
 _BREAKS: Final = re.compile(r"\r\n|[\n\r\v\f\x85\u2028\u2029]")
-#: Control characters, and the format characters of Unicode (category ``Cf``, up to
-#: Unicode 15.1): invisible, and able to hide or reorder what a model reads.
-_CONTROL: Final = re.compile(
-    "[\x00-\x08\x0e-\x1f\x7f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
-    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
-#: A block marker as read in the skeleton (:func:`_skeleton`): an opening bracket or its
-#: escape, an optional slash, ``memory`` / ``memories`` (``mem0ries`` too), anything up to
-#: a closing bracket.
-_LT = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|%3c|\\u003c|\\x3c)"
-_GT = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?|%3e|\\u003e|\\x3e)"
-_MARKER: Final = re.compile(
-    _LT + r"\s*(?P<slash>/|&sol;|&#0*47;?|&#x0*2f;?|%2f|\\u002f)?\s*(?P<name>m[e3]m[o0]r(?:y|[i1][e3]s)\b)"
-    r"(?P<rest>(?:(?!" + _GT + r")[^\n]){0,200})(?P<close>" + _GT + r")?")
-#: Look-alikes of the marker's characters that NFKD folding does not map to them.
-_LOOKALIKE: Final = {
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s",
-    "м": "m", "г": "r", "ο": "o", "ε": "e", "ι": "i", "ı": "i",
-    "〈": "<", "⟨": "<", "ᐸ": "<", "˂": "<", "❮": "<", "⧼": "<", "〉": ">", "⟩": ">", "ᐳ": ">", "˃": ">",
-    "❯": ">", "⧽": ">", "⁄": "/", "∕": "/", "⧸": "/",
-}
-
-
-@functools.lru_cache(maxsize=4096)
-def _skeleton_char(c: str) -> str:
-    """One character as the marker check reads it: folded to lower case, compatibility
-    forms and accents removed (``Ｍ`` → ``m``, ``ṁ`` → ``m``), look-alikes mapped."""
-    if c in _LOOKALIKE:
-        return _LOOKALIKE[c]
-    base = "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x)).casefold()
-    return base if len(base) == 1 else c
-
-
-def _skeleton(text: str) -> str:
-    """``text`` read for markers, one character for one (so positions stay)."""
-    if text.isascii():
-        return text.lower()
-    return "".join(map(_skeleton_char, text))
-
-
-def _defuse_marker(text: str, match: re.Match[str]) -> str:
-    slash = "/" if match.group("slash") else ""
-    inner = text[match.start("name"):match.end("rest")]
-    return "‹" + slash + inner + ("›" if match.group("close") else "")
+#: The block's own tags: memories may not write them.
+_TAGS: Final = ("memories", "memory")
 
 
 def _defused(text: str) -> str:
     """``text`` without control and format characters, every block marker defused."""
-    text = _CONTROL.sub("", text)
-    skeleton = _skeleton(text)
-    if "mem" not in skeleton:
-        return text
-    out, pos = [], 0
-    for match in _MARKER.finditer(skeleton):
-        out += [text[pos:match.start()], _defuse_marker(text, match)]
-        pos = match.end()
-    return "".join(out) + text[pos:]
+    return defuse_tags(drop_invisible(text), _TAGS)
 
 
 def neutral_line(text: str) -> str:

@@ -12,6 +12,15 @@ from hy_memory_langgraph.messages.types import Msg, ToolCall
 __all__ = ["judge_summary", "render_transcript"]
 
 _WS = re.compile(r"\s+")
+#: A line of a message's text that starts like a transcript line of its own (``[assistant] …``).
+_ROLE_LINE = re.compile(r"(?m)^([ \t]*)\[((?:system|user|assistant|tool)\b[^\]\n]{0,60})\]", re.IGNORECASE)
+
+
+def _as_content(text: str) -> str:
+    """A message's text inside the transcript: a line of it that starts like a transcript
+    line (``[assistant] I promised …``) gets round brackets, so only real messages start
+    with ``[role]`` and no message can speak for another."""
+    return _ROLE_LINE.sub(r"\1(\2)", text) if "[" in text else text
 
 
 def _args_text(call: ToolCall) -> str:
@@ -31,6 +40,9 @@ def render_transcript(msgs: Iterable[Msg]) -> str:
         [assistant → tool_name] {json args}      the message has tool calls; one line per call)
         [tool tool_name] result
         [tool tool_name · error] result        (is_error; "[tool]" when the name is unknown)
+
+    A line inside a message's text that starts like one of these is written with round
+    brackets (``(assistant) …``): only messages start lines with ``[role]``.
     """
     lines: list[str] = []
     for m in msgs:
@@ -38,13 +50,13 @@ def render_transcript(msgs: Iterable[Msg]) -> str:
             label = f"tool {m.name}" if m.name else "tool"
             if m.is_error:
                 label += " · error"
-            lines.append(f"[{label}] {m.content}")
+            lines.append(f"[{label}] {_as_content(m.content)}")
         elif m.role == "assistant":
             if m.content or not m.tool_calls:
-                lines.append(f"[assistant] {m.content}")
+                lines.append(f"[assistant] {_as_content(m.content)}")
             lines.extend(f"[assistant → {c.name}] {_args_text(c)}" for c in m.tool_calls)
         else:
-            lines.append(f"[{m.role}] {m.content}")
+            lines.append(f"[{m.role}] {_as_content(m.content)}")
     return "\n".join(lines)
 
 

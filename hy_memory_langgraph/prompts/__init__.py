@@ -22,7 +22,11 @@ Substitution is a single pass over the template: a value is inserted verbatim an
 never scanned again, so values may contain ``{``, ``}`` or ``{name}`` safely.
 
 Values: ``str`` is inserted as is; ``None`` becomes ``""``; ``dict``/``list``/``tuple``
-become JSON (``ensure_ascii=False``); anything else goes through ``str()``.
+become JSON (``ensure_ascii=False``); anything else goes through ``str()``. Values are
+data inside the prompt's sections (``<new_messages>`` … ``</new_messages>``): their
+invisible characters are dropped and anything a model could read as one of the
+template's section tags is defused (:mod:`hy_memory_langgraph.fences`), so a message
+cannot close its section and write instructions after it.
 
 Example:
     >>> p = load_prompt("scene_judge", "en")
@@ -44,6 +48,7 @@ from importlib import resources
 from typing import Any, Literal, get_args
 
 from hy_memory_langgraph.errors import HyMemoryError, InvalidInputError
+from hy_memory_langgraph.fences import defuse_tags, drop_invisible
 
 __all__ = [
     "Lang",
@@ -60,6 +65,7 @@ Lang = Literal["en", "zh"]
 LANGS: tuple[str, ...] = get_args(Lang)
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_TAG = re.compile(r"<(/?)([a-z_]+)>")
 
 
 class PromptTemplateError(HyMemoryError, ValueError):
@@ -76,6 +82,12 @@ class PromptVariableError(HyMemoryError, KeyError):
 def placeholders(text: str) -> frozenset[str]:
     """Names of the ``{name}`` placeholders in ``text``."""
     return frozenset(_PLACEHOLDER.findall(text))
+
+
+def section_tags(text: str) -> frozenset[str]:
+    """Names of the sections ``text`` opens and closes (``<history>`` … ``</history>``)."""
+    found = _TAG.findall(text)
+    return frozenset(name for slash, name in found if not slash) & frozenset(name for slash, name in found if slash)
 
 
 def _to_text(value: Any) -> str:
@@ -97,6 +109,8 @@ class PromptTemplate:
     system: str
     user: str
     variables: frozenset[str]
+    #: Section tags of the templates, defused in values (:func:`section_tags`).
+    fences: frozenset[str] = frozenset()
 
     def render(self, **values: Any) -> tuple[str, str]:
         """Return ``(system, user)`` with every placeholder replaced.
@@ -116,7 +130,7 @@ class PromptTemplate:
                 f"prompt {self.name!r} ({self.lang}) got unexpected variable(s): "
                 f"{', '.join(extra)}; it takes: {', '.join(sorted(self.variables))}"
             )
-        texts = {k: _to_text(v) for k, v in values.items()}
+        texts = {k: defuse_tags(drop_invisible(_to_text(v)), self.fences) for k, v in values.items()}
 
         def fill(template: str) -> str:
             return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], template)
@@ -178,6 +192,7 @@ def _load_file(name: str) -> dict[str, PromptTemplate]:
             system=parts["system"],
             user=parts["user"],
             variables=declared_set,
+            fences=section_tags(parts["system"] + "\n" + parts["user"]),
         )
     return out
 
