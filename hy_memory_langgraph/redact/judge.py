@@ -28,8 +28,9 @@ __all__ = ["code_value", "looks_random", "plain_word"]
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
 _CASE_CHANGE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-#: A part of a name: letters with at most two digits after them, or a small number (an index).
-_WORD_PART: Final = re.compile(r"[A-Za-z]+[0-9]{0,2}|[0-9]{1,3}")
+#: A part of a name: letters with at most four digits after them, or a small number (an index).
+_WORD_PART: Final = re.compile(r"[A-Za-z]+[0-9]{0,4}|[0-9]{1,3}")
+_LOWER_RUN: Final = re.compile(r"[a-z]+")
 #: A value that is code: a generic or bare type (an annotation), a call or subscript,
 #: a role of reStructuredText, a list or dict of names, an attribute (``self.password``),
 #: a statement (``raise …``) (``:class:`…```).
@@ -61,15 +62,21 @@ def looks_random(value: str, min_length: int = 10) -> bool:
 
 def wordy(value: str) -> bool:
     """Whether ``value`` is made of words, as names and code are (``CONFIG_KEY_NS``,
-    ``ctx.set(config)``, ``KeyFuncT``): split at every non-alphanumeric and at case
-    changes, each part is letters with at most two digits after them (or a number of up
-    to three digits), and at most half of the parts are shorter than three letters.
-    Random tokens break into short mixed parts (``mB4vC7``)."""
+    ``ctx.set(config)``, ``getUserProfileById2``): split at every non-alphanumeric and at
+    case changes, each part is letters with at most four digits after them (``X509``) or
+    a number of up to three digits; and the lower-case runs are 2.5 letters long or more on
+    average, or the parts three letters on average with at most a third shorter (random
+    text changes case every letter or two: ``wJalrXUtnFEMI``). Without lower case, at most
+    one part holds a digit and at most a third are shorter than three letters."""
     parts = [p for chunk in _NON_ALNUM.split(value) for p in _CASE_CHANGE.split(chunk) if p]
     if not parts or not all(_WORD_PART.fullmatch(p) for p in parts):
         return False
-    short = sum(len(p.rstrip("0123456789")) < 3 for p in parts)
-    return short * 2 <= len(parts)
+    letters = [len(p.rstrip("0123456789")) for p in parts]
+    few_short = sum(n < 3 for n in letters) * 3 <= len(parts)
+    lower = _LOWER_RUN.findall(value)
+    if lower:
+        return sum(map(len, lower)) / len(lower) >= 2.5 or (few_short and sum(letters) >= 3 * len(parts))
+    return few_short and sum(any(c.isdigit() for c in p) for p in parts) <= 1
 
 
 def plain_word(value: str) -> bool:

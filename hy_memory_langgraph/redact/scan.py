@@ -42,12 +42,20 @@ _SHAPE, _PREFIXED, _MARKER, _LABEL = 0, 1, 2, 3
 _PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
 _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: Separators between a label and its value; the colon family allows a clause as value.
-_COLONS: Final = frozenset(":=：＝")
+_COLONS: Final = (":", "=", "：", "＝", "|", "→", "=>", "->", "-", "–", "—", "::")
+#: A note in brackets after a label that gives a type: the label is a documented parameter.
+_TYPE_NOTE: Final = re.compile(r"(?i)\b(?:str|string|bool|boolean|int|integer|float|bytes|dict|list|tuple|set|"
+                               r"optional|any|none|callable|sequence|mapping|secretstr|secretbytes)\b")
+#: Markup around a label or a value: markdown emphasis and code, a closing bracket.
+_MARKUP: Final = r"""[*_`\]\)"'”’]{0,4}"""
+#: An HTML table's next cell, and the end of an element's opening tag (``<password>…``):
+#: separators after which the value is one token.
+_TOKEN_SEPARATORS: Final = r"</t[dh]>\s*<t[dh][^<>\n]{0,40}>|>"
 _NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***", "******", "n/a",
                              "undefined", "empty", "redacted"})
 #: ``&`` ends a value only before the next parameter of a query (``&user=…``, ``&amp;``).
 _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
-_CLAUSE_END: Final = re.compile(r"""["'”’;<>]|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
+_CLAUSE_END: Final = re.compile(r"""["'”’;<>|`]|\*\*|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish and Norwegian); a colon may follow them (``is: …``).
@@ -55,12 +63,12 @@ _WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est",
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
 #: Quotes that may open a value, and the quote that closes each.
-_CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』"}
-#: A value's characters: no space, quote, bracket of CJK punctuation, ``,`` or ``;``, and
-#: ``&`` only inside it (not before a query's next parameter); any script.
-_VALUE: Final = r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&]|&(?![A-Za-z_][\w.-]{0,40}=|amp;))"""
+_CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "`": "`"}
+#: A value's characters: no space, quote, ``<`` (markup), backtick, ``|``, CJK punctuation,
+#: ``,`` or ``;``, and ``&`` only inside it (not before a query's next parameter); any script.
+_VALUE: Final = r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&<`|]|&(?![A-Za-z_][\w.-]{0,40}=|amp;))"""
 #: Labels whose value is words by nature: after them the whole clause is the secret.
-_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic|助记词|助記詞|security answer")
+_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic phrase|助记词|助記詞|security answer")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
 #: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``).
 _INFLECTION: Final = "[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{0,4}"
@@ -118,14 +126,16 @@ def _folded_forms(word: str) -> set[str]:
 @functools.cache
 def _label_pattern() -> re.Pattern[str]:
     """A label (a whole ASCII token holding a label word, or a phrase label), up to four
-    more words, a separator and the value's first token."""
+    more words and a note in brackets, markup (``**Password:**``), a separator (``:``,
+    ``=``, ``|``, an arrow, a dash, a word, an HTML cell or tag) and the value's first token."""
     words = _trie(label_words())
     return re.compile(
         r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + words + r"[A-Za-z0-9_.-]{0,40})"
         r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")"
-        r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)"
-        r"[\"'”’]?\s{0,3}(?P<sep>[:=：＝]|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|"
-        + "|".join(_CJK_SEPARATORS) + r")[:：]?\s{0,3}(?P<quote>[\"'“‘「『]?)"
+        r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
+        r"\s{0,3}(?P<sep>::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
+        r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
+        r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
         r"(?=(?P<value>" + _VALUE + r"{1,200}))",
         re.IGNORECASE)
@@ -148,7 +158,7 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
     start = match.start("value")
-    if code_value(value, ""):
+    if code_value(value, "") or value.startswith("("):
         return None
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
             and not plain_word(value) and any(not c.isalpha() for c in value):
@@ -172,6 +182,8 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
     after a CJK separator the ASCII run, else the token; prose after ``is`` and code
     (:func:`~.judge.code_value`) are not passwords."""
     sep, start, quote = match.group("sep"), match.start("value"), match.group("quote")
+    if match.group("note") and _TYPE_NOTE.search(match.group("note")):
+        return None  # a parameter's description: "password (str, optional): …"
     if quote:
         close = text.find(_CLOSING[quote], start, start + _MAX_CLAUSE)
         if close > start and "\n" not in text[start:close]:
@@ -181,6 +193,10 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
     if len(value) < 3 or code_value(value, sep) or \
             ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not words):
         return None
+    if sep == ">":  # an element, <password>value</password>; not <password>@host or (?P<password>…)
+        return start + len(value) if text.startswith("</", start + len(value)) else None
+    if sep.startswith("<"):  # an HTML table's next cell
+        return start + len(value)
     if (sep in _COLONS and not loose) or words:
         end = max(_clause_end(text, start), start + len(value))
         # a clause naming a password describes one ("password: the database password")
@@ -198,6 +214,8 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     label = f"{match.group('phrase') or match.group('name')}{match.group('more') or ''}"
     kind = name_class(label)
     start = match.start("value")
+    if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
+        return None  # "|" separates a table's cells, not "a: A | B" (a union of types)
     if kind == "password":
         end = _password_end(text, match, label, value)
         return None if end is None else (start, end, "password")

@@ -265,3 +265,30 @@ def test_label_starts_cover_every_match_among_phrase_labels(text: str) -> None:
     for pattern in (scan_mod._label_pattern(), scan_mod._near_pattern()):
         full = [(m.start(), m.end(), m.groupdict()) for m in pattern.finditer(text)]
         assert [(m.start(), m.end(), m.groupdict()) for m in scan_mod._matches_at(pattern, text, starts)] == full
+
+
+# ------------------------------------------------------------------ markup around a label
+_PW = "Xk9!mm2q"
+
+
+@pytest.mark.parametrize("text", [
+    f"**Password:** {_PW}", f"- password: `{_PW}`", f"| password | {_PW} |", f"PASSWORD=\"{_PW}\"",
+    f"password (for the router): {_PW}", f"Password - {_PW}", f"password → {_PW}", f"password => {_PW}",
+    f"password -> {_PW}", f"<password>{_PW}</password>", f"password = `{_PW}`", f"[password]: {_PW}",
+    f"password :: {_PW}", f"<td>password</td><td>{_PW}</td>", f"| WiFi | 密码 | {_PW} |",
+], ids=["bold", "code-span", "table", "quoted", "note", "dash", "arrow", "fat-arrow", "thin-arrow", "element",
+        "backticks", "bracketed", "double-colon", "html-cells", "table-zh"])
+def test_a_password_in_markdown_html_or_tables_goes(text: str) -> None:
+    assert _gone(text, _PW)
+
+
+@pytest.mark.parametrize("text", [
+    r"(?:(?P<user>[^\s:/]*)(?::(?P<password>[^\s/]*))?@)?",
+    'proxy_url="socks5h://<username>:<password>@proxy-host"',
+    "    _workload_identity_auth: WorkloadIdentityAuth | SyncX509WorkloadIdentityAuth | None",
+    "    password (bool, optional): Hide the typed text.",
+    "    auth: _t.AuthType = None,",
+    "a mnemonic device (VSCII-MNEM) helps",
+])
+def test_markup_that_only_names_a_password_is_kept(text: str) -> None:
+    assert redact_text(text) == text
