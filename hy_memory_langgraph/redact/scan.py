@@ -8,11 +8,13 @@ Three passes over the text, all linear in its length:
    texts long enough for it that hold one of its needles (:func:`_needles`); and any
    vendor's key of the common shape, a short prefix and a long random part
    (:mod:`.prefixed`);
-2. values after a label that names a secret, in English or Chinese, with ``:``, ``=``,
-   full-width ``：``, ``is`` / ``是`` / ``为`` between them (``password: …``,
-   ``secret access key is …``, ``支付密码：…``, ``api_key="…"``): a password label's
-   value always counts (after ``:`` to the end of its clause, so a passphrase of several
-   words goes too), a secret label's only when it looks random;
+2. values after a label that names a secret, in English, Chinese and other languages,
+   with ``:``, ``=``, full-width ``：``, ``is`` / ``是`` / ``为`` (and their kin), an arrow,
+   a dash, a table's or HTML's cell between them, markup around (``password: …``,
+   ``secret access key is …``, ``支付密码：…``, ``api_key="…"``, ``**Passwort:** …``): a
+   password label's value always counts unless it is code (:mod:`.judge`; after ``:`` to
+   the end of its clause, so a passphrase of several words goes too), a secret label's
+   only when it looks random;
 3. the same over the text with JSON ``\\uXXXX`` escapes decoded, so ``"\\u5bc6\\u7801"``
    is seen as ``"密码"``; spans map back to the original text.
 
@@ -188,16 +190,17 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
         close = text.find(_CLOSING[quote], start, start + _MAX_CLAUSE)
         if close > start and "\n" not in text[start:close]:
             return None if close - start < 3 or code_value(text[start:close], sep) else close
-    words = _PASSPHRASE.search(label) is not None
-    loose = split_name(label)[0] in load_rules().loose  # pass, pin, pw: the token only
+    phrase = _PASSPHRASE.search(label) is not None  # its value is words
+    first = split_name(label)[:1]
+    loose = bool(first) and first[0] in load_rules().loose  # pass, pin, pw: the token only
     if len(value) < 3 or code_value(value, sep) or \
-            ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not words):
+            ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not phrase):
         return None
     if sep == ">":  # an element, <password>value</password>; not <password>@host or (?P<password>…)
         return start + len(value) if text.startswith("</", start + len(value)) else None
     if sep.startswith("<"):  # an HTML table's next cell
         return start + len(value)
-    if (sep in _COLONS and not loose) or words:
+    if (sep in _COLONS and not loose) or phrase:
         end = max(_clause_end(text, start), start + len(value))
         # a clause naming a password describes one ("password: the database password")
         return None if end > start + len(value) and mentions_password(text[start:end]) else end
