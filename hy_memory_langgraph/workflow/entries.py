@@ -21,6 +21,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from hy_memory_langgraph.fences import drop_invisible
+
 __all__ = [
     "PENDING_ID",
     "PENDING_NAME",
@@ -44,8 +46,10 @@ _MAX_TEXT = 500
 
 
 def one_line(text: object) -> str:
-    """Collapse whitespace (newlines included) and cut to a sane length."""
-    return re.sub(r"\s+", " ", str(text or "")).strip()[:_MAX_TEXT]
+    """Collapse whitespace (newlines included), drop invisible characters (they could hide
+    an instruction in the memory prompt: :func:`~hy_memory_langgraph.fences.drop_invisible`)
+    and cut to a sane length."""
+    return re.sub(r"\s+", " ", drop_invisible(str(text or ""))).strip()[:_MAX_TEXT]
 
 
 def normalize_text(text: str) -> str:
