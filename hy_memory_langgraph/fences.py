@@ -91,7 +91,7 @@ def _name(name: str) -> str:
 def _tag_pattern(names: frozenset[str]) -> re.Pattern[str]:
     alternatives = "|".join(_name(n) for n in sorted(names, key=len, reverse=True))
     return re.compile(
-        _LT + r"\s*(?P<slash>" + _SLASH + r")?\s*(?P<name>(?:" + alternatives + r")\b)"
+        _LT + r"\s{0,8}(?P<slash>" + _SLASH + r")?\s{0,8}(?P<name>(?:" + alternatives + r")\b)"
         r"(?P<rest>(?:(?!" + _GT + r")[^\n]){0,200})(?P<close>" + _GT + r")?")
 
 
