@@ -91,11 +91,11 @@ def plain_word(value: str) -> bool:
 def code_value(value: str, sep: str) -> bool:
     """Whether a password label's ``value`` is code rather than a password: a type, a call,
     a subscript, a reStructuredText role, a list or dict of names or an attribute; after
-    ``=`` or ``:``, also a name that itself names a password (``password=password``,
-    ``shrink_pass: ShrinkPass``)."""
+    ``=`` or ``:``, also a name without digits that itself names a password
+    (``password=password``, ``shrink_pass: ShrinkPass``; ``Wg3tPass`` is a password)."""
     if _CODE.match(value):
         return True
-    if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value):
+    if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value) and not any(c.isdigit() for c in value):
         name = value.rsplit(".", 1)[-1]
         return name_class(name) == "password" or mentions_password(name)
     return False

@@ -62,6 +62,10 @@ _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish and Norwegian); a colon may follow them (``is: …``).
 _WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est", "é", "è", "är", "er")
+#: "(was reset) to" before a value that is not all letters (``changed my password to
+#: Blue$ky9``; "the password to the router is …" keeps ``is`` as its separator).
+_TO_SEPARATOR: Final = (r"(?:(?:was|is|has\s+been|got|been)\s+)?(?:(?:re)?set|changed|updated)?\s*to"
+                        r"(?=\s+\S*[^A-Za-z\s])")
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
 #: Quotes that may open a value, and the quote that closes each.
@@ -136,6 +140,7 @@ def _label_pattern() -> re.Pattern[str]:
         r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")"
         r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
         r"\s{0,3}(?P<sep>::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
+        r"|(?<=\s)" + _TO_SEPARATOR +
         r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
         r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
@@ -179,30 +184,51 @@ def _clause_end(text: str, start: int) -> int:
 
 
 def _password_end(text: str, match: re.Match[str], label: str, value: str) -> int | None:
-    """Where the value of a password label ends, or ``None`` when it is no password: a
-    quoted value to its closing quote, after a colon or a passphrase label the clause,
-    after a CJK separator the ASCII run, else the token; prose after ``is`` and code
-    (:func:`~.judge.code_value`) are not passwords."""
-    sep, start, quote = match.group("sep"), match.start("value"), match.group("quote")
-    if match.group("note") and _TYPE_NOTE.search(match.group("note")):
-        return None  # a parameter's description: "password (str, optional): …"
-    if quote:
-        close = text.find(_CLOSING[quote], start, start + _MAX_CLAUSE)
-        if close > start and "\n" not in text[start:close]:
-            return None if close - start < 3 or code_value(text[start:close], sep) else close
-    phrase = _PASSPHRASE.search(label) is not None  # its value is words
+    """Where the value of a password label ends, or ``None`` when it is no password
+    (:func:`_refused`): a quoted value at its closing quote, else :func:`_unquoted_end`."""
+    start = match.start("value")
     first = split_name(label)[:1]
     loose = bool(first) and first[0] in load_rules().loose  # pass, pin, pw: the token only
-    if len(value) < 3 or code_value(value, sep) or \
-            ((loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not phrase):
+    close = _closing_quote(text, start, match.group("quote"))
+    if _refused(match, label, value if close is None else text[start:close], loose, quoted=close is not None):
         return None
+    return close if close is not None else _unquoted_end(text, match, label, value, loose)
+
+
+def _closing_quote(text: str, start: int, quote: str) -> int | None:
+    """Where the quote that opened a value closes, on the same line; ``None``: not quoted."""
+    if not quote:
+        return None
+    close = text.find(_CLOSING[quote], start, start + _MAX_CLAUSE)
+    return close if close > start and "\n" not in text[start:close] else None
+
+
+def _refused(match: re.Match[str], label: str, value: str, loose: bool, *, quoted: bool) -> bool:
+    """Whether a password label's value is no password: too short, code, a documented
+    parameter (``password (str, optional): …``), a number after "to" ("the password to 100
+    users"; a PIN's is its value), or, unquoted, prose after ``is`` or a loose label."""
+    sep = match.group("sep")
+    if (match.group("note") and _TYPE_NOTE.search(match.group("note"))) or len(value) < 3 \
+            or code_value(value, sep):
+        return True
+    if sep.endswith("to") and value.isdigit() != (loose or "passcode" in label.lower()):
+        return True
+    words = _PASSPHRASE.search(label) is not None  # its value is words
+    return not quoted and (loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not words
+
+
+def _unquoted_end(text: str, match: re.Match[str], label: str, value: str, loose: bool) -> int | None:
+    """Where an unquoted password ends: after a colon (not of a loose label) or a
+    passphrase label the clause, unless it names a password itself ("password: the
+    database password"); in an element or a table cell, after a CJK separator the ASCII
+    run, else the token."""
+    sep, start = match.group("sep"), match.start("value")
     if sep == ">":  # an element, <password>value</password>; not <password>@host or (?P<password>…)
         return start + len(value) if text.startswith("</", start + len(value)) else None
     if sep.startswith("<"):  # an HTML table's next cell
         return start + len(value)
-    if (sep in _COLONS and not loose) or phrase:
+    if (sep in _COLONS and not loose) or _PASSPHRASE.search(label):
         end = max(_clause_end(text, start), start + len(value))
-        # a clause naming a password describes one ("password: the database password")
         return None if end > start + len(value) and mentions_password(text[start:end]) else end
     if sep in _CJK_SEPARATORS:  # 密码是abc def：the ASCII run after the label
         run = _ASCII_RUN.match(text, start)

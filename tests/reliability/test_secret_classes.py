@@ -292,3 +292,20 @@ def test_a_password_in_markdown_html_or_tables_goes(text: str) -> None:
 ])
 def test_markup_that_only_names_a_password_is_kept(text: str) -> None:
     assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("set password to Xk9!mm2q", "Xk9!mm2q"), ("I changed my wifi password to Blue$ky99", "Blue$ky99"),
+    ("the password was reset to Xk9!mm2q this morning", "Xk9!mm2q"), ("changed my PIN to 4821", "4821"),
+    ("the password to the router is Xk9!mm2q", "Xk9!mm2q"), ("wget --http-password=Wg3tPass!", "Wg3tPass"),
+])
+def test_a_password_set_to_a_value_goes(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+@pytest.mark.parametrize("text", [
+    "send the password to 100 users", "I sent the password to Bob", "flag to pass to `parse_string`",
+    "extra args to pass to _create_rule using", "the pin to 3 decimal places",
+])
+def test_to_after_a_password_word_is_not_always_a_value(text: str) -> None:
+    assert redact_text(text) == text
