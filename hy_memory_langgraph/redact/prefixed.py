@@ -46,6 +46,9 @@ _NOT_PREFIXES: Final = frozenset({
     "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3", "md5", "blake2b", "blake2s", "blake3",
     "crc32", "xxh64", "git", "commit", "rev", "ref", "hash", "digest", "checksum", "etag", "uuid", "guid",
     "id", "ipfs", "cid", "data", "base64", "sri", "integrity", "build", "version",
+    # ids of model APIs' objects (completions, responses, messages, calls, runs, files, …)
+    "chatcmpl", "cmpl", "resp", "msg", "call", "toolu", "req", "run", "step", "thread", "asst", "file",
+    "batch", "ftjob", "evt", "vs", "org", "proj", "user",
 })
 #: A prefix is two to eight letters of one case, perhaps a digit after them (``gsk``,
 #: ``PMAK``, ``fm2``); it starts a token, not after ``=`` (``sha256=…`` lists in package

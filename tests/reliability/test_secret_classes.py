@@ -171,6 +171,8 @@ def _gone_key(text: str, key: str) -> bool:
     "payment pi_3MtwBwLkdIwHu7ix28a3tqPa for cus_NffrFeUfNV2Hib",
     "sha512-Kq9Zx4Wm8Rt2Vb7Hn3PdLm4Qz8Wr3Tb7Vn1Hp6Sd0Gf5Cj3mPq8Zr2Wx6Kt1Vb9",
     "https://docs.google.com/document/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
+    "response chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG, tool call call_9pw1qnYScqvGrCH58HWCvFH6",
+    "run_Ab3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW and toolu_01A09q90qw90lq917835lq9xYzAbCdEf",
 ])
 def test_names_hashes_and_ids_are_not_keys(text: str) -> None:
     assert prefixed_tokens(text) == []
