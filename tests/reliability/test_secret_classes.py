@@ -236,7 +236,7 @@ def test_the_second_hand_written_set_is_redacted_and_its_clean_texts_kept() -> N
 
 
 @pytest.mark.parametrize("text", [
-    "ab_" + "Zx9" * 300_000, "пароль " * 100_000, "mot de passe " * 80_000, "password is " + "x&" * 300_000,
+    "ab_" + "Zx9" * 300_000, "пароль " * 50_000, "mot de passe " * 40_000, "password is " + "x&" * 300_000,
     "-u a:" * 150_000, "mysql " + "x" * 600_000,
 ], ids=["long-prefixed-token", "cyrillic-labels", "latin-phrases", "ampersands", "curl-users", "mysql-no-p"])
 def test_new_rules_are_linear_on_long_text(text: str) -> None:
