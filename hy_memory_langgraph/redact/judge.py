@@ -23,7 +23,7 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import mentions_password, name_class
 
-__all__ = ["code_value", "looks_random", "plain_word"]
+__all__ = ["code_value", "looks_random", "plain_word", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -31,9 +31,9 @@ _CASE_CHANGE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z
 #: A part of a name: letters with at most four digits after them, or a small number (an index).
 _WORD_PART: Final = re.compile(r"[A-Za-z]+[0-9]{0,4}|[0-9]{1,3}")
 _LOWER_RUN: Final = re.compile(r"[a-z]+")
-#: A value that is code: a generic or bare type (an annotation), a call or subscript,
-#: a role of reStructuredText, a list or dict of names, an attribute (``self.password``),
-#: a statement (``raise …``) (``:class:`…```).
+#: A value that is code: a generic or bare type (an annotation), a call or subscript, a
+#: role of reStructuredText (``:class:`…```), a list or dict of names, an attribute
+#: (``self.password``), a statement (``raise …``).
 _CODE: Final = re.compile(
     r"(?:Optional|Union|List|Dict|Tuple|Set|Sequence|Mapping|Literal|Annotated|Callable|list|dict|tuple|set|type)\["
     r"|\(?(?:str|bytes|bool|int|float|None|Any|object|SecretStr|SecretBytes|string|number|boolean|any|unknown)"

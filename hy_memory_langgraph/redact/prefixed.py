@@ -6,7 +6,8 @@ month, so beyond the named shapes of ``patterns.toml`` a token counts as a crede
 
 * it starts with a prefix of two to eight letters of one case (and perhaps a digit),
   followed by ``_``, ``-`` or ``.``, and is not a hash's or an id's name (``sha256-…``,
-  ``commit_…``), nor right after ``=`` (package records list ``sha256=`` hashes);
+  ``commit_…``, model APIs' ``chatcmpl-…``, ``call_…``), nor right after ``=`` (package
+  records list ``sha256=`` hashes);
 * its longest part (parts are split at ``_ - .``) is at least :data:`MIN_BODY` characters
   and the parts after the prefix hold at least :data:`MIN_TOTAL`;
 * that part is random: letters of both cases and digits (or capitals and digits only),
