@@ -434,6 +434,9 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, text, folded)
               for m in pattern.finditer(text)]
     starts = _label_starts(text, folded)
+    if "[REDACTED:" in text:  # a placeholder's kind ("password") is no label
+        inside = {i for m in _PLACEHOLDER.finditer(text) for i in range(m.start(), m.end())}
+        starts = [start for start in starts if start not in inside]
     for match in _matches_at(_label_pattern(), text, starts):
         span = _label_span(text, match)
         if span is not None:
