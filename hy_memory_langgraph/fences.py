@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["defuse_tags", "drop_invisible"]
+__all__ = ["as_data", "defuse_tags", "drop_invisible"]
 
 #: Control characters (not tab or line breaks) and the format characters of Unicode
 #: (category ``Cf``, up to Unicode 15.1).
@@ -52,6 +52,12 @@ _LOOKALIKE: Final = {
 }
 #: Characters without which no tag can be written (a text without any is left alone).
 _BRACKETISH: Final = re.compile(r"[<&%\\\u3008\u27e8\u1438\u02c2\u276e\u29fc\uff1c\ufe64]")
+
+
+def as_data(text: str, tags: Iterable[str]) -> str:
+    """``text`` ready to sit inside sections named ``tags``: invisible characters dropped,
+    those sections' tags defused."""
+    return defuse_tags(drop_invisible(text), tags)
 
 
 def drop_invisible(text: str) -> str:

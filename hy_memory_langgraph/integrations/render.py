@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from hy_memory_langgraph.fences import defuse_tags, drop_invisible
+from hy_memory_langgraph.fences import as_data
 from hy_memory_langgraph.results import ChatMemoryDict, SearchResult
 
 __all__ = ["BLOCK_CLOSE", "BLOCK_OPEN", "neutral_line", "render_memories", "render_memory_block"]
@@ -52,7 +52,7 @@ _TAGS: Final = ("memories", "memory")
 
 def _defused(text: str) -> str:
     """``text`` without control and format characters, every block marker defused."""
-    return defuse_tags(drop_invisible(text), _TAGS)
+    return as_data(text, _TAGS)
 
 
 def neutral_line(text: str) -> str:

@@ -48,7 +48,7 @@ from importlib import resources
 from typing import Any, Literal, get_args
 
 from hy_memory_langgraph.errors import HyMemoryError, InvalidInputError
-from hy_memory_langgraph.fences import defuse_tags, drop_invisible
+from hy_memory_langgraph.fences import as_data
 
 __all__ = [
     "Lang",
@@ -130,7 +130,7 @@ class PromptTemplate:
                 f"prompt {self.name!r} ({self.lang}) got unexpected variable(s): "
                 f"{', '.join(extra)}; it takes: {', '.join(sorted(self.variables))}"
             )
-        texts = {k: defuse_tags(drop_invisible(_to_text(v)), self.fences) for k, v in values.items()}
+        texts = {k: as_data(_to_text(v), self.fences) for k, v in values.items()}
 
         def fill(template: str) -> str:
             return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], template)

@@ -21,13 +21,12 @@ import re
 from collections import Counter
 from typing import Final
 
-from hy_memory_langgraph.redact.rules import mentions_password, name_class
+from hy_memory_langgraph.redact.rules import CASE_CHANGE, mentions_password, name_class
 
-__all__ = ["code_value", "looks_random", "plain_word", "wordy"]
+__all__ = ["code_value", "entropy", "looks_random", "plain_word", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
-_CASE_CHANGE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 #: A part of a name: letters with at most four digits after them, or a small number (an index).
 _WORD_PART: Final = re.compile(r"[A-Za-z]+[0-9]{0,4}|[0-9]{1,3}")
 _LOWER_RUN: Final = re.compile(r"[a-z]+")
@@ -46,7 +45,8 @@ _CODE: Final = re.compile(
 _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
-def _entropy(text: str) -> float:
+def entropy(text: str) -> float:
+    """Shannon entropy of ``text``, in bits a character."""
     counts = Counter(text)
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
@@ -57,7 +57,7 @@ def looks_random(value: str, min_length: int = 10) -> bool:
     if len(value) < min_length:
         return False
     classes = sum(bool(p.search(value)) for p in _CLASSES)
-    return classes >= 2 and _entropy(value) >= 3.0 and not wordy(value)
+    return classes >= 2 and entropy(value) >= 3.0 and not wordy(value)
 
 
 def wordy(value: str) -> bool:
@@ -68,7 +68,7 @@ def wordy(value: str) -> bool:
     average, or the parts three letters on average with at most a third shorter (random
     text changes case every letter or two: ``wJalrXUtnFEMI``). Without lower case, at most
     one part holds a digit and at most a third are shorter than three letters."""
-    parts = [p for chunk in _NON_ALNUM.split(value) for p in _CASE_CHANGE.split(chunk) if p]
+    parts = [p for chunk in _NON_ALNUM.split(value) for p in CASE_CHANGE.split(chunk) if p]
     if not parts or not all(_WORD_PART.fullmatch(p) for p in parts):
         return False
     letters = [len(p.rstrip("0123456789")) for p in parts]

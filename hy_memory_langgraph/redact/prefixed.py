@@ -29,11 +29,11 @@ Example:
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from string import hexdigits
 from typing import Final
+
+from hy_memory_langgraph.redact.judge import entropy
 
 __all__ = ["KIND", "MIN_BODY", "MIN_TOTAL", "prefixed_tokens"]
 
@@ -62,11 +62,6 @@ _CHUNKS: Final = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _HEX: Final = frozenset(hexdigits)
 
 
-def _entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
-
-
 def _random_body(part: str) -> bool:
     """Letters of both cases and digits (or capitals and digits, 24 or more); in chunks
     (a capital and its lower-case letters, a run of capitals or of digits) of under 2.5
@@ -76,7 +71,7 @@ def _random_body(part: str) -> bool:
                            any(c.isdigit() for c in part))
     if not (digit and upper) or (not lower and len(part) < 24):
         return False
-    return len(part) / len(_CHUNKS.findall(part)) < 2.5 and _entropy(part) >= 3.5
+    return len(part) / len(_CHUNKS.findall(part)) < 2.5 and entropy(part) >= 3.5
 
 
 def _credential(token: str) -> bool:

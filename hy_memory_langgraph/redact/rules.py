@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-__all__ = ["NameClass", "Rules", "label_words", "load_rules", "mentions_password", "name_class", "split_name"]
+__all__ = ["CASE_CHANGE", "NameClass", "Rules", "label_words", "load_rules", "mentions_password", "name_class",
+           "split_name"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
 _EDGE_BEFORE: Final = r"(?<![A-Za-z0-9_])"
 _EDGE_AFTER: Final = r"(?![A-Za-z0-9_])"
-_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Where a name's words meet in camel case (``dbPassword``, ``XMLKey``).
+CASE_CHANGE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS: Final = re.compile(r"[\W_]+")
 
 #: Words that may follow a loose password word in its name (``pin code``, ``pass_no``);
@@ -89,15 +91,18 @@ def split_name(name: str) -> list[str]:
     word (``"支付密码"``, ``"contraseña"``)."""
     words = []
     for part in _SEPARATORS.split(name):
-        words += [w.lower() for w in _CAMEL.split(part) if w]
+        words += [w.lower() for w in CASE_CHANGE.split(part) if w]
     return words
 
 
-def _phrase_class(text: str, rules: Rules) -> NameClass | None:
-    """The class of the first phrase label held in ``text`` (lower case words, spaced)."""
-    if any(label in text for label in rules.phrase_password):
+def _phrase_class(name: str, words: list[str], rules: Rules) -> NameClass | None:
+    """The class of a phrase label held in ``name``: in its words re-joined
+    (``mot_de_passe``) or in the name as written (scripts whose vowel signs are no word
+    characters to ``re``: ``पासवर्ड``)."""
+    texts = (" ".join(words), name.lower())
+    if any(label in text for text in texts for label in rules.phrase_password):
         return "password"
-    if any(label in text for label in rules.phrase_secret):
+    if any(label in text for text in texts for label in rules.phrase_secret):
         return "secret"
     return None
 
@@ -121,17 +126,15 @@ def name_class(name: str) -> NameClass | None:
     ending in a long label such as ``dbpassword`` or ``authtoken`` counts), and a
     qualifier (``max_tokens``, ``token_type``, ``password_hint``) makes the name
     describe a secret rather than hold one. Of a dotted name the last part decides
-    (``db.password`` is a password, ``changePassword.restype`` is not). A loose word (``pass``, ``pin``, ``pw``)
-    followed by another word counts only before a noun such as ``code`` (``pin code``,
-    not ``pass_through``).
+    (``db.password`` is a password, ``changePassword.restype`` is not). A loose word
+    (``pass``, ``pin``, ``pw``) followed by another word counts only before a noun such as
+    ``code`` (``pin code``, not ``pass_through``).
     """
     rules = load_rules()
     words = split_name(name.rsplit(".", 1)[-1] or name)
     if not words or any(w in rules.qualifiers for w in words):
         return None
-    # the words re-joined (``mot_de_passe``) or the name as written (scripts whose vowel
-    # signs are no word characters to ``re``: ``पासवर्ड``)
-    phrase = _phrase_class(" ".join(words), rules) or _phrase_class(name.lower(), rules)
+    phrase = _phrase_class(name, words, rules)
     found: set[NameClass] = {phrase} if phrase else set()
     for i, word in enumerate(words):
         kind = _word_class(word, rules) if word.isascii() else None
@@ -150,7 +153,7 @@ def mentions_password(text: str) -> bool:
     loose words (``pass``) do not count."""
     rules = load_rules()
     words = split_name(text)
-    return "password" in (_phrase_class(" ".join(words), rules), _phrase_class(text.lower(), rules)) or \
+    return _phrase_class(text, words, rules) == "password" or \
         any(w not in rules.loose and _word_class(w, rules) == "password" for w in words)
 
 

@@ -129,16 +129,20 @@ def _folded_forms(word: str) -> set[str]:
     return set(forms)
 
 
+def _label_head() -> str:
+    """The start both label patterns share: a whole ASCII token holding a label word
+    (``name``), or a phrase label with its ending (``phrase``)."""
+    return (r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + _trie(label_words()) + r"[A-Za-z0-9_.-]{0,40})"
+            r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")")
+
+
 @functools.cache
 def _label_pattern() -> re.Pattern[str]:
     """A label (a whole ASCII token holding a label word, or a phrase label), up to four
     more words and a note in brackets, markup (``**Password:**``), a separator (``:``,
     ``=``, ``|``, an arrow, a dash, a word, an HTML cell or tag) and the value's first token."""
-    words = _trie(label_words())
     return re.compile(
-        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + words + r"[A-Za-z0-9_.-]{0,40})"
-        r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")"
-        r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
+        _label_head() + r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
         r"\s{0,3}(?P<sep>::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
         r"|(?<=\s)" + _TO_SEPARATOR +
         r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
@@ -152,11 +156,8 @@ def _label_pattern() -> re.Pattern[str]:
 def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
     Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
-    words = _trie(label_words())
     return re.compile(
-        r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + words + r"[A-Za-z0-9_.-]{0,40})"
-        r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")"
-        r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{4,200}))",
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{4,200}))",
         re.IGNORECASE)
 
 
