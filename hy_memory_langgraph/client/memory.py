@@ -29,9 +29,11 @@ from hy_memory_langgraph.client.workflow import (
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
+from hy_memory_langgraph.flows.search.nodes import redacted_search_args
 from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
+from hy_memory_langgraph.flows.write.nodes import redacted_write_args
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import (
@@ -538,16 +540,25 @@ class HyMemoryClient:
         embeddings made meanwhile are referenced under the call's users (erasure)."""
         try:
             with embedding_owners(_owners(args)):
-                return graph.invoke(args, config, context=self.context)["result"]
+                return graph.invoke(self._redacted(args), config, context=self.context)["result"]
         finally:
             self.recorder.flush(args["request_id"])
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         try:
             with embedding_owners(_owners(args)):
-                return (await graph.ainvoke(args, config, context=self.context))["result"]
+                return (await graph.ainvoke(self._redacted(args), config, context=self.context))["result"]
         finally:
             self.recorder.flush(args["request_id"])  # cheap: the write happens off this path
+
+    def _redacted(self, args: WriteArgs | SearchArgs) -> Any:
+        """What a graph run is given: ``args`` with its secrets replaced (unless redaction
+        is off), so no callback or tracer of the run sees one (``docs/design.md#secrets``)."""
+        if not self.config.redact_secrets:
+            return args
+        if "messages" in args:
+            return redacted_write_args(args)  # type: ignore[arg-type]
+        return redacted_search_args(args)  # type: ignore[arg-type]
 
     def _with_cache(self, embeddings: Embeddings, cache: Any, config: MemoryConfig) -> Embeddings:
         """``embeddings`` wrapped in a :class:`CachedEmbeddings` as ``cache`` asks."""

@@ -33,7 +33,7 @@ from hy_memory_langgraph.workflow.oa_context import (
     build_oa_context,
 )
 from hy_memory_langgraph.workflow.render import render_prompt
-from hy_memory_langgraph.workflow.validation import optional_id
+from hy_memory_langgraph.workflow.validation import optional_id, validate_extract
 
 __all__ = ["WorkflowMemoryService", "oa_context_provider_from_config", "workflow_documents_for"]
 
@@ -225,6 +225,7 @@ class WorkflowMemoryService:
                 "dynamic_context": dynamic_context, "memory_app_id": memory_app_id}
         if not self.memory_supported:
             return {"saved": False, "memoryNotSupported": True, "entries": [], "skipped": []}
+        validate_extract(**args)  # refused credentials raise before a callback or tracer sees them
         request_id = random_id()
         try:
             state = self.graph.invoke({"args": args, "started": time.perf_counter(),

@@ -86,7 +86,7 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_QUERY_REWRITE_MAX_CHARS", "memory", "query_rewrite_max_chars", int_parser(0),
              "`1000` (min 0)", "query views longer than this are never rewritten", readme=False),
     Variable("MEMORY_REDACT_SECRETS", "memory", "redact_secrets", parse_bool, "`true`",
-             "replace secrets in everything written with `[REDACTED:<kind>]`"),
+             "replace secrets in everything written, and in search queries, with `[REDACTED:<kind>]`"),
     Variable("MEMORY_PIPELINE_LOG_DAYS", "memory", "pipeline_log_days", int_parser(0), "`7` (min 0)",
              "retention of the per-request pipeline log; `0` keeps no records (logging only)"),
     Variable("MEMORY_PIPELINE_LOG_TEXT", "memory", "pipeline_log_text", parse_bool, "`false`",

@@ -22,6 +22,12 @@ __all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "red
 
 #: Deepest nesting redacted structurally; deeper parts are scanned as text (JSON dumped).
 MAX_DEPTH: Final = 64
+#: Recent texts known to hold no secret (scanned clean, or a redaction's own output),
+#: so the second pass over what a caller redacted before handing it on costs a lookup.
+#: Texts longer than ``_CLEAN_CHARS`` are not kept; the memo is emptied when full.
+_CLEAN: dict[str, None] = {}
+_CLEAN_SIZE: Final = 1024
+_CLEAN_CHARS: Final = 16_384
 _NULLISH: Final = frozenset({"", "none", "null", "nil", "xxx", "***", "******", "n/a", "redacted"})
 
 
@@ -41,17 +47,27 @@ def redact_text(text: str) -> str:
         >>> redact_text("passengers: Anna and Ben Ortiz")
         'passengers: Anna and Ben Ortiz'
     """
-    if not text:
+    if not text or text in _CLEAN:
         return text
     spans = scan(text)
-    if not spans:
-        return text
-    out, pos = [], 0
-    for start, end, kind in spans:
-        out += [text[pos:start], placeholder(kind)]
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
+    if spans:
+        out, pos = [], 0
+        for start, end, kind in spans:
+            out += [text[pos:start], placeholder(kind)]
+            pos = end
+        out.append(text[pos:])
+        text = "".join(out)
+    _remember_clean(text)
+    return text
+
+
+def _remember_clean(text: str) -> None:
+    """Keep ``text`` in the memo of secret-free texts (redaction is idempotent: a tested
+    property, so its output is one of them)."""
+    if len(text) <= _CLEAN_CHARS:
+        if len(_CLEAN) >= _CLEAN_SIZE:
+            _CLEAN.clear()  # one atomic step: threads may share the memo
+        _CLEAN[text] = None
 
 
 def find_secret(text: str) -> str | None:

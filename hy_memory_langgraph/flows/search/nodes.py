@@ -24,11 +24,12 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.families import family_of
-from hy_memory_langgraph.flows.search.state import SEARCH_MODES, SearchState
+from hy_memory_langgraph.flows.search.state import SEARCH_MODES, SearchArgs, SearchState
 from hy_memory_langgraph.ids import random_id, require_id, scope_id
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.models.parsing import as_choice, as_str
 from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.redact import redact_text
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import (
     DEFAULT_SCENE,
@@ -40,8 +41,8 @@ from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.timeutil import coerce_datetime
 
-__all__ = ["MAX_SEARCH_LIMIT", "prepare_search", "route_after_prepare_search", "analyze_query",
-           "route_after_analysis"]
+__all__ = ["MAX_SEARCH_LIMIT", "prepare_search", "redacted_search_args", "route_after_prepare_search",
+           "analyze_query", "route_after_analysis"]
 
 #: The most results one search returns (bounds the statements' ``LIMIT`` values).
 MAX_SEARCH_LIMIT: Final = 10_000
@@ -80,6 +81,25 @@ def _user_ids(value: Any) -> list[str]:
     return list(dict.fromkeys(require_id(v, "user_ids[]") for v in value))
 
 
+def redacted_search_args(args: SearchArgs) -> SearchArgs:
+    """``args`` with secrets in its queries and scope ids replaced, as ``prepare_search``
+    replaces them: the client hands a graph these, so the run's callbacks and tracers never
+    see a secret. Values of another type are left to ``prepare_search``'s checks.
+
+    Example:
+        >>> redacted_search_args({"query": "is my password hunter2x still set?"})["query"]
+        'is my password [REDACTED:password] still set?'
+    """
+    out = dict(args)
+    for field in ("query", "workspace_id", "branch"):
+        if isinstance(args.get(field), str):
+            out[field] = redact_text(args[field])
+    queries = args.get("queries")
+    if isinstance(queries, list):
+        out["queries"] = [redact_text(q) if isinstance(q, str) else q for q in queries]
+    return out  # type: ignore[return-value]
+
+
 def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Validate the arguments; the last query is the one answered."""
     scene = validate_scene(state.get("scene"))
@@ -95,8 +115,8 @@ def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[
     if min_score is not None and (not isinstance(min_score, (int, float))
                                   or isinstance(min_score, bool) or math.isnan(min_score)):
         raise InvalidInputError(f"min_score must be a number or None (got {min_score!r})")
-    queries = _queries(state)
-    redact = runtime.context.config.redact_secrets  # scopes as the writes stored them
+    redact = runtime.context.config.redact_secrets  # queries and scopes as writes store text
+    queries = [redact_text(q) for q in _queries(state)] if redact else _queries(state)
     return {
         "request_id": state.get("request_id") or random_id(), "started": time.perf_counter(),
         "search_mode": mode, "queries": queries, "effective_query": queries[-1],

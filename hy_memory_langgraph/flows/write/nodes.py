@@ -24,7 +24,7 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.families import family_of
-from hy_memory_langgraph.flows.write.state import WriteState
+from hy_memory_langgraph.flows.write.state import WriteArgs, WriteState
 from hy_memory_langgraph.ids import optional_id, random_id, require_id, scope_id
 from hy_memory_langgraph.messages import (
     Msg,
@@ -38,7 +38,7 @@ from hy_memory_langgraph.messages import (
 )
 from hy_memory_langgraph.models.parsing import as_choice
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.redact import redact_value
+from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import (
     DEFAULT_SCENE,
@@ -50,8 +50,8 @@ from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow
 from hy_memory_langgraph.values import json_object
 
-__all__ = ["judge_scene", "prepare_write", "route_after_judge", "route_after_prepare",
-           "route_to_chat", "strip_tools"]
+__all__ = ["judge_scene", "prepare_write", "redacted_write_args", "route_after_judge",
+           "route_after_prepare", "route_to_chat", "strip_tools"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,28 @@ def _route(scene: str | None, msgs: list[Msg], ctx: MemoryContext) -> tuple[str,
     if ctx.llm is None:
         return DEFAULT_SCENE, "no_judge_model"
     return JUDGE, "judge_pending"
+
+
+def redacted_write_args(args: WriteArgs) -> WriteArgs:
+    """``args`` with the secrets of its messages, metadata and scope ids replaced, what
+    ``prepare_write`` would store: the client hands a graph these, so the callbacks and
+    tracers of the run (LangSmith's, when a deployment traces) never see a secret.
+
+    Messages and metadata are checked first (bad ones raise the errors ``prepare_write``
+    raises); scope ids of another type than ``str`` are left to ``prepare_write``.
+
+    Example:
+        >>> args = redacted_write_args({"messages": "token: ghp_" + "a1B2c3D4e5" * 4, "user_id": "u"})
+        >>> args["messages"][0].content
+        'token: [REDACTED:github_token]'
+    """
+    out = dict(args)
+    out["messages"] = redact_messages(normalize_messages(_as_list(args.get("messages"))))
+    out["metadata"] = redact_value(json_object(args.get("metadata"), "metadata"))
+    for field in ("workspace_id", "branch"):
+        if isinstance(args.get(field), str):
+            out[field] = redact_text(args[field])
+    return out  # type: ignore[return-value]
 
 
 def prepare_write(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
