@@ -1,6 +1,10 @@
 """Caller values checked at the door: text that is valid Unicode, JSON objects that are
 JSON, of bounded depth, with valid Unicode keys and strings.
 
+The NUL character (U+0000) is dropped from what passes (:func:`without_nul`):
+PostgreSQL cannot store it and SQLite can, so without this one conversation would be
+written on one backend and refused on the other.
+
 Example:
     >>> require_text("fine", "content")
     'fine'
@@ -15,14 +19,32 @@ from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["MAX_JSON_DEPTH", "json_depth", "json_object", "require_text"]
+__all__ = ["MAX_JSON_DEPTH", "json_depth", "json_object", "require_text", "without_nul"]
 
 #: Deepest nesting of a caller's JSON value (metadata, tool arguments, imported rows).
 MAX_JSON_DEPTH: Final = 64
 
 
+def without_nul(value: Any) -> Any:
+    """``value`` with U+0000 removed from every string in it, dict keys too (containers
+    are copied). Call it on checked values (bounded depth).
+
+    Example:
+        >>> without_nul({"a\\x00": ["b\\x00c", 1]})
+        {'a': ['bc', 1]}
+    """
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {without_nul(k): without_nul(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [without_nul(v) for v in value]
+    return value
+
+
 def require_text(value: Any, field: str) -> str:
-    """``value`` when it is a string of valid Unicode (no lone surrogate), else raise."""
+    """``value`` when it is a string of valid Unicode (no lone surrogate), else raise;
+    U+0000 is dropped."""
     if not isinstance(value, str):
         raise InvalidInputError(f"{field} must be a string (got {type(value).__name__})")
     try:
@@ -30,7 +52,7 @@ def require_text(value: Any, field: str) -> str:
     except UnicodeEncodeError:
         raise InvalidInputError(f"{field} contains a lone surrogate (not valid Unicode text); "
                                 "remove the broken characters") from None
-    return value
+    return value.replace("\x00", "") if "\x00" in value else value
 
 
 def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
@@ -48,14 +70,15 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
 
 def json_object(value: Any, field: str, *, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
     """``value`` when it is a dict of JSON values, at most ``max_depth`` deep, with valid
-    Unicode throughout; ``None`` gives ``{}``."""
+    Unicode throughout (a copy without U+0000 if it held one); ``None`` gives ``{}``."""
     value = {} if value is None else value
     if not isinstance(value, dict):
         raise InvalidInputError(f"{field} must be a dict of JSON-serialisable values or None")
     if json_depth(value, max_depth) > max_depth:
         raise InvalidInputError(f"{field} nests deeper than {max_depth} levels; flatten it")
     try:
-        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+        dumped = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        dumped.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInputError(f"{field} contains a lone surrogate (not valid Unicode text); "
                                 "remove the broken characters") from None
@@ -63,4 +86,4 @@ def json_object(value: Any, field: str, *, max_depth: int = MAX_JSON_DEPTH) -> d
         raise InvalidInputError(
             f"{field} must hold only JSON values (str, number, bool, None, list, dict): {exc}; "
             "convert e.g. datetimes with .isoformat()") from exc
-    return value
+    return without_nul(value) if "\\u0000" in dumped else value

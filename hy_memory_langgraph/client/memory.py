@@ -338,7 +338,8 @@ class HyMemoryClient:
         new write) instead.
         """
         memory_id = require_id(memory_id, "memory_id")
-        if not require_text(content, "content").strip():
+        content = require_text(content, "content")
+        if not content.strip():
             raise InvalidInputError("content must be a non-empty string")
         if metadata is not None:
             metadata = json_object(metadata, "metadata")

@@ -20,6 +20,7 @@ from langchain_core.messages import (
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages.types import Msg, ToolCall
+from hy_memory_langgraph.values import without_nul
 
 __all__ = ["normalize_messages", "make_tool_call"]
 
@@ -34,6 +35,8 @@ _ROLE_ALIASES: dict[str, str] = {
     "tool": "tool",
     "function": "tool",
 }
+#: An unescaped ``\u0000`` in JSON text (an even run of backslashes before it is text).
+_NUL_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 _TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
 _CALL_BLOCKS = frozenset({"tool_use", "tool_call"})
 
@@ -81,7 +84,31 @@ def normalize_messages(messages: Any) -> list[Msg]:
     for i, item in enumerate(messages):
         out.extend(_one(item, i))
     _check_encodable(out)
-    return _resolve_tool_names(out)
+    return _resolve_tool_names([_without_nul(m) if _holds_nul(m) else m for m in out])
+
+
+def _holds_nul(m: Msg) -> bool:
+    """Whether ``m`` holds U+0000 anywhere, a JSON escape of it in a tool call's arguments
+    included."""
+    texts = [m.content, m.tool_call_id or "", m.name or ""]
+    for c in m.tool_calls:
+        texts += [c.id, c.name, c.raw_arguments.replace("\\u0000", "\x00")]
+    return any("\x00" in t for t in texts)
+
+
+def _raw_without_nul(raw: str) -> str:
+    """Tool-call argument text without U+0000, neither as a character nor as the JSON escape
+    (an escaped backslash before ``u0000`` is text and stays)."""
+    return _NUL_ESCAPE.sub(r"\1", raw.replace("\x00", ""))
+
+
+def _without_nul(m: Msg) -> Msg:
+    """``m`` without U+0000 (see :mod:`hy_memory_langgraph.values`): PostgreSQL cannot store
+    it, so both backends store the text without it."""
+    calls = tuple(replace(c, id=without_nul(c.id), name=without_nul(c.name), arguments=without_nul(c.arguments),
+                          raw_arguments=_raw_without_nul(c.raw_arguments)) for c in m.tool_calls)
+    return replace(m, content=without_nul(m.content), tool_call_id=without_nul(m.tool_call_id),
+                   name=without_nul(m.name), tool_calls=calls)
 
 
 def _check_encodable(msgs: list[Msg]) -> None:
