@@ -381,6 +381,7 @@ class HyMemoryClient:
             return False
         traces = self.context.productivity_traces if productivity else self.context.chat_traces
         traces.scrub(record.user_id, texts)
+        self.recorder.forget_texts(record.user_id, texts)
         if isinstance(self.embeddings, CachedEmbeddings):
             self.embeddings.forget_texts(texts)
         if isinstance(record, Fact) and get_scene(record.variant).version_chain:
@@ -403,6 +404,7 @@ class HyMemoryClient:
         self.context.productivity_traces.delete_user(user_id)
         self.context.chain_store.delete_user(user_id)
         self.workflow.delete_user(user_id)
+        self.recorder.forget_user(user_id)
         if isinstance(self.embeddings, CachedEmbeddings):
             self.embeddings.forget_owner(user_id)
         self.context.stores.flush()
@@ -543,14 +545,14 @@ class HyMemoryClient:
             with embedding_owners(_owners(args)):
                 return graph.invoke(self._redacted(args), config, context=self.context)["result"]
         finally:
-            self.recorder.flush(args["request_id"])
+            self.recorder.flush(args["request_id"], _owners(args))
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         try:
             with embedding_owners(_owners(args)):
                 return (await graph.ainvoke(self._redacted(args), config, context=self.context))["result"]
         finally:
-            self.recorder.flush(args["request_id"])  # cheap: the write happens off this path
+            self.recorder.flush(args["request_id"], _owners(args))  # cheap: written off this path
 
     def _redacted(self, args: WriteArgs | SearchArgs) -> Any:
         """What a graph run is given: ``args`` with its secrets replaced (unless redaction

@@ -192,8 +192,12 @@ class WorkflowMemoryService:
         return result
 
     def delete_user(self, user_id: str) -> int:
-        """Erase every workflow-memory document of ``user_id`` (all app scopes)."""
-        return self.files.delete_user(require_id(user_id, "user_id"))
+        """Erase every workflow-memory document of ``user_id`` (all app scopes) and the
+        pipeline-log records of the user's requests."""
+        removed = self.files.delete_user(require_id(user_id, "user_id"))
+        if self.recorder is not None:
+            self.recorder.forget_user(user_id)
+        return removed
 
     # -- write --------------------------------------------------------------------------
     def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
@@ -232,5 +236,5 @@ class WorkflowMemoryService:
                                        "request_id": request_id}, context=self.context)
         finally:
             if self.recorder is not None:
-                self.recorder.flush(request_id)
+                self.recorder.flush(request_id, [user_id])
         return {**state["result"], "request_id": request_id}

@@ -37,7 +37,7 @@ from hy_memory_langgraph.messages.language import (
 )
 from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.messages.render import judge_summary, render_transcript
-from hy_memory_langgraph.messages.signal import is_question_only, is_trivial, match_text
+from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, is_question_only, is_trivial, match_text, quotes
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
     last_user_turns,
@@ -50,6 +50,7 @@ from hy_memory_langgraph.messages.turns import (
 from hy_memory_langgraph.messages.types import Msg, Role, ToolCall
 
 __all__ = [
+    "MIN_QUOTE_CHARS",
     "Msg",
     "Role",
     "ToolCall",
@@ -71,6 +72,7 @@ __all__ = [
     "messages_from_dicts",
     "messages_to_dicts",
     "normalize_messages",
+    "quotes",
     "redact_messages",
     "render_transcript",
     "split_user_turns",

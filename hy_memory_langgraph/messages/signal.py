@@ -14,6 +14,8 @@ Two questions lite chat memory asks of every turn before storing it:
   :data:`TRIVIAL_MAX_CHARS` characters. The vocabulary is our own list of English
   acknowledgements, greetings and function words and of Chinese ones, matched as whole
   words (English) or greedily as whole phrases (Chinese).
+* :func:`quotes`: a stored text holds one of an erased memory's texts, or is held in
+  one (at least :data:`MIN_QUOTE_CHARS` characters): erasure drops such texts.
 * :func:`is_question_only`: the turn only asks (``"What is my cat called?"``,
   ``"你叫什么名字？"``); it is stored, but search ranks it below the facts that answer
   it. Every sentence with content must be a question; one statement (``"I moved to
@@ -33,12 +35,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["TRIVIAL_MAX_CHARS", "is_question_only", "is_trivial", "match_text"]
+__all__ = ["MIN_QUOTE_CHARS", "TRIVIAL_MAX_CHARS", "is_question_only", "is_trivial", "match_text", "quotes"]
 
 #: Longer turns are never trivial, whatever words they use.
 TRIVIAL_MAX_CHARS: Final = 80
+#: Shorter texts ("ok", "thanks") never count as quoting an erased memory: too many do.
+MIN_QUOTE_CHARS: Final = 8
 
 _SPACES = re.compile(r"\s+")
 _LABEL = re.compile(r"^\s*[A-Z][\w.'-]{0,30}(?:\s+[A-Z][\w.'-]{0,30}){0,2}\s*[:：]\s+")
@@ -281,3 +286,17 @@ def is_question_only(text: str) -> bool:
     if not stated:
         return asked > 0
     return asked == 0 and _asks_unmarked(*stated[0])
+
+
+def quotes(text: str, needles: Sequence[str]) -> bool:
+    """Whether ``text`` (stripped, at least :data:`MIN_QUOTE_CHARS` characters) holds one
+    of ``needles`` or is held in one.
+
+    Example:
+        >>> quotes("I said my locker code is 7731", ["locker code is 7731"]), quotes("ok", ["ok then"])
+        (True, False)
+    """
+    text = text.strip()
+    if len(text) < MIN_QUOTE_CHARS:
+        return False
+    return any(text in needle or needle in text for needle in needles)

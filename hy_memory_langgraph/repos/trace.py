@@ -34,10 +34,12 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import (
+    MIN_QUOTE_CHARS,
     Msg,
     last_user_turns,
     messages_from_dicts,
     messages_to_dicts,
+    quotes,
 )
 from hy_memory_langgraph.repos.namespaces import encode_label
 
@@ -47,7 +49,7 @@ MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"
 _WINDOW_KEY = "recent"
 #: Shorter messages ("ok", "thanks") are never scrubbed: too many memories quote them.
-MIN_SCRUB_CHARS = 8
+MIN_SCRUB_CHARS = MIN_QUOTE_CHARS
 
 
 class _Held:
@@ -173,7 +175,7 @@ class TraceRepository:
         dropped = 0
         for item in self._user_items(user_id):
             msgs = messages_from_dicts(item.value["messages"])
-            kept = [m for m in msgs if not _quoted(m.content, needles)]
+            kept = [m for m in msgs if not quotes(m.content, needles)]
             if len(kept) == len(msgs):
                 continue
             dropped += len(msgs) - len(kept)
@@ -201,8 +203,3 @@ class TraceRepository:
         return items
 
 
-def _quoted(content: str, needles: Sequence[str]) -> bool:
-    text = content.strip()
-    if len(text) < MIN_SCRUB_CHARS:
-        return False
-    return any(text in needle or needle in text for needle in needles)

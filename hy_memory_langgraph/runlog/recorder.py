@@ -28,6 +28,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any, Final
 
 from hy_memory_langgraph.runlog.meter import StageMeter
@@ -81,6 +82,7 @@ class PipelineRecorder:
         self.flush_delay = flush_delay
         self._buffers: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._ended: list[dict[str, Any]] = []
+        self._users: dict[str, Sequence[str]] = {}  # of the ended requests, by request id
         self._timer: threading.Timer | None = None
         self._closed = False
         self._lock = threading.Lock()
@@ -106,14 +108,16 @@ class PipelineRecorder:
             buffer.append(record)
         self._emit(record)
 
-    def flush(self, request_id: str) -> None:
-        """``request_id`` ended: its records are written within ``flush_delay`` seconds,
-        in one transaction with those of the other requests ended meanwhile."""
+    def flush(self, request_id: str, users: Sequence[str] = ()) -> None:
+        """``request_id`` (a request of ``users``) ended: its records are written within
+        ``flush_delay`` seconds, in one transaction with those of the other requests ended
+        meanwhile."""
         with self._lock:
             records = self._buffers.pop(request_id, [])
             if self.store is None or not records:
                 return
             self._ended.extend(records)
+            self._users[request_id] = list(users)
             if self._timer is None and not self._closed:
                 self._timer = threading.Timer(self.flush_delay, self.write_pending)
                 self._timer.daemon = True
@@ -124,9 +128,10 @@ class PipelineRecorder:
         with self._write_lock:
             with self._lock:
                 records, self._ended, self._timer = self._ended, [], None
+                users, self._users = self._users, {}
             if self.store is not None and records:
                 try:
-                    self.store.write(records)
+                    self.store.write(records, users)
                 except Exception as exc:  # diagnostics: never fail a request, nor kill the timer
                     logger.warning("pipeline log: %d records not written (%s: %s)", len(records),
                                 type(exc).__name__, exc)
@@ -139,6 +144,20 @@ class PipelineRecorder:
                 pending = [r for r in self._ended if r["request_id"] == request_id]
                 pending += self._buffers.get(request_id, [])
         return [*written, *pending]
+
+    def forget_user(self, user_id: str) -> int:
+        """Erasure: drop every record of ``user_id``'s requests, those not written yet
+        included; returns how many went."""
+        self.write_pending()
+        with self._write_lock:
+            return self.store.forget_user(user_id) if self.store is not None else 0
+
+    def forget_texts(self, user_id: str, texts: Sequence[str]) -> int:
+        """Erasure of one memory: drop the records of ``user_id``'s requests that quote one
+        of its ``texts``, those not written yet included; returns how many went."""
+        self.write_pending()
+        with self._write_lock:
+            return self.store.forget_texts(user_id, texts) if self.store is not None else 0
 
     def close(self) -> None:
         """Write what is pending and release the log's database."""

@@ -5,6 +5,13 @@ Lives in its own database file (``{data_dir}/data/pipeline_log.db``) or, with
 :data:`MIGRATIONS`. Rows older than the retention are deleted on open and, while the
 process runs, at most once an hour on a write.
 
+Each request's users are kept beside its records (``pipeline_log_users``), so erasure
+finds what the log holds of a user: :meth:`PipelineLogStore.forget_user` drops every
+record of the user's requests, :meth:`PipelineLogStore.forget_texts` the records of
+them that quote an erased memory (the records hold text when ``MEMORY_PIPELINE_LOG_TEXT``
+is on). Schema version 2 added the users and dropped the records written before it,
+whose users are unknown.
+
 Example:
     >>> import tempfile, os
     >>> log = PipelineLogStore(os.path.join(tempfile.mkdtemp(), "log.db"), retention_days=7)
@@ -22,13 +29,15 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import sqlalchemy as sa
 
+from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.db.engine import (
+    checkpoint,
     create_store_engine,
     is_read_only,
     read_tx,
@@ -53,13 +62,30 @@ _rows = sa.Table(
 )
 
 
+_owners_metadata = sa.MetaData()
+_users = sa.Table(
+    "pipeline_log_users", _owners_metadata,
+    sa.Column("user_id", sa.Text, nullable=False, index=True),
+    sa.Column("request_id", sa.String(64), nullable=False, index=True),
+    sa.Column("ts", sa.Float, nullable=False, index=True),
+)
+
+
 def _create_v1(ctx: MigrationContext) -> None:
     # The layout before versioning (unchanged since); later changes are new migrations.
     ctx.create_all(_metadata)
 
 
-MIGRATIONS: Final = (Migration(1, "pipeline_log table", _create_v1),)
+def _users_v2(ctx: MigrationContext) -> None:
+    ctx.create_all(_owners_metadata)
+    ctx.conn.execute(_rows.delete())  # whose they were is unknown: erasure could not find them
+
+
+MIGRATIONS: Final = (Migration(1, "pipeline_log table", _create_v1),
+                     Migration(2, "the users of each request", _users_v2))
 _INSERT: Final = _rows.insert()
+_INSERT_USERS: Final = _users.insert()
+_OF_USER: Final = sa.select(_users.c.request_id).where(_users.c.user_id == sa.bindparam("user_id"))
 
 
 class PipelineLogStore:
@@ -85,14 +111,21 @@ class PipelineLogStore:
         if not is_read_only(self._engine):
             self.prune()
 
-    def write(self, records: Sequence[dict[str, Any]]) -> None:
-        """Append ``records`` (each with ``request_id``, ``seq``, ``ts``) in one transaction."""
+    def write(self, records: Sequence[dict[str, Any]],
+              users: Mapping[str, Sequence[str]] | None = None) -> None:
+        """Append ``records`` (each with ``request_id``, ``seq``, ``ts``) and the ``users``
+        of their requests (by request id) in one transaction."""
         if not records or is_read_only(self._engine):
             return
         rows = [{"request_id": r["request_id"], "seq": r["seq"], "ts": r["ts"],
                  "record": json.dumps(r, ensure_ascii=False, default=str)} for r in records]
+        ts = {r["request_id"]: r["ts"] for r in records}
+        owners = [{"user_id": user, "request_id": request_id, "ts": ts[request_id]}
+                  for request_id, names in (users or {}).items() if request_id in ts
+                  for user in dict.fromkeys(names)]
         with write_tx(self._engine) as conn:
             direct.run(conn, _INSERT, rows)
+            direct.run(conn, _INSERT_USERS, owners)
         if time.time() - self._pruned_at > _PRUNE_EVERY_S:
             self.prune()
 
@@ -117,7 +150,60 @@ class PipelineLogStore:
             self._pruned_at = now
             cutoff = now - self.retention_days * _DAY
             with write_tx(self._engine) as conn:
+                conn.execute(_users.delete().where(_users.c.ts < cutoff))
                 return int(conn.execute(_rows.delete().where(_rows.c.ts < cutoff)).rowcount or 0)
+
+    def forget_user(self, user_id: str) -> int:
+        """Delete every record of the requests ``user_id`` took part in (a search of
+        several users' memories included); returns how many went."""
+        if is_read_only(self._engine):
+            return 0
+        with write_tx(self._engine) as conn:
+            requests = [r.request_id for r in conn.execute(_OF_USER, {"user_id": user_id})]
+            gone = self._drop(conn, _rows.c.request_id, requests)
+            self._drop(conn, _users.c.request_id, requests)
+        checkpoint(self._engine)
+        return gone
+
+    def forget_texts(self, user_id: str, texts: Sequence[str]) -> int:
+        """Delete the records of ``user_id``'s requests holding a string that quotes one of
+        ``texts`` or is quoted by one (:func:`~hy_memory_langgraph.messages.quotes`);
+        returns how many went."""
+        needles = [t.strip() for t in texts if len(t.strip()) >= MIN_QUOTE_CHARS]
+        if not needles or is_read_only(self._engine):
+            return 0
+        query = sa.select(_rows.c.id, _rows.c.record).where(_rows.c.request_id.in_(_OF_USER))
+        with write_tx(self._engine) as conn:
+            ids = [row.id for row in conn.execute(query, {"user_id": user_id})
+                   if any(quotes(text, needles) for text in _strings(row.record))]
+            gone = self._drop(conn, _rows.c.id, ids)
+        checkpoint(self._engine)
+        return gone
+
+    @staticmethod
+    def _drop(conn: sa.Connection, column: sa.Column[Any], values: list[Any]) -> int:
+        gone = 0
+        for start in range(0, len(values), 500):
+            part = values[start:start + 500]
+            gone += int(conn.execute(column.table.delete().where(column.in_(part))).rowcount or 0)
+        return gone
 
     def close(self) -> None:
         release_engine(self._engine)
+
+
+def _strings(record: str) -> Iterator[str]:
+    """Every string of a record's JSON (a damaged record: its whole text)."""
+    try:
+        stack: list[Any] = [json.loads(record)]
+    except (ValueError, TypeError, RecursionError):
+        yield record
+        return
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)

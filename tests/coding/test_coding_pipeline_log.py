@@ -233,3 +233,20 @@ def test_a_stage_record_carries_every_meter_that_counted() -> None:
         setattr(trace, name, ["x"] if isinstance(getattr(trace, name), list) else 3)
         assert list(trace.counts()) == [name]
     assert StageMeter(fallbacks=["f"]).counts() == {}  # fallbacks are a field of their own
+
+
+def test_erasure_drops_the_users_log_records_on_every_backend(make_client) -> None:
+    client = make_client("lite", pipeline_log_text=True)
+    kept = client.add("My favourite tea is oolong from Taiwan", user_id="u1")
+    gone = client.add("My locker code is 7731 at the gym", user_id="u1")
+    searched = client.search("locker code", user_ids=["u1", "u2"])
+    other = client.add("My locker code is 8842 at the pool", user_id="u2")
+    client.recorder.write_pending()  # the records leave the recorder's buffer for the database
+    assert "7731" in json.dumps(client.pipeline_log(gone["request_id"]))
+    assert client.delete(gone["memory_ids"][0]) is True
+    records = client.pipeline_log(gone["request_id"])  # its records that quoted it went
+    assert records and "7731" not in json.dumps(records)
+    assert "oolong" in json.dumps(client.pipeline_log(kept["request_id"]))  # another memory's
+    client.delete_all("u1")
+    assert client.pipeline_log(kept["request_id"]) == [] == client.pipeline_log(searched["request_id"])  # u1 in it
+    assert "8842" in json.dumps(client.pipeline_log(other["request_id"]))  # u2's own request stays

@@ -183,3 +183,59 @@ def test_delete_all_erases_the_users_embedding_cache_rows(tmp_path: Path) -> Non
     assert client.delete(memory_id) is True
     assert kv.mget([cache.key(texts["bob"])]) == [None]
     client.close()
+
+
+# ------------------------------------------------------------- the pipeline log keeping text
+
+
+def _texting_client(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> HyMemoryClient:
+    monkeypatch.setenv("MEMORY_PIPELINE_LOG_TEXT", "true")  # the log keeps what it saw
+    return _client(data_dir)
+
+
+def _in_log(paths: list[str]) -> bool:
+    return any(p.startswith("data/pipeline_log.db") for p in paths)
+
+
+def test_delete_all_leaves_no_text_in_a_pipeline_log_that_keeps_text(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    client = _texting_client(tmp_path / "d", monkeypatch)
+    _fill(client, "alice", "ALICE")
+    _fill(client, "bob", "BOB")
+    client.search("ALICE-LOCKER-7731 or BOB-LOCKER-7731", user_ids=["alice", "bob"])
+    client.recorder.write_pending()
+    assert _in_log(_holding(tmp_path / "d", "ALICE-LOCKER-7731"))
+    client.delete_all("alice")
+    client.close()
+    for needle in ("ALICE-LOCKER-7731", "ALICE-OOLONG-1191", "ALICE-CODE-4410", "ALICE-MAIL-6630", "alice"):
+        assert _holding(tmp_path / "d", needle) == [], needle
+    assert _in_log(_holding(tmp_path / "d", "BOB-OOLONG-1191"))  # bob's own requests stay
+
+
+def test_delete_drops_the_log_records_quoting_the_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = _texting_client(tmp_path / "d", monkeypatch)
+    ids = _fill(client, "alice", "ALICE")
+    client.search("ALICE-LOCKER-7731", user_ids=["alice"])  # a record of the result quotes it
+    assert client.delete(ids["chat"]) is True  # records not written yet are dropped too
+    assert client.delete(ids["fact"]) is True
+    client.close()
+    assert _holding(tmp_path / "d", "ALICE-LOCKER-7731") == []
+    assert _holding(tmp_path / "d", "ALICE-CODE-4410") == []
+    assert _in_log(_holding(tmp_path / "d", "ALICE-OOLONG-1191"))  # the other memory's stay
+
+
+def test_a_log_from_before_its_users_were_kept_is_emptied_on_upgrade(tmp_path: Path) -> None:
+    from hy_memory_langgraph.runlog.store import MIGRATIONS, PipelineLogStore
+    from hy_memory_langgraph.store.db.engine import release_engine
+    from hy_memory_langgraph.store.db.migrations import setup
+
+    path = tmp_path / "log.db"
+    engine, _ = create_store_engine(path)
+    setup(engine, "pipeline_log", MIGRATIONS[:1])
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO pipeline_log (request_id, seq, ts, record) "
+                             "VALUES ('r1', 0, 1e12, '{\"content\": \"ALICE-LOCKER-7731\"}')"))
+    release_engine(engine)
+    store = PipelineLogStore(path, retention_days=7)
+    assert store.read("r1") == []  # whose it was is unknown: erasure could not have found it
+    store.close()

@@ -133,15 +133,15 @@ def test_every_component_records_its_versions(tmp_path: Path, pg_url: str) -> No
     from hy_memory_langgraph.runlog import PipelineLogStore
     from hy_memory_langgraph.workflow.database import WorkflowDatabase
 
-    for opened, component, schema in [
-        (ChainStore(pg_url, schema="hy_code"), "version_chain", "hy_code"),
-        (PipelineLogStore(pg_url, retention_days=1, schema="pipeline_log"), "pipeline_log", "pipeline_log"),
-        (WorkflowDatabase(pg_url, schema="workflow_memory"), "workflow_memory", "workflow_memory"),
+    for opened, component, schema, versions in [
+        (ChainStore(pg_url, schema="hy_code"), "version_chain", "hy_code", {1}),
+        (PipelineLogStore(pg_url, retention_days=1, schema="pipeline_log"), "pipeline_log", "pipeline_log", {1, 2}),
+        (WorkflowDatabase(pg_url, schema="workflow_memory"), "workflow_memory", "workflow_memory", {1}),
     ]:
         opened.close()
         engine, _ = create_store_engine(pg_url, schema=schema)
         try:
             with engine.connect() as conn:
-                assert applied_versions(conn, component) == {1}
+                assert applied_versions(conn, component) == versions
         finally:
             release_engine(engine)
