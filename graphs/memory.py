@@ -6,7 +6,10 @@ Each graph wraps one client operation so it can be run and inspected from Studio
 * ``recall``: input ``{"query": "...", "user_ids": ["..."], "limit": 5}`` → the search result.
 
 The client is created from the environment on first use (lite mode and the embedded
-embeddings unless ``OPENAI_API_KEY`` is set; files under ``MEMORY_DATA_DIR``).
+embeddings unless ``OPENAI_API_KEY`` is set; files under ``MEMORY_DATA_DIR``). On a server
+with auth, a run is bound to its authenticated user: ``user_id`` / ``user_ids`` may be left
+out, and naming another user raises ``ForeignUserError``
+(``hy_memory_langgraph.integrations.scope``).
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from __future__ import annotations
 import functools
 from typing import Any, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from hy_memory_langgraph import HyMemoryClient
+from hy_memory_langgraph.integrations.scope import bind_users
 
 
 @functools.cache
@@ -40,13 +45,15 @@ class RecallState(TypedDict, total=False):
     result: dict[str, Any]
 
 
-def _remember(state: RememberState) -> dict[str, Any]:
-    return {"result": client().add(state["messages"], scene=state.get("scene"), user_id=state["user_id"],
+def _remember(state: RememberState, config: RunnableConfig) -> dict[str, Any]:
+    users = bind_users([state["user_id"]] if state.get("user_id") else [], config, what="remember")
+    return {"result": client().add(state["messages"], scene=state.get("scene"), user_id=(users or [None])[0],
                                    session_id=state.get("session_id"))}
 
 
-def _recall(state: RecallState) -> dict[str, Any]:
-    return {"result": client().search(state["query"], scene=state.get("scene"), user_ids=state["user_ids"],
+def _recall(state: RecallState, config: RunnableConfig) -> dict[str, Any]:
+    users = bind_users(list(state.get("user_ids") or []), config, what="recall")
+    return {"result": client().search(state["query"], scene=state.get("scene"), user_ids=users or None,
                                       limit=state.get("limit", 5))}
 
 

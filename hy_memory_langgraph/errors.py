@@ -13,6 +13,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidSceneError",
     "MissingContextError",
+    "ForeignUserError",
     "ModelUnavailableError",
     "StoreError",
     "StoreCorruptionError",
@@ -51,6 +52,11 @@ class MissingContextError(InvalidInputError):
     def __init__(self, message: str, *, field: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+class ForeignUserError(InvalidInputError, PermissionError):
+    """A run authenticated as one user asked for another user's memory (a LangGraph
+    server run with auth: its memory calls are bound to the authenticated user)."""
 
 
 class ModelUnavailableError(HyMemoryError, RuntimeError):

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.integrations.render import render_memories
-from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
+from hy_memory_langgraph.integrations.scope import bind_users, current_config, resolve_scope
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
@@ -68,7 +68,7 @@ class HyMemoryMiddleware(AgentMiddleware):
 
     def _user(self, runtime: Runtime[Any]) -> str:
         if callable(self.user_id):
-            return self.user_id(runtime)
+            return bind_users([self.user_id(runtime)], current_config(), what="HyMemoryMiddleware")[0]
         return resolve_scope(runtime.context, current_config(), what="HyMemoryMiddleware",
                              defaults={"user_id": self.user_id}).user_id
 
