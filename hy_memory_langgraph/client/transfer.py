@@ -13,6 +13,12 @@ An export is a sequence of JSON objects (one per line in a JSONL file), each wit
 | ``workflow_file`` | one workflow-memory markdown file | ``path`` (relative to ``{data_dir}/workflow``), ``text`` |
 | ``footer`` | last row: proves the export is complete | ``rows`` (rows before it), ``counts`` |
 
+With ``MEMORY_REDACT_SECRETS`` on (the default), an import redacts what it writes as a
+write does: every text of every row (memories, history, traces, version-chain rounds,
+workflow files) except the ids, times and names that give a row its place, and U+0000 is
+dropped. An export of a store that redacted is unchanged by this (redaction is
+idempotent); one made with redaction off loses its secrets on the way in.
+
 Not exported: vectors and the FAISS/BM25 indexes (derived: recomputed on import, with
 the importing client's embedding model; free when its embedding cache already holds
 them), git snapshots of the version chain (work-tree caches), the embedding cache, the
@@ -38,12 +44,14 @@ from typing import Any, Final
 from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.models import model_identity
+from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.repos.base import RecordRepository
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso, utcnow
+from hy_memory_langgraph.values import without_nul
 from hy_memory_langgraph.workflow.files import escape_name
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "ROW_TYPES", "export_rows", "import_rows"]
@@ -53,6 +61,14 @@ EXPORT_VERSION: Final = 1
 ROW_TYPES: Final = ("header", "memory", "event", "trace", "chain_thread", "workflow_file", "footer")
 _FLUSH: Final = 256
 _SCENES: Final = ("chat", *PRODUCTIVITY_SCENES)
+#: Fields of exported rows that give a row its place (ids, times, names, enums): copied
+#: as they are by an import that redacts.
+_PLACES: Final = frozenset({
+    "memory_id", "user_id", "agent_id", "session_id", "request_id", "supersedes", "superseded_by",
+    "experience_ids", "related_id", "fact_id", "turn_key", "turn_index", "memory_at", "memory_ts",
+    "created_at", "updated_at", "at", "ts", "seq", "status", "version", "kind", "owner", "role",
+    "source", "variant", "last_op", "op", "id", "tool_call_id", "name", "is_error", "scene",
+    "number", "hunks", "file", "files", "symbol", "question", "confidence"})
 
 
 def _repo(context: MemoryContext, scene: str) -> RecordRepository:
@@ -123,6 +139,7 @@ class _Importer:
     def __init__(self, context: MemoryContext, workflow_dir: Path) -> None:
         self.context = context
         self.workflow_dir = workflow_dir
+        self.redact = context.config.redact_secrets
         self.records: dict[str, list[dict[str, Any]]] = {s: [] for s in _SCENES}
         self.events: dict[str, list[tuple[str, dict[str, Any]]]] = {s: [] for s in _SCENES}
         self.traces: dict[str, list[tuple[list[str], str, dict[str, Any]]]] = {"chat": [], "productivity": []}
@@ -138,16 +155,18 @@ class _Importer:
                 if scene not in _SCENES:
                     raise InvalidInputError(f"scene {scene!r} is unknown: expected one of {', '.join(_SCENES)}")
                 if kind == "memory":
-                    self.records[scene].append(dict(row["value"]))
+                    self.records[scene].append(self._clean(row["value"]))
                 else:
-                    self.events[scene].append((str(row["key"]), dict(row["value"])))
+                    self.events[scene].append((str(row["key"]), self._clean(row["value"])))
             elif kind == "trace":
                 _traces(self.context, row["store"])
-                self.traces[row["store"]].append((list(row["namespace"]), str(row["key"]), dict(row["value"])))
+                self.traces[row["store"]].append((list(row["namespace"]), str(row["key"]),
+                                                  self._clean(row["value"])))
             elif kind == "chain_thread":
-                self.threads.append(dict(row["value"]))
+                self.threads.append(self._clean(row["value"]))
             elif kind == "workflow_file":
-                self._write_file(str(row["path"]), str(row["text"]))
+                text = without_nul(str(row["text"]))
+                self._write_file(str(row["path"]), redact_text(text) if self.redact else text)
                 return
             else:
                 raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(ROW_TYPES)}")
@@ -156,6 +175,14 @@ class _Importer:
         self.pending += 1
         if self.pending >= _FLUSH:
             self.flush()
+
+    def _clean(self, value: Any) -> dict[str, Any]:
+        """A row's value as a write would store it: U+0000 dropped, secrets redacted
+        (unless redaction is off) in everything but :data:`_PLACES`."""
+        if not isinstance(value, dict):
+            raise TypeError(f"value must be an object, not {type(value).__name__}")
+        value = without_nul(value)
+        return redact_value(value, keep=_PLACES) if self.redact else value
 
     def _write_file(self, relative: str, text: str) -> None:
         root = self.workflow_dir.resolve()

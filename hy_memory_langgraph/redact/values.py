@@ -11,7 +11,7 @@ arguments as OpenAI sends them) is parsed and redacted as a value, then written 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import NameClass, name_class
@@ -99,13 +99,16 @@ def _prose(value: str) -> bool:
     return len(words) >= 3 and sum(w.strip(".,;:!?").isalpha() for w in words) >= 0.6 * len(words)
 
 
-def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, _kind: NameClass | None = None,
-                 _depth: int = 0) -> Any:
-    """A copy of a JSON-like value with secrets redacted (see the module docstring).
+def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep: Collection[str] = (),
+                 _kind: NameClass | None = None, _depth: int = 0) -> Any:
+    """A copy of a JSON-like value with secrets redacted (see the module docstring);
+    values under a key of ``keep`` (at any depth) are copied as they are.
 
     Example:
         >>> redact_value({"db": {"password": "hunter22", "host": "db.local"}, "max_tokens": 512})
         {'db': {'password': '[REDACTED:password]', 'host': 'db.local'}, 'max_tokens': 512}
+        >>> redact_value({"user_id": "usr_8fK2mQ9xL3pR7tV1wY5zB4nC6", "pin": "4821"}, keep={"user_id"})
+        {'user_id': 'usr_8fK2mQ9xL3pR7tV1wY5zB4nC6', 'pin': '[REDACTED:password]'}
     """
     if _kind is not None:
         replaced = _under(_kind, value)
@@ -116,10 +119,11 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, _kin
     if _depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple)):
         return redact(json.dumps(value, ensure_ascii=False, default=str))
     if isinstance(value, dict):
-        return {k: redact_value(v, redact, _kind=name_class(k) if isinstance(k, str) else None,
-                                _depth=_depth + 1) for k, v in value.items()}
+        return {k: v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1,
+                                                    _kind=name_class(k) if isinstance(k, str) else None)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_value(v, redact, _kind=_kind, _depth=_depth + 1) for v in value]
+        return [redact_value(v, redact, keep=keep, _kind=_kind, _depth=_depth + 1) for v in value]
     return value
 
 

@@ -183,3 +183,48 @@ def test_an_import_never_takes_over_another_users_memory(tmp_path: Path) -> None
         assert client.get(victim)["user_id"] == "alice" and client.get(victim)["content"] == "My locker code is 4471"
         assert client.search("mallory", user_ids=["mallory"])["memories"] == []
         assert client.delete(victim) is True and client.get(victim) is None
+
+
+SECRET = "sk-proj-Zq8vN3kLm2Xw9RtY7uP4sA1dF6gH0jKe"
+
+
+def test_an_import_redacts_what_a_store_without_redaction_exported(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows written with MEMORY_REDACT_SECRETS=false, imported where it is on: every text
+    loses its secrets, every id and time stays, and a redacted export imports unchanged."""
+    embeddings = HashingEmbeddings(64)
+    said = f"my openai key is {SECRET} and my vpn password: Tr0ub4dor&3x"
+    monkeypatch.setenv("MEMORY_REDACT_SECRETS", "false")
+    user = "usr_8fK2mQ9xL3pR7tV1wY5zB4nC6"  # an id shaped like a vendor key: kept as given
+    with client_on(tmp_path / "raw", embeddings) as client:
+        memory_id = client.add(said, user_id=user, metadata={"pin": "4821", "x": "a\x00b"})["memory_ids"][0]
+        client.add(tool_trace_with(said), "coding", user_id=user)
+        client.memory_extract(user, msg_list=[{"msgRole": "user", "msgValue": "以后回复用中文"}])
+        rows = list(client.export_memories())
+    for row in rows:  # workflow memory refuses credentials: a document edited by hand holds one
+        if row["type"] == "workflow_file":
+            row["text"] += f"- [note] deploy key {SECRET}\n"
+    assert SECRET in json.dumps(rows)
+    monkeypatch.delenv("MEMORY_REDACT_SECRETS")
+    with client_on(tmp_path / "clean", embeddings) as client:
+        result = client.import_memories(rows)
+        assert result["complete"] and result["refused"] == []
+        again = list(client.export_memories())
+        record = client.get(memory_id)
+        assert record is not None and record["user_id"] == user
+        assert record["metadata"] == {"pin": "[REDACTED:password]", "x": "ab"}
+        assert client.search("openai key", user_ids=[user])["memories"][0]["memory_id"] == memory_id
+    text = json.dumps(again, ensure_ascii=False)
+    assert SECRET not in text and "Tr0ub4dor" not in text and "[REDACTED:openai_key]" in text
+    assert [(r["type"], r.get("id")) for r in again[1:-1]] == [(r["type"], r.get("id")) for r in rows[1:-1]]
+    with client_on(tmp_path / "again", embeddings) as client:  # a redacted export: unchanged
+        client.import_memories(again)
+        assert json.dumps(list(client.export_memories())[1:-1]) == json.dumps(again[1:-1])
+
+
+def tool_trace_with(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": text},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "Edit", "arguments": json.dumps({"file_path": "a.py", "old_string": "k = 1",
+                                                         "new_string": f"k = '{SECRET}'"})}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
