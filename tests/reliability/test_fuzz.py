@@ -3,6 +3,7 @@ with nothing written; whatever a model answers never fails a write."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import HyMemoryError
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 from tests.productivity.support import tool_trace
@@ -119,3 +121,60 @@ def test_any_model_output_never_fails_a_write(tmp_path: Path, answers: list[str]
         client.search("cat", user_ids=["u1"], search_mode="agentic")
     finally:
         client.close()
+
+
+# --------------------------------------------------------------- the backends agree
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory, pg_shared: Any) -> Iterator[dict[str, HyMemoryClient]]:
+    """The same client on SQLite and on PostgreSQL."""
+    made: dict[str, HyMemoryClient] = {}
+    for name in ("sqlite", "postgres"):
+        data_dir = tmp_path_factory.mktemp(f"twin-{name}")
+        config = MemoryConfig.from_env({}, data_dir=data_dir)
+        options: dict[str, Any] = {}
+        if name == "postgres":
+            config = dataclasses.replace(config, db_schema_prefix=pg_shared.prefix())
+            options["db_url"] = pg_shared.url
+        made[name] = HyMemoryClient(mode="lite", data_dir=data_dir, config=config,
+                                    embeddings=HashingEmbeddings(dims=32), **options)
+    yield made
+    for client in made.values():
+        client.close()
+
+
+def _outcome(call: Any) -> tuple[str, Any]:
+    try:
+        result = call()
+    except HyMemoryError as exc:
+        return "refused", type(exc).__name__
+    texts = sorted(m.get("content") or m.get("statement") or "" for key in ("memories", "facts")
+                   for m in result.get(key, []))
+    return "ok", texts
+
+
+_DRAWN = iter(range(10**9))
+
+
+@_SETTINGS
+@given(msgs=messages, scene=st.sampled_from([None, "chat", "working", "coding"]),
+       metadata=st.one_of(st.none(), json_values), session=st.one_of(st.none(), texts),
+       workspace=st.one_of(st.none(), texts), query=texts)
+@example(msgs=["I read\x00 a book"], scene=None, metadata={"k\x00": "v\x00"}, session=None, workspace=None,
+         query="book")  # PostgreSQL refused U+0000, SQLite kept it: now both drop it
+def test_sqlite_and_postgresql_accept_refuse_and_find_alike(twins: dict[str, HyMemoryClient], msgs: Any,
+                                                            scene: Any, metadata: Any, session: Any,
+                                                            workspace: Any, query: Any) -> None:
+    """Whatever is written either works on both backends or is refused by both with the
+    same error, and the same searches find the same texts."""
+    user = f"twin{next(_DRAWN)}"
+    outcomes = {name: _outcome(lambda c=client: c.add(msgs, scene=scene, user_id=user, metadata=metadata,
+                                                      session_id=session, workspace_id=workspace))
+                for name, client in twins.items()}
+    assert outcomes["sqlite"] == outcomes["postgres"]
+    for searched in (None, "working"):
+        found = {name: _outcome(lambda c=client: c.search(query, scene=searched, user_ids=[user],
+                                                          workspace_id=workspace))
+                 for name, client in twins.items()}
+        assert found["sqlite"] == found["postgres"]
