@@ -10,6 +10,7 @@ arguments as OpenAI sends them) is parsed and redacted as a value, then written 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Collection
 from typing import Any, Final
@@ -23,11 +24,12 @@ __all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "red
 #: Deepest nesting redacted structurally; deeper parts are scanned as text (JSON dumped).
 MAX_DEPTH: Final = 64
 #: Recent texts known to hold no secret (scanned clean, or a redaction's own output),
-#: so the second pass over what a caller redacted before handing it on costs a lookup.
-#: Texts longer than ``_CLEAN_CHARS`` are not kept; the memo is emptied when full.
-_CLEAN: dict[str, None] = {}
+#: so the second pass over what a caller redacted before handing it on costs a lookup:
+#: short texts kept as they are, longer ones (a tool's output) by a 128-bit digest. The
+#: memo is emptied when full.
+_CLEAN: dict[str | bytes, None] = {}
 _CLEAN_SIZE: Final = 1024
-_CLEAN_CHARS: Final = 16_384
+_KEPT_CHARS: Final = 512
 _NULLISH: Final = frozenset({"", "none", "null", "nil", "xxx", "***", "******", "n/a", "redacted"})
 
 
@@ -47,7 +49,7 @@ def redact_text(text: str) -> str:
         >>> redact_text("passengers: Anna and Ben Ortiz")
         'passengers: Anna and Ben Ortiz'
     """
-    if not text or text in _CLEAN:
+    if not text or _memo_key(text) in _CLEAN:
         return text
     spans = scan(text)
     if spans:
@@ -61,13 +63,18 @@ def redact_text(text: str) -> str:
     return text
 
 
+def _memo_key(text: str) -> str | bytes:
+    if len(text) <= _KEPT_CHARS:
+        return text
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 def _remember_clean(text: str) -> None:
     """Keep ``text`` in the memo of secret-free texts (redaction is idempotent: a tested
     property, so its output is one of them)."""
-    if len(text) <= _CLEAN_CHARS:
-        if len(_CLEAN) >= _CLEAN_SIZE:
-            _CLEAN.clear()  # one atomic step: threads may share the memo
-        _CLEAN[text] = None
+    if len(_CLEAN) >= _CLEAN_SIZE:
+        _CLEAN.clear()  # one atomic step: threads may share the memo
+    _CLEAN[_memo_key(text)] = None
 
 
 def find_secret(text: str) -> str | None:

@@ -328,3 +328,24 @@ def test_redaction_is_idempotent_and_never_fails(text: str) -> None:
     once = redact_text(text)
     values._CLEAN.clear()  # scan the output again, not the memo of clean texts
     assert redact_text(once) == once
+
+
+def test_the_memo_of_clean_texts_skips_rescans_and_never_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graph's second pass over what the client redacted is a lookup (short texts by
+    value, long ones by digest); a text with a secret is always scanned."""
+    scans: list[str] = []
+    real = values.scan
+    monkeypatch.setattr(values, "scan", lambda text: scans.append(text) or real(text))
+    values._CLEAN.clear()
+    short, long = "I like green tea", "a tool printed this line\n" * 400
+    for text in (short, long):
+        assert redact_text(text) == text
+    redacted = redact_text(long + "password: hunter2xyz")
+    assert redacted.endswith("password: [REDACTED:password]")
+    scans.clear()
+    assert [redact_text(t) for t in (short, long, redacted)] == [short, long, redacted]
+    assert scans == []  # all three known clean
+    assert redact_text(long + "password: hunter2xyz") == redacted and len(scans) == 1  # raw: scanned
+    for i in range(values._CLEAN_SIZE + 1):  # a full memo is emptied, never wrong
+        redact_text(f"note {i}")
+    assert redact_text("token = ghp_" + "a1B2c3D4e5" * 4) == "token = [REDACTED:github_token]"
