@@ -44,6 +44,7 @@ class Rules:
         headers: ``(kind, pattern)``: the ``secret`` group is.
         password, secret, weak: Label words of each class (lower case, no separators).
         loose: Password words that need a separator before their value.
+        codes: Password words whose value is a code of three or four digits (a card's CVV).
         pairs: Word pairs naming a secret.
         phrase_password, phrase_secret: Labels of each class found as a run of characters
             (lower case): Chinese, other languages, names of several words.
@@ -54,6 +55,7 @@ class Rules:
     headers: tuple[tuple[str, re.Pattern[str]], ...]
     password: frozenset[str]
     loose: frozenset[str]
+    codes: frozenset[str]
     secret: frozenset[str]
     weak: frozenset[str]
     pairs: frozenset[tuple[str, str]]
@@ -77,6 +79,7 @@ def load_rules() -> Rules:
         tokens=tuple(tokens),
         headers=tuple((e["kind"], re.compile(e["pattern"])) for e in data["header"]),
         password=frozenset(labels["password"]), loose=frozenset(labels["loose"]),
+        codes=frozenset(labels["codes"]),
         secret=frozenset(labels["secret"]),
         weak=frozenset(labels["weak"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),

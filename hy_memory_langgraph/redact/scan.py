@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
+from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.rules import label_words, load_rules, mentions_password, name_class, split_name
 
@@ -62,6 +63,8 @@ _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish and Norwegian); a colon may follow them (``is: …``).
 _WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est", "é", "è", "är", "er")
+#: A card's security code, the whole value after a code label ("CVV 123").
+_CARD_CODE: Final = re.compile(r"\d{3,4}")
 #: "(was reset) to" before a value that is not all letters (``changed my password to
 #: Blue$ky9``; "the password to the router is …" keeps ``is`` as its separator).
 _TO_SEPARATOR: Final = (r"(?:(?:was|is|has\s+been|got|been)\s+)?(?:(?:re)?set|changed|updated)?\s*to"
@@ -157,7 +160,7 @@ def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
     Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
     return re.compile(
-        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{4,200}))",
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
         re.IGNORECASE)
 
 
@@ -168,6 +171,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     start = match.start("value")
     if code_value(value, "") or value.startswith("("):
         return None
+    if kind == "password" and label.lower() in load_rules().codes and _CARD_CODE.fullmatch(value):
+        return start, start + len(value), "password"
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
             and not plain_word(value) and any(not c.isalpha() for c in value):
         return start, start + len(value), "password"
@@ -249,6 +254,8 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     if kind == "password":
         end = _password_end(text, match, label, value)
         return None if end is None else (start, end, "password")
+    if kind in ("secret", "weak") and "(" in value and code_value(value, sep):
+        return None  # a call: token = base64.b64encode(mac.digest()) (a dotted token may be a key)
     if kind == "secret" and looks_random(value, min_length=8):
         return start, start + len(value), "secret_value"
     if kind == "weak" and looks_random(value, min_length=16):
@@ -432,6 +439,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in _tried(tokens, text, folded)
              for m in pattern.finditer(text)]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
+    spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
     spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, text, folded)
               for m in pattern.finditer(text)]
     starts = _label_starts(text, folded)

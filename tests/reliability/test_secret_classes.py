@@ -349,3 +349,42 @@ def test_the_memo_of_clean_texts_skips_rescans_and_never_a_secret(monkeypatch: p
     for i in range(values._CLEAN_SIZE + 1):  # a full memo is emptied, never wrong
         redact_text(f"note {i}")
     assert redact_text("token = ghp_" + "a1B2c3D4e5" * 4) == "token = [REDACTED:github_token]"
+
+
+# --------------------------------------------------------------- URLs that are credentials, cards
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("ping https://discord.com/api/webhooks/1123456789012345678/aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9dE1f",
+     "aB3dE5fG7hI9jK1lM3nO5pQ7"),
+    ("https://outlook.office.com/webhook/a1b2c3d4-e5f6-7890-abcd-ef1234567890@11111111-2222-3333-4444-555555555555"
+     "/IncomingWebhook/0123456789abcdef0123456789abcdef/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "0123456789abcdef0123"),
+    ("POST https://hooks.example.io/hooks/t3am/Xk29fLq8Zp4Rt7Wm1Nv6Bc5 with the alert", "Xk29fLq8Zp4Rt7Wm1Nv6Bc5"),
+    ("curl https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawx/getMe", "AAHdqTcvCH1vGWJxfSeofSAs0K5"),
+    ("https://b.s3.amazonaws.com/f.pdf?X-Amz-Date=20240101T000000Z&X-Amz-Signature="
+     "4b1c8e2f9a7d6c5b4a3928170f6e5d4c3b2a19087f6e5d4c3b2a190876543210", "4b1c8e2f9a7d6c5b4a39"),
+    ("https://storage.googleapis.com/b/o?X-Goog-Signature=8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b", "8a7b6c5d4e3f2a1b0c9d"),
+    ("AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE", "QPZRY9X8GF2TVDW0S3JN"),
+    ("my card number is 4111 1111 1111 1111, exp 12/27", "1111 1111 1111"),
+    ("amex 3782 822463 10005 on file", "822463"), ("pay with 5555-5555-5555-4444", "5555-5555-5555-4444"),
+    ("卡号4111111111111111谢谢", "4111111111111111"), ("use card 6011111111111117", "6011111111111117"),
+    ("cvv 123", "123"), ("CVC2: 9981", "9981"), ("the security code is 042", "042"),
+])
+def test_credentials_in_urls_cards_and_their_codes_go(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+@pytest.mark.parametrize("text", [
+    "see https://docs.github.com/en/webhooks/using-webhooks/creating-webhooks for details",
+    "https://example.com/webhooks/orderCreatedNotificationHandler",
+    "GET https://api.github.com/repos/o/r/hooks/12345678",
+    "order 4111 1111 1111 1112 shipped",  # the Luhn digit is wrong
+    "seeds [4220315081820346526, 7177518220443718]",  # integers of other lengths, a bad check digit
+    "call +1 415 555 0132 or 0049 30 1234 5678", "at 1796515744826 ms", "total 4111111111111111.50",
+    "1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6", "the CVV is on the back of the card", "my signature is John Smith",
+    "    expected_signature = base64.b64encode(mac.digest()).decode()",
+    "        token = b64encode(userpass).decode()",
+    "One SuperKMeans iter-1+ assignment pass: partial GEMM over the front",
+])
+def test_look_alikes_of_those_stay(text: str) -> None:
+    assert redact_text(text) == text
