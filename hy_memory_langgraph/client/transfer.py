@@ -51,7 +51,7 @@ from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso, utcnow
-from hy_memory_langgraph.values import without_nul
+from hy_memory_langgraph.values import MAX_JSON_DEPTH, json_depth, without_nul
 from hy_memory_langgraph.workflow.files import escape_name
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "ROW_TYPES", "export_rows", "import_rows"]
@@ -181,6 +181,8 @@ class _Importer:
         (unless redaction is off) in everything but :data:`_PLACES`."""
         if not isinstance(value, dict):
             raise TypeError(f"value must be an object, not {type(value).__name__}")
+        if json_depth(value) > MAX_JSON_DEPTH:
+            return dict(value)  # refused as a whole when written (its reason in ``refused``)
         value = without_nul(value)
         return redact_value(value, keep=_PLACES) if self.redact else value
 

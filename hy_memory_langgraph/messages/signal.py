@@ -293,7 +293,7 @@ def quotes(text: str, needles: Sequence[str]) -> bool:
     of ``needles`` or is held in one.
 
     Example:
-        >>> quotes("I said my locker code is 7731", ["locker code is 7731"]), quotes("ok", ["ok then"])
+        >>> quotes("I said my locker number is 7731", ["locker number is 7731"]), quotes("ok", ["ok then"])
         (True, False)
     """
     text = text.strip()

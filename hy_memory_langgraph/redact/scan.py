@@ -62,7 +62,7 @@ _CLAUSE_END: Final = re.compile(r"""["'”’;<>|`]|\*\*|""" + _NEXT_PARAM + r""
 _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish and Norwegian); a colon may follow them (``is: …``).
-_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "es", "era", "est", "é", "è", "är", "er")
+_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "lautet", "es", "era", "est", "é", "è", "är", "er")
 #: A card's security code, the whole value after a code label ("CVV 123").
 _CARD_CODE: Final = re.compile(r"\d{3,4}")
 #: "(was reset) to" before a value that is not all letters (``changed my password to

@@ -126,12 +126,21 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep
     if _depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple)):
         return redact(json.dumps(value, ensure_ascii=False, default=str))
     if isinstance(value, dict):
+        named = _named_kind(value)  # {"name": "DB_PASSWORD", "value": "…"}: the name says
         return {k: v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1,
-                                                    _kind=name_class(k) if isinstance(k, str) else None)
+                                                    _kind=named if named and k == "value" else
+                                                    name_class(k) if isinstance(k, str) else None)
                 for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact_value(v, redact, keep=keep, _kind=_kind, _depth=_depth + 1) for v in value]
     return value
+
+
+def _named_kind(value: dict[Any, Any]) -> NameClass | None:
+    """The class of a name/value pair's name (an environment variable, a cookie in a
+    browser's export: ``{"name": "DB_PASSWORD", "value": "…"}``)."""
+    name = value.get("name") if "value" in value else None
+    return name_class(name) if isinstance(name, str) else None
 
 
 def redact_json_text(text: str, redact: Callable[[str], str] = redact_text) -> str:

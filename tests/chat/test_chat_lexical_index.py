@@ -168,7 +168,7 @@ def test_updates_supersedes_deletes_and_restores_keep_the_index_right(
 
 def test_erased_text_is_nowhere_in_the_sqlite_files(tmp_path: Path) -> None:
     client = HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=DIMS))
-    gone = client.add("my locker code is zq-locker-7731", user_id="alice", session_id="s1")["memory_ids"][0]
+    gone = client.add("my locker number is zq-locker-7731", user_id="alice", session_id="s1")["memory_ids"][0]
     client.add("ok, noted", user_id="alice", session_id="s1")
     client.add("what about the gym?", user_id="alice", session_id="s1")
     assert "zq-locker-7731" in _lexical_terms(client)

@@ -164,7 +164,7 @@ def test_an_import_never_takes_over_another_users_memory(tmp_path: Path) -> None
     victim's memory stays theirs (get, search, delete)."""
     embeddings = HashingEmbeddings(64)
     with client_on(tmp_path / "d", embeddings) as client:
-        victim = client.add("My locker code is 4471", user_id="alice")["memory_ids"][0]
+        victim = client.add("My locker number is 4471", user_id="alice")["memory_ids"][0]
         rows = list(client.export_memories(["alice"]))
     forged = [dict(r) for r in rows]
     for row in forged:
@@ -180,7 +180,7 @@ def test_an_import_never_takes_over_another_users_memory(tmp_path: Path) -> None
         assert [(r["memory_id"], r["user_id"]) for r in result["refused"]] == [(victim, "mallory"),
                                                                                (coding_id, "mallory")]
         assert "another user's" in result["refused"][0]["reason"]
-        assert client.get(victim)["user_id"] == "alice" and client.get(victim)["content"] == "My locker code is 4471"
+        assert client.get(victim)["user_id"] == "alice" and client.get(victim)["content"] == "My locker number is 4471"
         assert client.search("mallory", user_ids=["mallory"])["memories"] == []
         assert client.delete(victim) is True and client.get(victim) is None
 

@@ -238,9 +238,9 @@ def test_a_stage_record_carries_every_meter_that_counted() -> None:
 def test_erasure_drops_the_users_log_records_on_every_backend(make_client) -> None:
     client = make_client("lite", pipeline_log_text=True)
     kept = client.add("My favourite tea is oolong from Taiwan", user_id="u1")
-    gone = client.add("My locker code is 7731 at the gym", user_id="u1")
-    searched = client.search("locker code", user_ids=["u1", "u2"])
-    other = client.add("My locker code is 8842 at the pool", user_id="u2")
+    gone = client.add("My locker number is 7731 at the gym", user_id="u1")
+    searched = client.search("locker number", user_ids=["u1", "u2"])
+    other = client.add("My locker number is 8842 at the pool", user_id="u2")
     client.recorder.write_pending()  # the records leave the recorder's buffer for the database
     assert "7731" in json.dumps(client.pipeline_log(gone["request_id"]))
     assert client.delete(gone["memory_ids"][0]) is True

@@ -93,22 +93,22 @@ def _memory_graph(client: Any) -> Any:
 
 def test_memory_nodes_write_the_authenticated_users_memory_and_refuse_another(make_client) -> None:
     client = make_client(mode="lite")
-    client.add("Bob's locker code is 8842", user_id="bob")
+    client.add("Bob's locker number is 8842", user_id="bob")
     graph = _memory_graph(client)
     graph.invoke({"messages": [HumanMessage("My cat is called Miso")]}, ALICE)
     assert any("Miso" in m["content"] for m in client.search("cat", user_ids=["alice"])["memories"])
     with pytest.raises(ForeignUserError):
-        graph.invoke({"messages": [HumanMessage("What is my locker code?")]},
+        graph.invoke({"messages": [HumanMessage("What is my locker number?")]},
                      {"configurable": {**ALICE["configurable"], "user_id": "bob"}})
     assert not any("Miso" in m["content"] for m in client.search("cat", user_ids=["bob"])["memories"])
 
 
 def test_tools_retriever_and_middleware_follow_the_authenticated_user(make_client) -> None:
     client = make_client(mode="lite")
-    client.add("Bob's locker code is 8842", user_id="bob")
-    client.add("Alice's locker code is 7731", user_id="alice")
+    client.add("Bob's locker number is 8842", user_id="bob")
+    client.add("Alice's locker number is 7731", user_id="alice")
     search = create_memory_tools(client)[0]
-    call = {"name": "search_memory", "args": {"query": "locker code"}, "id": "c1", "type": "tool_call"}
+    call = {"name": "search_memory", "args": {"query": "locker number"}, "id": "c1", "type": "tool_call"}
     graph = StateGraph(MessagesState)
     graph.add_node("tools", ToolNode([search]))
     graph.add_edge(START, "tools")
@@ -118,9 +118,9 @@ def test_tools_retriever_and_middleware_follow_the_authenticated_user(make_clien
     with pytest.raises(ForeignUserError):
         tools.invoke({"messages": [AIMessage("", tool_calls=[call])]}, ALICE, context={"user_id": "bob"})
     retriever = HyMemoryRetriever(client=client)
-    assert "7731" in retriever.invoke("locker code", ALICE)[0].page_content
+    assert "7731" in retriever.invoke("locker number", ALICE)[0].page_content
     with pytest.raises(ForeignUserError):
-        retriever.invoke("locker code", ALICE, user_id="bob")
+        retriever.invoke("locker number", ALICE, user_id="bob")
     spoofing = HyMemoryMiddleware(client, user_id=lambda runtime: runtime.context["user"], remember=False)
     agent = create_agent(ScriptedChatModel.from_script(["ok"]), tools=[], middleware=[spoofing],
                          context_schema=dict)

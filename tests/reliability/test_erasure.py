@@ -28,7 +28,7 @@ def _holding(root: Path, needle: str) -> list[str]:
 
 
 def _fill(client: HyMemoryClient, user: str, tag: str) -> dict[str, Any]:
-    first = client.add(f"My locker code is {tag}-LOCKER-7731", user_id=user, session_id="s1")
+    first = client.add(f"My locker number is {tag}-LOCKER-7731", user_id=user, session_id="s1")
     client.add(f"My favourite tea is {tag}-OOLONG-1191", user_id=user, session_id="s1")
     coding = client.add(tool_trace(f"Fix {tag}-CODE-4410 in search.py", tool="Edit",
                                    args={"file_path": "search.py", "old_string": "t = 1",
@@ -147,8 +147,8 @@ def test_delete_after_update_leaves_no_version_in_the_traces(tmp_path: Path, sce
     deleting the memory after an update removes every version's text from them."""
     client = _client(tmp_path / "d")
     if scene == "chat":
-        memory_id = client.add("My locker code is ORIG-LOCKER-7731", user_id="alice", session_id="s1")["memory_ids"][0]
-        client.update(memory_id, "My locker code is NEW-LOCKER-8842")
+        memory_id = client.add("My locker number is ORIG-LOCKER-7731", user_id="alice", session_id="s1")["memory_ids"][0]
+        client.update(memory_id, "My locker number is NEW-LOCKER-8842")
         client.add("I like green tea", user_id="alice", session_id="s1")
     else:
         memory_id = client.add(tool_trace("Fix ORIG-CODE-7731 in search.py"), scene="coding",
@@ -168,15 +168,15 @@ def test_delete_all_erases_the_users_embedding_cache_rows(tmp_path: Path) -> Non
     client = HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32),
                             embedding_cache=True)
     cache = client.embeddings
-    texts = {"alice": "My locker code is ALICE-7731", "bob": "My locker code is BOB-8842"}
+    texts = {"alice": "My locker number is ALICE-7731", "bob": "My locker number is BOB-8842"}
     for user, text in texts.items():
         client.add(text, user_id=user)
-        client.search(f"what is the locker code of {user}", user_ids=[user])
+        client.search(f"what is the locker number of {user}", user_ids=[user])
     kv = cache.store
     assert kv.mget([cache.key(texts["alice"])])[0] is not None
     erased = client.delete_all("alice")
     assert erased == 1
-    assert kv.mget([cache.key(texts["alice"]), cache.key("what is the locker code of alice", query=True)]) == [None, None]
+    assert kv.mget([cache.key(texts["alice"]), cache.key("what is the locker number of alice", query=True)]) == [None, None]
     assert kv.mget([cache.key(texts["bob"])])[0] is not None  # another user's rows stay
     assert list(kv.yield_keys(prefix=cache._owner_prefix("alice"))) == []
     memory_id = client.search("locker", user_ids=["bob"])["memories"][0]["memory_id"]

@@ -8,6 +8,7 @@ scene stores and must get back as written.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import string
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.common.secret_heldout import CLEAN_2, HELD_OUT_2
-from hy_memory_langgraph.redact import name_class, redact_text
+from hy_memory_langgraph.redact import name_class, redact_json_text, redact_text
 from hy_memory_langgraph.redact import scan as scan_mod
 from hy_memory_langgraph.redact import values
 from hy_memory_langgraph.redact.judge import code_value, looks_random, wordy
@@ -387,4 +388,34 @@ def test_credentials_in_urls_cards_and_their_codes_go(text: str, needle: str) ->
     "One SuperKMeans iter-1+ assignment pass: partial GEMM over the front",
 ])
 def test_look_alikes_of_those_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("net user admin P@ssw0rd123 /add", "P@ssw0rd123"), ("htpasswd -b .htpasswd alice S3cretPass", "S3cretPass"),
+    ("redis-cli -h cache -a S3cr3tRedis ping", "S3cr3tRedis"), ("mongo -u admin -p s3cret --quiet", "s3cret"),
+    ("sqlcmd -S srv -U sa -P Pr0d!pw", "Pr0d!pw"), ("mysql --password hunter --user=root", "hunter"),
+    ("WIFI:T:WPA;S:HomeNet;P:Blue$ky2024;;", "Blue$ky2024"), ("the wifi key is Blue$ky2024", "Blue$ky2024"),
+    ("env:\n  - name: DB_PASSWORD\n    value: hunter2\n", "hunter2"),
+    ("the door code is 4821", "4821"), ("alarm code: 9911", "9911"), ("my gym locker code is 3316", "3316"),
+    ("Mein Passwort lautet Sommer2024!", "Sommer2024"),
+])
+def test_command_lines_codes_and_named_values_go(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+def test_a_name_value_pair_is_judged_by_its_name() -> None:
+    """Environment variables and cookies as JSON: ``{"name": …, "value": …}``."""
+    tool_result = '{"env": [{"name": "STRIPE_API_KEY", "value": "rk9Xq2Lm8Zp4Tt7W"}, {"name": "TZ", "value": "UTC"}]}'
+    assert json.loads(redact_json_text(tool_result)) == {"env": [
+        {"name": "STRIPE_API_KEY", "value": "[REDACTED:secret_value]"}, {"name": "TZ", "value": "UTC"}]}
+
+
+@pytest.mark.parametrize("text", [
+    "net user alice /add", "htpasswd -c .htpasswd alice", "git commit --pass-through x",
+    "can be provided via the --username and --password options instead",
+    "env:\n  - name: MAX_TOKENS\n    value: \"512\"\n  - name: LOG_LEVEL\n    value: debug\n",
+    '{"name": "Alice", "value": "premium"}', "my locker number is 3316", "the building's door is red",
+])
+def test_look_alikes_of_command_lines_and_codes_stay(text: str) -> None:
     assert redact_text(text) == text
