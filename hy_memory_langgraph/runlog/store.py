@@ -66,7 +66,7 @@ _owners_metadata = sa.MetaData()
 _users = sa.Table(
     "pipeline_log_users", _owners_metadata,
     sa.Column("user_id", sa.Text, nullable=False, index=True),
-    sa.Column("request_id", sa.String(64), nullable=False, index=True),
+    sa.Column("request_id", sa.String(64), nullable=False),
     sa.Column("ts", sa.Float, nullable=False, index=True),
 )
 
@@ -161,7 +161,7 @@ class PipelineLogStore:
         with write_tx(self._engine) as conn:
             requests = [r.request_id for r in conn.execute(_OF_USER, {"user_id": user_id})]
             gone = self._drop(conn, _rows.c.request_id, requests)
-            self._drop(conn, _users.c.request_id, requests)
+            self._drop(conn, _users.c.user_id, [user_id])  # other users' rows of them: pruned later
         checkpoint(self._engine)
         return gone
 
