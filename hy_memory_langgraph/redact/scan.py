@@ -61,8 +61,10 @@ _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 _CLAUSE_END: Final = re.compile(r"""["'”’;<>|`]|\*\*|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
-#: Italian, Swedish, Danish and Norwegian); a colon may follow them (``is: …``).
-_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "lautet", "es", "era", "est", "é", "è", "är", "er")
+#: Italian, Swedish, Danish, Norwegian, Polish, Russian, Vietnamese, Indonesian, Greek,
+#: Hindi, Arabic, Persian, Hebrew); a colon may follow them (``is: …``).
+_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "lautet", "es", "era", "est", "é", "è", "är", "er",
+                           "jest", "это", "là", "adalah", "είναι", "है", "هي", "هو", "است", "היא", "הוא")
 #: A card's security code, the whole value after a code label ("CVV 123").
 _CARD_CODE: Final = re.compile(r"\d{3,4}")
 #: "(was reset) to" before a value that is not all letters (``changed my password to
@@ -158,9 +160,11 @@ def _label_pattern() -> re.Pattern[str]:
 @functools.cache
 def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
-    Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``)."""
+    Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``),
+    or none after a Chinese label (``支付密码123456``)."""
     return re.compile(
-        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?)(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?|(?<=[\u4e00-\u9fff]))"
+        r"(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
         re.IGNORECASE)
 
 

@@ -419,3 +419,24 @@ def test_a_name_value_pair_is_judged_by_its_name() -> None:
 ])
 def test_look_alikes_of_command_lines_and_codes_stay(text: str) -> None:
     assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("my gmail app password is abcd efgh ijkl mnop", "efgh ijkl"),
+    ("BitLocker recovery key: 123456-654321-111111-222222-333333-444444-555555-666666", "654321-111111"),
+    ("my Apple recovery key is ABCD-EFGH-IJKL-MNOP-QRST-UVWX-YZ12", "EFGH-IJKL"),
+    ("security question answer: Fluffy1999", "Fluffy1999"), ("creds are admin/Sup3rS3cret!", "Sup3rS3cret"),
+    ('variable "db_password" {\n  default = "TfS3cret99"\n}', "TfS3cret99"), ("微信支付密码123456", "123456"),
+    ("mật khẩu wifi là matkhau123", "matkhau123"), ("كلمة المرور هي Sahara2024", "Sahara2024"),
+    ("मेरा पासवर्ड है Dilli@123", "Dilli@123"), ("мой пароль это Zima2024", "Zima2024"), ("hasło jest Krakow#99", "Krakow#99"),
+])
+def test_more_languages_recovery_keys_and_config_blocks_go(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+@pytest.mark.parametrize("text", [
+    "the app password feature is nice and easy to use", "密码学是一门学科", "the recovery key is stored in your account",
+    "what is a security question for?", 'variable "region" { default = "eu-west-1" }', "мой пароль это секрет",
+])
+def test_prose_about_them_stays(text: str) -> None:
+    assert redact_text(text) == text
