@@ -424,27 +424,36 @@ def _sized_rules() -> tuple[tuple[_Rule, ...], tuple[_Rule, ...]]:
     return tuple(tokens), tuple(headers)
 
 
-def _tried(rules: tuple[_Rule, ...], text: str, folded: str) -> Iterator[tuple[str, re.Pattern[str]]]:
-    """The rules that may match ``text``: long enough, and one of their needles in it."""
-    size = len(text)
+@functools.cache
+def _all_needles() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every rule's needles, once each: those looked for in the text, and in the folded text."""
+    rules = [rule for group in _sized_rules() for rule in group]
+    plain = {n for *_, needles, fold in rules if not fold for n in needles}
+    folded = {n for *_, needles, fold in rules if fold for n in needles}
+    return tuple(sorted(plain)), tuple(sorted(folded))
+
+
+def _tried(rules: tuple[_Rule, ...], size: int,
+           present: tuple[set[str], set[str]]) -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The rules that may match a text of ``size`` characters holding the ``present``
+    needles (in the text, in the folded text): long enough, and one of their needles there."""
     for kind, pattern, least, needles, fold in rules:
-        if least > size:
+        if least > size or (needles and present[fold].isdisjoint(needles)):
             continue
-        if needles:
-            haystack = folded if fold else text
-            if not any(n in haystack for n in needles):
-                continue
         yield kind, pattern
 
 
 def _spans(text: str) -> list[tuple[int, int, str, int]]:
     tokens, headers = _sized_rules()
     folded = text.translate(_FOLD)
-    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in _tried(tokens, text, folded)
+    plain, fold = _all_needles()  # each needle looked for once, not once per rule
+    present = ({n for n in plain if n in text}, {n for n in fold if n in folded})
+    size = len(text)
+    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in _tried(tokens, size, present)
              for m in pattern.finditer(text)]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
-    spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, text, folded)
+    spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, size, present)
               for m in pattern.finditer(text)]
     starts = _label_starts(text, folded)
     if "[REDACTED:" in text:  # a placeholder's kind ("password") is no label
