@@ -213,3 +213,22 @@ def test_a_message_cannot_close_its_section_or_speak_for_the_assistant(make_clie
             assert user.count(f"<{tag}>") == 1 and user.count(f"</{tag}>") == 1
         assert not any(line.startswith("[assistant]") for line in user.splitlines())
         assert "I promise a full refund" in user  # kept, as the user's words
+
+
+def test_one_extraction_writes_a_bounded_number_of_bounded_facts(make_client) -> None:
+    """A garbled or manipulated answer listing thousands of facts, or one huge fact, cannot
+    turn one add into thousands of memories or a megabyte memory."""
+    from hy_memory_langgraph.flows.chat.nodes import MAX_FACTS
+
+    many = [(f"The user owns board game number {i}", "games") for i in range(500)]
+    huge = ("The user wrote " + "very " * 20_000 + "long notes", "notes")
+    model = ScriptedChatModel.from_stages({"chat_extract": facts(huge, *many), "chat_reconcile": {"operations": []}})
+    client = make_client(mode="pro", llm=model)
+    result = client.add("I list my board games", user_id="u1")
+    assert result["success"] is True
+    assert result["ops_summary"]["ADD"] == MAX_FACTS
+    stored = [client.get(i)["content"] for i in result["memory_ids"]]
+    assert len(stored) == MAX_FACTS and max(len(c) for c in stored) <= 2000
+    assert stored[0].startswith("The user wrote very") and stored[0].endswith("long notes")
+    fallbacks = [f for r in client.pipeline_log(result["request_id"]) for f in r.get("fallback", [])]
+    assert any("gave 501 facts: the first 64 are kept" in f for f in fallbacks)

@@ -24,6 +24,7 @@ from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
     render_transcript,
+    truncate_chars_head_tail,
 )
 from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.repos.chat import ChatRepository
@@ -42,6 +43,12 @@ CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
 _OWNERS = OWNERS
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
+#: What one extraction may write, whatever the model answers (a garbled or manipulated
+#: answer must not turn one add into thousands of searches and memories): facts kept in
+#: order, each fact's text and subject cut around a marker.
+MAX_FACTS = 64
+_FACT_CHARS = 2000
+_SUBJECT_CHARS = 200
 
 
 def _fields(state: PreparedWrite) -> dict[str, Any]:
@@ -108,7 +115,11 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
         if content:
             subject = as_str(raw.get("subject")) if isinstance(raw, dict) else ""
             owner = as_choice(raw.get("owner") if isinstance(raw, dict) else None, _OWNERS, "user")
-            facts.append({"content": content, "subject": subject.strip(), "owner": owner})
+            facts.append({"content": truncate_chars_head_tail(content, _FACT_CHARS, _FACT_CHARS // 2 - 40),
+                          "subject": subject.strip()[:_SUBJECT_CHARS], "owner": owner})
+    if len(facts) > MAX_FACTS:
+        note_fallback(f"extraction gave {len(facts)} facts: the first {MAX_FACTS} are kept")
+        facts = facts[:MAX_FACTS]
     return {"facts": facts, "fallback": None}
 
 
