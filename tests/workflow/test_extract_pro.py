@@ -115,3 +115,14 @@ def test_pro_client_counts_the_call(make_client: Any) -> None:
     client = make_client("pro", model)
     assert client.memory_extract("u1", user_message=["以后回复简洁点"], assistant_message=["好的"])["saved"]
     assert client.llm_usage.snapshot()["workflow_extract"]["calls"] == 1
+
+
+def test_one_extraction_saves_a_bounded_number_of_entries(make_service: Any) -> None:
+    from hy_memory_langgraph.flows.workflow.extract import MAX_ENTRIES
+
+    model = ScriptedChatModel.from_stages({"workflow_extract": {"entries": [
+        _entry("user", f"用户偏好第{i}号设置。") for i in range(400)]}})
+    service = make_service("pro", model)
+    result = service.memory_extract("u1", msg_list=EXCHANGE, workflow_id=WF_ID)
+    assert result["saved"] is True and len(result["entries"]) == MAX_ENTRIES
+    assert result["entries"][0]["line"].endswith("用户偏好第0号设置。")

@@ -20,9 +20,11 @@ from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.routing import context_workflow_id
 from hy_memory_langgraph.workflow.validation import ExtractRequest
 
-__all__ = ["STAGE", "extract_lite", "extract_llm", "route_by_mode"]
+__all__ = ["MAX_ENTRIES", "STAGE", "extract_lite", "extract_llm", "route_by_mode"]
 
 STAGE = "workflow_extract"
+#: Entries one extraction may save, whatever the model answers (the rest are dropped).
+MAX_ENTRIES = 32
 
 
 def route_by_mode(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) -> str:
@@ -48,7 +50,9 @@ def _valid_entries(parsed: dict[str, Any] | None) -> list[dict[str, Any]] | None
                and e.get("dimension") in ("user", "global", "workflow")]
     if parsed["entries"] and not entries:
         return None
-    return entries
+    if len(entries) > MAX_ENTRIES:
+        note_fallback(f"workflow extraction gave {len(entries)} entries: the first {MAX_ENTRIES} are kept")
+    return entries[:MAX_ENTRIES]
 
 
 def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) -> dict[str, Any]:
