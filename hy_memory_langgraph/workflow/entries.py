@@ -21,7 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from hy_memory_langgraph.fences import drop_invisible
+from hy_memory_langgraph.fences import defuse_control_tokens, drop_invisible
 
 __all__ = [
     "PENDING_ID",
@@ -47,9 +47,10 @@ _MAX_TEXT = 500
 
 def one_line(text: object) -> str:
     """Collapse whitespace (newlines included), drop invisible characters (they could hide
-    an instruction in the memory prompt: :func:`~hy_memory_langgraph.fences.drop_invisible`)
+    an instruction in the memory prompt: :func:`~hy_memory_langgraph.fences.drop_invisible`),
+    defuse chat templates' control tokens (:func:`~hy_memory_langgraph.fences.defuse_control_tokens`)
     and cut to a sane length."""
-    return re.sub(r"\s+", " ", drop_invisible(str(text or ""))).strip()[:_MAX_TEXT]
+    return defuse_control_tokens(re.sub(r"\s+", " ", drop_invisible(str(text or ""))).strip()[:_MAX_TEXT])
 
 
 def normalize_text(text: str) -> str:
