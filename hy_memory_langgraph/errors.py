@@ -7,6 +7,8 @@ already catches ``ValueError`` keeps working.
 
 from __future__ import annotations
 
+from hy_memory_langgraph.redact import redact_text
+
 __all__ = [
     "HyMemoryError",
     "ConfigError",
@@ -27,7 +29,18 @@ __all__ = [
 
 
 class HyMemoryError(Exception):
-    """Base class of every error raised on purpose by hy_memory_langgraph."""
+    """Base class of every error raised on purpose by hy_memory_langgraph.
+
+    Messages often quote what the caller passed (``session_id=' x'``), and errors end up
+    in logs and traces: a secret in a message is replaced as it would be in a memory.
+
+    Example:
+        >>> str(HyMemoryError("session_id='sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZ5aB ' has whitespace"))
+        "session_id='[REDACTED:openai_key] ' has whitespace"
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(HyMemoryError, ValueError):

@@ -179,3 +179,18 @@ def test_turning_redaction_off_hands_the_graph_the_text_as_given(tmp_path: Path,
     recorded, _ = _traced(lambda: client.add(SAID, user_id="u1"))
     client.close()
     assert KEY in recorded
+
+
+def test_error_messages_quote_no_secret(tmp_path: Path) -> None:
+    """Errors quote what was passed and end up in logs and traces: a key passed by mistake
+    where an id goes is named by its placeholder."""
+    client = _client(tmp_path)
+    calls = [lambda: client.add("hi", user_id="u1", session_id=f" {KEY}"),
+             lambda: client.add("hi", user_id="u1", scene=f"scene {KEY}"),
+             lambda: client.search("tea", user_ids=["u1"], limit=f"password: {PASSWORD}"),
+             lambda: client.add([{"role": f"token={SCOPE_TOKEN}", "content": "hi"}], user_id="u1")]
+    for call in calls:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert _leaks(str(info.value)) == [] and "[REDACTED:" in str(info.value), str(info.value)
+    client.close()
