@@ -440,3 +440,17 @@ def test_more_languages_recovery_keys_and_config_blocks_go(text: str, needle: st
 ])
 def test_prose_about_them_stays(text: str) -> None:
     assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "https://a/" + "b/" * 100_000 + "webhooks/x", "https://a/" + "webhooks/" * 30_000 + "x",
+    "htpasswd -b " + "-x " * 50_000, "net user " + "a " * 100_000, "name: DB_PASSWORD\n" * 30_000,
+    "app password " * 30_000, "4111 " * 100_000, 'variable "db_password" {' + " x" * 100_000,
+    "WIFI:" + ";" * 100_000, "--password " * 50_000, "密码" * 100_000, "<|" * 100_000,
+], ids=["webhook-slashes", "webhook-words", "htpasswd", "net-user", "env-pairs", "app-password", "cards",
+        "terraform", "wifi", "password-flags", "cjk-labels", "control-tokens"])
+def test_this_sessions_rules_are_linear_on_long_text(text: str) -> None:
+    from hy_memory_langgraph.fences import defuse_control_tokens
+
+    _, spent = cpu_seconds(lambda: (redact_text(text), defuse_control_tokens(text)))
+    assert spent < 5.0  # under 0.6 CPU s each here
