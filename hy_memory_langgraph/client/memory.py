@@ -35,7 +35,7 @@ from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
 from hy_memory_langgraph.flows.write.nodes import redacted_write_args
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import random_id, require_id
+from hy_memory_langgraph.ids import optional_id, random_id, require_id
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -317,17 +317,26 @@ class HyMemoryClient:
         parsed = parse_id(memory_id)
         return None if parsed is None else self.context.productivity_repo(parsed[1])
 
+    def _owned(self, memory_id: str, user_id: str | None) -> Record | None:
+        """The memory ``memory_id`` if it exists and, when ``user_id`` is given, is theirs."""
+        record = (self._productivity(memory_id) or self._chat).get(memory_id)
+        return None if record is None or (user_id is not None and record.user_id != user_id) else record
+
     @_faults
-    def get(self, memory_id: str) -> MemoryDict | None:
-        """One memory (chat memory, working/coding experience or fact) by id, or ``None``."""
-        memory_id = require_id(memory_id, "memory_id")
-        repo = self._productivity(memory_id) or self._chat
-        record = repo.get(memory_id)
+    def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryDict | None:
+        """One memory (chat memory, working/coding experience or fact) by id, or ``None``.
+
+        With ``user_id`` (any of these methods) only that user's memory is found: an app
+        that passes on ids its users send cannot be made to show, change or erase another
+        user's memory (another user's id reads as an unknown one).
+        """
+        record = self._owned(require_id(memory_id, "memory_id"), optional_id(user_id, "user_id"))
         return None if record is None else record.to_dict()
 
     @_faults
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
-               memory_at: Any = None, expected_version: int | None = None) -> ChatMemoryDict:
+               memory_at: Any = None, expected_version: int | None = None,
+               user_id: str | None = None) -> ChatMemoryDict:
         """Replace a chat memory's content (a new version, ``UPDATE`` in its history).
 
         ``memory_at`` stays as it was unless a newer one is given. With
@@ -354,15 +363,18 @@ class HyMemoryClient:
         at = coerce_datetime(memory_at, "memory_at")
         if self.config.redact_secrets:
             content, metadata = redact_text(content), redact_value(metadata)
-        updated = self._chat.update(memory_id, content.strip(), request_id="manual",
-                                    memory_at=at, metadata=metadata, expected_version=expected_version)
+        owner = optional_id(user_id, "user_id")
+        updated = None if owner is not None and self._owned(memory_id, owner) is None else self._chat.update(
+            memory_id, content.strip(), request_id="manual", memory_at=at, metadata=metadata,
+            expected_version=expected_version)  # a memory's user never changes: the check holds
         if updated is None:
             raise InvalidInputError(f"memory_id={memory_id!r} does not exist; use an id returned by add/search")
         return updated.to_dict()
 
     @_faults
-    def delete(self, memory_id: str) -> bool:
-        """Erase one memory; ``False`` when it did not exist.
+    def delete(self, memory_id: str, *, user_id: str | None = None) -> bool:
+        """Erase one memory; ``False`` when it did not exist (or, with ``user_id``, is
+        another user's).
 
         Erasure (``docs/design.md#erasure``): the record, its history content (a
         content-free ``DELETE`` event stays), the trace messages it quotes and the
@@ -372,7 +384,7 @@ class HyMemoryClient:
         memory_id = require_id(memory_id, "memory_id")
         productivity = self._productivity(memory_id)
         repo = productivity or self._chat
-        record = repo.get(memory_id)
+        record = self._owned(memory_id, optional_id(user_id, "user_id"))
         if record is None:
             return False
         own_events = (e for e in repo.history(memory_id) if e.get("memory_id") == memory_id)
@@ -441,10 +453,13 @@ class HyMemoryClient:
                 "limit": limit, "offset": offset, "has_more": len(found) > offset + limit}
 
     @_faults
-    def history(self, memory_id: str) -> list[HistoryEvent]:
-        """Every version of a memory (and of those it superseded), oldest first."""
+    def history(self, memory_id: str, *, user_id: str | None = None) -> list[HistoryEvent]:
+        """Every version of a memory (and of those it superseded), oldest first; with
+        ``user_id`` only that user's events."""
         memory_id = require_id(memory_id, "memory_id")
-        return (self._productivity(memory_id) or self._chat).history(memory_id)
+        events = (self._productivity(memory_id) or self._chat).history(memory_id)
+        owner = optional_id(user_id, "user_id")
+        return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
     # -- export / import / stats --------------------------------------------------------------
     def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:

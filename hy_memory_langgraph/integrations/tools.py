@@ -170,10 +170,8 @@ class MemoryOps:
         return _saved(await self.client.aadd(**self._save_args(scope, content)))
 
     def forget(self, scope: MemoryScope, memory_id: str) -> str:
-        record = self.client.get(memory_id) if memory_id.strip() else None
-        if record is None or record.get("user_id") != scope.user_id:
+        if not memory_id.strip() or not self.client.delete(memory_id.strip(), user_id=scope.user_id):
             return f"No memory {memory_id!r} of this user."
-        self.client.delete(memory_id)
         return f"Forgot {memory_id}."
 
     async def aforget(self, scope: MemoryScope, memory_id: str) -> str:
