@@ -148,7 +148,7 @@ def _label_pattern() -> re.Pattern[str]:
     ``=``, ``|``, an arrow, a dash, a word, an HTML cell or tag) and the value's first token."""
     return re.compile(
         _label_head() + r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
-        r"\s{0,3}(?P<sep>::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
+        r"\s{0,3}(?P<sep>:=|::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
         r"|(?<=\s)" + _TO_SEPARATOR +
         r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
         r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"

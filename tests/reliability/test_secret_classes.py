@@ -454,3 +454,29 @@ def test_this_sessions_rules_are_linear_on_long_text(text: str) -> None:
 
     _, spent = cpu_seconds(lambda: (redact_text(text), defuse_control_tokens(text)))
     assert spent < 5.0  # under 0.6 CPU s each here
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ('<add key="DbPassword" value="Xml!Pass99" />', "Xml!Pass99"), ("define('DB_PASSWORD', 'PhpS3cret!');", "PhpS3cret"),
+    ('System.setProperty("db.password", "Pr0pPw");', "Pr0pPw"), ('os.Setenv("API_TOKEN", "g0EnvT0ken")', "g0EnvT0ken"),
+    ("CREATE USER app IDENTIFIED BY 'SqlPw#2024';", "SqlPw#2024"), ("ALTER USER postgres WITH PASSWORD 'PgAlter99';", "PgAlter99"),
+    ("ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY 'MyNat1ve!';", "MyNat1ve"),
+    ("sqlplus scott/Tiger123@orcl", "Tiger123"), ("127.0.0.1:6379> AUTH default R3dis", "R3dis"),
+    ("mysqli_connect('localhost', 'root', 'FuncPw!99');", "FuncPw!99"), ('password := "G0Lang!pw"', "G0Lang!pw"),
+    ("gh secret set API_KEY --body Gh5ecretB0dy99", "Gh5ecretB0dy99"), ("ssh-keygen -t ed25519 -N 'K3yg3nPass'", "K3yg3nPass"),
+    ("openssl enc -aes-256-cbc -k 0pensslK3y -in f", "0pensslK3y"), ("zip -P Z1pPass! archive.zip file.txt", "Z1pPass"),
+    ("7z a -pS3venZip! archive.7z dir", "S3venZip"), ("unrar x -pR4rPass archive.rar", "R4rPass"),
+    ("vault login s.Abc123Def456Ghi789Jkl012", "Abc123Def456"), ("keytool -storepass St0reP4ss -keypass K3yP4ss", "K3yP4ss"),
+])
+def test_passwords_in_code_sql_and_tools_go(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+@pytest.mark.parametrize("text", [
+    "sqlplus / as sysdba", "vault login -method=userpass username=alice", "the AUTH command takes a password",
+    "zip -r archive.zip dir", "7z x archive.7z", "ssh-keygen -t ed25519 -N ''", "ALTER USER bob WITH PASSWORD NULL;",
+    "getattr(obj, 'password', None)", "config.get('api_key', '')", "os.getenv('DB_PASSWORD', 'default')",
+    "kwargs.pop('token', None)", "walrus: (n := len(a)) > 10", "d.setdefault('password', 'x')",
+])
+def test_code_that_only_handles_secrets_stays(text: str) -> None:
+    assert redact_text(text) == text
