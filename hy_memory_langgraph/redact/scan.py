@@ -160,10 +160,10 @@ def _label_pattern() -> re.Pattern[str]:
 @functools.cache
 def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
-    Chinese characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了 t0k…``),
-    or none after a Chinese label (``支付密码123456``)."""
+    Chinese or Thai characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了
+    t0k…``, ``รหัสผ่านคือ abc…``), or none after a Chinese label (``支付密码123456``)."""
     return re.compile(
-        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff]{1,6}[ \t]?|(?<=[\u4e00-\u9fff]))"
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff\u0e00-\u0e7f]{1,6}[ \t]?|(?<=[\u4e00-\u9fff]))"
         r"(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
         re.IGNORECASE)
 

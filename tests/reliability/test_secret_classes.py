@@ -480,3 +480,15 @@ def test_passwords_in_code_sql_and_tools_go(text: str, needle: str) -> None:
 ])
 def test_code_that_only_handles_secrets_stays(text: str) -> None:
     assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("la clave del wifi es Casa1234", "Casa1234"), ("รหัสผ่านคือ abc12345", "abc12345"),
+    ("رمز عبور: Tehran1400", "Tehran1400"), ("الرقم السري 4821", "4821"),
+])
+def test_a_fifth_probes_languages_go(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+def test_key_as_a_figure_of_speech_stays() -> None:
+    assert redact_text("la clave es la constancia") == "la clave es la constancia"
