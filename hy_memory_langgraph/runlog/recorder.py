@@ -117,7 +117,8 @@ class PipelineRecorder:
             if self.store is None or not records:
                 return
             self._ended.extend(records)
-            self._users[request_id] = list(users)
+            if self.keep_text:  # only records with text hold anything of the user to erase
+                self._users[request_id] = list(users)
             if self._timer is None and not self._closed:
                 self._timer = threading.Timer(self.flush_delay, self.write_pending)
                 self._timer.daemon = True

@@ -5,12 +5,13 @@ Lives in its own database file (``{data_dir}/data/pipeline_log.db``) or, with
 :data:`MIGRATIONS`. Rows older than the retention are deleted on open and, while the
 process runs, at most once an hour on a write.
 
-Each request's users are kept beside its records (``pipeline_log_users``), so erasure
-finds what the log holds of a user: :meth:`PipelineLogStore.forget_user` drops every
-record of the user's requests, :meth:`PipelineLogStore.forget_texts` the records of
-them that quote an erased memory (the records hold text when ``MEMORY_PIPELINE_LOG_TEXT``
-is on). Schema version 2 added the users and dropped the records written before it,
-whose users are unknown.
+When the records keep text (``MEMORY_PIPELINE_LOG_TEXT``), each request's users are kept
+beside them (``pipeline_log_users``), so erasure finds what the log holds of a user:
+:meth:`PipelineLogStore.forget_user` drops every record of the user's requests,
+:meth:`PipelineLogStore.forget_texts` the records of them that quote an erased memory.
+Records without text hold nothing of a user (decisions, counts, ids, fallbacks). Schema
+version 2 added the users and dropped the records written before it, whose users are
+unknown.
 
 Example:
     >>> import tempfile, os
