@@ -492,3 +492,24 @@ def test_a_fifth_probes_languages_go(text: str, needle: str) -> None:
 
 def test_key_as_a_figure_of_speech_stays() -> None:
     assert redact_text("la clave es la constancia") == "la clave es la constancia"
+
+
+_R = random.Random(11)
+
+
+def _rnd(n: int, chars: str = string.ascii_letters + string.digits) -> str:
+    return "".join(_R.choice(chars) for _ in range(n))
+
+
+@pytest.mark.parametrize("key", [
+    "r8_" + _rnd(37), "lsv2_pt_" + _rnd(32, "0123456789abcdef") + "_" + _rnd(10, "0123456789abcdef"),
+    "dapi" + _rnd(32, "0123456789abcdef"), _rnd(14) + ".atlasv1." + _rnd(67),
+    "dt0c01." + _rnd(24, string.ascii_uppercase + string.digits) + "." + _rnd(64, string.ascii_uppercase + string.digits),
+    "HRKU-AA" + _rnd(58, string.ascii_letters + string.digits + "_-"), "pat" + _rnd(14) + "." + _rnd(64, "0123456789abcdef"),
+    "AKCp" + _rnd(69), "shippo_live_" + _rnd(40, "0123456789abcdef"),
+    "PMAK-" + _rnd(24, "0123456789abcdef") + "-" + _rnd(34, "0123456789abcdef"), "pplx-" + _rnd(48, "0123456789abcdef"),
+], ids=["replicate", "langsmith", "databricks", "terraform-cloud", "dynatrace", "heroku", "airtable", "jfrog", "shippo",
+        "postman", "perplexity"])
+def test_vendor_keys_with_hex_or_mixed_case_shapes_go(key: str) -> None:
+    assert _gone(f"export KEY_FOR_THE_TOOL={key} # set", key)
+    assert _gone(f"use {key} here", key)
