@@ -127,13 +127,31 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep
         return redact(json.dumps(value, ensure_ascii=False, default=str))
     if isinstance(value, dict):
         named = _named_kind(value)  # {"name": "DB_PASSWORD", "value": "…"}: the name says
-        return {k: v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1,
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            kept = v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1,
                                                     _kind=named if named and k == "value" else
                                                     name_class(k) if isinstance(k, str) else None)
-                for k, v in value.items()}
+            out[_key(k, redact, out)] = kept
+        return out
     if isinstance(value, (list, tuple)):
         return [redact_value(v, redact, keep=keep, _kind=_kind, _depth=_depth + 1) for v in value]
     return value
+
+
+def _key(key: Any, redact: Callable[[str], str], taken: dict[Any, Any]) -> Any:
+    """A key as stored: a secret used as a key (``{"ghp_…": {"scopes": …}}``) is redacted
+    too, numbered when two become the same placeholder, so no value is lost."""
+    if not isinstance(key, str):
+        return key
+    new = redact(key)
+    if new == key:
+        return key
+    n, unique = 1, new
+    while unique in taken:
+        n += 1
+        unique = f"{new} ({n})"
+    return unique
 
 
 def _named_kind(value: dict[Any, Any]) -> NameClass | None:

@@ -513,3 +513,13 @@ def _rnd(n: int, chars: str = string.ascii_letters + string.digits) -> str:
 def test_vendor_keys_with_hex_or_mixed_case_shapes_go(key: str) -> None:
     assert _gone(f"export KEY_FOR_THE_TOOL={key} # set", key)
     assert _gone(f"use {key} here", key)
+
+
+def test_a_secret_used_as_a_key_is_redacted_and_no_value_is_lost() -> None:
+    first, second = "ghp_" + "a1B2c3D4e5" * 4, "ghp_" + "Z9y8X7w6V5" * 4
+    tool_result = json.dumps({"tokens": {first: {"scopes": ["repo"]}, second: {"scopes": ["gist"]}}, "count": 2})
+    redacted = json.loads(redact_json_text(tool_result))
+    assert redacted == {"tokens": {"[REDACTED:github_token]": {"scopes": ["repo"]},
+                                   "[REDACTED:github_token] (2)": {"scopes": ["gist"]}}, "count": 2}
+    assert redact_json_text(json.dumps(redacted)) == json.dumps(redacted)  # idempotent
+    assert json.loads(redact_json_text('{"content": "ok", "role": "user"}')) == {"content": "ok", "role": "user"}
