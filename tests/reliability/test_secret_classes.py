@@ -523,3 +523,17 @@ def test_a_secret_used_as_a_key_is_redacted_and_no_value_is_lost() -> None:
                                    "[REDACTED:github_token] (2)": {"scopes": ["gist"]}}, "count": 2}
     assert redact_json_text(json.dumps(redacted)) == json.dumps(redacted)  # idempotent
     assert json.loads(redact_json_text('{"content": "ok", "role": "user"}')) == {"content": "ok", "role": "user"}
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("root:$6$salt$hashedvalueABCDEF1234567890:0:0", "hashedvalueABCDEF"),
+    ("alice:$y$j9T$abcdefghijklmnopqrstuv$ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefg:19000:0:99999:7:::", "ABCDEFGHIJKLM"),
+    ("hash: $2b$12$KIXQJQ8K8n4Y8j8Y8j8Y8uQ1Q2W3E4R5T6Y7U8I9O0P1A2S3D4F5G", "KIXQJQ8K8n4Y8j8Y8j8Y8u"),
+])
+def test_password_hashes_go(text: str, needle: str) -> None:
+    assert _gone(text, needle)
+
+
+@pytest.mark.parametrize("text", ["it costs $6 and $1 per item", "echo $1 $2", "regex ^$1$ here"])
+def test_dollar_signs_that_are_no_hash_stay(text: str) -> None:
+    assert redact_text(text) == text
