@@ -415,8 +415,7 @@ class HyMemoryClient:
             removed += self.context.productivity_repo(scene).delete_all(user_id)
         self.context.productivity_traces.delete_user(user_id)
         self.context.chain_store.delete_user(user_id)
-        self.workflow.delete_user(user_id)
-        self.recorder.forget_user(user_id)
+        self.workflow.delete_user(user_id)  # also drops the user's pipeline-log records
         if isinstance(self.embeddings, CachedEmbeddings):
             self.embeddings.forget_owner(user_id)
         self.context.stores.flush()

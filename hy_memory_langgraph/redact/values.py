@@ -49,7 +49,10 @@ def redact_text(text: str) -> str:
         >>> redact_text("passengers: Anna and Ben Ortiz")
         'passengers: Anna and Ben Ortiz'
     """
-    if not text or _memo_key(text) in _CLEAN:
+    if not text:
+        return text
+    key = _memo_key(text)
+    if key in _CLEAN:
         return text
     spans = scan(text)
     if spans:
@@ -59,7 +62,8 @@ def redact_text(text: str) -> str:
             pos = end
         out.append(text[pos:])
         text = "".join(out)
-    _remember_clean(text)
+        key = _memo_key(text)
+    _remember_clean(key)
     return text
 
 
@@ -69,12 +73,12 @@ def _memo_key(text: str) -> str | bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def _remember_clean(text: str) -> None:
-    """Keep ``text`` in the memo of secret-free texts (redaction is idempotent: a tested
-    property, so its output is one of them)."""
+def _remember_clean(key: str | bytes) -> None:
+    """Keep a text's memo key among the secret-free ones (redaction is idempotent: a
+    tested property, so its output is one of them)."""
     if len(_CLEAN) >= _CLEAN_SIZE:
         _CLEAN.clear()  # one atomic step: threads may share the memo
-    _CLEAN[_memo_key(text)] = None
+    _CLEAN[key] = None
 
 
 def find_secret(text: str) -> str | None:

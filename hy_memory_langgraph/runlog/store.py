@@ -46,6 +46,7 @@ from hy_memory_langgraph.store.db.engine import (
     write_tx,
 )
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.sql.statements import chunks
 
 __all__ = ["PipelineLogStore", "MIGRATIONS"]
 
@@ -183,11 +184,8 @@ class PipelineLogStore:
 
     @staticmethod
     def _drop(conn: sa.Connection, column: sa.Column[Any], values: list[Any]) -> int:
-        gone = 0
-        for start in range(0, len(values), 500):
-            part = values[start:start + 500]
-            gone += int(conn.execute(column.table.delete().where(column.in_(part))).rowcount or 0)
-        return gone
+        return sum(int(conn.execute(column.table.delete().where(column.in_(list(part)))).rowcount or 0)
+                   for part in chunks(values))
 
     def close(self) -> None:
         release_engine(self._engine)
