@@ -31,7 +31,7 @@ from typing import Any
 
 from bench.common.paths import DATA_ROOT as DATA
 from bench.common.secret_corpus import Case, build_cases
-from bench.common.secret_heldout import CLEAN_2, HELD_OUT, HELD_OUT_2
+from bench.common.secret_heldout import CLEAN_2, CLEAN_3, HELD_OUT, HELD_OUT_2, HELD_OUT_3
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.messages import normalize_messages, redact_messages
 from hy_memory_langgraph.redact import redact_text, redact_value
@@ -213,14 +213,15 @@ def main() -> None:
     for case in leaked[: args.examples]:
         print(f"  leaked: {case.kind} via {case.carrier}: {case.text[:80] or case.key!r}")
     print(f"redact_value of a {{'password': …}} dict: {redact_value({'password': 'x'})}")
-    for name, held in (("HELD_OUT", HELD_OUT), ("HELD_OUT_2", HELD_OUT_2)):
+    for name, held in (("HELD_OUT", HELD_OUT), ("HELD_OUT_2", HELD_OUT_2), ("HELD_OUT_3", HELD_OUT_3)):
         missed_by_hand = [(text, needle) for text, needle in held if needle in redact_text(text)]
         print(f"hand-written cases (bench/common/secret_heldout.py {name}): "
               f"{len(held) - len(missed_by_hand)} / {len(held)} redacted")
         for text, _ in missed_by_hand[: args.examples]:
             print(f"  missed: {text[:80]!r}")
-    changed = [text for text in CLEAN_2 if redact_text(text) != text]
-    print(f"hand-written clean texts (CLEAN_2): {len(CLEAN_2) - len(changed)} / {len(CLEAN_2)} kept")
+    for name, clean in (("CLEAN_2", CLEAN_2), ("CLEAN_3", CLEAN_3)):
+        changed = [text for text in clean if redact_text(text) != text]
+        print(f"hand-written clean texts ({name}): {len(clean) - len(changed)} / {len(clean)} kept")
     for name, (messages, count, examples) in false_redactions(args.data).items():
         print(f"precision: {name}: {count} false redactions in {messages} messages")
         for example in examples[: args.examples]:

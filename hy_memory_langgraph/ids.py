@@ -1,10 +1,14 @@
 """Identifiers passed by callers (user, session, workspace, memory, workflow ids), and
 the ids this package makes (:func:`random_id`).
 
-Ids are taken exactly as given: ``"Alice"`` and ``"alice"`` are two users, and an id
-with leading or trailing whitespace, a control character (NUL included), a lone UTF-16
-surrogate or more than :data:`MAX_ID_BYTES` UTF-8 bytes is refused with an error naming
-the field, never silently changed into another id. Validation lives here so every
+Ids are taken exactly as given: ``"Alice"`` and ``"alice"`` are two users. An id with
+leading or trailing whitespace, a control character (C0 or C1, NUL included), an
+invisible character that makes one id print like another (zero-width spaces, word
+joiners, byte-order marks, tag characters, bidirectional overrides and isolates: ``u1``
+followed by U+200B prints as ``u1`` yet would be another user), a lone UTF-16 surrogate or
+more than :data:`MAX_ID_BYTES` UTF-8 bytes is refused with an error naming the field,
+never silently changed into another id. The zero-width joiner and non-joiner stay
+allowed: Persian spelling and emoji sequences need them. Validation lives here so every
 entry point (client, graphs, workflow memory, CLI) accepts the same ids.
 
 Example:
@@ -25,7 +29,14 @@ __all__ = ["MAX_ID_BYTES", "optional_id", "random_id", "require_id", "scope_id"]
 
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
-_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Invisible characters that let two different ids print alike: zero-width space, marks and
+# overrides of text direction, word joiner and invisible operators, the byte-order mark,
+# interlinear annotation, tag characters, Mongolian vowel separator, soft hyphen, Arabic
+# letter mark (the zero-width joiner and non-joiner, U+200C/U+200D, are spelling).
+_INVISIBLE: Final = re.compile(
+    "[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+    "\ufff9-\ufffb\U000e0000-\U000e007f]")
 # The version (4) and variant (RFC 4122) bits of a random UUID, as a mask and their values.
 _UUID4_MASK: Final = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_BITS: Final = (0x4000 << 64) | (0x8000 << 48)
@@ -58,6 +69,10 @@ def _check(value: str, field: str) -> str:
     if _CONTROL.search(value):
         raise InvalidInputError(f"{field}={value!r} contains a control character; "
                                 f"pass {_hint(field)}")
+    if (invisible := _INVISIBLE.search(value)) is not None:
+        raise InvalidInputError(
+            f"{field}={value!r} contains the invisible character U+{ord(invisible.group()):04X}, "
+            f"which would make it print like another id; pass {_hint(field)}")
     try:
         size = len(value.encode("utf-8"))
     except UnicodeEncodeError:

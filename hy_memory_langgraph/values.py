@@ -68,6 +68,25 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
     return deepest
 
 
+def _require_string_keys(value: Any, field: str) -> None:
+    """Refuse a dict key in ``value`` that is not a string (``value`` is of bounded depth:
+    :func:`json_depth` checked it). ``json.dumps`` would turn ``1`` into ``"1"``, so
+    ``{1: "a", "1": "b"}`` would silently lose one of its values."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    raise InvalidInputError(
+                        f"{field} has the key {key!r} ({type(key).__name__}); JSON keys are "
+                        "strings, and a converted key could overwrite another one: pass "
+                        f"{str(key)!r} if that is the key you mean")
+                stack.append(inner)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+
+
 def json_object(value: Any, field: str, *, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
     """``value`` when it is a dict of JSON values, at most ``max_depth`` deep, with valid
     Unicode throughout (a copy without U+0000 if it held one); ``None`` gives ``{}``."""
@@ -76,6 +95,7 @@ def json_object(value: Any, field: str, *, max_depth: int = MAX_JSON_DEPTH) -> d
         raise InvalidInputError(f"{field} must be a dict of JSON-serialisable values or None")
     if json_depth(value, max_depth) > max_depth:
         raise InvalidInputError(f"{field} nests deeper than {max_depth} levels; flatten it")
+    _require_string_keys(value, field)
     try:
         dumped = json.dumps(value, allow_nan=False, ensure_ascii=False)
         dumped.encode("utf-8")

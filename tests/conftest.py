@@ -29,8 +29,11 @@ from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.testing import HashingEmbeddings, RaisingChatModel
 
 # Property tests judge results, never speed: no per-example deadline and no "too slow"
-# health check (a busy machine runs examples many times slower than an idle one).
-settings.register_profile("suite", deadline=None,
+# health check (a busy machine runs examples many times slower than an idle one). Their
+# examples are the same on every run (derandomized), so a run's verdict is the code's, not
+# the draw's; look for new counter-examples with more examples by hand, and pin each one
+# found with @example.
+settings.register_profile("suite", deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["HELD_OUT"]
+__all__ = ["CLEAN_2", "CLEAN_3", "HELD_OUT", "HELD_OUT_2", "HELD_OUT_3"]
 
 HELD_OUT: Final[list[tuple[str, str]]] = [
     ("MYSQL_ROOT_PASSWORD=s3cr3t-v4lue docker compose up", "s3cr3t-v4lue"),
@@ -119,4 +119,63 @@ CLEAN_2: Final[list[str]] = [
     "the password field is required",
     "run chmod -u+x and chown 1000:1000 data",
     "docker run -u 1000:1000 image",
+]
+
+#: Secrets as people type them into a chat, written after the seventh probe's rules (2026-12-06)
+#: and run once before any change: phrasings, vendors and languages the probes did not use.
+HELD_OUT_3: Final[list[tuple[str, str]]] = [
+    ("ok so the new wifi password for the office will be Orange#Bike42", "Orange#Bike42"),
+    ("fyi my gmail password, in case I forget it, is Qz!8vLp2", "Qz!8vLp2"),
+    ("Netflix login: sam.rivera@example.net / Popcorn#99", "Popcorn#99"),
+    ("the alarm code at mom's house is 2580", "2580"),
+    ("remember the PIN of my debit card ending 7781 is 4096", "4096"),
+    ("I changed the router password to Tr4mp0line! yesterday", "Tr4mp0line!"),
+    ("creds for staging: deploy/St4g1ng-Only", "St4g1ng-Only"),
+    ("my 1Password secret key is A3-XK4B2C-7PQ9RS-M2N8T-4VWX6-Z7Y3K-9HJ2L", "7PQ9RS-M2N8T"),
+    ("here are my recovery codes: 4k2j-9d8s, 7h3g-1f0a, 6p5o-2i1u", "6p5o-2i1u"),
+    ("Le code de la porte d'entrée est 4B729", "4B729"),
+    ("Das WLAN-Kennwort lautet Sonnenblume#88", "Sonnenblume#88"),
+    ("la contraseña del portátil es Gato_Negro_7", "Gato_Negro_7"),
+    ("我的QQ密码是 qq123456abc", "qq123456abc"),
+    ("工作邮箱的密码：Work@2026", "Work@2026"),
+    ("パソコンのパスワードは neko2026 です", "neko2026"),
+    ("heslo do banky je Kolo!2026", "Kolo!2026"),
+    ("export GROQ_API_KEY=gsk_Rz8vN2qL5mT9xW3kP7yB1cD4fG6hJ0aSdE2rT5yU8iO1pL3k", "gsk_Rz8vN2qL5mT9xW3kP7yB1cD4fG6hJ0aSdE2rT5yU8iO1pL3k"),
+    ("new relic license NRAK-4Q2W8E6R0T9Y7U5I3O1P2A4S6D8", "NRAK-4Q2W8E6R0T9Y7U5I3O1P2A4S6D8"),
+    ("pulumi login with pul-9f2c4e6a8b0d1f3e5a7c9b2d4f6e8a0c1b3d5f7e", "pul-9f2c4e6a8b0d1f3e5a7c9b2d4f6e8a0c1b3d5f7e"),
+    ("clone via https://Zx81Qw27Er93Ty46Ui05@git.example.com/team/app.git", "Zx81Qw27Er93Ty46Ui05"),
+    ('{"kty":"oct","kid":"hmac-1","k":"hJtXIZ2uSN5kbQfbtTNWbpdmhkV8FJG-Onbc6mxCcYg"}', "hJtXIZ2uSN5kbQfbtTNWbpdmhkV8FJG-Onbc6mxCcYg"),
+    ("the combination for the bike lock combination is 0-4-7-1", "0-4-7-1"),
+    ("the safe combination, just in case, is 22-8-16", "22-8-16"),
+    ("pw for the shared drive = Dr1ve!Share", "Dr1ve!Share"),
+    ("door code 73914, see you at 8", "73914"),
+    ("password (work laptop): Lapt0p#Desk", "Lapt0p#Desk"),
+    ("my bank app passcode's 904512", "904512"),
+    ("the secret word is \"pineapple-42\"", "pineapple-42"),
+    ("Authorization: Bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9%2E%2E.sig", "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9"),
+    ("sentry: https://7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a@o4505.ingest.us.sentry.io/4506", "7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a"),
+]
+
+#: Chat prose near the same words, with no secret, written with HELD_OUT_3.
+CLEAN_3: Final[list[str]] = [
+    "my password manager says the vault will be locked at 6pm",
+    "I reset my password as soon as I got the email",
+    "the PIN pad on the door is broken, use the key",
+    "login for the wiki is via SSO now",
+    "credentials are rotated every 90 days",
+    "the error codes were 401 and 403",
+    "the pin of the USB header is 5V",
+    "Password's minimum length is 12",
+    "backup codes can be regenerated from the security page",
+    "the lock combination needs to be reset by facilities",
+    "from utils import token as auth_token",
+    "SELECT secret AS s FROM vault_items",
+    "Our wifi is slow as usual today",
+    "the door code changed last week, ask Maria",
+    "that combination of colors is 10/10",
+    "we met at https://meet.example.com/abc-defg-hij",
+    "email me at dana.lee@example.org about the password reset",
+    "the login screen shows v2.3.1/build-77",
+    "Sa password ay hindi ko alam",
+    "我忘了密码，怎么办？",
 ]

@@ -6,8 +6,8 @@ month, so beyond the named shapes of ``patterns.toml`` a token counts as a crede
 
 * it starts with a prefix of two to eight letters of one case (and perhaps a digit),
   followed by ``_``, ``-`` or ``.``, and is not a hash's or an id's name (``sha256-…``,
-  ``commit_…``, model APIs' ``chatcmpl-…``, ``call_…``), nor right after ``=`` (package
-  records list ``sha256=`` hashes);
+  ``commit_…``, model APIs' ``chatcmpl-…``, ``call_…``), nor the value of a hash's name
+  (``sha256=…`` in package records; ``export DEPLOY_KEY=gsk_…`` is a key);
 * its longest part (parts are split at ``_ - .``) is at least :data:`MIN_BODY` characters
   and the parts after the prefix hold at least :data:`MIN_TOTAL`;
 * that part is random: letters of both cases and digits (or capitals and digits only),
@@ -52,10 +52,13 @@ _NOT_PREFIXES: Final = frozenset({
     "batch", "ftjob", "evt", "vs", "org", "proj", "user",
 })
 #: A prefix is two to eight letters of one case, perhaps a digit after them (``gsk``,
-#: ``PMAK``, ``fm2``); it starts a token, not after ``=`` (``sha256=…`` lists in package
-#: records are hashes; a key after a name that is a label is found by the label pass).
+#: ``PMAK``, ``fm2``); it starts a token (perhaps a value after ``=``).
 _CANDIDATE: Final = re.compile(
-    r"(?<![A-Za-z0-9_./+=\\-])(?:[a-z]{2,8}|[A-Z]{2,8})[0-9]?[_.-][A-Za-z0-9_.-]{" + str(MIN_TOTAL - 1) + r",}")
+    r"(?<![A-Za-z0-9_./+\\-])(?:[a-z]{2,8}|[A-Z]{2,8})[0-9]?[_.-][A-Za-z0-9_.-]{" + str(MIN_TOTAL - 1) + r",}")
+#: The name before ``=`` when it names a hash (``sha256=``, ``integrity=``, ``--hash=``):
+#: what follows it is a digest.
+_HASH_NAME: Final = re.compile(
+    r"(?i)(?:sha\d*|md5|blake\w*|crc\d*|xxh\d*|hash|digest|checksum|integrity|etag|sri)[\w.-]{0,8}=$")
 _LONG_RUN: Final = re.compile(r"[A-Za-z0-9_.-]{" + str(MIN_TOTAL + 2) + "}")
 _PART: Final = re.compile(r"[_.-]")
 _CHUNKS: Final = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -91,6 +94,9 @@ def prefixed_tokens(text: str) -> list[tuple[int, int, str]]:
         return []
     found = []
     for match in _CANDIDATE.finditer(text):
+        if text[match.start() - 1:match.start()] == "=" and \
+                _HASH_NAME.search(text, max(0, match.start() - 24), match.start()):
+            continue
         token = match.group().rstrip("_.-")
         if _credential(token):
             found.append((match.start(), match.start() + len(token), KIND))

@@ -32,7 +32,8 @@ from typing import Any, Final
 from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
-from hy_memory_langgraph.redact.rules import label_words, load_rules, mentions_password, name_class, split_name
+from hy_memory_langgraph.redact.rules import (NameClass, label_words, load_rules, mentions_password, name_class,
+                                              split_name)
 
 __all__ = ["Span", "scan"]
 
@@ -58,7 +59,8 @@ _NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***
                              "undefined", "empty", "redacted"})
 #: ``&`` ends a value only before the next parameter of a query (``&user=…``, ``&amp;``).
 _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
-_CLAUSE_END: Final = re.compile(r"""["'”’;<>|`]|\*\*|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
+#: A clause ends at a quote, except an apostrophe inside a word (``mother's``).
+_CLAUSE_END: Final = re.compile(r"""["”;<>|`]|(?<![^\W\d_])['’]|['’](?![^\W\d_])|\*\*|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish, Norwegian, Polish, Russian, Vietnamese, Indonesian, Greek,
@@ -71,6 +73,29 @@ _CARD_CODE: Final = re.compile(r"\d{3,4}")
 #: Blue$ky9``; "the password to the router is …" keeps ``is`` as its separator).
 _TO_SEPARATOR: Final = (r"(?:(?:was|is|has\s+been|got|been)\s+)?(?:(?:re)?set|changed|updated)?\s*to"
                         r"(?=\s+\S*[^A-Za-z\s])")
+#: Words of code and SQL before an alias ("… as name"): the value is then no password.
+_ALIASING: Final = re.compile(r"(?i)\b(?:import|select|join|cast)\b")
+#: Separators that only a password label may take (a key's name "as" another is an import).
+_PASSWORD_ONLY_SEPARATORS: Final = frozenset({"as", "be", "je", "'s", "’s"})
+#: The next token holds a digit or a symbol, not only punctuation at its end ("well,").
+_SYMBOL_NEXT: Final = r"""[ \t]+["'“‘]?[A-Za-z]*(?:[0-9#$%&*+/<=>@^_|~-]|[.,;:!?](?=[^\s"'“”‘’)]))"""
+#: Words that separate a label from its value only before a value with a digit or a symbol
+#: ("the new password will be Bl4ck-C0ffee", "set the password as GreenTea#42", Czech
+#: "heslo je Praha2024"; also "password's Tangerine!9"): before a word, punctuation after
+#: it included, they are prose ("the password as of today is …", "as well, …").
+_VALUE_WORD_SEPARATOR: Final = r"""(?:be|as|je)(?=""" + _SYMBOL_NEXT + ")"
+#: A word between a label and its separator: a word (``mom's`` too), an e-mail address or a
+#: number ("password for jane@corp.com: …", "the PIN for my card ending 4242 is …").
+_MORE_WORD: Final = r"(?:[^\W\d_][\w'’-]{0,20}|[\w.+-]{1,40}@[\w-]{1,40}(?:\.[\w-]{1,20}){1,4}|\d{1,8})"
+#: An aside between commas after a label ("my router password, if you need it, is …").
+_ASIDE: Final = r",[ \t]*[^\W\d_][^,\n:=：|]{0,30},"
+#: Labels of several codes ("backup codes", "recovery codes"), and the codes that follow the
+#: first one: separated by commas, slashes or "and", each holding a digit.
+_PLURAL_CODES: Final = re.compile(r"(?i)codes\b")
+_CODE_LIST: Final = re.compile(r"(?:(?:[ \t]*[,;/][ \t]*|[ \t]+(?:and|or)[ \t]+|[ \t]+)(?=[^\s,;]*\d)[^\s,;]{3,39}[^\s,;.!?)])*")
+#: Loose password words that are nouns: followed by words in prose, still a label.
+_LOOSE_NOUN_LABELS: Final = frozenset({"pin", "pw", "otp"})
+_PLAIN_WORD: Final = re.compile(r"[^\W\d_][\w-]*")
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
 #: Quotes that may open a value, and the quote that closes each.
@@ -143,13 +168,14 @@ def _label_head() -> str:
 
 @functools.cache
 def _label_pattern() -> re.Pattern[str]:
-    """A label (a whole ASCII token holding a label word, or a phrase label), up to four
+    """A label (a whole ASCII token holding a label word, or a phrase label), up to six
     more words and a note in brackets, markup (``**Password:**``), a separator (``:``,
     ``=``, ``|``, an arrow, a dash, a word, an HTML cell or tag) and the value's first token."""
     return re.compile(
-        _label_head() + r"(?P<more>(?:[ \t]+[^\W\d_][\w-]{0,20}){0,4}?)(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
+        _label_head() + r"(?P<more>(?:[ \t]+" + _MORE_WORD + r"){0,6}?(?:" + _ASIDE + r")?)"
+        r"(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
         r"\s{0,3}(?P<sep>:=|::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
-        r"|(?<=\s)" + _TO_SEPARATOR +
+        r"|(?<=\s)" + _TO_SEPARATOR + r"|(?<=\s)" + _VALUE_WORD_SEPARATOR + r"|['’]s(?=" + _SYMBOL_NEXT + ")" +
         r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
         r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
@@ -173,8 +199,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
     start = match.start("value")
-    if code_value(value, "") or value.startswith("("):
-        return None
+    if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">")):
+        return None  # a call; or a separator, which makes it the label pattern's to judge
     if kind == "password" and label.lower() in load_rules().codes and _CARD_CODE.fullmatch(value):
         return start, start + len(value), "password"
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
@@ -228,6 +254,16 @@ def _refused(match: re.Match[str], label: str, value: str, loose: bool, *, quote
 
 
 def _unquoted_end(text: str, match: re.Match[str], label: str, value: str, loose: bool) -> int | None:
+    """Where an unquoted password ends (:func:`_first_value_end`); after a label of several
+    codes, the codes that follow the first ("backup codes are 1234-5678, 9012-3456")."""
+    end = _first_value_end(text, match, label, value, loose)
+    if end is not None and _PLURAL_CODES.search(text, match.start(), match.start("sep")):
+        listed = _CODE_LIST.match(text, end)
+        end += len(listed.group()) if listed else 0
+    return end
+
+
+def _first_value_end(text: str, match: re.Match[str], label: str, value: str, loose: bool) -> int | None:
     """Where an unquoted password ends: after a colon (not of a loose label) or a
     passphrase label the clause, unless it names a password itself ("password: the
     database password"); in an element or a table cell, after a CJK separator the ASCII
@@ -246,18 +282,38 @@ def _unquoted_end(text: str, match: re.Match[str], label: str, value: str, loose
     return start + len(value)
 
 
+def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None]:
+    """A label with the words after it (addresses and numbers among them left out: they
+    name whose secret it is) and its class. A loose noun followed by words is a label in
+    prose, unless a qualifier follows ("the PIN length is 6"): ``pw`` always, ``PIN`` and
+    ``OTP`` before digits ("the PIN for my card ending 4242 is 9931"; "the pin for the
+    shelf is 12mm" is hardware)."""
+    head = match.group("phrase") or match.group("name")
+    words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _PLAIN_WORD.fullmatch(w)]
+    label = " ".join([head, *words])
+    kind = name_class(label)
+    if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
+            and not load_rules().qualifiers.intersection(w.lower() for w in words) \
+            and (head.lower() == "pw" or value.isdigit()):
+        kind = "password"
+    return label, kind
+
+
 def _label_span(text: str, match: re.Match[str]) -> Span | None:
     value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
     if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")):
         return None
-    label = f"{match.group('phrase') or match.group('name')}{match.group('more') or ''}"
-    kind = name_class(label)
+    label, kind = _label_kind(match, value)
     start = match.start("value")
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
         return None  # "|" separates a table's cells, not "a: A | B" (a union of types)
+    if sep.lower() == "as" and ("_" in value or _ALIASING.search(text, text.rfind("\n", 0, start) + 1, start)):
+        return None  # an alias in code: "import password as pw2", "SELECT password AS pw_2"
     if kind == "password":
         end = _password_end(text, match, label, value)
         return None if end is None else (start, end, "password")
+    if sep.lower() in _PASSWORD_ONLY_SEPARATORS:  # "import token_provider as k8s_provider" is code
+        return None
     if kind in ("secret", "weak") and "(" in value and code_value(value, sep):
         return None  # a call: token = base64.b64encode(mac.digest()) (a dotted token may be a key)
     if kind == "secret" and looks_random(value, min_length=8):

@@ -30,6 +30,9 @@ MAX_DEPTH: Final = 64
 _CLEAN: dict[str | bytes, None] = {}
 _CLEAN_SIZE: Final = 1024
 _KEPT_CHARS: Final = 512
+#: Most scans of one text (a fixed point is reached in two; a text built to need more is
+#: left with what the last pass found).
+_MAX_PASSES: Final = 4
 _NULLISH: Final = frozenset({"", "none", "null", "nil", "xxx", "***", "******", "n/a", "redacted"})
 
 
@@ -51,20 +54,27 @@ def redact_text(text: str) -> str:
     """
     if not text:
         return text
-    key = _memo_key(text)
-    if key in _CLEAN:
+    if _memo_key(text) in _CLEAN:
         return text
-    spans = scan(text)
-    if spans:
-        out, pos = [], 0
-        for start, end, kind in spans:
-            out += [text[pos:start], placeholder(kind)]
-            pos = end
-        out.append(text[pos:])
-        text = "".join(out)
-        key = _memo_key(text)
-    _remember_clean(key)
+    # Until nothing more is found: a span that swallowed the start of another secret's
+    # marker (``sshpass -p a<td>sshpass -p b``) hid it, and its placeholder shows it. So
+    # redacting the result changes nothing (an update re-redacts stored text).
+    for _ in range(_MAX_PASSES):
+        spans = scan(text)
+        if not spans:
+            _remember_clean(_memo_key(text))
+            return text
+        text = _replaced(text, spans)
     return text
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for start, end, kind in spans:
+        out += [text[pos:start], placeholder(kind)]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _memo_key(text: str) -> str | bytes:
@@ -131,10 +141,12 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep
         return redact(json.dumps(value, ensure_ascii=False, default=str))
     if isinstance(value, dict):
         named = _named_kind(value)  # {"name": "DB_PASSWORD", "value": "…"}: the name says
+        private = _JWK_PRIVATE if isinstance(value.get("kty"), str) else frozenset()
         out: dict[Any, Any] = {}
         for k, v in value.items():
             kept = v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1,
                                                     _kind=named if named and k == "value" else
+                                                    "secret" if k in private else
                                                     name_class(k) if isinstance(k, str) else None)
             out[_key(k, redact, out)] = kept
         return out
@@ -156,6 +168,11 @@ def _key(key: Any, redact: Callable[[str], str], taken: dict[Any, Any]) -> Any:
         n += 1
         unique = f"{new} ({n})"
     return unique
+
+
+#: A JSON web key's private members (``{"kty": "RSA", "d": …}``): RSA's private exponent and
+#: factors, an elliptic curve's private scalar, a symmetric key's ``k``.
+_JWK_PRIVATE: Final = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 
 
 def _named_kind(value: dict[Any, Any]) -> NameClass | None:

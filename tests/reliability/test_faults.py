@@ -170,6 +170,18 @@ def test_deeply_nested_tool_arguments_never_raise_recursion_errors(tmp_path: Pat
         assert client.search("config", user_ids=["alice"]) is not None
 
 
+@pytest.mark.parametrize("metadata", [{1: "a", "1": "b"}, {"a": [{None: 1}]}, {"a": {True: 1}},
+                                      {"a": {(1, 2): 1}}])
+def test_metadata_with_a_key_that_is_no_string_is_refused_and_nothing_is_written(
+        tmp_path: Path, metadata: dict[Any, Any]) -> None:
+    with _client(tmp_path / "d") as client:
+        with pytest.raises(InvalidInputError, match=r"metadata has the key .* pass '.*' if that is the key"):
+            client.add("I like green tea", user_id="alice", metadata=metadata)
+        assert client.list_memories("alice")["memories"] == []
+        written = client.add("I like green tea", user_id="alice", metadata={"1": "b"})
+        assert client.get(written["memory_ids"][0])["metadata"]["1"] == "b"
+
+
 def test_the_cli_reports_deep_json_as_invalid_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from hy_memory_langgraph.cli import main
 
