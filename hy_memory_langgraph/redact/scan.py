@@ -60,7 +60,8 @@ _NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***
 #: ``&`` ends a value only before the next parameter of a query (``&user=…``, ``&amp;``).
 _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 #: A clause ends at a quote, except an apostrophe inside a word (``mother's``).
-_CLAUSE_END: Final = re.compile(r"""["”;<>|`]|(?<![^\W\d_])['’]|['’](?![^\W\d_])|\*\*|""" + _NEXT_PARAM + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
+_CLAUSE_END: Final = re.compile(r"""["”;<>|`]|(?<![^\W\d_])['’]|['’](?![^\W\d_])|\*\*|""" + _NEXT_PARAM
+                                + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish, Norwegian, Polish, Russian, Vietnamese, Indonesian, Greek,
