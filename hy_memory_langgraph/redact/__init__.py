@@ -9,7 +9,8 @@ credentials instead (:func:`find_secret`).
 What counts as a secret is data (``patterns.toml``, compiled by :mod:`.rules`): provider
 credentials by their shape, values behind ``Authorization`` / ``Cookie`` headers and in
 URLs, values after labels that name a secret in English and Chinese (:mod:`.scan`), and
-values under secret-named keys of structured data (:mod:`.values`). Words alone are never
+values under secret-named keys of structured data (:mod:`.values`), and a value whose label
+ends the message before it (:mod:`.dialogue`). Words alone are never
 secrets: "the token field is the invoice number" is kept as written.
 
 Example:
@@ -21,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+from hy_memory_langgraph.redact.dialogue import carried_spans
 from hy_memory_langgraph.redact.rules import name_class
 from hy_memory_langgraph.redact.values import (
     find_secret,
@@ -28,6 +30,8 @@ from hy_memory_langgraph.redact.values import (
     redact_json_text,
     redact_text,
     redact_value,
+    replace_spans,
 )
 
-__all__ = ["find_secret", "name_class", "placeholder", "redact_json_text", "redact_text", "redact_value"]
+__all__ = ["carried_spans", "find_secret", "name_class", "placeholder", "redact_json_text", "redact_text",
+           "redact_value", "replace_spans"]

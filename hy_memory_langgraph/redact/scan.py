@@ -35,7 +35,7 @@ from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.rules import (NameClass, label_words, load_rules, mentions_password, name_class,
                                               split_name)
 
-__all__ = ["Span", "scan"]
+__all__ = ["Span", "label_starts", "scan"]
 
 Span = tuple[int, int, str]
 #: Which of two spans starting at one place wins: a credential's own shape (it knows
@@ -360,6 +360,12 @@ def _label_starts(text: str, folded: str | None = None) -> list[int]:
             if i < len(hits) and hits[i] < token.end():
                 starts.add(token.start())
     return sorted(starts)
+
+
+def label_starts(text: str) -> list[int]:
+    """Where a label may start in ``text`` (a token holding a label word, a phrase label),
+    in order: a text without any holds no labelled secret."""
+    return _label_starts(text)
 
 
 def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import NameClass, name_class
 from hy_memory_langgraph.redact.judge import looks_random
 from hy_memory_langgraph.redact.scan import scan
 
-__all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "redact_value"]
+__all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "redact_value", "replace_spans"]
 
 #: Deepest nesting redacted structurally; deeper parts are scanned as text (JSON dumped).
 MAX_DEPTH: Final = 64
@@ -64,11 +64,13 @@ def redact_text(text: str) -> str:
         if not spans:
             _remember_clean(_memo_key(text))
             return text
-        text = _replaced(text, spans)
+        text = replace_spans(text, spans)
     return text
 
 
-def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+def replace_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, kind)`` span (in order, not overlapping) replaced
+    by its placeholder."""
     out, pos = [], 0
     for start, end, kind in spans:
         out += [text[pos:start], placeholder(kind)]

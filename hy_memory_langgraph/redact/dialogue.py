@@ -1,0 +1,108 @@
+"""Secrets given across two messages of a conversation.
+
+A label can end one message and its value start the next: the user types "my new PIN
+is" and sends "4821" on its own, or the assistant asks "What's the Wi-Fi password?" and
+the user answers "Tr0ub4dor&3". Each message alone holds no secret, so the redactor reads
+each pair of neighbouring messages as well:
+
+* the end of the first and the start of the second, joined by a line break, are scanned
+  as one text; what is found in the second's part is its secret ("password:" / "Xk9!");
+* after a question that asks for a password, a PIN or a code (its last sentence ends
+  with ``?`` and names one), an answer that is a single token with a digit or a symbol
+  ("4821", "it's Tr0ub4dor&3") is its value. A word ("yes", "later") is not. After a
+  question for a token or a key, an answer that looks random is.
+
+Only the second message changes; placeholders already in it are never touched again.
+
+Example:
+    >>> carried_spans("Sure. What's the wifi password?", "it's GreenTea#42")
+    [(5, 16, 'password')]
+    >>> carried_spans("my new PIN is", "4821")
+    [(0, 4, 'password')]
+    >>> carried_spans("Do you want to reset your password?", "yes please")
+    []
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from hy_memory_langgraph.redact.judge import looks_random
+from hy_memory_langgraph.redact.rules import NameClass, load_rules, name_class, split_name
+from hy_memory_langgraph.redact.scan import Span, label_starts, scan
+
+__all__ = ["carried_spans"]
+
+#: How much of the first message's end and of the second's start is read together.
+_TAIL: Final = 160
+_HEAD: Final = 240
+#: Recent pairs (the end of one message and the start of the next) that carry nothing, so
+#: the second redaction of the same messages costs a lookup; emptied when full.
+_NOTHING_CARRIED: dict[str, None] = {}
+_MEMO_SIZE: Final = 1024
+#: A label must start this close to the first message's end to carry over.
+_NEAR_END: Final = 80
+#: An answer of one token, perhaps after "it's", "sure," or "here:".
+_ANSWER: Final = re.compile(
+    r"(?i)\s*(?:(?:it['’]?s|it is|that['’]?s|sure|ok(?:ay)?|yes|here(?: it is)?)[,:!]?\s+)*"
+    r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`]{4,64}?)[\"'”’`]?[.!?…]*\s*")
+#: Characters that make a one-token answer a password rather than a word (sentence
+#: punctuation does not: "Why?", "Hmm..." are words).
+_SYMBOLS: Final = frozenset("#$%&*+/<=>@^_|~-")
+#: Sentence ends before the question's own sentence.
+_SENTENCE_END: Final = re.compile(r"[.!?。！？\n](?=\s|$)")
+#: Loose words that name a secret asked for, beside the labels: a PIN, a one-time password,
+#: a passcode ("code" alone is a booking reference or a zip code as often; "door code" is a
+#: label).
+_ASKED: Final = frozenset({"pin", "otp", "passcode"})
+
+
+def carried_spans(previous: str, current: str) -> list[Span]:
+    """Spans of ``current`` that hold the value of a label ending ``previous``."""
+    tail = previous[-_TAIL:]
+    window = f"{tail}\n{current[:_HEAD]}"
+    if window in _NOTHING_CARRIED:  # the graph's second pass over what the client redacted
+        return []
+    spans = _carried(tail, current, window)
+    if not spans:
+        if len(_NOTHING_CARRIED) >= _MEMO_SIZE:
+            _NOTHING_CARRIED.clear()
+        _NOTHING_CARRIED[window] = None
+    return spans
+
+
+def _carried(tail: str, current: str, window: str) -> list[Span]:
+    starts = label_starts(tail)
+    if not starts or starts[-1] < len(tail) - _NEAR_END:
+        return []
+    offset = len(tail) + 1
+    found = [(s - offset, e - offset, kind) for s, e, kind in scan(window) if s >= offset]
+    asked = None if found else _asked_for(tail)
+    answer = _ANSWER.fullmatch(current) if asked else None
+    if answer is None or current.startswith("[REDACTED:"):
+        return found
+    value = answer.group("value")
+    if asked == "password" and len(set(value)) >= 3 and any(c.isdigit() or c in _SYMBOLS for c in value):
+        return [(answer.start("value"), answer.end("value"), "password")]
+    if asked == "secret" and looks_random(value, min_length=12):
+        return [(answer.start("value"), answer.end("value"), "secret_value")]
+    return []
+
+
+def _asked_for(tail: str) -> NameClass | None:
+    """What the question ending ``tail`` asks for: ``"password"`` (its sentence names a
+    password, a PIN or a code), ``"secret"`` (a token, a key), or ``None`` (no question,
+    or a qualifier: "what's the PIN length?" asks for no secret)."""
+    question = tail.rstrip()
+    if not question.endswith(("?", "？")):
+        return None
+    ends = [m.end() for m in _SENTENCE_END.finditer(question, 0, len(question) - 1)]
+    sentence = question[ends[-1] if ends else 0:]
+    words = split_name(sentence)
+    if load_rules().qualifiers.intersection(words):
+        return None
+    kinds = {name_class(w) for w in words} | {name_class(sentence)}
+    if "password" in kinds or _ASKED.intersection(words):
+        return "password"
+    return "secret" if "secret" in kinds else None
