@@ -41,6 +41,7 @@ from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, is_question_onl
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
     last_user_turns,
+    redact_after,
     redact_messages,
     split_user_turns,
     strip_tool_trace,
@@ -73,6 +74,7 @@ __all__ = [
     "messages_to_dicts",
     "normalize_messages",
     "quotes",
+    "redact_after",
     "redact_messages",
     "render_transcript",
     "split_user_turns",

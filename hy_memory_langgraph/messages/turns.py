@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.redact import carried_spans, redact_json_text, redact_value, replace_spans
 
-__all__ = ["has_tool_trace", "last_user_turns", "redact_messages", "split_user_turns",
+__all__ = ["has_tool_trace", "last_user_turns", "redact_after", "redact_messages", "split_user_turns",
            "strip_tool_trace", "tool_names", "user_text"]
 
 
@@ -93,4 +93,19 @@ def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
         if out and out[-1].content and content:  # a label ending the previous message
             content = replace_spans(content, carried_spans(out[-1].content, content))
         out.append(replace(m, content=content, tool_calls=calls))
+    return out
+
+
+def redact_after(history: Sequence[Msg], msgs: Sequence[Msg]) -> list[Msg]:
+    """``msgs`` (already redacted) with a value whose label ends ``history`` taken out of the
+    first of them: a conversation written one message per write ("What's the wifi
+    password?" in one, "Tr0ub4dor&3" in the next) is read across the writes as
+    :func:`redact_messages` reads it within one."""
+    out = list(msgs)
+    previous = next((m.content for m in reversed(history) if m.content), "")
+    first = next((i for i, m in enumerate(out) if m.content), None)
+    if previous and first is not None:
+        spans = carried_spans(previous, out[first].content)
+        if spans:
+            out[first] = replace(out[first], content=replace_spans(out[first].content, spans))
     return out

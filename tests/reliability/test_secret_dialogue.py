@@ -58,3 +58,23 @@ def test_the_write_path_redacts_the_answer_and_nothing_keeps_it(tmp_path: Path) 
         client.add(conversation, scene="working", user_id="alice")
     held = [p.name for p in (tmp_path / "d").rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert held == []
+
+
+@pytest.mark.parametrize("session_id", ["s1", None])
+def test_a_conversation_written_one_message_per_add_is_read_across_the_adds(tmp_path: Path,
+                                                                            session_id: str | None) -> None:
+    secret = "Tr0ub4dor&3x"
+    with HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32)) as client:
+        client.add([{"role": "user", "content": "Please remember my router login."},
+                    {"role": "assistant", "content": "Sure. What's the router password?"}],
+                   user_id="alice", session_id=session_id)
+        result = client.add(secret, user_id="alice", session_id=session_id)
+        assert [op["content"] for op in result["ops"]] == ["[REDACTED:password]"]
+        client.add("my new PIN is", user_id="alice", session_id=session_id)
+        client.add("73916428", user_id="alice", session_id=session_id)
+        client.add("I moved to Lyon in 2019", user_id="alice", session_id=session_id)  # kept as written
+        contents = [m["content"] for m in client.list_memories("alice", limit=50)["memories"]]
+    assert "I moved to Lyon in 2019" in contents and "73916428" not in contents
+    held = [p.name for p in (tmp_path / "d").rglob("*") if p.is_file()
+            for needle in (secret, "73916428") if needle.encode() in p.read_bytes()]
+    assert held == []

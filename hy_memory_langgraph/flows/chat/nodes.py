@@ -23,6 +23,7 @@ from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
+    redact_after,
     render_transcript,
     truncate_chars_head_tail,
 )
@@ -73,7 +74,8 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
         window_item, *key_items = repo.store.batch(
             [traces.window_op(user_id, session_id), *repo.turn_ops(user_id, keys)])
         window = traces.window_messages(window_item)
-        plan = plan_turns(state["msgs"], history=window, session_id=session_id,
+        msgs = redact_after(window, state["msgs"])  # "What's the PIN?" last write, "4821" now
+        plan = plan_turns(msgs, history=window, session_id=session_id,
                           stored=repo.stored_turns(keys, key_items))
         change = repo.begin(state["request_id"])
         for index, turn in enumerate(plan):
@@ -86,8 +88,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
                     carried=turn.carried, turn_key=turn.key, turn_index=index,
                     question=turn.question,
                     **_fields(state)))
-        change.ops.extend(traces.append_ops(user_id, session_id, state["msgs"], scene="chat",
-                                            window=window))
+        change.ops.extend(traces.append_ops(user_id, session_id, msgs, scene="chat", window=window))
         repo.commit(change)
     ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
             **({"reason": t.reason} if t.reason else {})} for t in plan]
