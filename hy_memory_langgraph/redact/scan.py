@@ -188,9 +188,12 @@ def _label_pattern() -> re.Pattern[str]:
 def _near_pattern() -> re.Pattern[str]:
     """A label and, with no separator, a value close after it: a few spaces or a few
     Chinese or Thai characters between (``secret wJalr…``, ``WiFi 密码 Home#1``, ``token 改成了
-    t0k…``, ``รหัสผ่านคือ abc…``), or none after a Chinese label (``支付密码123456``)."""
+    t0k…``, ``รหัสผ่านคือ abc…``), a Chinese clause ending in a copula or "changed to"
+    (``密码忘了，后来改成 Login_888``, ``社保密码，记得是 880115``), or none after a Chinese
+    label (``支付密码123456``)."""
     return re.compile(
-        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff\u0e00-\u0e7f]{1,6}[ \t]?|(?<=[\u4e00-\u9fff]))"
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff\u0e00-\u0e7f]{1,6}[ \t]?"
+        r"|[ \t]?[\u4e00-\u9fff，、]{1,9}(?:是|为|為|成|成了|为了)[ \t]?|(?<=[\u4e00-\u9fff]))"
         r"(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
         re.IGNORECASE)
 

@@ -625,9 +625,12 @@ def test_look_alikes_of_the_sixth_probe_stay(text: str) -> None:
     ("I set the wifi password as GreenTea#42", "GreenTea#42"), ("my password's Tangerine!9", "Tangerine!9"),
     ("the secret word for the club is 'marmalade'", "marmalade"), ("heslo k wifi je Praha2024", "Praha2024"),
     ("邮箱授权码：abcdefghijklmnop", "abcdefghijklmnop"),
+    ("登录密码忘了，后来改成 Login_888 了", "Login_888"), ("我的社保密码，记得是 880115", "880115"),
+    ("路由器后台 admin / Rt@2026!", "Rt@2026!"), ("账号：zhangsan/Zs#2026", "Zs#2026"),
 ], ids=["login-pair-spaced", "creds-pair", "login-email-colon", "pin-with-digits-between", "opener-code", "disarm-code",
         "code-list-are", "code-list-colon", "pw-with-words", "geheimzahl", "codigo-do-cofre", "aside-between-commas",
-        "email-between", "will-be", "set-as", "apostrophe-s", "secret-word", "czech-je", "authorization-code-zh"])
+        "email-between", "will-be", "set-as", "apostrophe-s", "secret-word", "czech-je", "authorization-code-zh",
+        "zh-clause-changed-to", "zh-clause-copula", "zh-admin-pair", "zh-account-pair"])
 def test_secrets_as_people_write_them_in_chat_go(text: str, needle: str) -> None:
     assert _gone(text, needle)
 
@@ -643,6 +646,7 @@ def test_secrets_as_people_write_them_in_chat_go(text: str, needle: str) -> None
     "combination therapy is 3x more effective", "The combination lock is broken since 2021",
     "the lock combination was changed yesterday", "our PIN policy for 2025 requires 6 digits",
     "Caroline's password hint is her dog's name", "my passwords are all in Bitwarden as of 2023",
+    "密码错误，请重试 abc123", "登录时间 10:30/11:45", "后台地址 example.com/admin2", "账户余额/3个月",
     # code: aliases are no values
     "    k8s_service_account_token_provider as k8s_service_account_token_provider,",
     "from x import password as pw2x", "SELECT password AS pw2 FROM users",
