@@ -11,8 +11,9 @@ text placed inside such a section:
   instruction) are dropped (:func:`drop_invisible`);
 * anything a reader could take for one of the section's tags becomes ``‹tag›``
   (:func:`defuse_tags`): in any case or spacing, with look-alike brackets, slashes and
-  letters (fullwidth ``＜／ｍｅｍｏｒｉｅｓ＞``, a Cyrillic ``е``, ``mem0ries``), and written as
-  an HTML, URL or JSON escape (``&lt;/history&gt;``, ``%3C/history%3E``, ``\\u003c``);
+  letters (fullwidth ``＜／ｍｅｍｏｒｉｅｓ＞``, a Cyrillic ``е``, ``mem0ries``), its name spaced
+  out (``m e m o r i e s``), and written as an HTML, URL or JSON escape (``&lt;/history&gt;``,
+  ``%3C/history%3E``, ``\\u003c``, ``<\\/history>``);
 * chat templates' control tokens (``<|im_start|>``, ``<|eot_id|>``, ``[INST]``, ``<<SYS>>``,
   ``<start_of_turn>``, ``<tool_call>``, DeepSeek's ``<｜…｜>``) get look-alike brackets
   (:func:`defuse_control_tokens`): a self-hosted model's tokenizer may read them in a
@@ -44,7 +45,7 @@ _INVISIBLE: Final = re.compile(
 #: An opening and a closing bracket as read in the skeleton, or their escapes.
 _LT: Final = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|%3c|\\u003c|\\x3c)"
 _GT: Final = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?|%3e|\\u003e|\\x3e)"
-_SLASH: Final = r"(?:/|&sol;|&#0*47;?|&#x0*2f;?|%2f|\\u002f)"
+_SLASH: Final = r"(?:/|\\/|&sol;|&#0*47;?|&#x0*2f;?|%2f|\\u002f)"
 #: Digits that stand in for letters of a tag's name (``mem0ries``).
 _DIGIT_FOR: Final = {"o": "0", "i": "1", "l": "1", "e": "3"}
 #: Look-alikes that NFKD folding does not map to the character they imitate.
@@ -108,16 +109,17 @@ def _skeleton(text: str) -> str:
     return text.lower() if text.isascii() else "".join(map(_skeleton_char, text))
 
 
+def _letter(c: str) -> str:
+    return f"[{re.escape(c)}{_DIGIT_FOR.get(c, '')}]"
+
+
 def _name(name: str) -> str:
     """A tag name as a pattern: each letter or a digit standing in for it, ``_`` also a
-    space or ``-`` (or nothing)."""
-    parts = []
-    for c in name.lower():
-        if c == "_":
-            parts.append(r"[_\s-]?")
-        else:
-            parts.append(f"[{re.escape(c)}{_DIGIT_FOR.get(c, '')}]")
-    return "".join(parts)
+    space or ``-`` (or nothing); or its letters spaced out, a space or a dot between every
+    two (``m e m o r i e s``, ``m.e.m.o.r.i.e.s``)."""
+    word = "".join(r"[_\s-]?" if c == "_" else _letter(c) for c in name.lower())
+    spaced = "[ .]".join(_letter(c) for c in name.lower() if c != "_")
+    return f"(?:{word}|{spaced})"
 
 
 @functools.lru_cache(maxsize=64)
