@@ -672,3 +672,19 @@ def test_runs_of_one_character_or_a_short_unit_are_no_secret(unit: str) -> None:
         text = unit * (size // len(unit))
         assert redact_text(text) == text
         assert redact_text(f"{text} and {text}.{text}.{text}") == f"{text} and {text}.{text}.{text}"
+
+
+def test_members_of_a_group_of_secrets_are_secrets_whatever_their_names() -> None:
+    key = "NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKp"
+    data = {"secrets": {"stripe": key, "db": "hunter22", "prod": {"sendgrid": "abcdefgh1234"}},
+            "credentials": [{"username": "bob", "host": "db.local", "expires_in": 3600, "mysql": "S3cret!x"}],
+            "jwt": key}
+    redacted = json.loads(redact_json_text(json.dumps(data)))
+    assert key not in json.dumps(redacted) and "hunter22" not in json.dumps(redacted)
+    assert "abcdefgh1234" not in json.dumps(redacted) and "S3cret!x" not in json.dumps(redacted)
+    member = redacted["credentials"][0]
+    assert (member["username"], member["host"], member["expires_in"]) == ("bob", "db.local", 3600)
+    # other groups' members keep their values: an auth method, LLM token counts, a config
+    plain = {"auth": {"method": "oauth", "provider": "google"}, "tokens": [{"text": "world!", "logprob": -0.5}],
+             "usage": {"tokens": {"input": 512, "output": 128}}, "config": {"stripe": "enabled"}}
+    assert json.loads(redact_json_text(json.dumps(plain))) == plain
