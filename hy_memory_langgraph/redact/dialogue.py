@@ -73,6 +73,8 @@ def carried_spans(previous: str, current: str) -> list[Span]:
 
 
 def _carried(tail: str, current: str, window: str) -> list[Span]:
+    """The spans of :func:`carried_spans`: a label near the end of ``tail`` whose value the
+    ``window`` scan finds in ``current``, else the answer to a question for a secret."""
     starts = label_starts(tail)
     if not starts or starts[-1] < len(tail) - _NEAR_END:
         return []
