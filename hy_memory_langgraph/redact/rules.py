@@ -15,10 +15,10 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
-__all__ = ["CASE_CHANGE", "NameClass", "Rules", "label_words", "load_rules", "mentions_password", "name_class",
-           "split_name"]
+__all__ = ["CASE_CHANGE", "NameClass", "Rules", "describes_member", "group_kind", "label_words", "load_rules",
+           "mentions_password", "name_class", "split_name"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
@@ -33,6 +33,13 @@ _SEPARATORS: Final = re.compile(r"[\W_]+")
 _LOOSE_NOUNS: Final = frozenset({"code", "codes", "number", "num", "no", "word", "phrase"})
 
 NameClass = Literal["password", "secret", "weak"]
+
+#: Names of groups whose members are secrets (the last word of the group's name).
+_GROUP_WORDS: Final = frozenset({"secrets", "credentials", "creds", "passwords"})
+#: Member names that are no secret inside such a group (beside the qualifiers).
+_NOT_MEMBERS: Final = frozenset({"user", "username", "login", "email", "account", "host", "hostname", "port",
+                                 "region", "database", "scope", "scopes", "description", "method", "provider",
+                                 "created", "updated", "issuer", "audience"})
 
 
 @dataclass(frozen=True)
@@ -165,3 +172,17 @@ def label_words() -> list[str]:
     rules = load_rules()
     words = {*rules.password, *rules.secret, *rules.weak, *(w for pair in rules.pairs for w in pair)}
     return sorted(words, key=len, reverse=True)
+
+
+def group_kind(name: Any) -> NameClass | None:
+    """The class of the members of a group named ``name``: the values in
+    ``{"secrets": {"stripe": "…", "db": "…"}}`` are secrets whatever their own names."""
+    words = split_name(name) if isinstance(name, str) else []
+    return "secret" if words and words[-1] in _GROUP_WORDS else None
+
+
+def describes_member(name: str) -> bool:
+    """Whether a group member's name says it is no secret: a user, a host, a type, an
+    expiry … (``{"credentials": {"username": "bob", …}}`` keeps ``bob``)."""
+    words = split_name(name)
+    return not _NOT_MEMBERS.isdisjoint(words) or not load_rules().qualifiers.isdisjoint(words)

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
+from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.rules import (NameClass, label_words, load_rules, mentions_password, name_class,
@@ -521,6 +522,8 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
     spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, size, present)
               for m in pattern.finditer(text)]
+    if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
+        spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)
     if "[REDACTED:" in text:  # a placeholder's kind ("password") is no label
         inside = {i for m in _PLACEHOLDER.finditer(text) for i in range(m.start(), m.end())}

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Final
 
-from hy_memory_langgraph.redact.rules import NameClass, load_rules, name_class, split_name
+from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_kind, name_class
 from hy_memory_langgraph.redact.judge import looks_random
 from hy_memory_langgraph.redact.scan import scan
 
@@ -148,27 +148,14 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep
         for k, v in value.items():
             kind = named if named and k == "value" else "secret" if k in private else \
                 name_class(k) if isinstance(k, str) else None
-            member = _members if kind is None and isinstance(k, str) and not _describes(k) else None
+            member = _members if kind is None and isinstance(k, str) and not describes_member(k) else None
             kept = v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1, _kind=kind or member,
-                                                    _members=member or _group_kind(k))
+                                                    _members=member or group_kind(k))
             out[_key(k, redact, out)] = kept
         return out
     if isinstance(value, (list, tuple)):
         return [redact_value(v, redact, keep=keep, _kind=_kind, _members=_members, _depth=_depth + 1) for v in value]
     return value
-
-
-def _group_kind(key: Any) -> NameClass | None:
-    """The class of the members of a group named ``key``: the values in
-    ``{"secrets": {"stripe": "…", "db": "…"}}`` are secrets whatever their own names."""
-    words = split_name(key) if isinstance(key, str) else []
-    return "secret" if words and words[-1] in _GROUP_WORDS else None
-
-
-def _describes(key: str) -> bool:
-    """Whether a member's name says it is no secret: a user, a host, a type, an expiry …
-    (``{"credentials": {"username": "bob", …}}`` keeps ``bob``)."""
-    return not _NOT_MEMBERS.isdisjoint(split_name(key)) or not load_rules().qualifiers.isdisjoint(split_name(key))
 
 
 def _key(key: Any, redact: Callable[[str], str], taken: dict[Any, Any]) -> Any:
@@ -186,12 +173,6 @@ def _key(key: Any, redact: Callable[[str], str], taken: dict[Any, Any]) -> Any:
     return unique
 
 
-#: Names of groups whose members are secrets (the last word of the group's name).
-_GROUP_WORDS: Final = frozenset({"secrets", "credentials", "creds", "passwords"})
-#: Member names that are no secret inside such a group (beside the qualifiers).
-_NOT_MEMBERS: Final = frozenset({"user", "username", "login", "email", "account", "host", "hostname", "port",
-                                 "region", "database", "scope", "scopes", "description", "method", "provider",
-                                 "created", "updated", "issuer", "audience"})
 #: A JSON web key's private members (``{"kty": "RSA", "d": …}``): RSA's private exponent and
 #: factors, an elliptic curve's private scalar, a symmetric key's ``k``.
 _JWK_PRIVATE: Final = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})

@@ -688,3 +688,60 @@ def test_members_of_a_group_of_secrets_are_secrets_whatever_their_names() -> Non
     plain = {"auth": {"method": "oauth", "provider": "google"}, "tokens": [{"text": "world!", "logprob": -0.5}],
              "usage": {"tokens": {"input": 512, "output": 128}}, "config": {"stripe": "enabled"}}
     assert json.loads(redact_json_text(json.dumps(plain))) == plain
+
+
+_K8S_SECRET = """apiVersion: v1
+kind: Secret
+metadata:
+  name: app-secrets
+type: Opaque
+data:
+  stripe: c2tfbGl2ZV9hYmNkZWYxMjM0NTY=
+  db-url: cG9zdGdyZXM6Ly91OnBAaC9kYg==
+stringData:
+  smtp: "Sm7p!Pass2024"
+  region: eu-west-1
+  cert: |
+    -----BEGIN CERTIFICATE-----
+    MIIBxyzQ
+    -----END CERTIFICATE-----
+"""
+
+_GROUP_BLOCK = """deploy:
+  secrets:
+    stripe: NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKp  # prod
+    sendgrid: 'SG9xYz'
+    host: db.local
+    ref: ${SENDGRID_KEY}
+    tmpl: "{{ .Values.key }}"
+    nested:
+      file: ./db_password.txt
+  replicas: 2
+github_credentials:
+  username: octo
+  token: abc123xyz
+"""
+
+
+def test_blocks_of_secrets_in_configuration_text_lose_their_values() -> None:
+    out = redact_text(_K8S_SECRET)
+    for needle in ("c2tfbGl2ZV9hYmNkZWYxMjM0NTY=", "cG9zdGdyZXM6Ly91OnBAaC9kYg==", "Sm7p!Pass2024", "MIIBxyzQ"):
+        assert needle not in out
+    assert "region: eu-west-1" in out and "  cert: |\n    [REDACTED:secret_value]\n" in out
+    out = redact_text(_GROUP_BLOCK)
+    for needle in ("NqVwYS81VP7Hb1DX8pPd5khxE3pyIgKp", "SG9xYz", "abc123xyz"):
+        assert needle not in out
+    for kept in ("host: db.local", "ref: ${SENDGRID_KEY}", '"{{ .Values.key }}"', "file: ./db_password.txt",
+                 "replicas: 2", "username: octo", "# prod"):
+        assert kept in out
+    assert redact_text(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    "I have no secrets: none at all", "my secrets:\nI like tea\nand coffee",
+    "jobs:\n  build:\n    secrets: inherit\n    with:\n      token: ${{ secrets.GH_TOKEN }}",
+    "services:\n  db:\n    secrets:\n      - db_password\nsecrets:\n  db_password:\n    file: ./db_password.txt\n",
+    "kind: ConfigMap\ndata:\n  log_level: debug\n  feature: enabled\n",
+])
+def test_configuration_that_only_names_secrets_stays(text: str) -> None:
+    assert redact_text(text) == text
