@@ -55,16 +55,17 @@ def block_spans(text: str) -> list[Span]:
     if _SECRET_KIND.search(text):  # a Secret's data: every value (base64 tells nothing)
         headers += [(m, m.group().strip().startswith("stringData")) for m in _DATA_HEADER.finditer(text)]
     spans: list[Span] = []
-    for header, judged in headers:
-        spans += _members(text, header.end() + 1, len(header.group("indent").expandtabs()), judged)
-    return sorted(set(spans))
+    covered = 0  # a header inside a block already read is not read again (linear time)
+    for header, judged in sorted(headers, key=lambda h: h[0].start()):
+        if header.start() >= covered:
+            covered = _members(text, header.end() + 1, len(header.group("indent").expandtabs()), judged, spans)
+    return spans
 
 
-def _members(text: str, pos: int, outer: int, judged: bool) -> list[Span]:
-    """The values of the block's direct members, from ``pos`` (the line after the header)
-    until a line indented no deeper than the header; with ``judged``, not those whose names
-    say they are no secret."""
-    spans: list[Span] = []
+def _members(text: str, pos: int, outer: int, judged: bool, spans: list[Span]) -> int:
+    """Add the values of the block's direct members, from ``pos`` (the line after the
+    header) until a line indented no deeper than the header, to ``spans``; with ``judged``,
+    not those whose names say they are no secret. Returns where the block ends."""
     depth: int | None = None
     while pos < len(text):
         end = text.find("\n", pos)
@@ -80,7 +81,7 @@ def _members(text: str, pos: int, outer: int, judged: bool) -> list[Span]:
                 pos = _member(text, pos, end, member, spans)
                 continue
         pos = end + 1
-    return spans
+    return pos
 
 
 def _member(text: str, pos: int, end: int, member: re.Match[str], spans: list[Span]) -> int:

@@ -658,7 +658,10 @@ def test_chat_prose_near_those_words_stays(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "login: " * 50_000, "backup codes are " + "1234 " * 30_000, "password for a@b.co " * 30_000,
     "password, if, " * 30_000, "pin for the " * 30_000, "my password's " * 30_000,
-], ids=["login-pairs", "code-lists", "emails-between", "asides", "loose-nouns", "apostrophes"])
+    "secrets:\n" + "  a: b1x\n" * 50_000, "".join(" " * i + "secrets:\n" for i in range(1500)),
+    "kind: Secret\n" + "data:\n  k: v\n" * 30_000,
+], ids=["login-pairs", "code-lists", "emails-between", "asides", "loose-nouns", "apostrophes", "block-members",
+        "nested-blocks", "secret-data-blocks"])
 def test_the_seventh_probes_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
     assert spent < 5.0
