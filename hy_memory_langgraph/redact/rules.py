@@ -36,6 +36,7 @@ NameClass = Literal["password", "secret", "weak"]
 
 #: Names of groups whose members are secrets (the last word of the group's name).
 _GROUP_WORDS: Final = frozenset({"secrets", "credentials", "creds", "passwords"})
+_GROUP_ENDINGS: Final = tuple(_GROUP_WORDS)
 #: Member names that are no secret inside such a group (beside the qualifiers).
 _NOT_MEMBERS: Final = frozenset({"user", "username", "login", "email", "account", "host", "hostname", "port",
                                  "region", "database", "scope", "scopes", "description", "method", "provider",
@@ -177,7 +178,9 @@ def label_words() -> list[str]:
 def group_kind(name: Any) -> NameClass | None:
     """The class of the members of a group named ``name``: the values in
     ``{"secrets": {"stripe": "…", "db": "…"}}`` are secrets whatever their own names."""
-    words = split_name(name) if isinstance(name, str) else []
+    if not isinstance(name, str) or not name.lower().endswith(_GROUP_ENDINGS):  # most names: one test
+        return None
+    words = split_name(name)
     return "secret" if words and words[-1] in _GROUP_WORDS else None
 
 

@@ -148,7 +148,8 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep
         for k, v in value.items():
             kind = named if named and k == "value" else "secret" if k in private else \
                 name_class(k) if isinstance(k, str) else None
-            member = _members if kind is None and isinstance(k, str) and not describes_member(k) else None
+            member = _members if _members and kind is None and isinstance(k, str) and not describes_member(k) \
+                else None
             kept = v if k in keep else redact_value(v, redact, keep=keep, _depth=_depth + 1, _kind=kind or member,
                                                     _members=member or group_kind(k))
             out[_key(k, redact, out)] = kept
