@@ -22,9 +22,10 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Final
 
-from hy_memory_langgraph.redact.rules import describes_member
+from hy_memory_langgraph.redact.rules import GROUP_WORDS, describes_member
 
 __all__ = ["block_spans", "may_hold_blocks"]
 
@@ -32,15 +33,16 @@ Span = tuple[int, int, str]
 
 #: The header of a block of secrets, alone on its line.
 _GROUP_HEADER: Final = re.compile(r"(?im)^(?P<indent>[ \t]*)-?[ \t]*(?:[\w.-]*[_.-])?"
-                                  r"(?:secrets|credentials|creds|passwords)[ \t]*:[ \t]*$")
+                                  r"(?:" + "|".join(GROUP_WORDS) + r")[ \t]*:[ \t]*$")
 _SECRET_KIND: Final = re.compile(r"(?m)^[ \t]*kind[ \t]*:[ \t]*[\"']?Secret[\"']?[ \t]*$")
 _DATA_HEADER: Final = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData)[ \t]*:[ \t]*$")
 #: A member line: its indentation, name and value.
-_MEMBER: Final = re.compile(r"(?P<indent>[ \t]*)(?P<name>[\"']?[\w.-]{1,80}[\"']?)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_MEMBER: Final = re.compile(r"(?P<indent>[ \t]*)(?P<name>[\"']?[\w.-]{1,80}[\"']?)[ \t]*:"
+                            r"(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _BLOCK_SCALAR: Final = re.compile(r"[|>][+-]?\d?")
 _REFERENCE: Final = re.compile(r"^(?:\$\{|\{\{|!|\[REDACTED:|<)|^(?:null|~|none|true|false)$", re.IGNORECASE)
 #: Words one of which a text must hold (case-folded) before it is read for blocks.
-_HINTS: Final = ("secrets", "credentials", "creds", "passwords", "kind: secret", "kind:secret")
+_HINTS: Final = (*GROUP_WORDS, "kind: secret", "kind:secret")
 _KIND: Final = "secret_value"
 
 
@@ -62,26 +64,32 @@ def block_spans(text: str) -> list[Span]:
     return spans
 
 
+def _lines(text: str, pos: int) -> Iterator[tuple[int, int, str, int]]:
+    """``(start, end, line, indent)`` of each line of ``text`` from ``pos`` on."""
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        yield pos, end, line, len(line) - len(line.lstrip(" \t"))
+        pos = end + 1
+
+
 def _members(text: str, pos: int, outer: int, judged: bool, spans: list[Span]) -> int:
     """Add the values of the block's direct members, from ``pos`` (the line after the
     header) until a line indented no deeper than the header, to ``spans``; with ``judged``,
     not those whose names say they are no secret. Returns where the block ends."""
     depth: int | None = None
-    while pos < len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
-        line = text[pos:end]
-        indent = len(line) - len(line.lstrip(" \t"))
-        if line.strip():
-            if len(line[:indent].expandtabs()) <= outer:
-                break
-            depth = indent if depth is None else depth
-            member = _MEMBER.fullmatch(line) if indent == depth else None
-            if member is not None and not (judged and describes_member(member.group("name").strip("\"'"))):
-                pos = _member(text, pos, end, member, spans)
-                continue
-        pos = end + 1
-    return pos
+    skip_to = pos
+    for start, end, line, indent in _lines(text, pos):
+        if start < skip_to or not line.strip():
+            continue
+        if len(line[:indent].expandtabs()) <= outer:
+            return start
+        depth = indent if depth is None else depth
+        member = _MEMBER.fullmatch(line) if indent == depth else None
+        if member is not None and not (judged and describes_member(member.group("name").strip("\"'"))):
+            skip_to = _member(text, start, end, member, spans)
+    return len(text)
 
 
 def _member(text: str, pos: int, end: int, member: re.Match[str], spans: list[Span]) -> int:
@@ -103,16 +111,9 @@ def _member(text: str, pos: int, end: int, member: re.Match[str], spans: list[Sp
 def _block_scalar(text: str, first: int, indent: int, spans: list[Span]) -> int:
     """Add the lines of a block scalar (deeper than ``indent``, from ``first``) as one span,
     from their first character to their last; where the next line to read starts."""
-    pos = first
-    while pos < len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
-        line = text[pos:end]
-        if line.strip() and len(line) - len(line.lstrip(" \t")) <= indent:
-            break
-        pos = end + 1
-    body = text[first:min(pos, len(text))]
+    stop = next((start for start, _, line, deeper in _lines(text, first) if line.strip() and deeper <= indent),
+                len(text))
+    body = text[first:stop]
     if body.strip():
-        start = first + len(body) - len(body.lstrip())
-        spans.append((start, first + len(body.rstrip()), _KIND))
-    return max(pos, first)
+        spans.append((first + len(body) - len(body.lstrip()), first + len(body.rstrip()), _KIND))
+    return max(stop, first)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-__all__ = ["CASE_CHANGE", "NameClass", "Rules", "describes_member", "group_kind", "label_words", "load_rules",
-           "mentions_password", "name_class", "split_name"]
+__all__ = ["CASE_CHANGE", "GROUP_WORDS", "NameClass", "Rules", "describes_member", "group_kind", "label_words",
+           "load_rules", "mentions_password", "name_class", "split_name"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
@@ -35,8 +35,7 @@ _LOOSE_NOUNS: Final = frozenset({"code", "codes", "number", "num", "no", "word",
 NameClass = Literal["password", "secret", "weak"]
 
 #: Names of groups whose members are secrets (the last word of the group's name).
-_GROUP_WORDS: Final = frozenset({"secrets", "credentials", "creds", "passwords"})
-_GROUP_ENDINGS: Final = tuple(_GROUP_WORDS)
+GROUP_WORDS: Final = ("secrets", "credentials", "creds", "passwords")
 #: Member names that are no secret inside such a group (beside the qualifiers).
 _NOT_MEMBERS: Final = frozenset({"user", "username", "login", "email", "account", "host", "hostname", "port",
                                  "region", "database", "scope", "scopes", "description", "method", "provider",
@@ -178,10 +177,10 @@ def label_words() -> list[str]:
 def group_kind(name: Any) -> NameClass | None:
     """The class of the members of a group named ``name``: the values in
     ``{"secrets": {"stripe": "…", "db": "…"}}`` are secrets whatever their own names."""
-    if not isinstance(name, str) or not name.lower().endswith(_GROUP_ENDINGS):  # most names: one test
+    if not isinstance(name, str) or not name.lower().endswith(GROUP_WORDS):  # most names: one test
         return None
     words = split_name(name)
-    return "secret" if words and words[-1] in _GROUP_WORDS else None
+    return "secret" if words and words[-1] in GROUP_WORDS else None
 
 
 def describes_member(name: str) -> bool:

@@ -97,7 +97,7 @@ _PLURAL_CODES: Final = re.compile(r"(?i)codes\b")
 _CODE_LIST: Final = re.compile(r"(?:(?:[ \t]*[,;/][ \t]*|[ \t]+(?:and|or)[ \t]+|[ \t]+)(?=[^\s,;]*\d)[^\s,;]{3,39}[^\s,;.!?)])*")
 #: Loose password words that are nouns: followed by words in prose, still a label.
 _LOOSE_NOUN_LABELS: Final = frozenset({"pin", "pw", "otp"})
-_PLAIN_WORD: Final = re.compile(r"[^\W\d_][\w-]*")
+_WORD_TOKEN: Final = re.compile(r"[^\W\d_][\w-]*")
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
 #: Quotes that may open a value, and the quote that closes each.
@@ -294,7 +294,7 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     ``OTP`` before digits ("the PIN for my card ending 4242 is 9931"; "the pin for the
     shelf is 12mm" is hardware)."""
     head = match.group("phrase") or match.group("name")
-    words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _PLAIN_WORD.fullmatch(w)]
+    words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _WORD_TOKEN.fullmatch(w)]
     label = " ".join([head, *words])
     kind = name_class(label)
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
