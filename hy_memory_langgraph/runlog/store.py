@@ -36,7 +36,6 @@ from typing import Any, Final
 import sqlalchemy as sa
 
 from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
-from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     create_store_engine,
@@ -126,8 +125,9 @@ class PipelineLogStore:
                   for request_id, names in (users or {}).items() if request_id in ts
                   for user in dict.fromkeys(names)]
         with write_tx(self._engine) as conn:
-            direct.run(conn, _INSERT, rows)
-            direct.run(conn, _INSERT_USERS, owners)
+            conn.execute(_INSERT, rows)
+            if owners:
+                conn.execute(_INSERT_USERS, owners)
         if time.time() - self._pruned_at > _PRUNE_EVERY_S:
             self.prune()
 

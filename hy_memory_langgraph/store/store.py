@@ -44,7 +44,6 @@ from hy_memory_langgraph.store import namespaces
 from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, Coalescer
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.batch.prefetch import Prefetched, prefetch
 from hy_memory_langgraph.store.batch.search import run_key_search, run_search
 from hy_memory_langgraph.store.batch.single import SingleCalls
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
@@ -109,7 +108,7 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
-def _one_statement(plan: BatchPlan, get_requests: Sequence[sql.Request]) -> bool:
+def _one_statement(plan: BatchPlan, get_requests: Sequence[Any]) -> bool:
     """Whether each read of ``plan`` is one statement that needs no snapshot shared with
     the others: gets, listings and searches without a query (a ranked search also reads
     the change log), one of them or the independent calls of a group; or gets that one
@@ -613,29 +612,25 @@ class HyMemoryStore(SingleCalls, BaseStore):
         ttl_ids: list[int] = []
         results = plan.results
         pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
-        get_requests = sql.keys_requests(pairs, now)  # made once: for the test, the prefetch, the read
-        single = _one_statement(plan, get_requests)
-        with read_tx(self._engine, single=single) as conn:
+        get_requests = sql.keys_requests(pairs, now)  # made once: for the test and the read
+        with read_tx(self._engine, single=_one_statement(plan, get_requests)) as conn:
             if self._scoped is not None and any(op.query for _, op, _ in plan.searches):
                 self._scoped.catch_up(conn, now)
-            early = prefetch(conn, plan, pairs, get_requests, now) if single else Prefetched()  # one round trip
             if plan.gets:
-                rows = early.gets if early.gets is not None else sql.fetch_requested(conn, get_requests, pairs)
+                rows = sql.fetch_requested(conn, get_requests, pairs)
                 for (i, op), pair in zip(plan.gets, pairs, strict=True):
                     row = rows.get(pair)
                     results[i] = sql.row_to_item(row) if row is not None else None
                     if row is not None and op.refresh_ttl and row.ttl_minutes is not None:
                         ttl_ids.append(row.id)
             for i, op, where in plan.searches:
-                outcome = early.searches.get(i) or run_search(conn, op, where, now, self._scoped,
-                                                              query_vectors.get(op.query or ""))
+                outcome = run_search(conn, op, where, now, self._scoped, query_vectors.get(op.query or ""))
                 results[i] = outcome.items
                 if op.refresh_ttl:
                     ttl_ids.extend(outcome.ttl_ids)
             for i, op in plan.lists:
                 prefix = namespaces.encode(namespaces.literal_prefix(op.match_conditions))
-                names = early.lists[i] if i in early.lists else sql.live_namespaces(conn, now, prefix)
-                results[i] = namespaces.list_namespaces(names, op)
+                results[i] = namespaces.list_namespaces(sql.live_namespaces(conn, now, prefix), op)
         return ttl_ids
 
     def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:

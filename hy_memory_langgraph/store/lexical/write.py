@@ -57,7 +57,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store.db import deferred, direct
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
 from hy_memory_langgraph.store.schema.tables import (
     LEXICAL_SINCE,
@@ -67,7 +66,7 @@ from hy_memory_langgraph.store.schema.tables import (
     lexical_spaces,
     meta,
 )
-from hy_memory_langgraph.store.sql.statements import by_namespace, chunks, table_name
+from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 
 __all__ = ["PENDING_LIMIT", "WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "index_pending", "loads_terms"]
 
@@ -272,15 +271,15 @@ def _resolve(conn: Connection, ops: Mapping[tuple[str, str], LexicalOp],
 def _load_docs(conn: Connection, item_ids: Iterable[int]) -> dict[int, _Doc]:
     found: dict[int, _Doc] = {}
     for part in chunks(list(dict.fromkeys(item_ids))):
-        found.update({int(r.item_id): _Doc.of(r) for r in direct.fetch(conn, _DOCS_OF, {"p_ids": list(part)})})
+        found.update({int(r.item_id): _Doc.of(r) for r in conn.execute(_DOCS_OF, {"p_ids": list(part)})})
     return found
 
 
 def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> None:
-    rows: list[Any] = []  # rows of store/db/direct.py (attribute access)
+    rows: list[Row[Any]] = []
     for stmt, values in ((_SPACES_NAMED, sorted(namespaces)), (_SPACES_NUMBERED, sorted(space_ids))):
         for part in chunks(values):
-            rows += direct.fetch(batch.conn, stmt, {"p_ids": list(part)})
+            rows += batch.conn.execute(stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
                        (int(row.ctx_before), int(row.ctx_after)), bool(row.complete), int(row.pending))
@@ -320,9 +319,9 @@ def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Sp
 
 def _delete_rows(conn: Connection, item_ids: Sequence[int], *, postings_only: bool = False) -> None:
     for part in chunks(list(item_ids)):
-        direct.run(conn, _DROP_POSTINGS, {"p_ids": list(part)})
+        conn.execute(_DROP_POSTINGS, {"p_ids": list(part)})
         if not postings_only:
-            direct.run(conn, _DROP_DOCS, {"p_ids": list(part)})
+            conn.execute(_DROP_DOCS, {"p_ids": list(part)})
 
 
 def _drop(batch: _Batch, gone: list[_Doc]) -> None:
@@ -377,7 +376,8 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
                 batch.arrived(doc)
             batch.spaces[space_id].touched = True  # its pending documents go with them
     _delete_rows(batch.conn, replaced)
-    direct.run(batch.conn, _INSERT_DOCS, list(rows.values()))
+    if rows:
+        batch.conn.execute(_INSERT_DOCS, list(rows.values()))
 
 
 def _defers(space: _Space, arriving: int) -> bool:
@@ -389,7 +389,7 @@ def _defers(space: _Space, arriving: int) -> bool:
 def _take_pending(batch: _Batch, spaces: Sequence[_Space]) -> None:
     """Add the pending documents of ``spaces`` to what ``batch`` re-derives."""
     for space in spaces:
-        for row in direct.fetch(batch.conn, _PENDING_DOCS, {"p_space": space.id}):
+        for row in batch.conn.execute(_PENDING_DOCS, {"p_space": space.id}):
             batch.arrived(_Doc.of(row))
         space.pending, space.changed = 0, True
 
@@ -441,13 +441,13 @@ def _runs(batch: _Batch, space: _Space, group: str, points: list[Order]) -> list
         first, last = min(points), max(points)
         span = {**params, "p_at": first[0], "p_ts": first[1], "p_key": first[2], "q_at": last[0],
                 "q_ts": last[1], "q_key": last[2], "p_before": reach, "p_after": reach}
-        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _SPAN, span)), key=lambda d: d.order)
+        run = sorted((_Doc.of(r) for r in batch.conn.execute(_SPAN, span)), key=lambda d: d.order)
         return [(run, points)]
     out = []
     for point in points:
         at = {**params, "p_at": point[0], "p_ts": point[1], "p_key": point[2],
               "p_before": reach, "p_from": reach + 1}
-        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _AROUND, at)), key=lambda d: d.order)
+        run = sorted((_Doc.of(r) for r in batch.conn.execute(_AROUND, at)), key=lambda d: d.order)
         out.append((run, [point]))
     return out
 
@@ -487,14 +487,12 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
         lengths.append({"b_item": doc.item_id, "b_length": length})
         postings.extend({"space_id": doc.space_id, "term": term, "item_id": doc.item_id, "tf": tf,
                          "doc_len": length} for term, tf in terms.items())
-    direct.run(batch.conn, _SET_LENGTH, lengths)
-    direct.run(batch.conn, _INSERT_POSTINGS, postings)
+    batch.conn.execute(_SET_LENGTH, lengths)
+    if postings:
+        batch.conn.execute(_INSERT_POSTINGS, postings)
 
 
 # ---------------------------------------------------------------- statistics
-
-
-_DROP_EMPTIED_PG = "DELETE FROM {table} WHERE namespace = ANY(%s::text[]) AND docs = 0"
 
 
 def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
@@ -503,10 +501,8 @@ def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
               "p_after": s.window[1], "p_complete": s.complete, "p_pending": s.pending}
              for s in batch.spaces.values() if s.changed]
-    direct.run(batch.conn, _SAVE_SPACE, saved)
-    if emptied and deferred.defer(batch.conn, _DROP_EMPTIED_PG.format(table=table_name(batch.conn, lexical_spaces)),
-                                  [sorted(emptied)]):
-        return  # PostgreSQL: with the commit
+    if saved:
+        batch.conn.execute(_SAVE_SPACE, saved)
     for part in chunks(sorted(emptied)):
         batch.conn.execute(sa.delete(lexical_spaces).where(
             lexical_spaces.c.namespace.in_(list(part)), lexical_spaces.c.docs == 0))
