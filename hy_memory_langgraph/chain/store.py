@@ -37,14 +37,8 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
-from hy_memory_langgraph.store.db.engine import (
-    checkpoint,
-    create_store_engine,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 
 __all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
 
@@ -96,13 +90,11 @@ def _owned(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]
     return sa.func.substr(column, 1, len(prefix)) == prefix
 
 
-def _create_v1(ctx: MigrationContext) -> None:
-    # Version 1 is the layout these tables had before versioning; this module's
-    # tables still are exactly that. A later change must be a new migration.
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_META)
 
 
-MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create_v1),)
+MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create),)
 
 
 def owner_of(user_id: str, workspace_id: str | None) -> str:
@@ -158,12 +150,7 @@ class ChainStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None) -> None:
-        self.engine, self.local_path = create_store_engine(path, schema=schema)
-        try:
-            setup(self.engine, "version_chain", MIGRATIONS)
-        except BaseException:
-            release_engine(self.engine)
-            raise
+        self.engine, self.local_path = open_database(path, "version_chain", MIGRATIONS, schema=schema)
 
     def close(self) -> None:
         release_engine(self.engine)

@@ -44,7 +44,7 @@ from hy_memory_langgraph.repos.records import (
 )
 from hy_memory_langgraph.retrieval.lexical import tokenize
 from hy_memory_langgraph.retrieval.query import hop_terms
-from hy_memory_langgraph.store import IndexedStore, LexicalCompleteOp
+from hy_memory_langgraph.store import IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
 
 __all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_key"]
@@ -264,36 +264,15 @@ class ChatRepository(RecordRepository):
         """Whether :meth:`candidates` can answer for ``user_id`` with neighbour ``window``.
 
         Needs a store with a lexical index whose documents of the user were built with
-        ``window``. A user whose memories predate the index (written by an older release)
-        is filled first, once (:meth:`fill_lexical`); on a read-only store that cannot
-        happen and the answer is ``False`` (search then works in process), as it is
-        when a read-only store holds documents still waiting for their postings.
+        ``window``. On a read-only store holding documents still waiting for their
+        postings the answer is ``False`` (search then works in process).
         """
         if not self.caps.lexical or window != LEXICAL_WINDOW:
             return False
         status = self._ranked().lexical_status(self.namespace("chat", user_id))
         if status.window not in (None, LEXICAL_WINDOW):
             return False
-        if status.pending and self._ranked().read_only:
-            return False
-        if status.complete:
-            return True
-        if self._ranked().read_only:
-            return False
-        self.fill_lexical(user_id)
-        return True
-
-    def fill_lexical(self, user_id: str) -> int:
-        """Write the lexical document of every active memory of ``user_id`` that has none,
-        then mark the user's memories complete; returns how many memories were read.
-
-        Documents written meanwhile by other writers are kept (they are newer).
-        """
-        namespace = self.namespace("chat", user_id)
-        memories = self.active(user_id)
-        self.store.batch([*(lexical_op(namespace, m, fill=True) for m in memories),
-                          LexicalCompleteOp(namespace)])
-        return len(memories)
+        return not (status.pending and self._ranked().read_only)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
                    ts_range: tuple[float | None, float | None] | None = None) -> ChatCandidates:

@@ -9,9 +9,7 @@ When the records keep text (``MEMORY_PIPELINE_LOG_TEXT``), each request's users 
 beside them (``pipeline_log_users``), so erasure finds what the log holds of a user:
 :meth:`PipelineLogStore.forget_user` drops every record of the user's requests,
 :meth:`PipelineLogStore.forget_texts` the records of them that quote an erased memory.
-Records without text hold nothing of a user (decisions, counts, ids, fallbacks). Schema
-version 2 added the users and dropped the records written before it, whose users are
-unknown.
+Records without text hold nothing of a user (decisions, counts, ids, fallbacks).
 
 Example:
     >>> import tempfile, os
@@ -36,15 +34,8 @@ from typing import Any, Final
 import sqlalchemy as sa
 
 from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
-from hy_memory_langgraph.store.db.engine import (
-    checkpoint,
-    create_store_engine,
-    is_read_only,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.sql.statements import chunks
 
 __all__ = ["PipelineLogStore", "MIGRATIONS"]
@@ -61,29 +52,19 @@ _rows = sa.Table(
     sa.Column("ts", sa.Float, nullable=False, index=True),
     sa.Column("record", sa.Text, nullable=False),
 )
-
-
-_owners_metadata = sa.MetaData()
 _users = sa.Table(
-    "pipeline_log_users", _owners_metadata,
+    "pipeline_log_users", _metadata,
     sa.Column("user_id", sa.Text, nullable=False, index=True),
     sa.Column("request_id", sa.String(64), nullable=False),
     sa.Column("ts", sa.Float, nullable=False, index=True),
 )
 
 
-def _create_v1(ctx: MigrationContext) -> None:
-    # The layout before versioning (unchanged since); later changes are new migrations.
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_metadata)
 
 
-def _users_v2(ctx: MigrationContext) -> None:
-    ctx.create_all(_owners_metadata)
-    ctx.conn.execute(_rows.delete())  # whose they were is unknown: erasure could not find them
-
-
-MIGRATIONS: Final = (Migration(1, "pipeline_log table", _create_v1),
-                     Migration(2, "the users of each request", _users_v2))
+MIGRATIONS: Final = (Migration(1, "pipeline_log table, the users of each request", _create),)
 _INSERT: Final = _rows.insert()
 _INSERT_USERS: Final = _users.insert()
 _OF_USER: Final = sa.select(_users.c.request_id).where(_users.c.user_id == sa.bindparam("user_id"))
@@ -101,12 +82,7 @@ class PipelineLogStore:
     def __init__(self, path: str | os.PathLike[str], *, retention_days: float,
                  schema: str | None = None) -> None:
         self.retention_days = retention_days
-        self._engine, _ = create_store_engine(path, schema=schema)
-        try:
-            setup(self._engine, "pipeline_log", MIGRATIONS)
-        except BaseException:
-            release_engine(self._engine)
-            raise
+        self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema)
         self._lock = threading.Lock()
         self._pruned_at = 0.0
         if not is_read_only(self._engine):

@@ -69,7 +69,6 @@ from hy_memory_langgraph.store.extensions import CapabilityFlags, IndexedStore
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.store.lexical.ops import (
            KeyHit,
-           LexicalCompleteOp,
            LexicalOp,
            LexicalStatus,
 )
@@ -79,5 +78,5 @@ from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
 __all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp",
-           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus",
+           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalOp", "LexicalStatus",
            "shared_index_cache"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import functools
 import logging
 import os
@@ -50,7 +49,6 @@ from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_w
 from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
-    create_store_engine,
     is_absent,
     is_read_only,
     parse_url,
@@ -215,8 +213,8 @@ class HyMemoryStore(SingleCalls, BaseStore):
         self._sweeper: TTLSweeper | None = None
         self._where = store_url(path).render_as_string(hide_password=True)
         with database_faults(self._where):
-            self._engine, self._local_file = create_store_engine(
-                path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
+            self._engine, self._local_file = migrations.open_database(
+                path, COMPONENT, self.MIGRATIONS, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         self._indexer = None if is_read_only(self._engine) else PendingIndexer(self._index_pending)
@@ -302,7 +300,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
     def _open(self, search_threads: int | None, cache: IndexCache,
               approximate: ApproximateSearch | None) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
-        migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
         reading = self.read_only and not is_absent(self._engine)  # may not even write defaults
         with (read_tx(self._engine) if reading else write_tx(self._engine, schema_setup=True)) as conn:
             if not reading:
@@ -319,8 +316,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
                         "written with (e.g. HY_MEMORY_EMBEDDING_MODEL=local for the embedded "
                         "e5), or use another path/data_dir"
                     )
-        if self._local_file is not None:
-            _remove_old_index_files(self._local_file)
         if dims is None:
             return None
         metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
@@ -882,16 +877,6 @@ def _groupable_op(op: Op) -> bool:
     operation, made outside a block whose embeddings belong to named users (grouped, its
     embeddings would be made in another caller's context)."""
     return type(op) in GROUPABLE and not EMBEDDING_OWNERS.get()
-
-
-def _remove_old_index_files(db_file: Any) -> None:
-    """Delete whole-store FAISS files left by releases before per-scope indexes."""
-    for suffix in (".faiss", ".faiss.json"):
-        with contextlib.suppress(OSError):
-            db_file.with_name(db_file.name + suffix).unlink()
-    for tmp in db_file.parent.glob(f".{db_file.name}.faiss*.tmp"):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
 
 
 def _index_setup(

@@ -163,8 +163,7 @@ def apply_writes(
         _sweep(conn, now, entries, local, touched)
     if plan is not None and plan.puts:
         _puts(conn, plan, text_vectors, now, entries, local, touched)
-    pending = apply_lexical(conn, plan.lexical if plan is not None else {},
-                            plan.complete if plan is not None else [], touched.upserted, touched.removed,
+    pending = apply_lexical(conn, plan.lexical if plan is not None else {}, touched.upserted, touched.removed,
                             undocumented=touched.undocumented)
     if not entries:
         return WriteResult(seqs=[], local=local, pending=pending)

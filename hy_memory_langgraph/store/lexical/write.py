@@ -58,14 +58,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
-from hy_memory_langgraph.store.schema.tables import (
-    LEXICAL_SINCE,
-    items,
-    lexical_docs,
-    lexical_postings,
-    lexical_spaces,
-    meta,
-)
+from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 
 __all__ = ["PENDING_LIMIT", "WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "index_pending", "loads_terms"]
@@ -114,7 +107,7 @@ _SET_LENGTH = (sa.update(lexical_docs)
                .values(length=sa.bindparam("b_length", type_=sa.Integer())))
 _SPACE_COLUMNS = (lexical_spaces.c.id, lexical_spaces.c.namespace, lexical_spaces.c.docs,
                   lexical_spaces.c.total_len, lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
-                  lexical_spaces.c.complete, lexical_spaces.c.pending)
+                  lexical_spaces.c.pending)
 # Statements of every write, built once: building one per call costs more than SQLite
 # takes to run it (expanding ``IN`` parameters take the lists).
 _IDS = sa.bindparam("p_ids", expanding=True)
@@ -129,7 +122,7 @@ _SAVE_SPACE = (sa.update(lexical_spaces)
                .where(lexical_spaces.c.id == sa.bindparam("p_space", type_=sa.BigInteger()))
                .values(docs=sa.bindparam("p_docs"), total_len=sa.bindparam("p_total"),
                        ctx_before=sa.bindparam("p_before"), ctx_after=sa.bindparam("p_after"),
-                       complete=sa.bindparam("p_complete"), pending=sa.bindparam("p_pending")))
+                       pending=sa.bindparam("p_pending")))
 
 
 def dumps_terms(terms: Mapping[str, int] | None) -> str | None:
@@ -180,7 +173,6 @@ class _Space:
     docs: int
     total_len: int
     window: tuple[int, int]
-    complete: bool
     pending: int  # documents stored without postings
     rebuild: bool = False  # the window changed: re-derive every group
     changed: bool = False
@@ -196,7 +188,6 @@ class _Batch:
     by_namespace: dict[str, _Space] = field(default_factory=dict)
     points: dict[tuple[int, str], list[Order]] = field(default_factory=dict)
     loose: list[_Doc] = field(default_factory=list)  # written ungrouped documents
-    since: int | None = None
 
     def point(self, space_id: int, group: str | None, order: Order) -> None:
         if group is not None:
@@ -212,7 +203,6 @@ class _Batch:
 def apply_lexical(
     conn: Connection,
     ops: Mapping[tuple[str, str], LexicalOp],
-    complete: Collection[str],
     upserted: Mapping[tuple[str, str], int],
     removed: Sequence[tuple[int, str]],
     *,
@@ -224,30 +214,23 @@ def apply_lexical(
     Args:
         conn: The batch's write transaction.
         ops: Lexical ops by ``(encoded namespace, key)`` (the last of each item).
-        complete: Encoded namespaces to mark complete.
         upserted: Ids of the items the batch put, by ``(encoded namespace, key)``.
         removed: ``(item id, encoded namespace)`` of items the batch deleted or expired.
         undocumented: Ids of upserted or removed items known to have no document (none to load).
     """
-    if not (ops or complete or upserted or removed):
+    if not (ops or upserted or removed):
         return set()
     batch = _Batch(conn)
     op_ids = _resolve(conn, ops, upserted)
     old = _load_docs(conn, [i for i in (*(i for i, _ in removed), *upserted.values(), *op_ids.values())
                             if i not in undocumented])
-    _load_spaces(batch, {ns for ns, _ in ops} | set(complete), {d.space_id for d in old.values()})
+    _load_spaces(batch, {ns for ns, _ in ops}, {d.space_id for d in old.values()})
     dropped = [i for i, _ in removed if i in old]
     dropped += [i for pair, i in upserted.items() if pair not in ops and i in old]
     _drop(batch, [old[i] for i in dict.fromkeys(dropped)])
     _write(batch, ops, op_ids, old)
     _take_pending(batch, [s for s in batch.spaces.values() if s.pending and (s.touched or s.rebuild)])
     _rederive(batch)
-    for namespace in complete:
-        space = batch.by_namespace.get(namespace)
-        if space is None and _holds_items(conn, namespace):
-            space = _create_space(batch, namespace, (0, 0))
-        if space is not None:
-            space.complete = space.changed = True
     _save_spaces(batch, {ns for _, ns in removed})
     return {space.namespace for space in batch.spaces.values() if space.pending > 0}
 
@@ -282,34 +265,19 @@ def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> No
             rows += batch.conn.execute(stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
-                       (int(row.ctx_before), int(row.ctx_after)), bool(row.complete), int(row.pending))
+                       (int(row.ctx_before), int(row.ctx_after)), int(row.pending))
         batch.spaces[space.id] = batch.by_namespace[space.namespace] = space
 
 
-def _legacy(batch: _Batch, namespace: str) -> bool:
-    """Whether ``namespace`` holds items written before the lexical index existed."""
-    if batch.since is None:
-        value = batch.conn.execute(sa.select(meta.c.value).where(meta.c.key == LEXICAL_SINCE)).scalar()
-        batch.since = int(value or 0)
-    if batch.since <= 0:
-        return False
-    stmt = sa.select(items.c.id).where(items.c.namespace == namespace, items.c.id <= batch.since).limit(1)
-    return batch.conn.execute(stmt).first() is not None
-
-
-def _holds_items(conn: Connection, namespace: str) -> bool:
-    stmt = sa.select(items.c.id).where(items.c.namespace == namespace).limit(1)
-    return conn.execute(stmt).first() is not None
+_NEW_SPACE = sa.insert(lexical_spaces).returning(lexical_spaces.c.id)
 
 
 def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Space:
-    """A new statistics row: complete unless the namespace holds items older than the index."""
-    complete = not _legacy(batch, namespace)
-    space_id = batch.conn.execute(
-        sa.insert(lexical_spaces).values(namespace=namespace, docs=0, total_len=0, ctx_before=window[0],
-                                         ctx_after=window[1], complete=complete)
-        .returning(lexical_spaces.c.id)).scalar_one()
-    space = _Space(int(space_id), namespace, 0, 0, window, complete, 0, changed=True)
+    """A new statistics row."""
+    space_id = batch.conn.execute(_NEW_SPACE, {"namespace": namespace, "docs": 0, "total_len": 0,
+                                               "ctx_before": window[0], "ctx_after": window[1],
+                                               "pending": 0}).scalar_one()
+    space = _Space(int(space_id), namespace, 0, 0, window, 0, changed=True)
     batch.spaces[space.id] = batch.by_namespace[namespace] = space
     return space
 
@@ -342,7 +310,7 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
     replaced: list[int] = []
     for pair, op in ops.items():
         item_id = op_ids.get(pair)
-        if item_id is None or (op.fill and item_id in old):
+        if item_id is None:
             continue
         namespace, key = pair
         space = batch.by_namespace.get(namespace) or _create_space(batch, namespace, op.window)
@@ -499,7 +467,7 @@ def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     """Write the changed statistics rows; drop those of namespaces left without
     documents by a delete (so an erased namespace leaves no name behind)."""
     saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
-              "p_after": s.window[1], "p_complete": s.complete, "p_pending": s.pending}
+              "p_after": s.window[1], "p_pending": s.pending}
              for s in batch.spaces.values() if s.changed]
     if saved:
         batch.conn.execute(_SAVE_SPACE, saved)
