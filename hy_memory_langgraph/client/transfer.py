@@ -65,7 +65,7 @@ _SCENES: Final = ("chat", *PRODUCTIVITY_SCENES)
 #: as they are by an import that redacts.
 _PLACES: Final = frozenset({
     "memory_id", "user_id", "agent_id", "session_id", "request_id", "supersedes", "superseded_by",
-    "experience_ids", "related_id", "fact_id", "turn_key", "turn_index", "memory_at", "memory_ts",
+    "experience_ids", "related_id", "fact_id", "turn_hash", "turn_index", "memory_at", "memory_ts",
     "created_at", "updated_at", "at", "ts", "seq", "status", "version", "kind", "owner", "role",
     "source", "variant", "last_op", "op", "id", "tool_call_id", "name", "is_error", "scene",
     "number", "hunks", "file", "files", "symbol", "question", "confidence"})
