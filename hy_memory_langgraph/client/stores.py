@@ -18,6 +18,7 @@ from langgraph.store.base import BaseStore, IndexConfig
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
+from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache, SealedStore
 
@@ -114,7 +115,7 @@ class StoreRegistry:
         with self._lock:
             if self._chain is None:
                 target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema)
+                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets))
             return self._chain
 
     def flush(self) -> None:

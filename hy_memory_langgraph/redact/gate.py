@@ -8,8 +8,9 @@ pipeline-log text. Each store of the client passes every value it writes through
 :func:`seal` at its one write boundary (:class:`~hy_memory_langgraph.store.SealedStore`
 for the memory stores; the chain, pipeline-log and workflow stores in their write
 methods), and refuses a row's place (a namespace label, a key, an id) that carries a
-secret (:func:`require_clean_label`): a place is validated as an id, never redacted,
-so a row is never filed under a different name than the one it was written with.
+secret (:func:`carries_secret`, :func:`hy_memory_langgraph.ids.require_clean_label`): a
+place is validated as an id, never redacted, so a row is never filed under a different
+name than the one it was written with.
 
 Sealing is :func:`~hy_memory_langgraph.redact.redact_value` (every string at any depth,
 dict keys included, values under secret-named keys), except strings of the two shapes
@@ -28,12 +29,16 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
-from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.redact.values import find_secret, redact_text, redact_value
+from hy_memory_langgraph.redact.values import redact_text, redact_value
 
-__all__ = ["require_clean_label", "seal", "seal_text"]
+__all__ = ["Seal", "carries_secret", "gate", "seal", "seal_text"]
+
+#: What a store applies to each value it persists (:func:`seal`, or nothing when the
+#: client's ``MEMORY_REDACT_SECRETS=false`` turned redaction off).
+Seal = Callable[[Any], Any]
 
 #: The shapes of the ids, hashes and times this package writes (``ids.random_id``, a
 #: SHA-256 hex digest, ``timeutil.iso``).
@@ -55,15 +60,16 @@ def seal(value: Any) -> Any:
     return redact_value(value, seal_text)
 
 
-def require_clean_label(label: str, what: str) -> str:
-    """``label`` (a namespace label, a key or an id placing a row) when it carries no
-    secret.
+def _unsealed(value: Any) -> Any:
+    return value
 
-    Raises:
-        InvalidInputError: naming ``what`` and the kind of secret found.
-    """
-    if _OWN_SHAPES.fullmatch(label) or redact_text(label) == label:
-        return label
-    raise InvalidInputError(
-        f"{what} holds what looks like a secret ({find_secret(label) or 'credential'}); ids and keys "
-        "place a row and are stored as they are, so use an id that carries no credential")
+
+def gate(enabled: bool) -> Seal:
+    """The seal a store applies: :func:`seal`, or none at all when redaction is off
+    (``MEMORY_REDACT_SECRETS=false``: text is stored as given)."""
+    return seal if enabled else _unsealed
+
+
+def carries_secret(label: str) -> bool:
+    """Whether ``label`` (an id, a key, a namespace label) holds a detected secret."""
+    return not _OWN_SHAPES.fullmatch(label) and redact_text(label) != label

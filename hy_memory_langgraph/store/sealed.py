@@ -18,7 +18,8 @@ from typing import Any
 
 from langgraph.store.base import BaseStore, Op, PutOp, Result
 
-from hy_memory_langgraph.redact.gate import require_clean_label, seal
+from hy_memory_langgraph.ids import require_clean_label
+from hy_memory_langgraph.redact.gate import seal
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
 
 __all__ = ["SealedStore"]

@@ -16,7 +16,7 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import optional_id, random_id, require_id, scope_id
+from hy_memory_langgraph.ids import optional_id, random_id, require_clean_label, require_id, scope_id
 from hy_memory_langgraph.messages import cap_message_bytes, normalize_messages, redact_messages
 from hy_memory_langgraph.redact import redact_value
 from hy_memory_langgraph.scenes import validate_scene
@@ -54,15 +54,21 @@ def prepare_write(args: WriteArgs, config: MemoryConfig) -> PreparedWrite:
     return _prepared(args, scene, metadata, msgs, config.redact_secrets)
 
 
+def _placing(value: str | None, field: str, redact: bool) -> str | None:
+    """An id that places rows, refused when it carries a secret (with redaction on):
+    ids are stored as they are, never redacted into another name."""
+    return require_clean_label(value, field) if redact and value is not None else value
+
+
 def _prepared(args: WriteArgs, scene: str | None, metadata: dict[str, Any], msgs: Any,
               redact: bool) -> PreparedWrite:
     return {
         "request_id": args.get("request_id") or random_id(),
         "started": time.perf_counter(),
         "scene": scene,
-        "user_id": require_id(args.get("user_id"), "user_id"),
-        "agent_id": optional_id(args.get("agent_id"), "agent_id"),
-        "session_id": optional_id(args.get("session_id"), "session_id"),
+        "user_id": _placing(require_id(args.get("user_id"), "user_id"), "user_id", redact),
+        "agent_id": _placing(optional_id(args.get("agent_id"), "agent_id"), "agent_id", redact),
+        "session_id": _placing(optional_id(args.get("session_id"), "session_id"), "session_id", redact),
         "workspace_id": scope_id(args.get("workspace_id"), "workspace_id", redact),
         "branch": scope_id(args.get("branch"), "branch", redact),
         "metadata": metadata,
