@@ -9,12 +9,12 @@ PostgreSQL's advisory lock) it creates the schema and the version table
 ``hy_schema_migrations`` when missing, applies the migrations not yet recorded,
 in order, and records each. Running it again changes nothing.
 
-Rules for authors: version 1 creates each component's tables from its current
-definitions; that holds until the first release. After it, never edit or reorder a
-released migration; add a new one. A migration sees the database as the previous one
-left it, so it must not use the component's *current* table definitions: raw SQL
-through :class:`MigrationContext` (and before the first change to version 1's tables,
-a frozen copy of them for version 1).
+Rules for authors: until the first release, version 1 creates each component's
+tables from their current definitions. After it, never edit or reorder a released
+migration; add a new one. A migration sees the database as the previous one left it,
+so it writes raw SQL through :class:`MigrationContext` rather than use the current
+table definitions; the change that first alters a table version 1 creates also gives
+version 1 a frozen copy of the released definitions.
 
 Example:
     >>> import sqlalchemy as sa

@@ -153,10 +153,10 @@ class _Doc:
 
     @classmethod
     def of(cls, row: Row[Any]) -> _Doc:
-        length = int(row.length)
-        return cls(int(row.item_id), int(row.space_id), row.key, row.grp,
-                   (row.order_at, float(row.order_ts), row.key), loads_terms(row.terms) or {},
-                   loads_terms(row.tail), max(length, 0), length < 0)
+        """The document of a row of ``_DOC_COLUMNS`` (unpacked: a stretch reads many rows)."""
+        item_id, space_id, key, group, order_at, order_ts, terms, tail, length = row
+        return cls(int(item_id), int(space_id), key, group, (order_at, float(order_ts), key),
+                   loads_terms(terms) or {}, loads_terms(tail), max(int(length), 0), int(length) < 0)
 
     @property
     def lends(self) -> Mapping[str, int]:

@@ -3,8 +3,9 @@
 * ``hy_store_items``: one row per item. ``namespace`` is the labels joined by
   ``"."`` (labels may not contain periods), ``scope`` its first
   :data:`SCOPE_DEPTH` labels (the unit of the in-memory vector indexes) when the item
-  has vectors (``NULL`` when it has none), ``value`` is JSON text, times are integer microseconds since the Unix epoch
-  (UTC), ``expires_at`` is ``NULL`` for items without a TTL.
+  has vectors (``NULL`` when it has none), ``value`` is JSON text, times are integer
+  microseconds since the Unix epoch (UTC), ``expires_at`` is ``NULL`` for items without
+  a TTL.
 * ``hy_store_vectors``: one row per embedded text of an item (``pos`` 0..n-1),
   with the field path, the text and the raw float32 vector as a blob.
 * ``hy_store_changes``: an append-only change log (``seq`` never reused). Every
