@@ -425,9 +425,14 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
     stmt = _UPSERT.get(conn.dialect.name)
     if stmt is None:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
-    returned = conn.execute(stmt, list(rows)).all()  # one multi-row INSERT (insertmanyvalues)
-    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.vectorless},
-                    {r.id for r in returned if not r.documented})
+    written = Upserted({}, set(), set())
+    for item_id, namespace, key, vectorless, documented in conn.execute(stmt, list(rows)):  # insertmanyvalues
+        written.ids[(namespace, key)] = item_id
+        if vectorless:
+            written.vectorless.add(item_id)
+        if not documented:
+            written.undocumented.add(item_id)
+    return written
 
 
 _DOCUMENTED = sa.exists().where(lexical_docs.c.item_id == items.c.id).label("documented")
