@@ -53,7 +53,7 @@ def test_every_statement_of_a_lite_add_and_search_reaches_sqlalchemys_listeners(
     try:
         for i in range(3):
             client.add(f"Warm-up note {i} about the garden.", user_id="u1", session_id="s1")
-        store = client.context.stores.chat()
+        store = client.context.stores.chat().store  # inside the privacy gate (SealedStore)
         assert isinstance(store, HyMemoryStore)
         both = _Both(store._engine)
         result = client.add("My sister planted a lemon tree last May.", user_id="u1", session_id="s1")
