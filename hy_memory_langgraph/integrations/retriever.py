@@ -4,7 +4,9 @@
 workspace_id=..., branch=..., created_after=..., created_before=..., min_score=...)``
 overrides the constructor's values for one call. Productivity scenes return facts and
 experiences merged by score (each tagged with ``metadata["layer"]``), still at most
-``k`` in total.
+``k`` in total. A document's ``page_content`` is the memory's text as a model should see
+it: invisible characters dropped and chat templates' control tokens defused
+(:func:`~hy_memory_langgraph.fences.clean`); ``metadata`` keeps the stored record.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic import ConfigDict
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import InvalidInputError, MissingContextError
+from hy_memory_langgraph.fences import clean
 from hy_memory_langgraph.integrations.scope import current_context, resolve_scope
 
 __all__ = ["HyMemoryRetriever", "result_documents"]
@@ -39,18 +42,18 @@ def result_documents(result: dict[str, Any], k: int | None = None) -> list[Docum
     score (a stable sort, so facts win ties) and tagged with ``metadata["layer"]``.
     """
     if result["scene"] == "chat":
-        docs = [Document(page_content=m["content"], id=m["memory_id"],
+        docs = [Document(page_content=clean(m["content"]), id=m["memory_id"],
                          metadata={key: v for key, v in m.items() if key != "content"})
                 for m in result["memories"]]
         return docs if k is None else docs[:k]
     ranked: list[tuple[float, Document]] = []
     for fact in result["facts"]:
         text = f"{fact.get('subject', '')}: {fact.get('statement', '')}".strip(": ")
-        ranked.append((_score(fact), Document(page_content=text, id=fact["memory_id"],
+        ranked.append((_score(fact), Document(page_content=clean(text), id=fact["memory_id"],
                                               metadata={"layer": "fact", **fact})))
     for exp in result["experiences"]:
         text = f"{exp.get('task', '')}\n{exp.get('solution', '')}".strip()
-        ranked.append((_score(exp), Document(page_content=text, id=exp["memory_id"],
+        ranked.append((_score(exp), Document(page_content=clean(text), id=exp["memory_id"],
                                              metadata={"layer": "experience", **exp})))
     ranked.sort(key=lambda pair: pair[0], reverse=True)
     docs = [doc for _, doc in ranked]
