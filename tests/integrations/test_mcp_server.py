@@ -18,6 +18,7 @@ from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import ScriptedChatModel
 from tests.productivity.support import tool_trace
 
@@ -54,9 +55,9 @@ async def test_the_sdk_client_searches_saves_records_and_forgets(tmp_path: Path)
         assert not recorded.isError and "coding memory" in _text(recorded)
         coding = _text(await session.call_tool("search_memory", {"query": "timeout search client",
                                                                  "scene": "coding"}))
-        assert "ids:" in coding and "fact_coding_" in coding
-        memory_id = found.split("[", 1)[1].split("]", 1)[0]
-        assert _text(await session.call_tool("forget_memory", {"memory_id": memory_id})) == f"Forgot {memory_id}."
+        assert any(row["id"].startswith("fact_coding_") for row in read_fences(coding)[0].rows)
+        memory_id = read_fences(found)[0].rows[0]["id"]
+        assert _text(await session.call_tool("forget_memory", {"memory_id": memory_id})) == f'Forgot "{memory_id}".'
         assert "Miso" not in _text(await session.call_tool("search_memory", {"query": "cat"}))
         bad = await session.call_tool("save_memory", {"content": "   "})
         assert bad.isError and "non-empty content" in _text(bad)
