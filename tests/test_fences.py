@@ -10,6 +10,7 @@ import sys
 import tomllib
 import unicodedata
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -136,3 +137,8 @@ def test_unlisted_families_are_covered_by_the_shapes_of_special_tokens(shape: st
                                   "a <= b and c -> d", "[1] footnote", "<https://example.com>"])
 def test_text_that_only_resembles_control_tokens_is_kept(text: str) -> None:
     assert defuse_control_tokens(text) == text
+
+
+def test_the_readme_counts_the_families() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"control tokens of {len(FAMILIES)} model families" in readme
