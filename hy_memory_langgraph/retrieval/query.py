@@ -81,10 +81,10 @@ class TimeSpan:
         return f"{self.start.isoformat()}..{self.end.isoformat()}"
 
     def contains(self, when: date) -> bool:
-        """Whether ``when`` falls in the span (for a month of any year: that month of its year)."""
+        """Whether ``when`` falls in the span (for a month of any year: in ``when``'s year)."""
         if not self.any_year:
             return self.start <= when <= self.end
-        return self.start.month == when.month
+        return self.start.replace(year=when.year) <= when <= _month_end(when.year, self.start.month)
 
     def overlaps(self, other: TimeSpan) -> bool:
         """Whether ``other`` (a span with known years) meets this span."""
