@@ -33,7 +33,7 @@ examples:
   hy-memory add --text "I adopted a grey cat called Miso" -u alice
   hy-memory search "what is my cat called?" -u alice
   hy-memory list -u alice
-  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl
+  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl --all-users
 """
 
 ADD_DESCRIPTION: Final = """\
@@ -251,6 +251,11 @@ def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.Argumen
 
     imp = _command(sub, "import", parent, "read a JSONL export into the data dir", TRANSFER_DESCRIPTION)
     imp.add_argument("source", metavar="FILE", help="a file written by hy-memory export, or - for stdin")
+    whose = imp.add_mutually_exclusive_group()
+    whose.add_argument("--user-id", "-u", dest="user_ids", action="append", metavar="USER",
+                       help="write only this user's rows (repeatable; rows of other users are refused)")
+    whose.add_argument("--all-users", action="store_true",
+                       help="write every user of the file (restoring a whole data dir)")
     imp.add_argument("--progress", action="store_true", default=None,
                      help="draw the progress bar even when stderr is not a terminal")
 

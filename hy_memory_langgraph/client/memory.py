@@ -20,7 +20,7 @@ from sqlalchemy.engine import make_url
 
 from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
-from hy_memory_langgraph.client.transfer import export_rows, import_rows
+from hy_memory_langgraph.client.transfer import UNSET, Unset, export_rows, import_rows
 from hy_memory_langgraph.client.workflow import (
     WorkflowMemoryService,
     oa_context_provider_from_config,
@@ -35,7 +35,7 @@ from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
 from hy_memory_langgraph.flows.write.nodes import redacted_write_args
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import optional_id, random_id, require_id
+from hy_memory_langgraph.ids import optional_id, random_id, require_id, require_ids
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -461,22 +461,28 @@ class HyMemoryClient:
         return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
     # -- export / import / stats --------------------------------------------------------------
-    def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
-        """Every row of an export of this data dir (or of ``user_ids`` only): memories of
-        every scene and status, history, traces, version chain, workflow files.
+    def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
+        """Every row of an export of this data dir (or of ``user_ids`` only; a string is
+        one user): memories of every scene and status, history, traces, version chain,
+        workflow files.
 
         See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
         """
-        if user_ids is not None:
-            user_ids = [require_id(u, "user_ids") for u in user_ids]
-        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=user_ids)
+        users = None if user_ids is None else require_ids(user_ids, "user_ids")
+        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=users)
 
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
+                        user_ids: Sequence[str] | str | None | Unset = UNSET,
                         on_row: Callable[[int], None] | None = None) -> ImportReport:
         """Write the rows of :meth:`export_memories` here; returns counts per row type,
-        ``rows`` and ``complete`` (the export's footer was found and matched)."""
-        return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
+        ``rows`` and ``complete`` (the export's footer was found and matched).
+
+        ``user_ids`` (required) names the users whose rows are written (a string is one
+        user); rows of anyone else are counted in ``refused_users``, not written.
+        ``user_ids=None`` writes every user of the file (restoring a whole data dir).
+        """
+        return import_rows(self.context, self.config.workflow_dir, rows, user_ids=user_ids, on_row=on_row)
 
     @_faults
     def stats(self) -> dict[str, Any]:

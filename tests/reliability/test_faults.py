@@ -200,7 +200,7 @@ def test_an_imported_row_nested_too_deep_is_refused_and_the_user_keeps_searching
     memory = next(r for r in deep if r["type"] == "memory")
     memory["value"] = {**memory["value"], "metadata": _deep(600)}
     with _client(tmp_path / "b") as client:
-        result = client.import_memories(deep)
+        result = client.import_memories(deep, user_ids=None)
         assert [r["reason"] for r in result["refused"]] == [
             "not a valid memory record: it nests deeper than 64 levels"]
         assert client.search("tea", user_ids=["alice"])["memories"] == []
