@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from hy_memory_langgraph.cli.common import CliError, dump_json
 from hy_memory_langgraph.cli.progress import Progress
-from hy_memory_langgraph.cli.session import open_client
+from hy_memory_langgraph.cli.session import checked_json, open_client
 
 __all__ = ["export", "import_"]
 
@@ -53,11 +53,9 @@ def _rows(lines: list[str], source: str) -> Iterator[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            yield json.loads(line)
+            yield json.loads(checked_json(line, f"{source} line {number}"))
         except json.JSONDecodeError as exc:
             raise CliError("INVALID_JSON", f"{source} line {number} is not JSON: {exc.msg}") from exc
-        except RecursionError:
-            raise CliError("INVALID_JSON", f"{source} line {number} nests too deeply") from None
 
 
 def import_(args: argparse.Namespace) -> Any:

@@ -36,6 +36,7 @@ from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lit
 from hy_memory_langgraph.flows.write.nodes import redacted_write_args
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import optional_id, random_id, require_id, require_ids
+from hy_memory_langgraph.limits import check_content, check_extract, check_search, check_user_ids, check_write
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -247,6 +248,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
+        check_write(self.config.limits, messages, metadata)
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
@@ -259,6 +261,7 @@ class HyMemoryClient:
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
                    config: RunnableConfig | None = None) -> WriteResult:
         """Async twin of :meth:`add`."""
+        check_write(self.config.limits, messages, metadata)
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
@@ -275,6 +278,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
+        check_search(self.config.limits, query=query, queries=queries, user_ids=user_ids, limit=limit)
         args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
@@ -289,6 +293,7 @@ class HyMemoryClient:
                       created_after: Any = None, created_before: Any = None,
                       config: RunnableConfig | None = None) -> SearchResult:
         """Async twin of :meth:`search`."""
+        check_search(self.config.limits, query=query, queries=queries, user_ids=user_ids, limit=limit)
         args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
@@ -346,6 +351,7 @@ class HyMemoryClient:
         are records of what happened and are not edited in place: delete them (or add a
         new write) instead.
         """
+        check_content(self.config.limits, content, self.config.max_message_bytes, metadata)
         memory_id = require_id(memory_id, "memory_id")
         content = require_text(content, "content")
         if not content.strip():
@@ -468,6 +474,7 @@ class HyMemoryClient:
 
         See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
         """
+        check_user_ids(self.config.limits, user_ids)
         users = None if user_ids is None else require_ids(user_ids, "user_ids")
         return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=users)
 
@@ -503,6 +510,7 @@ class HyMemoryClient:
                        workflow_id: str | None = None, dynamic_context: dict[str, Any] | None = None,
                        memory_app_id: str | None = None) -> MemoryExtractResult:
         """``workflow.memoryExtract``: see :meth:`WorkflowMemoryService.memory_extract`."""
+        check_extract(self.config.limits, msg_list, user_message, assistant_message, dynamic_context)
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 

@@ -51,6 +51,7 @@ from urllib.parse import unquote
 from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_ids
+from hy_memory_langgraph.limits import check_import_row, check_user_ids
 from hy_memory_langgraph.models import model_identity
 from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.repos.base import RecordRepository
@@ -59,7 +60,7 @@ from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso, utcnow
-from hy_memory_langgraph.values import MAX_JSON_DEPTH, json_depth, without_nul
+from hy_memory_langgraph.values import without_nul
 from hy_memory_langgraph.workflow.files import escape_name
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "ROW_TYPES", "UNSET", "Unset", "export_rows", "import_rows"]
@@ -226,9 +227,7 @@ class _Importer:
         (unless redaction is off) in everything but :data:`_PLACES`."""
         if not isinstance(value, dict):
             raise TypeError(f"value must be an object, not {type(value).__name__}")
-        if json_depth(value) > MAX_JSON_DEPTH:
-            return dict(value)  # refused as a whole when written (its reason in ``refused``)
-        value = without_nul(value)
+        value = without_nul(value)  # of bounded depth: import_rows checked the row
         return redact_value(value, keep=_PLACES) if self.redact else value
 
     def _write_file(self, relative: str, text: str) -> None:
@@ -281,13 +280,16 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
 
     Raises:
         InvalidInputError: ``user_ids`` not given or invalid, no header, an unknown format
-            or version, or a bad row (rows before it are written).
+            or version, a row over the limits (:mod:`hy_memory_langgraph.limits`) or a bad
+            row (rows before it are written).
     """
     if user_ids is UNSET:
         raise InvalidInputError(
             "import_memories needs user_ids: the users whose rows this import may write, e.g. "
             "user_ids=['user_123'] (rows of other users are refused and counted), or user_ids=None "
             "to write every user of the file (restoring a whole data dir)")
+    limits = context.config.limits
+    check_user_ids(limits, user_ids)
     users = None if user_ids is None else require_ids(user_ids, "user_ids")
     importer = _Importer(context, workflow_dir, users)
     counts: Counter[str] = Counter()
@@ -296,6 +298,7 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
     for line, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             raise InvalidInputError(f"row {line} is not a JSON object")
+        check_import_row(limits, row, line)
         if line == 1:
             if row.get("type") != "header" or row.get("format") != EXPORT_FORMAT:
                 raise InvalidInputError(
