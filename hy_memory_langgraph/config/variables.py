@@ -147,7 +147,7 @@ VARIABLES: Final[tuple[Variable, ...]] = (
              "the CLI's user when `--user-id` is absent (no default: a user command without either is refused)"),
     Variable("HY_MEMORY_MCP_TOKEN", None, "", None, "unset",
              "the bearer token `hy-memory mcp --http` requires of every request (or `--token`); without "
-             "one it does not serve HTTP"),
+             "one it does not serve HTTP", readme=False),
     Variable("HY_MEMORY_MCP_ALLOWED_HOSTS", None, "", None, "the loopback names",
              "comma-separated `Host` values `hy-memory mcp --http` answers (or `--allowed-host`); "
              "required with a wildcard `--host` such as `0.0.0.0`", readme=False),

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.integrations.render import render_memories
-from hy_memory_langgraph.integrations.scope import bind_users, current_config, resolve_scope
+from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
@@ -45,11 +45,13 @@ class HyMemoryMiddleware(AgentMiddleware):
 
     Args:
         client: The memory client.
-        user_id: A function of the runtime returning the user id, or a default user
-            id. Without a function the user comes from the run, as for the memory
-            nodes: ``runtime.context.user_id``, then ``config["configurable"]["user_id"]``,
-            then this default; with none of them a model call raises
-            :class:`~hy_memory_langgraph.errors.MissingContextError`.
+        user_id: The user this middleware is for, or a function of the runtime returning
+            it; ``None`` follows the run (``runtime.context.user_id``, then
+            ``config["configurable"]["user_id"]``), as the memory nodes do. A run naming
+            another user than this one raises
+            :class:`~hy_memory_langgraph.errors.ForeignUserError`; no user anywhere raises
+            :class:`~hy_memory_langgraph.errors.MissingContextError` (one rule for every
+            face: :mod:`~hy_memory_langgraph.integrations.scope`).
         limit: How many memories are recalled per model call.
         remember: Whether the last turn is written after each run.
 
@@ -67,10 +69,9 @@ class HyMemoryMiddleware(AgentMiddleware):
         self.remember = remember
 
     def _user(self, runtime: Runtime[Any]) -> str:
-        if callable(self.user_id):
-            return bind_users([self.user_id(runtime)], current_config(), what="HyMemoryMiddleware")[0]
+        own = self.user_id(runtime) if callable(self.user_id) else self.user_id
         return resolve_scope(runtime.context, current_config(), what="HyMemoryMiddleware",
-                             defaults={"user_id": self.user_id}).user_id
+                             defaults={"user_id": own}).user_id
 
     def _with_memories(self, request: ModelRequest, memories: list[dict[str, Any]]) -> ModelRequest:
         block = render_memories(memories)
