@@ -18,7 +18,7 @@ after its length):
 | ``max_query_bytes`` | ``MEMORY_MAX_QUERY_BYTES`` | 65,536 | UTF-8 bytes of a search's ``query`` and ``queries`` together |
 | ``max_queries`` | ``MEMORY_MAX_QUERIES`` | 100 | items of ``queries`` |
 | ``max_user_ids`` | ``MEMORY_MAX_USER_IDS`` | 1,000 | users of one search, export or import |
-| ``max_search_limit`` | ``MEMORY_MAX_SEARCH_LIMIT`` | 10,000 (at most 10,000) | a search's ``limit`` |
+| ``max_search_limit`` | ``MEMORY_MAX_SEARCH_LIMIT`` | 10,000 (20 to 10,000) | a search's ``limit`` |
 | ``max_row_bytes`` | ``MEMORY_MAX_IMPORT_ROW_BYTES`` | 32,000,000 | UTF-8 bytes of one imported row |
 
 The content of one memory is bounded by ``MEMORY_MAX_MESSAGE_BYTES`` (a
@@ -52,14 +52,16 @@ __all__ = ["Limits", "check_content", "check_extract", "check_import_row", "chec
 
 #: The most results one search may return (bounds the statements' ``LIMIT`` values).
 _SEARCH_LIMIT_CEILING: Final = 10_000
+#: The least ``max_search_limit`` (a search's default ``limit`` is 10, a memory tool's most 20).
+_SEARCH_LIMIT_FLOOR: Final = 20
 # JSON text: a string literal (skipped whole), or a bracket.
 _JSON_TOKEN: Final = re.compile(r'"(?:[^"\\]+|\\.)*"?|[\[\]{}]', re.DOTALL)
 _JSON_HEAD: Final = re.compile(r"\s*[\[{]")
 _END: Final = object()
 
 
-def _limit(default: int, env: str, maximum: int | None = None) -> Any:
-    return field(default=default, metadata={"env": env, "maximum": maximum})
+def _limit(default: int, env: str, maximum: int | None = None, minimum: int = 1) -> Any:
+    return field(default=default, metadata={"env": env, "minimum": minimum, "maximum": maximum})
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Limits:
         max_query_bytes: ``MEMORY_MAX_QUERY_BYTES``.
         max_queries: ``MEMORY_MAX_QUERIES``.
         max_user_ids: ``MEMORY_MAX_USER_IDS``.
-        max_search_limit: ``MEMORY_MAX_SEARCH_LIMIT`` (1..10,000).
+        max_search_limit: ``MEMORY_MAX_SEARCH_LIMIT`` (20..10,000).
         max_row_bytes: ``MEMORY_MAX_IMPORT_ROW_BYTES``.
 
     Example:
@@ -92,7 +94,8 @@ class Limits:
     max_query_bytes: int = _limit(65_536, "MEMORY_MAX_QUERY_BYTES")
     max_queries: int = _limit(100, "MEMORY_MAX_QUERIES")
     max_user_ids: int = _limit(1_000, "MEMORY_MAX_USER_IDS")
-    max_search_limit: int = _limit(_SEARCH_LIMIT_CEILING, "MEMORY_MAX_SEARCH_LIMIT", _SEARCH_LIMIT_CEILING)
+    max_search_limit: int = _limit(_SEARCH_LIMIT_CEILING, "MEMORY_MAX_SEARCH_LIMIT", _SEARCH_LIMIT_CEILING,
+                                   _SEARCH_LIMIT_FLOOR)
     max_row_bytes: int = _limit(32_000_000, "MEMORY_MAX_IMPORT_ROW_BYTES")
 
     def __post_init__(self) -> None:
@@ -125,14 +128,14 @@ _SPECS: Final = {spec.name: spec for spec in fields(Limits)}
 def limit_parser(name: str) -> Any:
     """The parser of the limit ``name`` (``(source, value) -> int``; ``ConfigError`` naming
     ``source`` for anything but a whole number in the limit's range)."""
-    maximum = _SPECS[name].metadata["maximum"]
-    accepted = f"an integer >= 1{'' if maximum is None else f' and <= {maximum}'}"
+    minimum, maximum = _SPECS[name].metadata["minimum"], _SPECS[name].metadata["maximum"]
+    accepted = f"an integer >= {minimum}{'' if maximum is None else f' and <= {maximum}'}"
 
     def parse(source: str, value: object) -> int:
         number = value
         if isinstance(value, str) and value.strip().isdigit():
             number = int(value.strip())
-        if isinstance(number, bool) or not isinstance(number, int) or number < 1 \
+        if isinstance(number, bool) or not isinstance(number, int) or number < minimum \
                 or (maximum is not None and number > maximum):
             raise ConfigError(f"{source}={value!r} is invalid: expected {accepted}.")
         return number
@@ -187,7 +190,7 @@ def check_nesting(limits: Limits, value: Any, what: str, *, bytes_limit: str | N
     """Refuse ``value`` when it nests deeper than ``limits.max_depth`` (JSON text inside its
     strings counts from where the string is) or, with ``bytes_limit`` (the name of a
     limit), when it is larger than that limit; else return its size: the UTF-8 bytes of
-    its strings and keys, plus one for every other value. ``wrapping`` levels are allowed
+    its strings and keys, plus one for every other value (a number, a list, a dict...). ``wrapping`` levels are allowed
     on top of the limit (a stored row around what a write accepted). One walk, no
     recursion, memory in proportion to the depth, stopping at the first excess.
 

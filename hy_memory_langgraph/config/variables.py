@@ -70,7 +70,7 @@ _LIMIT_EFFECTS: Final = {
     "max_query_bytes": "bytes of one search's `query` and `queries` together",
     "max_queries": "items of a search's `queries`",
     "max_user_ids": "users of one search, export or import",
-    "max_search_limit": "a search's `limit` (at most 10000)",
+    "max_search_limit": "a search's `limit` (20 to 10000)",
     "max_row_bytes": "bytes of one imported row",
 }
 _LIMITS: Final = tuple(

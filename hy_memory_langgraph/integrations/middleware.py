@@ -7,27 +7,21 @@ Recall uses the default search path (zero LLM calls); remembering writes the las
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.integrations.nodes import last_turn, recall_query
 from hy_memory_langgraph.integrations.render import render_memories
 from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
 UserResolver = str | Callable[[Runtime[Any]], str]
-
-
-def _last_user_index(messages: Sequence[BaseMessage]) -> int | None:
-    for index in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[index], HumanMessage):
-            return index
-    return None
 
 
 def _with_block(system: SystemMessage | None, block: str) -> SystemMessage:
@@ -80,8 +74,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         return request.override(system_message=_with_block(request.system_message, block))
 
     def _query(self, request: ModelRequest) -> str | None:
-        index = _last_user_index(request.messages)
-        return None if index is None else str(request.messages[index].text).strip() or None
+        return recall_query(request.messages, self.client.config.limits)
 
     def wrap_model_call(self, request: ModelRequest,
                         handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse:
@@ -100,9 +93,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         return await handler(self._with_memories(request, found["memories"]))
 
     def _last_turn(self, state: dict[str, Any]) -> list[BaseMessage]:
-        messages = list(state.get("messages") or [])
-        index = _last_user_index(messages)
-        return [] if index is None else messages[index:]
+        return last_turn(list(state.get("messages") or []))
 
     def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turn = self._last_turn(state)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.prebuilt import ToolRuntime
 from pydantic import Field
@@ -40,6 +41,7 @@ from hy_memory_langgraph.integrations.render import (
     render_memory_block,
 )
 from hy_memory_langgraph.integrations.scope import MemoryScope, current_config, current_context, resolve_scope
+from hy_memory_langgraph.limits import Limits, check_nesting
 from hy_memory_langgraph.results import SearchResult
 from hy_memory_langgraph.scenes import SCENES
 
@@ -189,13 +191,35 @@ def _saved(result: dict[str, Any]) -> str:
     return f"Saved ({', '.join(ids)})." if ids else "Already known; nothing new saved."
 
 
-def _tools(search: Any, asearch: Any, save: Any, asave: Any, forget: Any, aforget: Any) -> list[BaseTool]:
+class _MemoryTool(StructuredTool):
+    """A ``StructuredTool`` whose input is held to the client's limits before anything
+    (argument validation, callbacks) reads it: a nesting deeper than ``MEMORY_MAX_DEPTH``
+    raises :class:`InvalidInputError`, never a ``RecursionError``."""
+
+    limits: Limits
+
+    def _checked(self, input: Any) -> Any:
+        args = input.get("args") if isinstance(input, dict) and input.get("type") == "tool_call" else input
+        check_nesting(self.limits, args, f"the arguments of {self.name}", wrapping=1)
+        return input
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return super().invoke(self._checked(input), config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return await super().ainvoke(self._checked(input), config, **kwargs)
+
+
+def _tools(ops: MemoryOps, search: Any, asearch: Any, save: Any, asave: Any, forget: Any,
+           aforget: Any) -> list[BaseTool]:
+    limits = ops.client.config.limits
     return [
-        StructuredTool.from_function(search, coroutine=asearch, name="search_memory",
-                                     description=SEARCH_DESCRIPTION),
-        StructuredTool.from_function(save, coroutine=asave, name="save_memory", description=SAVE_DESCRIPTION),
-        StructuredTool.from_function(forget, coroutine=aforget, name="forget_memory",
-                                     description=FORGET_DESCRIPTION),
+        _MemoryTool.from_function(search, coroutine=asearch, name="search_memory", description=SEARCH_DESCRIPTION,
+                                  limits=limits),
+        _MemoryTool.from_function(save, coroutine=asave, name="save_memory", description=SAVE_DESCRIPTION,
+                                  limits=limits),
+        _MemoryTool.from_function(forget, coroutine=aforget, name="forget_memory", description=FORGET_DESCRIPTION,
+                                  limits=limits),
     ]
 
 
@@ -219,7 +243,7 @@ def _runtime_tools(ops: MemoryOps) -> list[BaseTool]:
     async def aforget_memory(memory_id: MemoryId, runtime: AnyToolRuntime) -> str:
         return await ops.aforget(_scope(runtime, "forget_memory"), memory_id)
 
-    return _tools(search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)
+    return _tools(ops, search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)
 
 
 def _bound_tools(ops: MemoryOps, own: MemoryScope) -> list[BaseTool]:
@@ -249,4 +273,4 @@ def _bound_tools(ops: MemoryOps, own: MemoryScope) -> list[BaseTool]:
     async def aforget_memory(memory_id: MemoryId) -> str:
         return await ops.aforget(scope("forget_memory"), memory_id)
 
-    return _tools(search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)
+    return _tools(ops, search_memory, asearch_memory, save_memory, asave_memory, forget_memory, aforget_memory)
