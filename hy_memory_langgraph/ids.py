@@ -47,10 +47,11 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.redact import redact_text
+from hy_memory_langgraph.redact import find_secret, redact_text
+from hy_memory_langgraph.redact.gate import carries_secret
 
-__all__ = ["MAX_ID_BYTES", "invisible_character", "optional_id", "random_id", "require_id", "require_ids",
-           "scope_id"]
+__all__ = ["MAX_ID_BYTES", "invisible_character", "optional_id", "random_id", "require_clean_label", "require_id",
+           "require_ids", "scope_id"]
 
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
@@ -177,6 +178,24 @@ def require_ids(value: object, field: str) -> list[str]:
         raise InvalidInputError(f"{field} must be an id or a list of ids (got {type(value).__name__}), "
                                 f"e.g. {field}=['user_123']")
     return list(dict.fromkeys(require_id(v, f"{field}[{i}]") for i, v in enumerate(value)))
+
+
+def require_clean_label(label: str, what: str) -> str:
+    """``label`` (an id, a namespace label or a key placing a row) when it carries no
+    detected secret: ids are stored as they are, never redacted into another name.
+
+    Raises:
+        InvalidInputError: naming ``what`` and the kind of secret found.
+
+    Example:
+        >>> require_clean_label("user_123", "user_id")
+        'user_123'
+    """
+    if not carries_secret(label):
+        return label
+    raise InvalidInputError(
+        f"{what} holds what looks like a secret ({find_secret(label) or 'credential'}); ids and keys "
+        "place a row and are stored as they are, so use an id that carries no credential")
 
 
 def scope_id(value: Any, field: str, redact: bool) -> str | None:

@@ -13,11 +13,13 @@ An export is a sequence of JSON objects (one per line in a JSONL file), each wit
 | ``workflow_file`` | one workflow-memory markdown file | ``path`` (relative to ``{data_dir}/workflow``), ``text`` |
 | ``footer`` | last row: proves the export is complete | ``rows`` (rows before it), ``counts`` |
 
-With ``MEMORY_REDACT_SECRETS`` on (the default), an import redacts what it writes as a
-write does: every text of every row (memories, history, traces, version-chain rounds,
-workflow files) except the ids, times and names that give a row its place, and U+0000 is
-dropped. An export of a store that redacted is unchanged by this (redaction is
-idempotent); one made with redaction off loses its secrets on the way in.
+With ``MEMORY_REDACT_SECRETS`` on (the default), an import is written through the stores'
+privacy gate (:mod:`hy_memory_langgraph.redact.gate`) as a write is: every text of every
+row (memories, history, traces, version-chain rounds, workflow files, metadata at any
+depth, names and sources included) is redacted, and a row whose place (a memory id, a user
+id, a key, a namespace label) carries a secret is refused and reported, never filed under
+another name. U+0000 is dropped. An export of a store that redacted is unchanged by this
+(redaction is idempotent); one made with redaction off loses its secrets on the way in.
 
 An import writes only the users the caller names (``user_ids``): a row of anyone else
 (a memory, its history, a trace, a version-chain thread, a workflow file) is not written
@@ -53,7 +55,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_ids
 from hy_memory_langgraph.limits import check_import_row, check_user_ids
 from hy_memory_langgraph.models import model_identity
-from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.redact.gate import carries_secret, gate
 from hy_memory_langgraph.repos.base import RecordRepository
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.trace import TraceRepository
@@ -70,14 +72,6 @@ EXPORT_VERSION: Final = 1
 ROW_TYPES: Final = ("header", "memory", "event", "trace", "chain_thread", "workflow_file", "footer")
 _FLUSH: Final = 256
 _SCENES: Final = ("chat", *PRODUCTIVITY_SCENES)
-#: Fields of exported rows that give a row its place (ids, times, names, enums): copied
-#: as they are by an import that redacts.
-_PLACES: Final = frozenset({
-    "memory_id", "user_id", "agent_id", "session_id", "request_id", "supersedes", "superseded_by",
-    "experience_ids", "related_id", "fact_id", "turn_key", "turn_index", "memory_at", "memory_ts",
-    "created_at", "updated_at", "at", "ts", "seq", "status", "version", "kind", "owner", "role",
-    "source", "variant", "last_op", "op", "id", "tool_call_id", "name", "is_error", "scene",
-    "number", "hunks", "file", "files", "symbol", "question", "confidence"})
 
 
 class Unset(enum.Enum):
@@ -181,6 +175,7 @@ class _Importer:
         self.users = None if users is None else frozenset(users)
         self.refused_users: Counter[str] = Counter()
         self.redact = context.config.redact_secrets
+        self.seal = gate(self.redact)
         self.records: dict[str, list[dict[str, Any]]] = {s: [] for s in _SCENES}
         self.events: dict[str, list[tuple[str, dict[str, Any]]]] = {s: [] for s in _SCENES}
         self.traces: dict[str, list[tuple[list[str], str, dict[str, Any]]]] = {"chat": [], "productivity": []}
@@ -189,7 +184,8 @@ class _Importer:
         self.pending = 0
 
     def add(self, row: dict[str, Any], line: int) -> bool:
-        """Buffer (or write) one row; ``False`` when its user is not one the import may write."""
+        """Buffer (or write) one row; ``False`` when it is refused (its user is not one the
+        import may write, or its place carries a secret)."""
         kind = row.get("type")
         if kind not in ROW_TYPES[1:-1]:
             raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(ROW_TYPES)}")
@@ -197,6 +193,8 @@ class _Importer:
             self.refused_users[user] += 1
             return False
         try:
+            if self._refused_place(row):
+                return False
             if kind in ("memory", "event"):
                 scene = row["scene"]
                 if scene not in _SCENES:
@@ -212,8 +210,7 @@ class _Importer:
             elif kind == "chain_thread":
                 self.threads.append(self._clean(row["value"]))
             elif kind == "workflow_file":
-                text = without_nul(str(row["text"]))
-                self._write_file(str(row["path"]), redact_text(text) if self.redact else text)
+                self._write_file(str(row["path"]), self.seal(without_nul(str(row["text"]))))
                 return True
         except (KeyError, TypeError) as exc:
             raise InvalidInputError(f"row {line} ({kind}) is missing or has a bad field: {exc}") from exc
@@ -222,13 +219,28 @@ class _Importer:
             self.flush()
         return True
 
-    def _clean(self, value: Any) -> dict[str, Any]:
-        """A row's value as a write would store it: U+0000 dropped, secrets redacted
-        (unless redaction is off) in everything but :data:`_PLACES`."""
+    def _refused_place(self, row: dict[str, Any]) -> bool:
+        """Whether the row's place (ids, key, namespace labels, owner) carries a secret
+        (the row is then refused, reported in ``refused``; with redaction off, never)."""
+        if not self.redact:
+            return False
+        value = row.get("value") if isinstance(row.get("value"), dict) else {}
+        places = [*map(str, row.get("namespace") or ()), *(str(row[k]) for k in ("id", "key") if k in row),
+                  *(str(value[k]) for k in ("memory_id", "user_id", "owner") if value.get(k) is not None)]
+        if not any(carries_secret(p) for p in places):
+            return False
+        self.refused.append({"memory_id": str(value.get("memory_id", row.get("key", row.get("id")))),
+                             "user_id": str(value.get("user_id")),
+                             "reason": "an id, key or name placing the row holds what looks like a secret"})
+        return True
+
+    @staticmethod
+    def _clean(value: Any) -> dict[str, Any]:
+        """A row's value as a write would take it: U+0000 dropped (the stores' gate
+        redacts it on the way in)."""
         if not isinstance(value, dict):
             raise TypeError(f"value must be an object, not {type(value).__name__}")
-        value = without_nul(value)  # of bounded depth: import_rows checked the row
-        return redact_value(value, keep=_PLACES) if self.redact else value
+        return without_nul(value)  # of bounded depth: import_rows checked the row
 
     def _write_file(self, relative: str, text: str) -> None:
         root = self.workflow_dir.resolve()
@@ -274,7 +286,8 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
         Counts per row type (rows written), ``rows`` (rows written), ``complete`` (the
         footer was there and matched the rows read), ``refused``: the memory rows not
         written, each with its ``memory_id``, ``user_id`` and ``reason`` (an id that is
-        another user's memory here, or not an id of the row's scene and kind), and
+        another user's memory here, not an id of the row's scene and kind, or a place
+        that carries a secret), and
         ``refused_users``: rows not written because their user is not in ``user_ids``,
         counted per user (``""``: rows that name no user).
 
@@ -294,7 +307,7 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
     importer = _Importer(context, workflow_dir, users)
     counts: Counter[str] = Counter()
     footer: dict[str, Any] | None = None
-    line = 0
+    line = read = 0
     for line, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             raise InvalidInputError(f"row {line} is not a JSON object")
@@ -310,15 +323,16 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
             footer = row
         elif footer is not None:
             raise InvalidInputError(f"row {line} follows the footer")
-        elif importer.add(row, line):
-            counts[str(row["type"])] += 1
+        else:
+            read += 1
+            if importer.add(row, line):
+                counts[str(row["type"])] += 1
         if on_row is not None:
             on_row(line)
     if line == 0:
         raise InvalidInputError("the export is empty: expected a header row first")
     importer.flush()
     total = sum(counts.values())
-    read = total + sum(importer.refused_users.values())
     return {**{t: counts.get(t, 0) for t in ROW_TYPES[1:-1]}, "rows": total,
             "complete": footer is not None and footer.get("rows") == read,
             "refused": importer.refused, "refused_users": dict(importer.refused_users)}
