@@ -47,8 +47,8 @@ from pydantic import BaseModel
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.values import MAX_JSON_DEPTH
 
-__all__ = ["Limits", "check_content", "check_extract", "check_import_row", "check_json_text", "check_nesting",
-           "check_search", "check_user_ids", "check_write", "json_text_depth", "limit_parser", "WRAPPING"]
+__all__ = ["WRAPPING", "Limits", "check_content", "check_extract", "check_import_row", "check_json_text",
+           "check_nesting", "check_search", "check_user_ids", "check_write", "json_text_depth", "limit_parser"]
 
 #: The most results one search may return (bounds the statements' ``LIMIT`` values).
 _SEARCH_LIMIT_CEILING: Final = 10_000
@@ -211,8 +211,8 @@ def check_nesting(limits: Limits, value: Any, what: str, *, bytes_limit: str | N
             total += len(item) if most is not None and total + len(item) > most else _utf8_size(item)
         else:
             total += 1
-        if most is not None and total > most:
-            raise limits.refuse(bytes_limit or "", f"{what} is too large", "send less at once", " bytes")
+        if bytes_limit is not None and most is not None and total > most:
+            raise limits.refuse(bytes_limit, f"{what} is too large", "send less at once", " bytes")
         if isinstance(item, str):
             if _JSON_HEAD.match(item) and depth + json_text_depth(item, depth_limit - depth) > depth_limit:
                 raise _too_deep(limits, f"{what} holds JSON text that", wrapping)
