@@ -56,7 +56,7 @@ def test_the_documents_hold_the_generated_variable_tables() -> None:
     assert full in (root / "docs" / "design.md").read_text(encoding="utf-8")
     for name in ENV_VARS:
         assert f"| `{name}` |" in full, name
-    assert len(ENV_VARS) == 30
+    assert len(ENV_VARS) == 31
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -97,6 +97,7 @@ PARSE_CASES = [
     ("MEMORY_DB_SCHEMA_PREFIX", "staging_", lambda c: c.db_schema_prefix, "staging_"),
     ("MEMORY_INDEX_CACHE_MB", "64", lambda c: c.index_cache_mb, 64),
     ("MEMORY_APPROXIMATE_MIN_VECTORS", "0", lambda c: c.approximate_min_vectors, 0),
+    ("MEMORY_DB_TIMEOUT_S", "5", lambda c: c.db_timeout_s, 5),
 ]
 
 
@@ -153,6 +154,7 @@ BAD_VALUES = {
     "MEMORY_DB_SCHEMA_PREFIX": "Prod-",
     "MEMORY_INDEX_CACHE_MB": "0",
     "MEMORY_APPROXIMATE_MIN_VECTORS": "-5",
+    "MEMORY_DB_TIMEOUT_S": "0",
     "MEMORY_MAX_MESSAGE_BYTES": "1000",
     "MEMORY_MAX_DEPTH": "65",
     "MEMORY_MAX_MESSAGES": "0",

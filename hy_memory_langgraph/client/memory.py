@@ -7,6 +7,7 @@ write and search graphs. It holds no pipeline logic of its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -18,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
 from sqlalchemy.engine import make_url
 
+from hy_memory_langgraph.client.locks import UserLocks
 from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
 from hy_memory_langgraph.client.transfer import UNSET, Unset, export_rows, import_rows
@@ -225,6 +227,7 @@ class HyMemoryClient:
         stores = StoreRegistry(config, self.store_embeddings, embedding_dims(self.embeddings),
                                store_factory, self.index_cache)
         self.recorder = _recorder(config)
+        self._locks = UserLocks(config)
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
                                      recorder=self.recorder)
         self.write_graph = build_write_graph()
@@ -415,6 +418,10 @@ class HyMemoryClient:
         Returns the number of memories (chat, experiences, facts) removed.
         """
         user_id = require_id(user_id, "user_id")
+        with self._locks.erasing(user_id):  # waits for the user's writes in flight
+            return self._erase(user_id)
+
+    def _erase(self, user_id: str) -> int:
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
         for scene in PRODUCTIVITY_SCENES:
@@ -536,6 +543,7 @@ class HyMemoryClient:
     def close(self) -> None:
         """Close every store, the pipeline log and the workflow documents."""
         self.context.stores.close()
+        self._locks.close()
         self.recorder.close()
         if isinstance(self._documents, WorkflowDatabase):
             self._documents.close()
@@ -566,17 +574,21 @@ class HyMemoryClient:
         second. Cached embeddings made meanwhile are referenced under the call's users
         (erasure)."""
         try:
-            with embedding_owners(_owners(args)):
+            with embedding_owners(_owners(args)), self._locked(args):
                 return graph.invoke(self._prepared(args), config, context=self.context)["result"]
         finally:
             self.recorder.flush(args["request_id"], _owners(args))
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         try:
-            with embedding_owners(_owners(args)):
+            with embedding_owners(_owners(args)), self._locked(args):
                 return (await graph.ainvoke(self._prepared(args), config, context=self.context))["result"]
         finally:
             self.recorder.flush(args["request_id"], _owners(args))  # cheap: written off this path
+
+    def _locked(self, args: WriteArgs | SearchArgs) -> contextlib.AbstractContextManager[None]:
+        """A write holds its user's lock shared (an erasure of the user waits for it)."""
+        return self._locks.writing(_owners(args)) if "messages" in args else contextlib.nullcontext()
 
     def _prepared(self, args: WriteArgs | SearchArgs) -> Any:
         """What a graph run is given: ``args`` validated, normalised and with its secrets

@@ -130,6 +130,9 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_APPROXIMATE_MIN_VECTORS", "memory", "approximate_min_vectors", int_parser(0), "`200000`",
              "vectors a scope holds before its search becomes approximate (IVF; recall in docs/benchmarks.md); "
              "`0` keeps every search exact"),
+    Variable("MEMORY_DB_TIMEOUT_S", "memory", "db_timeout_s", int_parser(1), "`30` (min 1)",
+             "the longest wait on the database, in seconds: a user's lock (an erasure waits for the "
+             "user's writes in flight), connecting, a statement; then an error naming the file", readme=False),
     Variable("OPENAI_API_KEY", None, "", None, "unset",
              "enables the default chat model (pro) and OpenAI embeddings"),
     Variable("OPENAI_BASE_URL", None, "", None, "unset", "any OpenAI-compatible server (vLLM, Ollama, SGLang, …)"),
