@@ -68,8 +68,9 @@ class MissingContextError(InvalidInputError):
 
 
 class ForeignUserError(InvalidInputError, PermissionError):
-    """A run authenticated as one user asked for another user's memory (a LangGraph
-    server run with auth: its memory calls are bound to the authenticated user)."""
+    """A call asked for the memory of another user than the one it is bound to: a run
+    authenticated as one user (a LangGraph server run with auth), or a memory tool,
+    retriever or middleware built for one user in a run of another."""
 
 
 class ModelUnavailableError(HyMemoryError, RuntimeError):

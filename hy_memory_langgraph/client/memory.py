@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 from hy_memory_langgraph.client.locks import UserLocks
 from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
-from hy_memory_langgraph.client.transfer import export_rows, import_rows
+from hy_memory_langgraph.client.transfer import UNSET, Unset, export_rows, import_rows
 from hy_memory_langgraph.client.workflow import (
     WorkflowMemoryService,
     oa_context_provider_from_config,
@@ -36,7 +36,8 @@ from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.prepare import prepare_write
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import optional_id, random_id, require_id
+from hy_memory_langgraph.ids import optional_id, random_id, require_id, require_ids
+from hy_memory_langgraph.limits import check_content, check_extract, check_search, check_user_ids, check_write
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -250,6 +251,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
+        check_write(self.config.limits, messages, metadata)
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
@@ -262,6 +264,7 @@ class HyMemoryClient:
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
                    config: RunnableConfig | None = None) -> WriteResult:
         """Async twin of :meth:`add`."""
+        check_write(self.config.limits, messages, metadata)
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
@@ -278,6 +281,7 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
+        check_search(self.config.limits, query=query, queries=queries, user_ids=user_ids, limit=limit)
         args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
@@ -292,6 +296,7 @@ class HyMemoryClient:
                       created_after: Any = None, created_before: Any = None,
                       config: RunnableConfig | None = None) -> SearchResult:
         """Async twin of :meth:`search`."""
+        check_search(self.config.limits, query=query, queries=queries, user_ids=user_ids, limit=limit)
         args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
@@ -349,6 +354,7 @@ class HyMemoryClient:
         are records of what happened and are not edited in place: delete them (or add a
         new write) instead.
         """
+        check_content(self.config.limits, content, self.config.max_message_bytes, metadata)
         memory_id = require_id(memory_id, "memory_id")
         content = require_text(content, "content")
         if not content.strip():
@@ -468,22 +474,29 @@ class HyMemoryClient:
         return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
     # -- export / import / stats --------------------------------------------------------------
-    def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
-        """Every row of an export of this data dir (or of ``user_ids`` only): memories of
-        every scene and status, history, traces, version chain, workflow files.
+    def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
+        """Every row of an export of this data dir (or of ``user_ids`` only; a string is
+        one user): memories of every scene and status, history, traces, version chain,
+        workflow files.
 
         See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
         """
-        if user_ids is not None:
-            user_ids = [require_id(u, "user_ids") for u in user_ids]
-        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=user_ids)
+        check_user_ids(self.config.limits, user_ids)
+        users = None if user_ids is None else require_ids(user_ids, "user_ids")
+        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=users)
 
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
+                        user_ids: Sequence[str] | str | None | Unset = UNSET,
                         on_row: Callable[[int], None] | None = None) -> ImportReport:
         """Write the rows of :meth:`export_memories` here; returns counts per row type,
-        ``rows`` and ``complete`` (the export's footer was found and matched)."""
-        return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
+        ``rows`` and ``complete`` (the export's footer was found and matched).
+
+        ``user_ids`` (required) names the users whose rows are written (a string is one
+        user); rows of anyone else are counted in ``refused_users``, not written.
+        ``user_ids=None`` writes every user of the file (restoring a whole data dir).
+        """
+        return import_rows(self.context, self.config.workflow_dir, rows, user_ids=user_ids, on_row=on_row)
 
     @_faults
     def stats(self) -> dict[str, Any]:
@@ -504,6 +517,7 @@ class HyMemoryClient:
                        workflow_id: str | None = None, dynamic_context: dict[str, Any] | None = None,
                        memory_app_id: str | None = None) -> MemoryExtractResult:
         """``workflow.memoryExtract``: see :meth:`WorkflowMemoryService.memory_extract`."""
+        check_extract(self.config.limits, msg_list, user_message, assistant_message, dynamic_context)
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 

@@ -65,11 +65,14 @@ class HyMemoryRetriever(BaseRetriever):
 
     Args:
         client: The memory client.
-        user_id: Whose memories are searched when the run does not say: a run's
-            runtime context or ``config["configurable"]`` (``user_id``, ``workspace_id``,
-            ``branch``) comes first, an argument of the call before everything
-            (``invoke(q, user_id=...)``). With no user anywhere the call raises
-            :class:`~hy_memory_langgraph.errors.MissingContextError`.
+        user_id: The user this retriever is for (a call may name its own:
+            ``invoke(q, user_id=...)``); ``None`` follows the run (its runtime context or
+            ``config["configurable"]``). A run naming another user raises
+            :class:`~hy_memory_langgraph.errors.ForeignUserError`; no user anywhere
+            raises :class:`~hy_memory_langgraph.errors.MissingContextError` (one rule for
+            every face: :mod:`~hy_memory_langgraph.integrations.scope`). The run's
+            ``workspace_id`` and ``branch`` come before this retriever's, a call's before
+            both.
         scene: ``"chat"`` (default), ``"working"`` or ``"coding"``; productivity scenes
             return facts and experiences, each tagged with ``metadata["layer"]``.
         k: How many documents at most (any scene).

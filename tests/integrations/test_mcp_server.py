@@ -125,13 +125,18 @@ async def test_streamable_http_on_a_loopback_port(tmp_path: Path) -> None:
 
     from mcp.client.streamable_http import streamable_http_client
 
+    from mcp.client.streamable_http import create_mcp_http_client
+
     port = _free_port()
+    token = "k3Jx9QpL2mN7vR4tY8wZ1aB6cD0eF5gH"
+    env = {**os.environ, "HY_MEMORY_MCP_TOKEN": token}
     proc = subprocess.Popen([sys.executable, "-m", "hy_memory_langgraph.cli", "mcp", "--data-dir", str(tmp_path),
-                             "--mode", "lite", "-u", "carol", "--http", "--port", str(port)],
+                             "--mode", "lite", "-u", "carol", "--http", "--port", str(port)], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _wait_listening(port, proc)
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _), \
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http, \
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (read, write, _), \
                 ClientSession(read, write) as session:
             await session.initialize()
             await session.call_tool("save_memory", {"content": "I live in Porto."})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hy_memory_langgraph.errors import MissingContextError
+from hy_memory_langgraph.errors import ForeignUserError, MissingContextError
 from hy_memory_langgraph.integrations import HyMemoryRetriever
 
 
@@ -33,16 +33,19 @@ def _two_users(client) -> None:
     client.add("My cat is called Tiger", user_id="bob")
 
 
-def test_the_run_says_whose_memories_a_retriever_reads(make_client) -> None:
+def test_a_retriever_built_for_one_user_serves_only_that_user(make_client) -> None:
     client = make_client(mode="lite")
     _two_users(client)
     retriever = HyMemoryRetriever(client=client, user_id="alice", k=1)
     assert retriever.invoke("cat name")[0].page_content == "My cat is called Miso"
-    bob = retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}})
-    assert bob[0].page_content == "My cat is called Tiger"
-    # an argument of the call comes before the run
-    again = retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}}, user_id="alice")
-    assert again[0].page_content == "My cat is called Miso"
+    alice = {"configurable": {"user_id": "alice"}}
+    assert retriever.invoke("cat name", config=alice)[0].page_content == "My cat is called Miso"
+    with pytest.raises(ForeignUserError, match="built for user 'alice' but this run names user 'bob'"):
+        retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}})
+    # a call may name its own user; it still has to agree with the run
+    assert retriever.invoke("cat name", user_id="bob")[0].page_content == "My cat is called Tiger"
+    with pytest.raises(ForeignUserError):
+        retriever.invoke("cat name", config=alice, user_id="bob")
 
 
 async def test_a_retriever_without_a_user_reads_the_run_or_refuses(make_client) -> None:
