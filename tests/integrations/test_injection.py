@@ -16,6 +16,7 @@ import asyncio
 import json
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,9 +26,11 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import ModelRequest
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
+from mcp import types as mcp_types
 
 from hy_memory_langgraph.chain.render import LinkedThread, render_block
 from hy_memory_langgraph.chain.store import Round, Thread
+from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.fences import clean, literal
 from hy_memory_langgraph.integrations import HyMemoryMiddleware, create_memory_tools, create_recall_node
 from hy_memory_langgraph.integrations.mcp_server import build_mcp_server
@@ -94,6 +97,9 @@ def leaves(value: Any) -> Iterator[str]:
 class _Recalled:
     """A client whose search returns a set result: what each face then renders."""
 
+    mode = "lite"
+    config = MemoryConfig.from_env({}, data_dir=Path("unused"))
+
     def __init__(self, result: dict[str, Any]) -> None:
         self.result = result
 
@@ -131,10 +137,13 @@ _SCOPE = MemoryScope("u", None, None, None)
 
 
 def _mcp(result: dict[str, Any], scene: str) -> str:
+    """The text of the MCP server's ``search_memory`` result, called as the SDK calls it."""
     server = build_mcp_server(_Recalled(result), user_id="u")  # type: ignore[arg-type]
-    out = asyncio.run(server.call_tool("search_memory", {"query": "q", "scene": scene}))
-    content = out[0] if isinstance(out, tuple) else out
-    return "\n".join(block.text for block in content)
+    call = mcp_types.CallToolRequest(method="tools/call", params=mcp_types.CallToolRequestParams(
+        name="search_memory", arguments={"query": "q", "scene": scene}))
+    out = asyncio.run(server.request_handlers[mcp_types.CallToolRequest](call)).root
+    assert not out.isError, out
+    return "\n".join(block.text for block in out.content)
 
 
 def _recall_node(result: dict[str, Any]) -> str:
