@@ -20,8 +20,8 @@ _WS = re.compile(r"\s+")
 
 
 def _arguments(call: ToolCall) -> Any:
-    """The call's parsed arguments, or its argument text when that was not a JSON object."""
-    return call.raw_arguments if set(call.arguments) == {"_raw"} else call.arguments
+    """The call's argument text as sent (compacted in prompts), else its parsed arguments."""
+    return call.raw_arguments or call.arguments
 
 
 def transcript_rows(msgs: Iterable[Msg]) -> list[dict[str, Any]]:
@@ -30,7 +30,7 @@ def transcript_rows(msgs: Iterable[Msg]) -> list[dict[str, Any]]:
         {"system": text}
         {"user": text}
         {"assistant": text}                      (omitted when the text is empty and
-        {"tool_call": name, "arguments": {...}}    the message has tool calls; one per call)
+        {"tool_call": name, "arguments": "..."}   the message has tool calls; one per call)
         {"tool": name, "result": text}
         {"tool": name, "error": text}            (a result that reported failure)
 
