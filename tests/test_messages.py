@@ -592,16 +592,18 @@ def test_transcript_rows_format() -> None:
     )
     assert transcript_rows(msgs) == [
         {"user": "Fix the timeout in the search client."},
-        {"tool_call": "apply_patch", "arguments": {"path": "src/search.py"}},
+        {"tool_call": "apply_patch", "arguments": '{"path":"src/search.py"}'},
         {"tool": "apply_patch", "result": "Patch applied"},
         {"assistant": "Done."},
         {"assistant": "checking"},
-        {"tool_call": "bash", "arguments": {"cmd": "make"}},
+        {"tool_call": "bash", "arguments": '{"cmd": "make"}'},
         {"tool_call": "sh", "arguments": "ls -la"},
         {"tool": "bash", "error": "failed"},
         {"tool": "", "result": "orphan"},
     ]
     assert transcript_rows([Msg("system", "s")]) == [{"system": "s"}]
+    parsed_only = Msg("assistant", "", (ToolCall("c4", "read", {"path": "a.py"}),))
+    assert transcript_rows([parsed_only]) == [{"tool_call": "read", "arguments": {"path": "a.py"}}]
 
 
 # ---------------------------------------------------------------------------- language
