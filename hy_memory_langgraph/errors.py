@@ -12,6 +12,7 @@ from hy_memory_langgraph.redact import redact_text
 __all__ = [
     "HyMemoryError",
     "ConfigError",
+    "MissingExtraError",
     "InvalidInputError",
     "InvalidSceneError",
     "MissingContextError",
@@ -45,6 +46,11 @@ class HyMemoryError(Exception):
 
 class ConfigError(HyMemoryError, ValueError):
     """A configuration value (argument or environment variable) is invalid."""
+
+
+class MissingExtraError(ConfigError, ImportError):
+    """An optional dependency is not installed; the message names the ``pip install``
+    command of the package's extra that brings it (also an ``ImportError``)."""
 
 
 class InvalidInputError(HyMemoryError, ValueError):

@@ -279,14 +279,26 @@ def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentPa
 
 
 MCP_DESCRIPTION: Final = f"""\
-Serve one user's memory to MCP clients (coding agents, IDEs): tools search_memory,
-save_memory, record_work and forget_memory. The user, session, workspace and branch are
+Serve one user's memory to MCP clients (coding agents, IDEs). Tools: search_memory
+(recall memories about a question; read-only), save_memory (remember a fact or
+preference), record_work (remember how a task was done: the request, tool calls, outcome)
+and forget_memory (erase one memory by id). The user, session, workspace and branch are
 fixed here, never by a tool argument. Standard input/output by default; --http serves
 streamable HTTP at http://HOST:PORT/mcp instead, to requests that send the bearer token
 (--token or HY_MEMORY_MCP_TOKEN; no token, no HTTP) with a Host the server answers (the
 loopback names, the --host address, --allowed-host names). Needs: pip install
 'hy-memory-langgraph[mcp]'.
 The user comes from --user-id or {USER_ENV}.
+
+Set up a client (replace alice; the token: e.g. python -c "import secrets; print(secrets.token_urlsafe(32))"):
+  Claude Code:     claude mcp add hy-memory -- hy-memory mcp -u alice
+       over HTTP:  claude mcp add --transport http hy-memory http://127.0.0.1:8000/mcp \\
+                     --header "Authorization: Bearer $HY_MEMORY_MCP_TOKEN"
+  Claude Desktop (claude_desktop_config.json) and Cursor (.cursor/mcp.json):
+    {{"mcpServers": {{"hy-memory": {{"command": "hy-memory", "args": ["mcp", "-u", "alice"]}}}}}}
+       over HTTP (Cursor): {{"mcpServers": {{"hy-memory": {{"url": "http://127.0.0.1:8000/mcp",
+                     "headers": {{"Authorization": "Bearer <token>"}}}}}}}}
+  The HTTP server: HY_MEMORY_MCP_TOKEN=<token> hy-memory mcp -u alice --http
 """
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -29,7 +30,7 @@ from hy_memory_langgraph.client.workflow import (
     workflow_documents_for,
 )
 from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
+from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError, StoreError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
 from hy_memory_langgraph.flows.search.prepare import prepare_search
 from hy_memory_langgraph.flows.search.state import SearchArgs
@@ -82,6 +83,8 @@ if TYPE_CHECKING:  # a chat model's class loads only when one is given or config
     from langchain_core.language_models import BaseChatModel
 
 __all__ = ["HyMemoryClient"]
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 #: Largest ``offset + limit`` of :meth:`HyMemoryClient.list_memories`.
@@ -145,6 +148,10 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
             store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
                                      sealed=gate(config.redact_secrets))
         except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
+            store = None
+        except StoreError as exc:  # the log never fails a call: records go through logging only
+            logger.warning("the pipeline log cannot be kept (%s); stage records go to logging only. "
+                           "Fix or move aside %s, or set MEMORY_PIPELINE_LOG_DAYS=0", exc, target)
             store = None
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)
 

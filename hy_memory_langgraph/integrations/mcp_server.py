@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hy_memory_langgraph import __version__
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.errors import ConfigError, HyMemoryError, InvalidInputError
+from hy_memory_langgraph.errors import ConfigError, HyMemoryError, InvalidInputError, MissingExtraError
 from hy_memory_langgraph.integrations.scope import MemoryScope
 from hy_memory_langgraph.integrations.tools import MAX_LIMIT, SAVE_DESCRIPTION, MemoryOps
 from hy_memory_langgraph.limits import check_nesting
@@ -165,7 +165,7 @@ def _mcp() -> Any:
         from mcp import types
         from mcp.server.lowlevel import Server
     except ImportError as exc:
-        raise ConfigError("the MCP server needs the mcp package: pip install 'hy-memory-langgraph[mcp]'") from exc
+        raise MissingExtraError("the MCP server needs the mcp package: pip install 'hy-memory-langgraph[mcp]'") from exc
     return Server, types
 
 

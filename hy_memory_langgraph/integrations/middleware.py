@@ -10,14 +10,20 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.errors import MissingExtraError
 from hy_memory_langgraph.integrations.nodes import last_turn, recall_query
 from hy_memory_langgraph.integrations.render import render_memories
 from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+except ModuleNotFoundError as exc:  # the optional ``langchain`` package (LangChain v1)
+    raise MissingExtraError("HyMemoryMiddleware needs LangChain v1 (langchain.agents.middleware): "
+                            "pip install 'hy-memory-langgraph[agents]'") from exc
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
