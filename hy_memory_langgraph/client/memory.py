@@ -38,7 +38,7 @@ from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.prepare import prepare_write
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import optional_id, random_id, require_id, require_ids
-from hy_memory_langgraph.limits import check_content, check_extract, check_search, check_user_ids, check_write
+from hy_memory_langgraph.limits import check_content, check_extract, check_user_ids
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -121,8 +121,8 @@ def _hidden(url: str) -> str:
         return "the configured database"
 
 
-def _owners(args: WriteArgs | SearchArgs) -> list[str]:
-    """The users a write or search is for (whatever their type: the graph validates)."""
+def _owners(args: Any) -> list[str]:
+    """The users a (prepared) write or search is for."""
     users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
     if isinstance(users, str):
         users = [users]
@@ -258,7 +258,6 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        check_write(self.config.limits, messages, metadata)
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
@@ -271,7 +270,6 @@ class HyMemoryClient:
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
                    config: RunnableConfig | None = None) -> WriteResult:
         """Async twin of :meth:`add`."""
-        check_write(self.config.limits, messages, metadata)
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
@@ -288,7 +286,6 @@ class HyMemoryClient:
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
         """
-        check_search(self.config.limits, query=query, queries=queries, user_ids=user_ids, limit=limit)
         args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
@@ -303,7 +300,6 @@ class HyMemoryClient:
                       created_after: Any = None, created_before: Any = None,
                       config: RunnableConfig | None = None) -> SearchResult:
         """Async twin of :meth:`search`."""
-        check_search(self.config.limits, query=query, queries=queries, user_ids=user_ids, limit=limit)
         args = SearchArgs(request_id=random_id(), query=query, queries=queries, scene=scene,
                           search_mode=search_mode, user_ids=user_ids, workspace_id=workspace_id,
                           branch=branch, limit=limit, min_score=min_score,
@@ -579,23 +575,29 @@ class HyMemoryClient:
         """Prepare ``args`` and run a memory graph on them, then hand its pipeline log to the
         recorder (also when it raised); the recorder writes it in the background within a
         second. Cached embeddings made meanwhile are referenced under the call's users
-        (erasure)."""
+        (erasure); a write holds its users' locks (:mod:`.locks`)."""
+        users: list[str] = []
         try:
-            with embedding_owners(_owners(args)), self._locked(args):
-                return graph.invoke(self._prepared(args), config, context=self.context)["result"]
+            prepared = self._prepared(args)
+            users = _owners(prepared)
+            with embedding_owners(users), self._locked(prepared):
+                return graph.invoke(prepared, config, context=self.context)["result"]
         finally:
-            self.recorder.flush(args["request_id"], _owners(args))
+            self.recorder.flush(args["request_id"], users)
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
+        users: list[str] = []
         try:
-            with embedding_owners(_owners(args)), self._locked(args):
-                return (await graph.ainvoke(self._prepared(args), config, context=self.context))["result"]
+            prepared = self._prepared(args)
+            users = _owners(prepared)
+            with embedding_owners(users), self._locked(prepared):
+                return (await graph.ainvoke(prepared, config, context=self.context))["result"]
         finally:
-            self.recorder.flush(args["request_id"], _owners(args))  # cheap: written off this path
+            self.recorder.flush(args["request_id"], users)  # cheap: written off this path
 
-    def _locked(self, args: WriteArgs | SearchArgs) -> contextlib.AbstractContextManager[None]:
+    def _locked(self, prepared: Any) -> contextlib.AbstractContextManager[None]:
         """A write holds its user's lock shared (an erasure of the user waits for it)."""
-        return self._locks.writing(_owners(args)) if "messages" in args else contextlib.nullcontext()
+        return self._locks.writing(_owners(prepared)) if "msgs" in prepared else contextlib.nullcontext()
 
     def _prepared(self, args: WriteArgs | SearchArgs) -> Any:
         """What a graph run is given: ``args`` validated, normalised and with its secrets
