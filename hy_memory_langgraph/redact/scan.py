@@ -32,7 +32,9 @@ from typing import Any, Final
 from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.cards import card_numbers
+from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
+from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.rules import (NameClass, label_words, load_rules, mentions_password, name_class,
                                               split_name)
 
@@ -64,6 +66,9 @@ _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 _CLAUSE_END: Final = re.compile(r"""["”;<>|`]|(?<![^\W\d_])['’]|['’](?![^\W\d_])|\*\*|""" + _NEXT_PARAM
                                 + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
+#: The longest value a pattern reads (``{1,200}``, a clause of 200 characters); a value that
+#: long is taken on to the end of its token (:func:`_whole_token`).
+_MAX_VALUE: Final = 200
 #: Words between a label and its value (English, German, Spanish, French, Portuguese,
 #: Italian, Swedish, Danish, Norwegian, Polish, Russian, Vietnamese, Indonesian, Greek,
 #: Hindi, Arabic, Persian, Hebrew); a colon may follow them (``is: …``).
@@ -181,7 +186,7 @@ def _label_pattern() -> re.Pattern[str]:
         r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
         r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
-        r"(?=(?P<value>" + _VALUE + r"{1,200}))",
+        r"(?=(?P<value>" + _VALUE + r"{1,200}))",  # _MAX_VALUE
         re.IGNORECASE)
 
 
@@ -520,6 +525,9 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
              for m in pattern.finditer(text)]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
+    spans += [(start, end, kind, _SHAPE) for start, end, kind in seed_phrases(text)]
+    if may_hold_keys(text, folded):
+        spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
     spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, size, present)
               for m in pattern.finditer(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
@@ -558,8 +566,21 @@ def _decoded(text: str) -> tuple[str, list[int]] | None:
     return "".join(out), origin
 
 
+_VALUE_RUN: Final = re.compile(_VALUE + "*")
+
+
+def _whole_token(text: str, end: int) -> int:
+    """Where the token that a value cut at :data:`_MAX_VALUE` characters really ends: a
+    labelled value is removed whole (an AWS session token is 700 characters and more)."""
+    match = _VALUE_RUN.match(text, end)
+    return match.end() if match else end
+
+
 def scan(text: str) -> list[Span]:
-    """Non-overlapping ``(start, end, kind)`` spans of the secrets in ``text``, in order."""
+    """Non-overlapping ``(start, end, kind)`` spans of the secrets in ``text``, in order; a
+    value behind a marker or a label that reached :data:`_MAX_VALUE` characters goes on to
+    the end of its token (each character looked at once: spans that start inside one taken
+    are dropped before they are extended)."""
     spans = _spans(text)
     decoded = _decoded(text)
     if decoded is not None:
@@ -568,9 +589,13 @@ def scan(text: str) -> list[Span]:
     protected = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
     starts = [start for start, _ in protected]
     kept: list[Span] = []
-    for start, end, kind, _ in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
+    for start, end, kind, rank in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
+        if kept and start < kept[-1][1]:
+            continue
+        if rank >= _MARKER and end - start >= _MAX_VALUE:
+            end = _whole_token(text, end)
         span = (start, end, kind)
-        if not _overlaps(protected, starts, span) and (not kept or start >= kept[-1][1]):
+        if not _overlaps(protected, starts, span):
             kept.append(span)
     return kept
 
