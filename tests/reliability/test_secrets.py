@@ -169,8 +169,7 @@ def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
     tokens, headers = scan_mod._sized_rules()
     found = [(m.start(), m.end(), kind) for kind, pattern, *_ in tokens for m in pattern.finditer(text)]
     found += private_key_blocks(text) + card_numbers(text) + seed_phrases(text)
-    return found + [(m.start("secret"), m.end("secret"), kind) for kind, pattern, *_ in headers
-                    for m in pattern.finditer(text)]
+    return found + scan_mod.marker_spans(headers, text)
 
 
 def _tried_spans(text: str) -> list[tuple[int, int, str]]:
@@ -200,7 +199,7 @@ def test_rules_skipped_for_a_missing_needle_find_what_every_rule_finds(text: str
 def test_every_rule_has_needles() -> None:
     """Every rule skips texts without its needles (a rule without them scans every text)."""
     tokens, headers = scan_mod._sized_rules()
-    assert [kind for kind, _, _, needles, _ in (*tokens, *headers) if not needles] == []
+    assert [kind for kind, _, _, needles, *_ in (*tokens, *headers) if not needles] == []
 
 
 def test_every_corpus_case_gets_the_spans_every_rule_finds() -> None:
