@@ -15,7 +15,8 @@ the same sentence are read, and a token that looks like the label's value is its
   unit follows ("4 digits", "30 days"), a word before them governs them ("expires in
   2027"), or digits stand next to them (a phone number: "sent to +44 7700 900123");
 * after a secret label (a key, a token), a token that looks random, 16 characters or
-  more, or groups of four characters that do together (a 2FA key: ``jbsw y3dp ehpk 3pxp``).
+  more, or groups of four characters that do together (a 2FA key: ``jbsw y3dp ehpk 3pxp``),
+  within two words (a lone ``key``: right after it).
 
 When the window holds a separator (``:``, ``=``, a dash, a copula of ``patterns.toml``), the
 first such token after it is the value (``password for my iPhone15 is …``); else the first
@@ -55,6 +56,15 @@ _DIGITS: Final = re.compile(r"\d{3,8}")
 _KEY_TOKEN: Final = re.compile(r"[A-Za-z0-9+/=_.~%-]+")
 _SEPARATORS: Final = (":", "=", "：", "＝", "-", "–", "—", "→")
 _CJK_IDEOGRAPH: Final = re.compile(r"[\u3400-\u9fff]")
+_CODE_AFTER: Final = ("(", '"', "'", "`", "[", ".")
+_QUOTES: Final = frozenset("\"'`")
+_WORD_BEFORE: Final = re.compile(r"\S{0,40}\Z")
+#: Label words whose value is digits alone (in code they are often a name: ``pin``).
+_DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
+#: Most words between a label and its value, by the label's class: a lone "key" takes the
+#: next token only ("setup key jbsw …"; "the key insight from commit 3f2a…" is prose), a
+#: secret's label two ("token for staging …"); a password's label the whole window.
+_FILLERS: Final[dict[str, int]] = {"weak": 0, "secret": 2}
 _NUMBER: Final = re.compile(r"\+?\(?\d+\)?[.,]?")
 
 
@@ -88,13 +98,18 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
     codes = kind == "password" and code_label(name)
     if head == "pin" and not codes:
         return None
+    digits_only = head in _DIGITS_ONLY  # a PIN, a card's code: never a word of code (cid, pin)
     if _CJK_IDEOGRAPH.search(text, label.end(), end):
         return None  # 密码错误: the label is part of a longer word, not followed by its value
+    if text.startswith(_CODE_AFTER, end) or text[label.start() - 1:label.start()] in _QUOTES \
+            or _in_address(text, label.start(), end):
+        return None  # a call or a definition (encrypt_password(…)), a name in a string, a part of a URL or path
     tokens = _window(text, end)
     if tokens and text.startswith(_SEPARATORS, tokens[0][0]):
         return None  # "password: …", "password=…": the label pattern's to judge
     separated = governed = False
     first: Span | None = None
+    fillers = 0  # words between the label and a value: a key's or a token's takes few (_FILLERS)
     for i, (start, stop) in enumerate(tokens):
         raw = text[start:stop]
         token = raw.strip(_TRIM)
@@ -109,11 +124,25 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
         governed = governed or lowered in rules.before_numbers
         neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
         value = _value(text, start, raw, token, kind, codes, governed or any(map(_NUMBER.fullmatch, neighbours)))
+        if value is not None and digits_only and not token.isdigit():
+            value = None
         if value is not None:
             if separated:
                 return value
             first = first or value
+        elif not separated:
+            fillers += 1
+            if fillers > _FILLERS.get(kind, WINDOW):
+                return first
     return first
+
+
+def _in_address(text: str, start: int, end: int) -> bool:
+    """Whether the label at ``start`` (its token to ``end``) is part of a URL, a path or an
+    e-mail address (``postgres://user:password@…``, ``~/.config/token``)."""
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    word = (before.group() if before else "") + text[start:end]
+    return any(c in word for c in "/@\\")
 
 
 def _window(text: str, pos: int) -> list[tuple[int, int]]:

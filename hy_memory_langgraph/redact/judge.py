@@ -24,7 +24,7 @@ from typing import Final
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
 __all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random", "marker_value",
-           "not_a_value", "plain_word", "quantity", "reference", "wordy"]
+           "named_value", "not_a_value", "plain_word", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -94,13 +94,13 @@ def wordy(value: str) -> bool:
     return few_short and sum(any(c.isdigit() for c in p) for p in parts) <= 1
 
 
-_VOWELLESS_RUN: Final = re.compile(r"[b-df-hj-np-tv-xz]{5,}")
+_VOWELLESS_RUN: Final = re.compile(r"[b-df-hj-np-tv-xz]{6,}")
 _CAPITALS: Final = re.compile(r"[A-Z]{8,}")
 
 
 def _unsayable(parts: list[str]) -> bool:
     """Whether the ``parts`` of a name (split at case changes) hold letters no word has:
-    five lower-case consonants in a row (``xmwlp``; ``y`` counts as a vowel), eight
+    six lower-case consonants in a row (``xmwlpk``; ``y`` counts as a vowel), eight
     capitals or more of which under a quarter are vowels (``ZHCZRILDJ``), or three parts or
     more with digits (``D3``, ``VCZ1``, ``CG31``)."""
     if sum(any(c.isdigit() for c in p) for p in parts) >= 3:
@@ -125,8 +125,8 @@ def code_value(value: str, sep: str) -> bool:
     ``=`` or ``:``, also a name without digits that itself names a password
     (``password=password``, ``shrink_pass: ShrinkPass``; ``Wg3tPass`` is a password)."""
     if _CODE.match(value):
-        # a dotted name ending in three digits or more is a password (john.smith1985), not an attribute
-        return not (_ATTRIBUTE_PATH.fullmatch(value) and _TRAILING_DIGITS.search(value))
+        # a dotted name in lower case ending in three digits or more is a password (john.smith1985)
+        return not (_ATTRIBUTE_PATH.fullmatch(value) and value.islower() and _TRAILING_DIGITS.search(value))
     if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value) and not any(c.isdigit() for c in value):
         name = value.rsplit(".", 1)[-1]
         return name_class(name) == "password" or mentions_password(name)
@@ -152,6 +152,15 @@ def holds_credential(value: str) -> bool:
                for token in _CREDENTIAL_TOKEN.findall(value))
 
 
+def _literal_password(value: str) -> bool:
+    """A string literal that reads as a password: letters with a digit, or with a symbol
+    inside it (``P@ss!word``; ``guest@`` and ``read:all`` are names), or random letters."""
+    inner = value[1:-1]
+    return any(c.isalpha() for c in value) and (any(c.isdigit() for c in value)
+                                                or not _PASSWORD_SYMBOLS.isdisjoint(inner)
+                                                or looks_random(value, min_length=8))
+
+
 def _random_enough(value: str) -> bool:
     """A value behind a session cookie's name: 16 characters or more, letters and digits,
     high entropy (a random id of any case pattern), no code (``request.cookies.get(``)."""
@@ -163,7 +172,8 @@ def marker_value(test: str, value: str) -> int | None:
     """How much of the ``value`` a marker rule found is the secret, by the rule's ``test``
     (``None``: none of it). Every value that stands for a secret (:func:`reference`) is
     none; ``"random"``: a value that looks random (16 characters or more, a session
-    cookie's); ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
+    cookie's); ``"literal"``: a string passed to a call, not a plain word;
+    ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
     ``Credential=…, Signature=…``), all of it, if it holds a credential; other tests take
     the value as it is."""
@@ -171,6 +181,8 @@ def marker_value(test: str, value: str) -> int | None:
         return None
     if test == "random":
         return len(value) if _random_enough(value) else None
+    if test == "literal":  # a string passed to a call: a name ("clicked", "read_only", "guest@") is no password
+        return len(value) if _literal_password(value) else None
     if test == "credential":
         first = value.split(None, 1)[0]
         end = len(value.rstrip()) if "=" in first.rstrip("=") or first.endswith(",") else len(first)
@@ -192,13 +204,14 @@ _NOT_A_VALUE: Final = re.compile(
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     r"|(?:[a-z][a-z0-9+.-]*:)?//\S*|www\.\S*"
     r"|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*|(?:[\w-]+/)+[\w-]*\.[A-Za-z]{1,5}")
-#: Tokens that are no password when no separator comes before them: words joined by a
-#: hyphen or an apostrophe (``wi-fi``, ``re-enter``), model and flight codes (``BA2490``,
-#: ``A320``), command-line flags (``--user=bob``).
-_NOT_A_BARE_VALUE: Final = re.compile(r"[A-Z]{1,3}-?\d{1,5}[A-Z]?|--?[A-Za-z][\w-]*(?:=\S*)?")
+#: Tokens that are no password when no separator comes before them: acronyms with a number,
+#: model and flight codes (``WPA2-PSK``, ``AES-256``, ``GPT-4o``, ``BA2490``), command-line
+#: flags (``--user=bob``), code's keyword arguments (``keystore=None``).
+_NOT_A_BARE_VALUE: Final = re.compile(r"[A-Z]{1,6}-?\d{1,5}[A-Za-z]{0,3}(?:-[A-Z]{2,6})?|--?[A-Za-z][\w-]*(?:=\S*)?"
+                                      r"|[A-Za-z_][\w.]*=\S*")
 #: Symbols that a password holds and prose does not (dashes, slashes, dots and apostrophes
-#: join words: ``wi-fi``, ``Jacob—delayed``, ``and/or``).
-_PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]_")
+#: join words: ``wi-fi``, ``Jacob—delayed``, ``and/or``; underscores join a name's words).
+_PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")
 #: Sentence punctuation around a token, not part of it.
 _TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
 
@@ -227,13 +240,19 @@ def credential_like(token: str) -> bool:
 def not_a_value(token: str) -> bool:
     """Whether ``token`` is something else than a secret, whatever label comes before it: a
     date, a time, a version, a price, a phone number, a number with its unit (``24h``,
-    ``3-digit``), an e-mail address, a URL, a path. (``12-34-56`` may be a combination.)"""
-    if _NUMBER_WRITTEN.fullmatch(token):  # a phone number: a country code, or nine to fifteen digits
-        return token.startswith("+") or 9 <= sum(c.isdigit() for c in token) <= 15
+    ``3-digit``), an e-mail address, a URL, a path, also with a grammatical ending
+    (``2024-03-01에``). (``12-34-56`` may be a combination.)"""
+    suffixed = _SUFFIXED_NUMBER.fullmatch(token)  # 2024-03-01에, 2025-09-16-án, 10:30h
+    if suffixed is not None:
+        token = suffixed.group(1)
+    if _NUMBER_WRITTEN.fullmatch(token) and (token.startswith("+") or 9 <= sum(c.isdigit() for c in token) <= 15):
+        return True  # a phone number: a country code, or nine to fifteen digits
     return _NOT_A_VALUE.fullmatch(token) is not None
 
 
 _NUMBER_WRITTEN: Final = re.compile(r"\+?[\d() .-]+")
+#: A number with a grammatical ending in letters of a language (Korean 에, Hungarian -án).
+_SUFFIXED_NUMBER: Final = re.compile(r"(\d[\d./:-]*\d)-?[^\W\d_]{1,4}")
 
 
 def quantity(text: str, end: int) -> bool:
@@ -265,3 +284,14 @@ def grouped_key(text: str, start: int, token: str) -> int | None:
         return None
     whole = token + groups.group().replace(" ", "").replace("-", "")
     return groups.end() if looks_random(whole, min_length=16) else None
+
+
+_DOTTED_WORD: Final = re.compile(r"(?:^|\.)[a-z]{3,}(?:\.|$)")
+
+
+def named_value(value: str) -> bool:
+    """Whether a value after a key's or token's label is a name rather than a key: code
+    (a call, a subscript, a type: ``type[httpx2.Auth]``), or dotted with a word of lower-case
+    letters among its parts (``np.random.MT19937``, ``api.example.com``); a JSON web token's
+    parts are random."""
+    return ("(" in value or "[" in value) and code_value(value, "") or "." in value and _DOTTED_WORD.search(value) is not None

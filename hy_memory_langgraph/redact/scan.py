@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.bridge import bridged_spans
-from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, not_a_value,
-                                              plain_word, quantity, reference)
+from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
+                                              not_a_value, plain_word, quantity, reference)
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
@@ -208,8 +208,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
     start = match.start("value")
-    if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">")):
-        return None  # a call; or a separator, which makes it the label pattern's to judge
+    if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
+        return None  # a call, markup; or a separator, which makes it the label pattern's to judge
     if reference(value) or not_a_value(value) or (value.isdigit() and quantity(text, start + len(value))):
         return None
     if kind == "password" and code_label(label) and _CODE_DIGITS.fullmatch(value):
@@ -235,7 +235,8 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
     (:func:`_refused`): a quoted value at its closing quote, else :func:`_unquoted_end`."""
     start = match.start("value")
     first = split_name(label)[:1]
-    loose = bool(first) and first[0] in load_rules().loose  # pass, pin, pw: the token only
+    # pass, pin, pw, and codes (a PIN, a card's or a door's code): the token only, no words
+    loose = (bool(first) and first[0] in load_rules().loose) or code_label(label)
     close = _closing_quote(text, start, match.group("quote"))
     if _refused(match, label, value if close is None else text[start:close], loose, quoted=close is not None):
         return None
@@ -260,6 +261,8 @@ def _refused(match: re.Match[str], label: str, value: str, loose: bool, *, quote
         return True
     if sep.endswith("to") and value.isdigit() != (loose or "passcode" in label.lower()):
         return True
+    if value.isdigit() and split_name(label)[:1] == ["pass"]:
+        return True  # a pass's number is its price or its count ("the pass is 1500 at the gate")
     words = _PASSPHRASE.search(label) is not None  # its value is words
     return not quoted and (loose or sep.lower() in load_rules().copulas) and plain_word(value) and not words
 
@@ -318,9 +321,9 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None
     label, kind = _label_kind(match, value)
     start = match.start("value")
-    grouped = grouped_key(text, start, value) if kind in ("secret", "weak") else None
+    grouped = grouped_key(text, start, value) if kind is not None else None
     if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
-        return start, grouped, "secret_value"
+        return start, grouped, "password" if kind == "password" else "secret_value"
     if reference(value) or not_a_value(value) or (value.isdigit() and quantity(text, start + len(value))):
         return None  # "password: $DB_PASS", "Season pass: $129", "pass is 1500 yen", "code sent to +44 …"
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
@@ -332,8 +335,8 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None if end is None else (start, end, "password")
     if sep.lower() in _PASSWORD_ONLY_SEPARATORS:  # "import token_provider as k8s_provider" is code
         return None
-    if kind in ("secret", "weak") and "(" in value and code_value(value, sep):
-        return None  # a call: token = base64.b64encode(mac.digest()) (a dotted token may be a key)
+    if kind in ("secret", "weak") and named_value(value):
+        return None  # a call: token = base64.b64encode(mac.digest()); a dotted name (a dotted token may be a key)
     if kind == "secret" and looks_random(value, min_length=8):
         return start, start + len(value), "secret_value"
     if kind == "weak" and looks_random(value, min_length=16):
@@ -417,7 +420,8 @@ def _judged(pattern: re.Pattern[str], judge: Callable[[str, re.Match[str]], Span
             starts: list[int]) -> list[Span]:
     """The spans ``judge`` gives the matches of ``pattern`` at ``starts``; a match judged to
     hold no value does not hide the labels inside it ("Authy manual entry code: …": the
-    match from ``Authy`` holds none, the one from ``entry code`` does)."""
+    match from ``Authy`` holds none, the one from ``entry code`` does); labels inside a
+    value taken are not read again (linear time)."""
     found: list[Span] = []
     end = 0
     for start in starts:
@@ -427,7 +431,7 @@ def _judged(pattern: re.Pattern[str], judge: Callable[[str, re.Match[str]], Span
         span = judge(text, match) if match is not None else None
         if span is not None:
             found.append(span)
-            end = max(match.end(), start + 1)  # type: ignore[union-attr]
+            end = max(match.end(), span[1], start + 1)  # type: ignore[union-attr]
     return found
 
 

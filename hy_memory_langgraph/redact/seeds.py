@@ -7,7 +7,8 @@ words holds the wallet. The lists ship as data (``bip39/``, see its ``NOTICE``).
 
 A phrase is a run of at least :data:`MIN_WORDS` words all in one language's list, written
 one after another with nothing but spaces, line breaks, commas or numbering between them
-(``1. word 2. word``, ``1) word`` a line). No checksum is asked for (a phrase copied with
+(``1. word 2. word``, ``1) word`` a line), three quarters of them different (a seed
+repeats few words; ``True, False, True, …`` in code is a list of flags). No checksum is asked for (a phrase copied with
 a typo is still a secret). Prose does not make such runs: its function words (``the``,
 ``and``, ``I``, ``de``, ``的``…) are not in the lists, and a list of Chinese or Japanese words
 counts only written apart (the lists' single characters are everywhere in running text).
@@ -104,6 +105,7 @@ def seed_phrases(text: str) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
     run_start = run_end = count = 0
     mask = 0
+    seen: set[str] = set()
     for token in _TOKEN.finditer(text):
         raw = token.group()
         if _NUMBERING.fullmatch(raw):
@@ -113,16 +115,24 @@ def seed_phrases(text: str) -> list[tuple[int, int, str]]:
         own = 0 if text.startswith((":", "："), token.end()) else words.get(word, 0)
         bits = own & (mask if count else -1)
         if not bits:
-            if count >= MIN_WORDS:
+            if _phrase(count, seen):
                 found.append((run_start, run_end, KIND))
             bits = own
             count = 0
+            seen = set()
         if bits:
             if not count:
                 run_start = token.start() + len(raw) - len(raw.lstrip(_EDGES))
             count += 1
+            seen.add(word)
             mask = bits
             run_end = token.start() + len(raw.rstrip(_EDGES))
-    if count >= MIN_WORDS:
+    if _phrase(count, seen):
         found.append((run_start, run_end, KIND))
     return found
+
+
+def _phrase(count: int, seen: set[str]) -> bool:
+    """Whether a run of ``count`` list words, ``seen`` among them, is a phrase: long enough,
+    and three quarters of its words different (``True, False, True, …`` is a list of flags)."""
+    return count >= MIN_WORDS and 4 * len(seen) >= 3 * count
