@@ -812,6 +812,21 @@ _NEAR: Final[dict[str, list[_Template]]] = {
         ("ru", "пароль от роутера по стандарту WPA2-PSK"),
         ("pl", "hasło do wifi w standardzie WPA2"),
         ("en", "the password field accepts UTF-8 and ISO-8859-1"),
+        # a fourth batch: values referred to, not given, after a separator
+        ("en", "guest wifi password: the one printed on the router"),
+        ("en", "my password: same as for the email"),
+        ("en", "Password: see the onboarding doc"),
+        ("de", "Passwort: wie beim letzten Mal"),
+        ("fr", "mot de passe : le même que pour la banque"),
+        ("es", "contraseña: la misma de siempre"),
+        ("pt", "senha: a mesma do e-mail"),
+        ("it", "password: la stessa del computer"),
+        ("nl", "wachtwoord: zie de mail van gisteren"),
+        ("ru", "пароль: тот же, что и от почты"),
+        ("zh", "密码：跟路由器上的一样"),
+        ("ja", "パスワード：いつものやつ"),
+        ("en", "the admin password: ask IT on Monday"),
+        ("en", "password: I'll tell you tomorrow"),
     ],
     "pin_card_code": [
         ("en", "the PIN has §n§ digits"),
@@ -959,6 +974,9 @@ _NEAR: Final[dict[str, list[_Template]]] = {
         ("code", 'conn = connect("db.example.com", "reporting", "read_only")'),
         ("code", 'client.login("bob", "")'),
         ("code", 'ftp.login("anonymous", "guest@")'),
+        # a fourth batch
+        ("code", 'ftp.login("anonymous", "anonymous@example.com")'),
+        ("code", 'conn = connect(host, "admin", os.environ["DB_PASSWORD"])'),
     ],
     "session_cookie": [
         ("en", "cookie recipe: 2 cups flour and §n§ g butter"),

@@ -43,8 +43,8 @@ from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, 
 __all__ = ["WINDOW", "bridged_span_list", "bridged_spans"]
 
 Span = tuple[int, int, str]
-#: Most tokens read after a label.
-WINDOW: Final = 6
+#: Most tokens read after a label (within its sentence).
+WINDOW: Final = 12
 #: The rest of a label's token (``ПИН`` + ``-код``, ``PIN`` + ``-koodini``).
 _TOKEN_REST: Final = re.compile(r"[^\s:：=,，、;；.。!?！？()（）\"'“”]{0,40}")
 #: A token of the window, and what ends the window (a sentence's end, a line break).
@@ -148,7 +148,7 @@ def _in_address(text: str, start: int, end: int) -> bool:
 def _window(text: str, pos: int) -> list[tuple[int, int]]:
     """``(start, end)`` of the tokens after ``pos``, up to :data:`WINDOW`, in one sentence."""
     tokens = []
-    for match in _WINDOW_TOKEN.finditer(text, pos, min(len(text), pos + 40 * WINDOW)):
+    for match in _WINDOW_TOKEN.finditer(text, pos, min(len(text), pos + 30 * WINDOW)):
         token = match.group()
         if token == "\n" or (len(token) == 1 and token in ".!?。！？"):
             break

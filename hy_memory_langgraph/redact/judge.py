@@ -24,7 +24,7 @@ from typing import Final
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
 __all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random", "marker_value",
-           "named_value", "not_a_value", "plain_word", "quantity", "reference", "wordy"]
+           "named_value", "not_a_value", "prose_clause", "plain_word", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -154,9 +154,10 @@ def holds_credential(value: str) -> bool:
 
 def _literal_password(value: str) -> bool:
     """A string literal that reads as a password: letters with a digit, or with a symbol
-    inside it (``P@ss!word``; ``guest@`` and ``read:all`` are names), or random letters."""
+    inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names), or
+    random letters."""
     inner = value[1:-1]
-    return any(c.isalpha() for c in value) and (any(c.isdigit() for c in value)
+    return any(c.isalpha() for c in value) and not not_a_value(value) and (any(c.isdigit() for c in value)
                                                 or not _PASSWORD_SYMBOLS.isdisjoint(inner)
                                                 or looks_random(value, min_length=8))
 
@@ -295,3 +296,20 @@ def named_value(value: str) -> bool:
     letters among its parts (``np.random.MT19937``, ``api.example.com``); a JSON web token's
     parts are random."""
     return ("(" in value or "[" in value) and code_value(value, "") or "." in value and _DOTTED_WORD.search(value) is not None
+
+
+_ASCII_ALNUM: Final = re.compile(r"[A-Za-z0-9]")
+
+
+def prose_clause(clause: str) -> bool:
+    """Whether a clause given after ``password:`` is prose about the password rather than
+    the password: two words or more, none like a password, with a word of running prose
+    among them ("same as for the email", "see the onboarding doc", "wie beim letzten Mal"), or, in Chinese or
+    Japanese, no Latin letter or digit at all ("跟路由器上的一样": passwords are typed in
+    ASCII, "我爱北京2024" is one)."""
+    tokens = [t.strip(_TRIM) for t in clause.split()]
+    if not _ASCII_ALNUM.search(clause) and any(not t.isascii() for t in tokens):
+        return True
+    if len(tokens) < 2 or any(credential_like(t) for t in tokens):
+        return False  # one token, or a password among the words ("email Ciho-weto-55 (the bank one later)")
+    return not load_rules().function_words.isdisjoint(t.lower() for t in tokens)

@@ -68,6 +68,7 @@ class Rules:
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
         before_numbers: Words after which a number is a date or a count (``in``, ``since``).
+        function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
     """
 
     tokens: tuple[tuple[str, re.Pattern[str]], ...]
@@ -88,6 +89,7 @@ class Rules:
     units: frozenset[str]
     cjk_units: tuple[str, ...]
     before_numbers: frozenset[str]
+    function_words: frozenset[str]
 
 
 @functools.cache
@@ -114,7 +116,7 @@ def load_rules() -> Rules:
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
         qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
-        before_numbers=frozenset(labels["before_numbers"]),
+        before_numbers=frozenset(labels["before_numbers"]), function_words=frozenset(labels["function_words"]),
     )
 
 

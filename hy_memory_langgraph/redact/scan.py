@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from hy_memory_langgraph.redact.bridge import bridged_spans
 from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
-                                              not_a_value, plain_word, quantity, reference)
+                                              not_a_value, plain_word, prose_clause, quantity, reference)
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
@@ -289,7 +289,9 @@ def _first_value_end(text: str, match: re.Match[str], label: str, value: str, lo
         return start + len(value)
     if (sep in _COLONS and not loose) or _PASSPHRASE.search(label):
         end = max(_clause_end(text, start), start + len(value))
-        return None if end > start + len(value) and mentions_password(text[start:end]) else end
+        if end > start + len(value) and mentions_password(text[start:end]):
+            return None  # "password: the database password"
+        return None if not _PASSPHRASE.search(label) and prose_clause(text[start:end]) else end
     if sep in _CJK_SEPARATORS:  # 密码是abc def：the ASCII run after the label
         run = _ASCII_RUN.match(text, start)
         if not run or not run.group().strip() or (run.group().isdigit() and quantity(text, run.end())):
