@@ -59,6 +59,11 @@ def measure(samples: list[Sample]) -> dict[tuple[str, str], tuple[int, int, int,
             for k in keys}
 
 
+#: Shortest needle the end-to-end check looks for: three or four digits (a PIN, a card's
+#: code) turn up by chance in megabytes of index files.
+MIN_E2E_NEEDLE = 6
+
+
 def _e2e_leaks(samples: list[Sample]) -> list[Sample]:
     """The secret samples some file holds after writing each through a client (lite mode)."""
     from bench.secret_scan import files_holding
@@ -111,10 +116,11 @@ def main() -> None:
                     print(f"    {what} {sample.template} [{sample.lang}]: {' / '.join(sample.messages)[:150]!r}"
                           + ("" if sample.secret else f" -> {' / '.join(_redacted(sample))[:150]!r}"))
     if args.e2e:
-        chosen = [s for s in samples if s.part in parts]
+        chosen = [s for s in samples if s.part in parts and s.secret
+                  and min(map(len, s.needles)) >= MIN_E2E_NEEDLE]
         leaks = _e2e_leaks(chosen)
-        secrets = sum(s.secret for s in chosen)
-        print(f"end to end (lite client, every file read): {secrets - len(leaks)} / {secrets} secrets in no file")
+        print(f"end to end (lite client, every file read; needles of {MIN_E2E_NEEDLE}+ characters): "
+              f"{len(chosen) - len(leaks)} / {len(chosen)} secrets in no file")
 
 
 if __name__ == "__main__":
