@@ -7,8 +7,9 @@ import argparse
 from hy_memory_langgraph.cli.common import data_dir_of, existing_data_dir
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.limits import WRAPPING, check_json_text
 
-__all__ = ["open_client"]
+__all__ = ["checked_json", "open_client"]
 
 
 def open_client(args: argparse.Namespace, *, writes: bool) -> HyMemoryClient:
@@ -24,3 +25,11 @@ def open_client(args: argparse.Namespace, *, writes: bool) -> HyMemoryClient:
     config = MemoryConfig.from_env(data_dir=data_dir)
     cache = not getattr(args, "no_embedding_cache", False)
     return HyMemoryClient(mode=getattr(args, "mode", None), config=config, embedding_cache=cache)
+
+
+def checked_json(text: str, source: str) -> str:
+    """``text`` when its JSON nests no deeper than ``MEMORY_MAX_DEPTH`` allows (plus the
+    levels of a file's list of writes), checked before it is parsed; else
+    ``InvalidInputError`` naming the setting."""
+    check_json_text(MemoryConfig.from_env().limits, text, source, wrapping=WRAPPING)
+    return text

@@ -7,6 +7,8 @@ write and search graphs. It holds no pipeline logic of its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -18,24 +20,25 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
 from sqlalchemy.engine import make_url
 
+from hy_memory_langgraph.client.locks import UserLocks
 from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
-from hy_memory_langgraph.client.transfer import export_rows, import_rows
+from hy_memory_langgraph.client.transfer import UNSET, Unset, export_rows, import_rows
 from hy_memory_langgraph.client.workflow import (
     WorkflowMemoryService,
     oa_context_provider_from_config,
     workflow_documents_for,
 )
 from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
+from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError, StoreError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
-from hy_memory_langgraph.flows.search.nodes import redacted_search_args
+from hy_memory_langgraph.flows.search.prepare import prepare_search
 from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
-from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
-from hy_memory_langgraph.flows.write.nodes import redacted_write_args
+from hy_memory_langgraph.flows.write.prepare import prepare_write
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import optional_id, random_id, require_id
+from hy_memory_langgraph.ids import optional_id, random_id, require_id, require_ids
+from hy_memory_langgraph.limits import check_content, check_extract, check_user_ids
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -48,6 +51,7 @@ from hy_memory_langgraph.models import (
     resolve_mode,
 )
 from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.base import version_texts
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
@@ -79,6 +83,8 @@ if TYPE_CHECKING:  # a chat model's class loads only when one is given or config
     from langchain_core.language_models import BaseChatModel
 
 __all__ = ["HyMemoryClient"]
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 #: Largest ``offset + limit`` of :meth:`HyMemoryClient.list_memories`.
@@ -115,8 +121,8 @@ def _hidden(url: str) -> str:
         return "the configured database"
 
 
-def _owners(args: WriteArgs | SearchArgs) -> list[str]:
-    """The users a write or search is for (whatever their type: the graph validates)."""
+def _owners(args: Any) -> list[str]:
+    """The users a (prepared) write or search is for."""
     users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
     if isinstance(users, str):
         users = [users]
@@ -139,8 +145,13 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
     if config.pipeline_log_days > 0:
         target, schema = config.store_target(config.pipeline_log_store)
         try:
-            store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema)
+            store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
+                                     sealed=gate(config.redact_secrets))
         except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
+            store = None
+        except StoreError as exc:  # the log never fails a call: records go through logging only
+            logger.warning("the pipeline log cannot be kept (%s); stage records go to logging only. "
+                           "Fix or move aside %s, or set MEMORY_PIPELINE_LOG_DAYS=0", exc, target)
             store = None
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)
 
@@ -223,10 +234,10 @@ class HyMemoryClient:
         stores = StoreRegistry(config, self.store_embeddings, embedding_dims(self.embeddings),
                                store_factory, self.index_cache)
         self.recorder = _recorder(config)
+        self._locks = UserLocks(config)
         self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
                                      recorder=self.recorder)
         self.write_graph = build_write_graph()
-        self.lite_chat_graph = build_lite_chat_graph()
         self.search_graph = build_search_graph()
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
@@ -250,7 +261,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return self._run(self._graph_of_write(scene), args, config)
+        return self._run(self.write_graph, args, config)
 
     @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
@@ -262,7 +273,7 @@ class HyMemoryClient:
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return await self._arun(self._graph_of_write(scene), args, config)
+        return await self._arun(self.write_graph, args, config)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -346,6 +357,7 @@ class HyMemoryClient:
         are records of what happened and are not edited in place: delete them (or add a
         new write) instead.
         """
+        check_content(self.config.limits, content, self.config.max_message_bytes, metadata)
         memory_id = require_id(memory_id, "memory_id")
         content = require_text(content, "content")
         if not content.strip():
@@ -409,6 +421,10 @@ class HyMemoryClient:
         Returns the number of memories (chat, experiences, facts) removed.
         """
         user_id = require_id(user_id, "user_id")
+        with self._locks.erasing(user_id):  # waits for the user's writes in flight
+            return self._erase(user_id)
+
+    def _erase(self, user_id: str) -> int:
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
         for scene in PRODUCTIVITY_SCENES:
@@ -461,22 +477,29 @@ class HyMemoryClient:
         return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
     # -- export / import / stats --------------------------------------------------------------
-    def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
-        """Every row of an export of this data dir (or of ``user_ids`` only): memories of
-        every scene and status, history, traces, version chain, workflow files.
+    def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
+        """Every row of an export of this data dir (or of ``user_ids`` only; a string is
+        one user): memories of every scene and status, history, traces, version chain,
+        workflow files.
 
         See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
         """
-        if user_ids is not None:
-            user_ids = [require_id(u, "user_ids") for u in user_ids]
-        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=user_ids)
+        check_user_ids(self.config.limits, user_ids)
+        users = None if user_ids is None else require_ids(user_ids, "user_ids")
+        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=users)
 
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
+                        user_ids: Sequence[str] | str | None | Unset = UNSET,
                         on_row: Callable[[int], None] | None = None) -> ImportReport:
         """Write the rows of :meth:`export_memories` here; returns counts per row type,
-        ``rows`` and ``complete`` (the export's footer was found and matched)."""
-        return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
+        ``rows`` and ``complete`` (the export's footer was found and matched).
+
+        ``user_ids`` (required) names the users whose rows are written (a string is one
+        user); rows of anyone else are counted in ``refused_users``, not written.
+        ``user_ids=None`` writes every user of the file (restoring a whole data dir).
+        """
+        return import_rows(self.context, self.config.workflow_dir, rows, user_ids=user_ids, on_row=on_row)
 
     @_faults
     def stats(self) -> dict[str, Any]:
@@ -497,6 +520,7 @@ class HyMemoryClient:
                        workflow_id: str | None = None, dynamic_context: dict[str, Any] | None = None,
                        memory_app_id: str | None = None) -> MemoryExtractResult:
         """``workflow.memoryExtract``: see :meth:`WorkflowMemoryService.memory_extract`."""
+        check_extract(self.config.limits, msg_list, user_message, assistant_message, dynamic_context)
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 
@@ -522,6 +546,7 @@ class HyMemoryClient:
     def close(self) -> None:
         """Close every store, the pipeline log and the workflow documents."""
         self.context.stores.close()
+        self._locks.close()
         self.recorder.close()
         if isinstance(self._documents, WorkflowDatabase):
             self._documents.close()
@@ -546,36 +571,41 @@ class HyMemoryClient:
         await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
-    def _graph_of_write(self, scene: object) -> Any:
-        """The graph of a write: the one-node lite chat graph where the write graph's routing
-        could only lead to lite chat (:func:`runs_lite_chat`), else the write graph."""
-        return self.lite_chat_graph if runs_lite_chat(self.context, scene) else self.write_graph
-
     def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
-        """Run a memory graph, then hand its pipeline log to the recorder (also when it
-        raised); the recorder writes it in the background within a second. Cached
-        embeddings made meanwhile are referenced under the call's users (erasure)."""
+        """Prepare ``args`` and run a memory graph on them, then hand its pipeline log to the
+        recorder (also when it raised); the recorder writes it in the background within a
+        second. Cached embeddings made meanwhile are referenced under the call's users
+        (erasure); a write holds its users' locks (:mod:`.locks`)."""
+        users: list[str] = []
         try:
-            with embedding_owners(_owners(args)):
-                return graph.invoke(self._redacted(args), config, context=self.context)["result"]
+            prepared = self._prepared(args)
+            users = _owners(prepared)
+            with embedding_owners(users), self._locked(prepared):
+                return graph.invoke(prepared, config, context=self.context)["result"]
         finally:
-            self.recorder.flush(args["request_id"], _owners(args))
+            self.recorder.flush(args["request_id"], users)
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
+        users: list[str] = []
         try:
-            with embedding_owners(_owners(args)):
-                return (await graph.ainvoke(self._redacted(args), config, context=self.context))["result"]
+            prepared = self._prepared(args)
+            users = _owners(prepared)
+            with embedding_owners(users), self._locked(prepared):
+                return (await graph.ainvoke(prepared, config, context=self.context))["result"]
         finally:
-            self.recorder.flush(args["request_id"], _owners(args))  # cheap: written off this path
+            self.recorder.flush(args["request_id"], users)  # cheap: written off this path
 
-    def _redacted(self, args: WriteArgs | SearchArgs) -> Any:
-        """What a graph run is given: ``args`` with its secrets replaced (unless redaction
-        is off), so no callback or tracer of the run sees one (``docs/design.md#secrets``)."""
-        if not self.config.redact_secrets:
-            return args
+    def _locked(self, prepared: Any) -> contextlib.AbstractContextManager[None]:
+        """A write holds its user's lock shared (an erasure of the user waits for it)."""
+        return self._locks.writing(_owners(prepared)) if "msgs" in prepared else contextlib.nullcontext()
+
+    def _prepared(self, args: WriteArgs | SearchArgs) -> Any:
+        """What a graph run is given: ``args`` validated, normalised and with its secrets
+        replaced (unless redaction is off), so no callback or tracer of the run sees one
+        (``docs/design.md#secrets``) and no node prepares them again."""
         if "messages" in args:
-            return redacted_write_args(args)  # type: ignore[arg-type]
-        return redacted_search_args(args)  # type: ignore[arg-type]
+            return prepare_write(args, self.config)  # type: ignore[arg-type]
+        return prepare_search(args, self.config)  # type: ignore[arg-type]
 
     def _with_cache(self, embeddings: Embeddings, cache: Any, config: MemoryConfig) -> Embeddings:
         """``embeddings`` wrapped in a :class:`CachedEmbeddings` as ``cache`` asks."""

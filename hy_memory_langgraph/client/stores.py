@@ -18,8 +18,9 @@ from langgraph.store.base import BaseStore, IndexConfig
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
+from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
-from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
+from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache, SealedStore
 
 __all__ = ["StoreFactory", "StoreRegistry", "default_store_factory"]
 
@@ -85,11 +86,14 @@ class StoreRegistry:
         return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
 
     def open(self, name: str, fields: list[str] | None) -> BaseStore:
-        """The store called ``name`` (opened on first use)."""
+        """The store called ``name`` (opened on first use): with redaction on (the
+        default), behind the privacy gate (:class:`~hy_memory_langgraph.store.SealedStore`),
+        so nothing any code path writes through it escapes the gate."""
         with self._lock:
             if name not in self._stores:
                 index = self.index(fields) if fields else None
-                self._stores[name] = self._factory(name, index)
+                store = self._factory(name, index)
+                self._stores[name] = SealedStore(store) if self.config.redact_secrets else store
             return self._stores[name]
 
     def chat(self) -> BaseStore:
@@ -111,7 +115,7 @@ class StoreRegistry:
         with self._lock:
             if self._chain is None:
                 target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema)
+                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets))
             return self._chain
 
     def flush(self) -> None:

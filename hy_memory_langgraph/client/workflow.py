@@ -13,6 +13,7 @@ from hy_memory_langgraph.config import MemoryConfig, resolve_object_spec
 from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import random_id, require_id
+from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.runlog import PipelineRecorder
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
@@ -72,9 +73,10 @@ def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
     """Where a configuration keeps workflow memory: markdown files under the data dir, or
     the ``workflow_memory`` schema of ``MEMORY_DB_URL``."""
     target, schema = config.store_target(config.workflow_store)
+    sealed = gate(config.redact_secrets)
     if schema is None:
-        return workflow_documents(target)
-    return WorkflowDatabase(target, schema=schema)
+        return workflow_documents(target, sealed=sealed)
+    return WorkflowDatabase(target, schema=schema, sealed=sealed)
 
 
 class WorkflowMemoryService:

@@ -24,7 +24,7 @@ from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
     redact_after,
-    render_transcript,
+    transcript_rows,
     truncate_chars_head_tail,
 )
 from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
@@ -33,7 +33,7 @@ from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
-from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_keys
+from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_hashes
 from hy_memory_langgraph.timeutil import iso, prompt_time
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
@@ -69,7 +69,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
     ctx = runtime.context
     repo, traces = ctx.chat_repo, ctx.chat_traces
     user_id, session_id = state["user_id"], state.get("session_id")
-    keys = turn_keys(state["msgs"], session_id)
+    keys = turn_hashes(state["msgs"], session_id)
     with traces.session_lock(user_id, session_id):
         window_item, *key_items = repo.store.batch(
             [traces.window_op(user_id, session_id), *repo.turn_ops(user_id, keys)])
@@ -85,7 +85,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
                     memory_id=turn.memory_id, user_id=user_id, content=turn.text,
                     memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
                     owner=turn.role, role=turn.role, source="turn", context=turn.context,
-                    carried=turn.carried, turn_key=turn.key, turn_index=index,
+                    carried=turn.carried, turn_hash=turn.key, turn_index=index,
                     question=turn.question,
                     **_fields(state)))
         change.ops.extend(traces.append_ops(user_id, session_id, msgs, scene="chat", window=window))
@@ -104,8 +104,8 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
     reply = ask_json(
         ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
         memory_at=prompt_time(state["at"]), user_id=state["user_id"],
-        history=render_transcript(compress_for_prompt(history, **limits)) or "(none)",
-        new_messages=render_transcript(compress_for_prompt(state["msgs"], **limits)),
+        history=transcript_rows(compress_for_prompt(history, **limits)),
+        new_messages=transcript_rows(compress_for_prompt(state["msgs"], **limits)),
     )
     if reply is None or not isinstance(reply.get("facts"), list):
         note_fallback("extraction unusable: the raw turns are stored")
@@ -146,12 +146,14 @@ def route_after_candidates(state: ChatWriteState) -> str:
     return "reconcile" if state.get("candidates") else "apply_decisions"
 
 
-def _fact_line(i: int, fact: dict[str, Any], at: str) -> str:
-    return f"n{i}: [subject={fact['subject'] or '-'} owner={fact['owner']} at={at}] {fact['content']}"
+def _fact_row(i: int, fact: dict[str, Any], at: str) -> dict[str, Any]:
+    return {"id": f"n{i}", "subject": fact["subject"] or "-", "owner": fact["owner"], "at": at,
+            "text": fact["content"]}
 
 
-def _candidate_line(i: int, m: ChatMemory) -> str:
-    return f"c{i}: [subject={m.subject or '-'} owner={m.owner} at={m.memory_at}] {m.content}"
+def _candidate_row(i: int, m: ChatMemory) -> dict[str, Any]:
+    return {"id": f"c{i}", "subject": m.subject or "-", "owner": m.owner, "at": m.memory_at,
+            "text": m.content}
 
 
 def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -160,8 +162,8 @@ def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[st
     at = iso(state["at"])
     reply = ask_json(
         runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]),
-        new_facts="\n".join(_fact_line(i, f, at) for i, f in enumerate(facts)),
-        candidates="\n".join(_candidate_line(i, m) for i, m in enumerate(candidates)),
+        new_facts=[_fact_row(i, f, at) for i, f in enumerate(facts)],
+        candidates=[_candidate_row(i, m) for i, m in enumerate(candidates)],
     )
     if reply is None:
         note_fallback("reconcile unusable: every fact is added")
