@@ -24,10 +24,12 @@ one. The window ends at a sentence's end, a line break, a qualifier (``password 
 ``PIN length``) or another label. Loose words (``pass``, ``pw``) take no value this way.
 
 Example:
+    >>> from hy_memory_langgraph.redact.scan import label_heads
     >>> text = "мой пароль от вайфая Zx9!kq2P, не забудь"
-    >>> [text[s:e] for s, e, _ in bridged_span_list(text)]
+    >>> [text[s:e] for s, e, _ in bridged_spans(text, label_heads(text))]
     ['Zx9!kq2P']
-    >>> bridged_span_list("the password must have at least 12 characters")
+    >>> text = "the password must have at least 12 characters"
+    >>> bridged_spans(text, label_heads(text))
     []
 """
 
@@ -40,7 +42,7 @@ from typing import Final
 from hy_memory_langgraph.redact.judge import credential_like, grouped_key, looks_random, quantity, reference
 from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class
 
-__all__ = ["WINDOW", "bridged_span_list", "bridged_spans"]
+__all__ = ["WINDOW", "bridged_spans"]
 
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
@@ -77,13 +79,6 @@ def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
         if span is not None:
             found.append(span)
     return found
-
-
-def bridged_span_list(text: str) -> list[Span]:
-    """:func:`bridged_spans` of every label in ``text`` (for tests and examples)."""
-    from hy_memory_langgraph.redact.scan import label_heads
-
-    return bridged_spans(text, label_heads(text))
 
 
 def _bridged(text: str, label: re.Match[str]) -> Span | None:

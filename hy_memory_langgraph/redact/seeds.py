@@ -15,7 +15,8 @@ counts only written apart (the lists' single characters are everywhere in runnin
 The longest run in LoCoMo's, τ-bench's and BFCL's messages is 8 words.
 
 Example:
-    >>> text = "seed: " + " ".join(["abandon"] * 11 + ["about"]) + " thanks"
+    >>> words = "abandon ability able about above absent absorb abstract absurd abuse access accident"
+    >>> text = f"seed: {words} thanks"
     >>> [(text[s:e].split()[0], len(text[s:e].split()), kind) for s, e, kind in seed_phrases(text)]
     [('abandon', 12, 'seed_phrase')]
     >>> seed_phrases("We went hiking near the lake and saw a deer, then had coffee")
