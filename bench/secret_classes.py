@@ -11,7 +11,7 @@ a real client (lite mode) and every file under its data dir is read byte for byt
 
 Usage::
 
-    python -m bench.secret_classes [--part dev|heldout|both] [--show N] [--e2e]
+    python -m bench.secret_classes [--part dev|heldout|fresh|both|all] [--show N] [--e2e]
 """
 
 from __future__ import annotations
@@ -90,13 +90,13 @@ def _row(name: str, figures: tuple[int, int, int, int]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("dev", "heldout", "both"), default="both")
+    parser.add_argument("--part", choices=("dev", "heldout", "fresh", "both", "all"), default="both")
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and altered near misses per class")
     parser.add_argument("--e2e", action="store_true", help="also write the secrets through a client, read the files")
     parser.add_argument("--seed", type=int, default=2027)
     args = parser.parse_args()
     samples = build_samples(seed=args.seed)
-    parts = ("dev", "heldout") if args.part == "both" else (args.part,)
+    parts = {"both": ("dev", "heldout"), "all": ("dev", "heldout", "fresh")}.get(args.part, (args.part,))
     figures = measure([s for s in samples if s.part in parts])
     for part in parts:
         print(f"{part}: class, secrets kept off disk, near misses kept as written")

@@ -58,7 +58,7 @@ class Sample:
         template: ``"<cls>/<n>"`` for secrets, ``"<cls>/near/<n>"`` for near misses.
         messages: The messages, written in this order.
         needles: What must not be stored; empty for a near miss (stored as written).
-        part: ``"dev"`` or ``"heldout"``.
+        part: ``"dev"``, ``"heldout"`` or ``"fresh"`` (:data:`_FRESH`).
     """
 
     cls: str
@@ -1122,6 +1122,175 @@ _NEAR: Final[dict[str, list[_Template]]] = {
     ],
 }
 
+#: A last set of templates for every class, secrets and near misses, written after the rules
+#: were done and run once (``--part fresh``): the held-out part above was read several times
+#: while the rules changed (its first figure is the honest one), this one never before its
+#: figure was taken.
+_FRESH: Final[dict[str, list[_Template]]] = {
+    "label_grammar": [
+        ("en", "btw the password to my old laptop was §pw§, I never changed it"),
+        ("de", "Zugangspasswort für das Büro-WLAN: §pw§"),
+        ("es", "la contraseña de mi cuenta de Netflix es §pw§"),
+        ("fr", "mon mot de passe Gmail, c'est §pw§"),
+        ("pt", "a senha do wi-fi da casa da praia é §pw§"),
+        ("nl", "het wachtwoord van de NAS is §pw§"),
+        ("fi", "kotiverkon salasana on §pw§"),
+        ("tr", "bilgisayarın şifresi §pw§"),
+        ("ru", "пароль от ноутбука: §pw§"),
+        ("pl", "hasło do routera to §pw§"),
+        ("hu", "a laptop jelszava: §pw§"),
+        ("ja", "社内Wi-Fiのパスワードは §pw§ です"),
+        ("zh", "公司VPN的密码：§pw§"),
+        ("ko", "회사 와이파이 비밀번호 §pw§"),
+        ("vi", "mật khẩu máy tính là §pw§"),
+        ("it", "la password del router è §pw§"),
+        ("sv", "lösenordet till routern är §pw§"),
+        ("cs", "heslo k routeru je §pw§"),
+        ("id", "kata sandi laptop saya §pw§"),
+        ("el", "ο κωδικός του router είναι §pw§"),
+        ("ar", "كلمة المرور للراوتر هي §pw§"),
+        ("he", "הסיסמה של הראוטר היא §pw§"),
+    ],
+    "label_grammar/near": [
+        ("en", "the password to the shared drive is the usual one"),
+        ("en", "I need a new password for the VPN by Friday"),
+        ("en", "password expired on §date§, please renew"),
+        ("de", "das Passwort wurde vor §n§ Tagen geändert"),
+        ("es", "olvidé la contraseña del correo otra vez"),
+        ("fr", "le mot de passe doit être changé tous les §n§ jours"),
+        ("ru", "пароль от ноутбука поменял вчера"),
+        ("ja", "パスワードの有効期限は§n§日です"),
+        ("zh", "我的密码过期了，需要重置"),
+        ("en", "one-day pass: €§price§, weekly pass: €§price§"),
+        ("en", "my password is written in the notebook on my desk"),
+        ("en", "the router password is printed on a sticker, model AX3000"),
+    ],
+    "pin_card_code": [
+        ("en", "the PIN for my savings card is §pin4§"),
+        ("en", "CVV on the company card: §cvv§"),
+        ("de", "die PIN meiner Kreditkarte lautet §pin4§"),
+        ("fr", "le code PIN de ma carte bancaire est §pin4§"),
+        ("es", "mi PIN del cajero es §pin4§"),
+        ("zh", "银行卡取款密码：§pin6§"),
+        ("ja", "カードの暗証番号 §pin4§"),
+        ("ru", "пин-код от карты §pin4§"),
+        ("en", "gate code for the parking: §pin4§"),
+        ("pt", "o código de segurança do cartão é §cvv§"),
+    ],
+    "pin_card_code/near": [
+        ("en", "the bank will mail the new PIN within §n§ days"),
+        ("en", "your card's CVV is on the back, never share it"),
+        ("en", "PIN attempts left: 2"),
+        ("de", "PIN vergessen? Rufen Sie §phone§ an"),
+        ("en", "the code was sent to your phone ending in §pin4§"),
+        ("zh", "取款密码输错了§n§次"),
+        ("en", "apartment §n§, gate code on request"),
+    ],
+    "auth_header": [
+        ("code", "Authorization: Bearer §tok§"),
+        ("code", 'requests.get(url, headers={"Authorization": "ApiKey §tok§"})'),
+        ("code", "-H 'Authorization: Token §hex§'"),
+        ("code", "Authorization: Custom-HMAC keyId=app,signature=§b64§"),
+    ],
+    "auth_header/near": [
+        ("en", "the Authorization header was missing in the request"),
+        ("code", 'headers["Authorization"] = f"Bearer {access_token}"'),
+        ("code", "Authorization: Bearer <your-token-here>"),
+    ],
+    "cli_password": [
+        ("code", "mysql -uroot -p§pw§ -e 'show databases'"),
+        ("code", "sshpass -p §pw§ scp backup.tar root@10.0.0.2:/srv"),
+        ("code", "curl --user admin:§pw§ http://localhost:8080/api"),
+        ("code", "redis-cli -a §pw§ --no-auth-warning info"),
+        ("code", "PGPASSWORD=§pw§ pg_dump -h db -U app shop > dump.sql"),
+    ],
+    "cli_password/near": [
+        ("code", "mysql -u root -p -e 'show databases'"),
+        ("code", "curl --user admin https://example.com/api"),
+        ("code", "PGPASSWORD=${PGPASS} pg_dump -h db shop"),
+    ],
+    "connect_call": [
+        ("code", 'conn = pymysql.connect("db.internal", "app", "§pw§")'),
+        ("code", 'server.login("alerts@example.com", "§pw§")'),
+        ("code", 'auth = HTTPBasicAuth("deploy", "§pw§")'),
+        ("code", 'session.get(url, auth=("svc", "§pw§"))'),
+    ],
+    "connect_call/near": [
+        ("code", "server.login(SMTP_USER, SMTP_PASSWORD)"),
+        ("code", 'conn = pymysql.connect(host, user, password, "shop")'),
+        ("code", 'socket.connect(("10.0.0.2", 8080))'),
+    ],
+    "session_cookie": [
+        ("code", "Cookie: JSESSIONID=§hex§"),
+        ("en", "copy this session cookie: sessionid=§tok§"),
+        ("code", "Set-Cookie: _session_id=§tok§; HttpOnly; Secure"),
+    ],
+    "session_cookie/near": [
+        ("en", "the session cookie expires after 30 minutes"),
+        ("code", "Set-Cookie: theme=dark; Path=/"),
+    ],
+    "totp_key": [
+        ("en", "Google Authenticator setup key: §b32g§"),
+        ("code", "otpauth://totp/Acme:carol@example.com?secret=§b32§&issuer=Acme&digits=6"),
+        ("en", "2FA secret for the admin account §b32§"),
+    ],
+    "totp_key/near": [
+        ("en", "turn on 2FA before §date§ or the account is locked"),
+        ("en", "the authenticator app shows a new code every 30 seconds"),
+    ],
+    "seed_phrase": [
+        ("en", "recovery phrase for the hardware wallet: §seed:en:24§"),
+        ("en", "§seed:en:12:numnl§"),
+        ("fr", "§seed:fr:12§"),
+        ("ja", "§seed:ja:12:sp§"),
+    ],
+    "seed_phrase/near": [
+        ("en", "write your 24-word recovery phrase on paper and keep it offline"),
+        ("en", "apple, banana, cherry, grape, lemon, mango, orange, peach are on the list"),
+    ],
+    "pem_key": [
+        ("code", "§pem:RSA:—§"),
+        ("code", "id_rsa (base64): §pemb64§"),
+        ("code", ("key part one\n-----BEGIN EC PRIVATE KEY-----\n§pemhead§", "§pemtail§\n-----END EC PRIVATE KEY-----")),
+    ],
+    "pem_key/near": [
+        ("code", "-----BEGIN CERTIFICATE REQUEST-----\n§certbody§\n-----END CERTIFICATE REQUEST-----"),
+        ("en", "never commit a BEGIN RSA PRIVATE KEY block to git"),
+    ],
+    "config_line": [
+        ("code", "localhost:5432:*:postgres:§pw§"),
+        ("code", "machine smtp.example.com login alerts password §pw§"),
+        ("code", "mongodb://admin:§pwat§@mongo:27017/?authSource=admin"),
+        ("code", "Server=db;Database=shop;User Id=sa;Password={§pw§};"),
+    ],
+    "config_line/near": [
+        ("code", "localhost:5432:*:postgres:*"),
+        ("code", "mongodb://mongo:27017/shop"),
+    ],
+    "long_value": [
+        ("code", "AWS_SESSION_TOKEN='§long§'"),
+        ("en", "here is the refresh token §long§"),
+    ],
+    "long_value/near": [
+        ("en", "the token budget for this run is §price§ tokens"),
+    ],
+    "labelled_token": [
+        ("en", "my OpenWeather API key: §hex§"),
+        ("de", "der API-Schlüssel ist §tok§"),
+        ("es", "el token de acceso: §tok§"),
+        ("zh", "访问令牌 §tok§"),
+    ],
+    "labelled_token/near": [
+        ("en", "the API key is stored in the vault, ask Dana"),
+        ("en", "access tokens expire after §price§ seconds"),
+    ],
+    "general/near": [
+        ("en", "we paid €§price§ for §n§ nights, booking ref 4XK§n§"),
+        ("en", "my new number is §phone§"),
+        ("de", "Treffpunkt am §date§ um §time§ Uhr"),
+    ],
+}
+
 #: Every class, in the order reports print them.
 CLASSES: Final = ("label_grammar", "pin_card_code", "auth_header", "cli_password", "connect_call", "session_cookie",
                   "totp_key", "seed_phrase", "pem_key", "config_line", "long_value", "labelled_token")
@@ -1172,4 +1341,14 @@ def build_samples(seed: int = 2027, variants: int = 3) -> list[Sample]:
             for _ in range(variants):
                 messages, _ = _fill(template, rng)
                 samples.append(Sample(cls, lang, f"{cls}/near/{index}", messages, (), _part(index, lang)))
+    for group, templates in _FRESH.items():
+        cls, near = group.split("/")[0], group.endswith("/near")
+        for index, (lang, template) in enumerate(templates):
+            for _ in range(variants):
+                while True:
+                    messages, needles = _fill(template, rng)
+                    text = "\n".join(messages)
+                    if near or all(text.count(n) == 1 for n in needles):
+                        break
+                samples.append(Sample(cls, lang, f"{group}/fresh/{index}", messages, () if near else needles, "fresh"))
     return samples

@@ -16,7 +16,7 @@ the same sentence are read, and a token that looks like the label's value is its
   2027"), or digits stand next to them (a phone number: "sent to +44 7700 900123");
 * after a secret label (a key, a token), a token that looks random, 16 characters or
   more, or groups of four characters that do together (a 2FA key: ``jbsw y3dp ehpk 3pxp``),
-  within two words (a lone ``key``: right after it).
+  within four words (a lone ``key``: right after it).
 
 When the window holds a separator (``:``, ``=``, a dash, a copula of ``patterns.toml``), the
 first such token after it is the value (``password for my iPhone15 is …``); else the first
@@ -64,9 +64,10 @@ _WORD_BEFORE: Final = re.compile(r"\S{0,40}\Z")
 #: Label words whose value is digits alone (in code they are often a name: ``pin``).
 _DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
 #: Most words between a label and its value, by the label's class: a lone "key" takes the
-#: next token only ("setup key jbsw …"; "the key insight from commit 3f2a…" is prose), a
-#: secret's label two ("token for staging …"); a password's label the whole window.
-_FILLERS: Final[dict[str, int]] = {"weak": 0, "secret": 2}
+#: next token only ("setup key jbsw …"; "the key insight from 3f2a…" is prose), a secret's
+#: label four ("secret for the admin account …"); a password's label the whole window. A
+#: token right after a noun an id follows ("commit", "order") is that id, never a value.
+_FILLERS: Final[dict[str, int]] = {"weak": 0, "secret": 4}
 _NUMBER: Final = re.compile(r"\+?\(?\d+\)?[.,]?")
 
 
@@ -116,9 +117,11 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             continue
         if lowered in rules.qualifiers or (name_class(token) is not None and first is None):
             return None
-        governed = governed or lowered in rules.before_numbers
         neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
-        value = _value(text, start, raw, token, kind, codes, governed or any(map(_NUMBER.fullmatch, neighbours)))
+        named = i > 0 and text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() in rules.before_numbers
+        value = None if named else _value(text, start, raw, token, kind, codes,
+                                          governed or any(map(_NUMBER.fullmatch, neighbours)))
+        governed = governed or lowered in rules.before_numbers
         if value is not None and digits_only and not token.isdigit():
             value = None
         if value is not None:

@@ -173,7 +173,8 @@ def marker_value(test: str, value: str) -> int | None:
     """How much of the ``value`` a marker rule found is the secret, by the rule's ``test``
     (``None``: none of it). Every value that stands for a secret (:func:`reference`) is
     none; ``"random"``: a value that looks random (16 characters or more, a session
-    cookie's); ``"literal"``: a string passed to a call, not a plain word;
+    cookie's); ``"cookie"``: a Cookie header's value, when it holds a credential;
+    ``"literal"``: a string passed to a call, not a plain word;
     ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
     ``Credential=…, Signature=…``), all of it, if it holds a credential; other tests take
@@ -182,6 +183,8 @@ def marker_value(test: str, value: str) -> int | None:
         return None
     if test == "random":
         return len(value) if _random_enough(value) else None
+    if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
+        return len(value) if holds_credential(value) else None
     if test == "literal":  # a string passed to a call: a name ("clicked", "read_only", "guest@") is no password
         return len(value) if _literal_password(value) else None
     if test == "credential":

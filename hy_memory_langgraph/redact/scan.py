@@ -1,24 +1,32 @@
 """Find secrets in text: spans to replace, each with its kind.
 
-Three passes over the text, all linear in its length:
+Passes over the text, all linear in its length:
 
-1. credentials recognisable by their shape (``sk-…``, ``AKIA…``, private key blocks,
-   JSON web tokens, …) and values behind fixed markers (``Authorization: Bearer …``,
-   ``Cookie: …``, the password of ``scheme://user:password@host``); each rule only on
-   texts long enough for it that hold one of its needles (:func:`_needles`); and any
-   vendor's key of the common shape, a short prefix and a long random part
-   (:mod:`.prefixed`);
-2. values after a label that names a secret, in English, Chinese and other languages,
-   with ``:``, ``=``, full-width ``：``, ``is`` / ``是`` / ``为`` (and their kin), an arrow,
-   a dash, a table's or HTML's cell between them, markup around (``password: …``,
-   ``secret access key is …``, ``支付密码：…``, ``api_key="…"``, ``**Passwort:** …``): a
-   password label's value always counts unless it is code (:mod:`.judge`; after ``:`` to
-   the end of its clause, so a passphrase of several words goes too), a secret label's
-   only when it looks random;
+1. shapes and structures: credentials recognisable by their shape (``sk-…``, ``AKIA…``,
+   JSON web tokens, …) and values behind fixed markers (``Authorization:`` of any scheme,
+   ``Cookie:``, session cookies by name, the password of ``scheme://user:password@host``,
+   command-line password flags, passwords passed to connect and login calls, ``.pgpass``
+   and ``.netrc`` lines, ODBC ``{…}`` values), each marker's value judged by its rule's
+   test (:func:`~.judge.marker_value`: a reference such as ``$PASS`` or ``<token>`` is
+   none); each rule only on texts long enough for it that hold one of its needles
+   (:func:`_needles`); any vendor's key of the common shape (:mod:`.prefixed`), payment
+   cards (:mod:`.cards`), seed phrases (:mod:`.seeds`), private key blocks (:mod:`.keys`),
+   blocks of secrets in configuration text (:mod:`.blocks`);
+2. the labelled-value grammar: values after a label that names a secret (a word, a stem
+   with its ending, a phrase of ``patterns.toml`` in many languages) with ``:``, ``=``,
+   full-width ``：``, a copula (``is`` / ``ist`` / ``是`` / ``là``…), an arrow, a dash, a
+   table's or HTML's cell between them, markup around (``password: …``, ``支付密码：…``,
+   ``**Passwort:** …``): a password label's value always counts unless it is code,
+   a reference, a quantity or prose (:mod:`.judge`; after ``:`` to the end of its clause,
+   so a passphrase of several words goes too), a secret label's only when it looks
+   random; and, with no separator the lists know, the value judged in a window of words
+   after the label (:mod:`.bridge`: "мой пароль от вайфая …", "salasanani on …");
 3. the same over the text with JSON ``\\uXXXX`` escapes decoded, so ``"\\u5bc6\\u7801"``
    is seen as ``"密码"``; spans map back to the original text.
 
-Existing placeholders (``[REDACTED:kind]``) are never touched again.
+A value behind a marker or a label that reaches 200 characters is taken to the end of its
+token (a 700-character session token goes whole). Existing placeholders
+(``[REDACTED:kind]``) are never touched again.
 """
 
 from __future__ import annotations
@@ -210,7 +218,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     start = match.start("value")
     if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
         return None  # a call, markup; or a separator, which makes it the label pattern's to judge
-    if reference(value) or not_a_value(value) or (value.isdigit() and quantity(text, start + len(value))):
+    if reference(value) or reference(match.group("value")) or not_a_value(value) \
+            or (value.isdigit() and quantity(text, start + len(value))):
         return None
     if kind == "password" and code_label(label) and _CODE_DIGITS.fullmatch(value):
         return start, start + len(value), "password"
@@ -326,7 +335,8 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     grouped = grouped_key(text, start, value) if kind is not None else None
     if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
         return start, grouped, "password" if kind == "password" else "secret_value"
-    if reference(value) or not_a_value(value) or (value.isdigit() and quantity(text, start + len(value))):
+    if reference(value) or reference(match.group("value")) or not_a_value(value) \
+            or (value.isdigit() and quantity(text, start + len(value))):
         return None  # "password: $DB_PASS", "Season pass: $129", "pass is 1500 yen", "code sent to +44 …"
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
         return None  # "|" separates a table's cells, not "a: A | B" (a union of types)

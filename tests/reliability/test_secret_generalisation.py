@@ -35,12 +35,12 @@ from hy_memory_langgraph.redact.seeds import seed_phrases
 
 _SAMPLES = build_samples(seed=11)
 
-#: Secrets kept off disk per class on the seed-11 corpus (dev and held-out together), a
+#: Secrets kept off disk per class on the seed-11 corpus (all three parts together), a
 #: little under what was measured (docs/benchmarks.md gives the benchmark's own seed): a
 #: class falling below its floor is a regression.
-_FLOORS = {"label_grammar": 0.95, "pin_card_code": 0.97, "auth_header": 0.97, "cli_password": 0.97,
-           "connect_call": 0.94, "session_cookie": 0.97, "totp_key": 0.86, "seed_phrase": 0.97, "pem_key": 0.97,
-           "config_line": 0.97, "long_value": 0.97, "labelled_token": 0.97}
+_FLOORS = {"label_grammar": 0.96, "pin_card_code": 0.98, "auth_header": 0.98, "cli_password": 0.98,
+           "connect_call": 0.95, "session_cookie": 0.98, "totp_key": 0.88, "seed_phrase": 0.98, "pem_key": 0.98,
+           "config_line": 0.98, "long_value": 0.98, "labelled_token": 0.98}
 #: Held-out near misses altered on the seed-11 corpus, as measured: more is a regression
 #: (the development part's near misses are all kept).
 _HELD_OUT_ALTERED = {"label_grammar": 3, "pin_card_code": 6, "connect_call": 3}
@@ -83,7 +83,8 @@ def test_the_figures_by_part_hold() -> None:
     """The corpus figures as a regression floor: recall on each part at least what was
     measured less a small margin, near misses altered at most as measured."""
     figures = measure(_SAMPLES)
-    for part, floor, altered in (("dev", 0.99, 0), ("heldout", 0.95, sum(_HELD_OUT_ALTERED.values()))):
+    for part, floor, altered in (("dev", 0.99, 0), ("heldout", 0.95, sum(_HELD_OUT_ALTERED.values())),
+                                 ("fresh", 0.99, 0)):
         rows = [row for (_, p), row in figures.items() if p == part]
         got, total, kept_, near = (sum(column) for column in zip(*rows))
         assert got / total >= floor and near - kept_ <= altered, (part, got, total, kept_, near)
