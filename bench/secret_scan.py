@@ -222,7 +222,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.cost:
         turns, best, median = scan_cost(args.data)
-        print(f"scan() of a LoCoMo turn ({turns} turns, 5 rounds, CPU time): best {best:.1f} µs, median {median:.1f} µs")
+        print(f"scan() of a LoCoMo turn ({turns} turns, 5 rounds, CPU time): "
+              f"best {best:.1f} µs, median {median:.1f} µs")
         return
     cases = build_cases()
     with tempfile.TemporaryDirectory() as tmp:

@@ -93,7 +93,8 @@ def _chars(rng: random.Random, n: int, alphabet: str) -> str:
 def _password(rng: random.Random) -> str:
     style = rng.randrange(6)
     if style == 0:  # Word#1234
-        return _word(rng, rng.randint(2, 3)).capitalize() + rng.choice("!#$%&*@?") + _chars(rng, rng.randint(2, 4), string.digits)
+        return (_word(rng, rng.randint(2, 3)).capitalize() + rng.choice("!#$%&*@?")
+                + _chars(rng, rng.randint(2, 4), string.digits))
     if style == 1:  # random from every class
         while True:
             pw = _chars(rng, rng.randint(9, 16), string.ascii_letters + string.digits + _SYMBOLS)
@@ -606,7 +607,8 @@ _PEM_KEYS: Final[list[_Template]] = [
     ("code", "§pem:OPENSSH:—§"),
     ("code", "§pem:EC:−§"),
     ("code", "§pem:PKCS8:─§"),
-    ("code", ("-----BEGIN OPENSSH PRIVATE KEY-----\n§pemhead§", "and the rest:\n§pemtail§\n-----END OPENSSH PRIVATE KEY-----")),
+    ("code", ("-----BEGIN OPENSSH PRIVATE KEY-----\n§pemhead§",
+              "and the rest:\n§pemtail§\n-----END OPENSSH PRIVATE KEY-----")),
     ("code", '{"private_key_b64": "§pemb64§"}'),
     ("en", "the key, base64-encoded so it fits: §pemb64§"),
     ("code", "§pem:ENCRYPTED:‐§"),
@@ -1251,7 +1253,8 @@ _FRESH: Final[dict[str, list[_Template]]] = {
     "pem_key": [
         ("code", "§pem:RSA:—§"),
         ("code", "id_rsa (base64): §pemb64§"),
-        ("code", ("key part one\n-----BEGIN EC PRIVATE KEY-----\n§pemhead§", "§pemtail§\n-----END EC PRIVATE KEY-----")),
+        ("code", ("key part one\n-----BEGIN EC PRIVATE KEY-----\n§pemhead§",
+                  "§pemtail§\n-----END EC PRIVATE KEY-----")),
     ],
     "pem_key/near": [
         ("code", "-----BEGIN CERTIFICATE REQUEST-----\n§certbody§\n-----END CERTIFICATE REQUEST-----"),

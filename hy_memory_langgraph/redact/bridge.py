@@ -151,7 +151,8 @@ def _window(text: str, pos: int) -> list[tuple[int, int]]:
         if token == "\n" or (len(token) == 1 and token in ".!?。！？"):
             break
         tokens.append((match.start(), match.end()))
-        if len(tokens) == WINDOW or (token[-1] in "!?。！？" or (token[-1] == "." and _ENDS_SENTENCE.match(text, match.end()))):
+        ends_sentence = token[-1] in "!?。！？" or (token[-1] == "." and _ENDS_SENTENCE.match(text, match.end()))
+        if len(tokens) == WINDOW or ends_sentence:
             break  # the window's last token, or one that ends a sentence ("ASAP.")
     return tokens
 

@@ -23,8 +23,8 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
-__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random", "marker_value",
-           "named_value", "not_a_value", "prose_clause", "plain_word", "quantity", "reference", "wordy"]
+__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random",
+           "marker_value", "named_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -156,10 +156,10 @@ def _literal_password(value: str) -> bool:
     """A string literal that reads as a password: letters with a digit, or with a symbol
     inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names), or
     random letters."""
-    inner = value[1:-1]
-    return any(c.isalpha() for c in value) and not not_a_value(value) and (any(c.isdigit() for c in value)
-                                                or not _PASSWORD_SYMBOLS.isdisjoint(inner)
-                                                or looks_random(value, min_length=8))
+    if not any(c.isalpha() for c in value) or not_a_value(value):
+        return False
+    return any(c.isdigit() for c in value) or not _PASSWORD_SYMBOLS.isdisjoint(value[1:-1]) \
+        or looks_random(value, min_length=8)
 
 
 def _random_enough(value: str) -> bool:
@@ -195,14 +195,13 @@ def marker_value(test: str, value: str) -> int | None:
 
 
 #: Tokens that are no credential whatever label comes before them: dates, times, versions,
-#: prices, phone numbers, numbers with a unit (``24h``, ``5pm``, ``12mm``, ``2nd``, ``100MB``),
-#: model and flight codes (``BA2490``, ``A320``), e-mail addresses, URLs and paths.
+#: prices, numbers with a unit (``24h``, ``5pm``, ``12mm``, ``2nd``, ``100MB``, ``3-digit``),
+#: e-mail addresses, URLs and paths (phone numbers: :func:`not_a_value`).
 _NOT_A_VALUE: Final = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{1,2}[/.]\d{1,2}[/.]\d{2}"
     r"|\d{1,2}[:h.]\d{2}(?::\d{2})?(?:[ap]\.?m\.?)?"
     r"|[vV]?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.]+)?"
     r"|(?:[A-Z]{0,3}[$€£¥₹₩₽]|[$€£¥₹₩₽][A-Z]{0,3})\s?\d[\d.,]*[kKmM]?|\d[\d.,]*\s?[$€£¥₹₩₽]"
-
     r"|\d+(?:[.,]\d+)?(?:%|°[CF]?|[a-zµ]{1,3}|[KMGT]B|[AP]M)"
     r"|\d+-[^\W\d_]+"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -272,7 +271,6 @@ def quantity(text: str, end: int) -> bool:
 
 _NEXT_WORD: Final = re.compile(r"[ \t]?([^\W\d_]+|%|[$€£¥₹₩₽])")
 
-
 _GROUP: Final = re.compile(r"[A-Za-z0-9]{4}")
 _GROUPS: Final = re.compile(r"(?:[ -][A-Za-z0-9]{4}){3,15}(?![A-Za-z0-9])")
 
@@ -298,7 +296,9 @@ def named_value(value: str) -> bool:
     (a call, a subscript, a type: ``type[httpx2.Auth]``), or dotted with a word of lower-case
     letters among its parts (``np.random.MT19937``, ``api.example.com``); a JSON web token's
     parts are random."""
-    return ("(" in value or "[" in value) and code_value(value, "") or "." in value and _DOTTED_WORD.search(value) is not None
+    if ("(" in value or "[" in value) and code_value(value, ""):
+        return True
+    return "." in value and _DOTTED_WORD.search(value) is not None
 
 
 _ASCII_ALNUM: Final = re.compile(r"[A-Za-z0-9]")
@@ -307,9 +307,9 @@ _ASCII_ALNUM: Final = re.compile(r"[A-Za-z0-9]")
 def prose_clause(clause: str) -> bool:
     """Whether a clause given after ``password:`` is prose about the password rather than
     the password: two words or more, none like a password, with a word of running prose
-    among them ("same as for the email", "see the onboarding doc", "wie beim letzten Mal"), or, in Chinese or
-    Japanese, no Latin letter or digit at all ("跟路由器上的一样": passwords are typed in
-    ASCII, "我爱北京2024" is one)."""
+    among them ("same as for the email", "see the onboarding doc", "wie beim letzten
+    Mal"), or, in Chinese or Japanese, no Latin letter or digit at all ("跟路由器上的一样":
+    passwords are typed in ASCII, "我爱北京2024" is one)."""
     tokens = [t.strip(_TRIM) for t in clause.split()]
     if not _ASCII_ALNUM.search(clause) and any(not t.isascii() for t in tokens):
         return True

@@ -51,7 +51,8 @@ _LONG_CHUNK: Final = re.compile(r"[A-Za-z0-9+/]{16,}")
 _BODY_LINE: Final = re.compile(r"[ \t]*(?:[A-Za-z0-9+/]{4,}={0,2}|=[A-Za-z0-9+/]{4})[ \t]*")
 _LINE_BREAK: Final = re.compile(r"\r?\n|\\r?\\n")
 #: A key encoded again in base64: ``-----BEGIN`` encodes as ``LS0tLS1CRUdJTi``.
-_ENCODED: Final = re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{16,}={0,2})*")
+_ENCODED: Final = re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}"
+                            r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{16,}={0,2})*")
 
 
 def may_hold_keys(text: str, folded: str) -> bool:

@@ -37,16 +37,16 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
+from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.bridge import bridged_spans
+from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
                                               not_a_value, plain_word, prose_clause, quantity, reference)
-from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
-from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
-from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
                                               name_class, split_name)
+from hy_memory_langgraph.redact.seeds import seed_phrases
 
 __all__ = ["Span", "label_heads", "label_starts", "marker_spans", "scan"]
 
@@ -190,7 +190,8 @@ def _label_pattern() -> re.Pattern[str]:
         r"\s{0,3}(?P<sep>:=|::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
         r"|(?<=\s)" + _TO_SEPARATOR + r"|(?<=\s)" + _VALUE_WORD_SEPARATOR + r"|['’]s(?=" + _SYMBOL_NEXT + ")" +
         # a copula of patterns.toml ("is", "ist", "lautet", "là", …); a colon may follow it
-        r"|(?<=\s)(?:" + "|".join(map(re.escape, load_rules().copulas)) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
+        r"|(?<=\s)(?:" + "|".join(map(re.escape, load_rules().copulas)) + r")(?=[\s:：])|"
+        + "|".join(_CJK_SEPARATORS) + r")"
         r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
         r"(?=(?P<value>" + _VALUE + r"{1,200}))",  # _MAX_VALUE

@@ -276,7 +276,8 @@ def test_a_long_labelled_value_goes_whole() -> None:
 
 # ------------------------------------------------------------------ properties and cost
 _PIECES = ["abandon", "ability", "able", "about", " ", "\n", "1.", ",", "-----BEGIN RSA PRIVATE KEY-----",
-           "-----END RSA PRIVATE KEY-----", "\u2013\u2013\u2013\u2013\u2013", "MIIEowIBAAKCAQEAx9Zk3mQ8", "LS0tLS1CRUdJTi",
+           "-----END RSA PRIVATE KEY-----", "\u2013\u2013\u2013\u2013\u2013", "MIIEowIBAAKCAQEAx9Zk3mQ8",
+           "LS0tLS1CRUdJTi",
            "Authorization: ", "Digest ", 'response="', '"', "sessionid=", "a1B2c3D4e5F6g7H8i9", "salasanani on ",
            "PIN ", "1234", "connect(", '"h", ', '"u", ', '"p4ss!"', ")", "otpauth://totp/x?secret=", "JBSWY3DPEHPK3PXP",
            "machine h login u password ", "Pwd={", "}", "ftp host\nuser bob ", "$129", "+44 ", "jbsw y3dp ehpk 3pxp"]
