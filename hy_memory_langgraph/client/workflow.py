@@ -15,7 +15,6 @@ from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.runlog import PipelineRecorder
-from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
@@ -35,7 +34,7 @@ from hy_memory_langgraph.workflow.oa_context import (
 from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.validation import optional_id, validate_extract
 
-__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config", "workflow_documents_for"]
+__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config"]
 
 _OA_FAILED = ("OA_CONTEXT_FAILED", 502, "oaContext")
 
@@ -66,15 +65,6 @@ def oa_context_provider_from_config(config: MemoryConfig) -> OAContextProvider |
     if config.oa_context_file is not None:
         return FileOAContextProvider(config.oa_context_file)
     return None
-
-
-def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
-    """Where a configuration keeps workflow memory: markdown files under the data dir, or
-    the ``workflow_memory`` schema of ``MEMORY_DB_URL``."""
-    target, schema = config.store_target(config.workflow_store)
-    if schema is None:
-        return workflow_documents(target)
-    return WorkflowDatabase(target, schema=schema)
 
 
 class WorkflowMemoryService:

@@ -1,0 +1,111 @@
+"""Wall time of each ``hy-memory`` command on a small data dir, beside ``python -c pass``.
+
+A data dir of a few lite memories is written once (``hy-memory add``, the embedded e5),
+then each case runs in a fresh interpreter, the cases interleaved round by round so a
+busy machine slows them alike. Printed per case: the median wall time, the median of
+(case - ``python -c pass``) within each round (the command's own cost), and the ratio to
+the baseline. ``--compare DIR`` adds each command run from another checkout (e.g. the
+main branch, ``PYTHONPATH=DIR``) in the same rounds, for a before/after figure.
+
+Targets (issue 53): the commands that need no model (``list``, ``get``, ``history``,
+``stats``, ``export``, ``log``) answer in at most 0.5 s at rest, ``--help`` in 0.15 s.
+
+Usage::
+
+    python -m bench.cli_latency [--rounds 9] [--compare /work/main]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "hy_memory_langgraph.cli"]
+USER = "alice"
+TEXTS = ["I adopted a grey cat called Miso", "I work as a nurse in Porto",
+         "My sister Ana lives in Lisbon", "I am learning to play the cello"]
+
+
+def _env(pythonpath: Path) -> dict[str, str]:
+    """The environment of a run from ``pythonpath`` (no API key, no database URL). Runs
+    start in the temporary dir, not in a checkout: ``-m`` imports from the cwd first."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MEMORY_DB_URL")}
+    env["PYTHONPATH"] = str(pythonpath)
+    return env
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: Path) -> str:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, env=env, cwd=cwd).stdout
+
+
+def _data_dir(root: Path, env: dict[str, str]) -> tuple[str, str]:
+    """Write the memories; return a memory id and a request id (of the last add)."""
+    for text in TEXTS:
+        out = _run([*CLI, "--data-dir", str(root), "add", "--text", text, "-u", USER, "--mode", "lite", "--json"],
+                   env, root.parent)
+    result = json.loads(out)["data"]["results"][0]
+    return result["memory_ids"][0], result["request_id"]
+
+
+def cases(data_dir: Path, memory_id: str, request_id: str) -> dict[str, list[str]]:
+    """Every timed command (the first, ``python -c pass``, is the baseline)."""
+    d = ["--data-dir", str(data_dir)]
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "--help": [*CLI, "--help"],
+        "list": [*CLI, *d, "list", "-u", USER],
+        "get": [*CLI, *d, "get", memory_id],
+        "history": [*CLI, *d, "history", memory_id],
+        "stats": [*CLI, *d, "stats"],
+        "export": [*CLI, *d, "export", "-o", os.devnull],
+        "log": [*CLI, *d, "log", request_id],
+        "search (model: reference)": [*CLI, *d, "search", "what is my cat called", "-u", USER],
+    }
+
+
+def _once(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="another checkout whose commands run in the same rounds (PYTHONPATH)")
+    args = parser.parse_args()
+    here = _env(REPO)
+    envs = {"": here} | ({f" [{args.compare}]": _env(args.compare.resolve())} if args.compare else {})
+    with tempfile.TemporaryDirectory() as tmp:
+        data_dir = Path(tmp) / "memory"
+        memory_id, request_id = _data_dir(data_dir, here)
+        runs = {name + tag: (cmd, env) for name, cmd in cases(data_dir, memory_id, request_id).items()
+                for tag, env in envs.items() if not (tag and name == "python -c pass")}
+        for cmd, env in runs.values():  # warm the file cache and the byte-code once
+            _once(cmd, env, Path(tmp))
+        times: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(args.rounds):
+            for name, (cmd, env) in runs.items():
+                times[name].append(_once(cmd, env, Path(tmp)))
+    base = times["python -c pass"]
+    print(f"{args.rounds} rounds, {len(TEXTS)} memories; load average at the end: "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    print("| command | median s | median minus `python -c pass` s | x `python -c pass` |")
+    print("|---|---:|---:|---:|")
+    for name, values in times.items():
+        own = statistics.median(v - b for v, b in zip(values, base, strict=True))
+        print(f"| {name} | {statistics.median(values):.3f} | {own:.3f} | "
+              f"{statistics.median(values) / statistics.median(base):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
