@@ -37,7 +37,14 @@ from hy_memory_langgraph.messages.language import (
 )
 from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.messages.render import judge_summary, render_transcript
-from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, is_question_only, is_trivial, match_text, quotes
+from hy_memory_langgraph.messages.signal import (
+    MIN_QUOTE_CHARS,
+    is_question_only,
+    is_reaction,
+    is_trivial,
+    match_text,
+    quotes,
+)
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
     last_user_turns,
@@ -66,6 +73,7 @@ __all__ = [
     "has_tool_trace",
     "is_cjk",
     "is_question_only",
+    "is_reaction",
     "is_trivial",
     "judge_summary",
     "last_user_turns",
