@@ -10,15 +10,13 @@ of them), and the mean of the rounds' means is printed with each round's figure.
 Variants (any number, each a comma-separated list of settings):
 
 * ``default``: the package as it is;
-* ``write-graph``: lite chat writes through the routing write graph instead of the
-  one-node lite chat graph;
 * ``checkpoint-pages=N``: a SQLite writer checkpoints its own log past ``N`` pages;
 * ``pending-limit=N``: a namespace indexes its pending lexical documents when ``N`` would
   wait (``1``: every document indexed by its own write, as before pending documents).
 
 Usage::
 
-    python -m bench.lite_add_cost default write-graph checkpoint-pages=2000 pending-limit=16 [--rounds 3]
+    python -m bench.lite_add_cost default checkpoint-pages=2000 pending-limit=16 [--rounds 3]
                                   [--conversations 3] [--skip 0]
 """
 
@@ -62,8 +60,6 @@ def _child(variant: str, conversations: int, skip: int) -> float:
     items = [item for item in items if item["user_id"] not in skipped]
     with tempfile.TemporaryDirectory() as data_dir:
         client = HyMemoryClient(mode="lite", embeddings=Hashing(), data_dir=data_dir)
-        if "write-graph" in settings:
-            client.lite_chat_graph = client.write_graph
         for item in items[:50]:
             client.add([item["message"]], user_id="warm-" + item["user_id"], session_id=item["session_id"])
         started = time.perf_counter()

@@ -23,9 +23,10 @@ import re
 from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.redact import redact_text
+from hy_memory_langgraph.redact import find_secret, redact_text
+from hy_memory_langgraph.redact.gate import carries_secret
 
-__all__ = ["MAX_ID_BYTES", "optional_id", "random_id", "require_id", "scope_id"]
+__all__ = ["MAX_ID_BYTES", "optional_id", "random_id", "require_clean_label", "require_id", "scope_id"]
 
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
@@ -90,6 +91,24 @@ def require_id(value: object, field: str) -> str:
         raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); "
                                 f"pass {_hint(field)}")
     return _check(value, field)
+
+
+def require_clean_label(label: str, what: str) -> str:
+    """``label`` (an id, a namespace label or a key placing a row) when it carries no
+    detected secret: ids are stored as they are, never redacted into another name.
+
+    Raises:
+        InvalidInputError: naming ``what`` and the kind of secret found.
+
+    Example:
+        >>> require_clean_label("user_123", "user_id")
+        'user_123'
+    """
+    if not carries_secret(label):
+        return label
+    raise InvalidInputError(
+        f"{what} holds what looks like a secret ({find_secret(label) or 'credential'}); ids and keys "
+        "place a row and are stored as they are, so use an id that carries no credential")
 
 
 def scope_id(value: Any, field: str, redact: bool) -> str | None:

@@ -22,7 +22,7 @@ EXPECTED = {
     "HyMemoryRetriever(client=client": "Miso",
     "HyMemoryKVStore(\"./memory/kv.db\")": "[b'hello', None] ['greeting']\nembedded: 1, from the cache: 0",
     "memory_extract(": "报销流程",
-    "client.pipeline_log(result[\"request_id\"])": "normalise",
+    "client.pipeline_log(result[\"request_id\"])": "scene_route",
     "scene=\"coding\", user_id=\"user_123\"": "fact_coding_",
 }
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from bench.common.corpora import Corpus, Doc
 from hy_memory_langgraph.messages import is_question_only, is_reaction, is_trivial
-from hy_memory_langgraph.repos.chat import turn_key
+from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.services.turns import CONTEXT_CHARS
 
 __all__ = ["apply_lite_rules", "reaction_ids"]
@@ -49,7 +49,7 @@ def apply_lite_rules(corpus: Corpus, *, trivial: bool, dedup: bool, reactions: b
             dropped[rule] += 1
             dropped["evidence_dropped"] += doc.id in evidence
             continue
-        key = turn_key(doc.role, doc.session, doc.text)
+        key = turn_hash(doc.role, doc.session, doc.text)
         if dedup and key in seen:
             carried[doc.session] = []
             dropped["duplicate"] += 1

@@ -37,6 +37,7 @@ from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
+from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     create_store_engine,
@@ -157,7 +158,10 @@ class ChainStore:
         schema: On PostgreSQL, the schema of the tables (ignored on SQLite).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None,
+                 sealed: Seal = seal) -> None:
+        #: The privacy gate every text of a row passes before it is written.
+        self.seal = sealed
         self.engine, self.local_path = create_store_engine(path, schema=schema)
         try:
             setup(self.engine, "version_chain", MIGRATIONS)
@@ -183,17 +187,18 @@ class ChainStore:
         branch = branch or None
         with write_tx(self.engine) as conn:
             for draft in drafts:
-                thread_id = self._thread_id(conn, owner, branch, draft.file, draft.symbol, at)
+                file, symbol, asked, removed, added = self.seal(
+                    [draft.file, draft.symbol, draft.asked_text, list(draft.removed), list(draft.added)])
+                thread_id = self._thread_id(conn, owner, branch, file, symbol, at)
                 earlier = self._round_rows(conn, [thread_id])
-                if earlier and (earlier[-1]["removed"], earlier[-1]["added"]) == (
-                        draft.removed, draft.added):
+                if earlier and (earlier[-1]["removed"], earlier[-1]["added"]) == (removed, added):
                     continue
                 number = (earlier[-1]["number"] if earlier else 0) + 1
-                reverts = find_reverts(draft.removed, draft.added,
+                reverts = find_reverts(removed, added,
                                        [(r["number"], r["removed"], r["added"]) for r in earlier])
                 conn.execute(ROUNDS.insert().values(
                     thread_id=thread_id, number=number, request_id=request_id, fact_id=fact_id,
-                    asked=draft.asked_text, removed=_dump(draft.removed), added=_dump(draft.added),
+                    asked=asked, removed=_dump(removed), added=_dump(added),
                     reverts=_dump(reverts), hunks=draft.hunks, source=",".join(draft.sources),
                     at=at))
                 out.hunks += draft.hunks
@@ -259,7 +264,7 @@ class ChainStore:
         number) are kept. Returns the rounds written."""
         written = 0
         with write_tx(self.engine) as conn:
-            for t in threads:
+            for t in map(self.seal, threads):
                 thread_id = self._thread_id(conn, t["owner"], t["branch"] or None, t["file"], t["symbol"],
                                             t["created_at"])
                 have = {r["number"] for r in self._round_rows(conn, [thread_id])}
@@ -280,12 +285,13 @@ class ChainStore:
         with read_tx(self.engine) as conn:
             row = conn.execute(sa.select(SNAPSHOTS.c.head, SNAPSHOTS.c.text).where(
                 SNAPSHOTS.c.owner == owner, SNAPSHOTS.c.branch_key == (branch or ""),
-                SNAPSHOTS.c.root == root, SNAPSHOTS.c.file == file)).first()
+                SNAPSHOTS.c.root == root, SNAPSHOTS.c.file == self.seal(file))).first()
         return (row[0], row[1]) if row else None
 
     def save_snapshot(self, owner: str, branch: str | None, root: str, file: str, head: str,
                       text: str) -> None:
-        key = {"owner": owner, "branch_key": branch or "", "root": root, "file": file}
+        key = {"owner": owner, "branch_key": branch or "", "root": root, "file": self.seal(file)}
+        text = self.seal(text)
         with write_tx(self.engine) as conn:
             conn.execute(SNAPSHOTS.delete().where(*(SNAPSHOTS.c[k] == v for k, v in key.items())))
             conn.execute(SNAPSHOTS.insert().values(**key, head=head, text=text))

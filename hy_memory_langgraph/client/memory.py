@@ -24,11 +24,10 @@ from hy_memory_langgraph.client.workflow import WorkflowMemoryService, oa_contex
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
-from hy_memory_langgraph.flows.search.nodes import redacted_search_args
+from hy_memory_langgraph.flows.search.prepare import prepare_search
 from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
-from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph, runs_lite_chat
-from hy_memory_langgraph.flows.write.nodes import redacted_write_args
+from hy_memory_langgraph.flows.write.prepare import prepare_write
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import optional_id, random_id, require_id
 from hy_memory_langgraph.models import (
@@ -154,7 +153,6 @@ class HyMemoryClient(MemoryReader):
                                store_factory, self.index_cache)
         self._open(config, stores, self.mode, gateway)  # config, recorder, context, documents
         self.write_graph = build_write_graph()
-        self.lite_chat_graph = build_lite_chat_graph()
         self.search_graph = build_search_graph()
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
@@ -177,7 +175,7 @@ class HyMemoryClient(MemoryReader):
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return self._run(self._graph_of_write(scene), args, config)
+        return self._run(self.write_graph, args, config)
 
     @_afaults
     async def aadd(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
@@ -189,7 +187,7 @@ class HyMemoryClient(MemoryReader):
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
-        return await self._arun(self._graph_of_write(scene), args, config)
+        return await self._arun(self.write_graph, args, config)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -359,36 +357,31 @@ class HyMemoryClient(MemoryReader):
             self._owned_cache = None
 
     # -- helpers ------------------------------------------------------------------------------
-    def _graph_of_write(self, scene: object) -> Any:
-        """The graph of a write: the one-node lite chat graph where the write graph's routing
-        could only lead to lite chat (:func:`runs_lite_chat`), else the write graph."""
-        return self.lite_chat_graph if runs_lite_chat(self.context, scene) else self.write_graph
-
     def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
-        """Run a memory graph, then hand its pipeline log to the recorder (also when it
-        raised); the recorder writes it in the background within a second. Cached
-        embeddings made meanwhile are referenced under the call's users (erasure)."""
+        """Prepare ``args`` and run a memory graph on them, then hand its pipeline log to the
+        recorder (also when it raised); the recorder writes it in the background within a
+        second. Cached embeddings made meanwhile are referenced under the call's users
+        (erasure)."""
         try:
             with embedding_owners(_owners(args)):
-                return graph.invoke(self._redacted(args), config, context=self.context)["result"]
+                return graph.invoke(self._prepared(args), config, context=self.context)["result"]
         finally:
             self.recorder.flush(args["request_id"], _owners(args))
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         try:
             with embedding_owners(_owners(args)):
-                return (await graph.ainvoke(self._redacted(args), config, context=self.context))["result"]
+                return (await graph.ainvoke(self._prepared(args), config, context=self.context))["result"]
         finally:
             self.recorder.flush(args["request_id"], _owners(args))  # cheap: written off this path
 
-    def _redacted(self, args: WriteArgs | SearchArgs) -> Any:
-        """What a graph run is given: ``args`` with its secrets replaced (unless redaction
-        is off), so no callback or tracer of the run sees one (``docs/design.md#secrets``)."""
-        if not self.config.redact_secrets:
-            return args
+    def _prepared(self, args: WriteArgs | SearchArgs) -> Any:
+        """What a graph run is given: ``args`` validated, normalised and with its secrets
+        replaced (unless redaction is off), so no callback or tracer of the run sees one
+        (``docs/design.md#secrets``) and no node prepares them again."""
         if "messages" in args:
-            return redacted_write_args(args)  # type: ignore[arg-type]
-        return redacted_search_args(args)  # type: ignore[arg-type]
+            return prepare_write(args, self.config)  # type: ignore[arg-type]
+        return prepare_search(args, self.config)  # type: ignore[arg-type]
 
     def _with_cache(self, embeddings: Embeddings, cache: Any, config: MemoryConfig) -> Embeddings:
         """``embeddings`` wrapped in a :class:`CachedEmbeddings` as ``cache`` asks."""

@@ -36,6 +36,7 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.ids import optional_id, require_id
 from hy_memory_langgraph.models import LLMGateway, Mode, resolve_embeddings
+from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.repos.records import Record
@@ -116,7 +117,8 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
     if config.pipeline_log_days > 0:
         target, schema = config.store_target(config.pipeline_log_store)
         try:
-            store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema)
+            store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
+                                     sealed=gate(config.redact_secrets))
         except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
             store = None
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)

@@ -19,8 +19,9 @@ from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import StoreError
 from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
+from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
-from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
+from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache, SealedStore
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 
@@ -59,9 +60,10 @@ def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
     """Where a configuration keeps workflow memory: markdown files under the data dir, or
     the ``workflow_memory`` schema of ``MEMORY_DB_URL``."""
     target, schema = config.store_target(config.workflow_store)
+    sealed = gate(config.redact_secrets)
     if schema is None:
-        return workflow_documents(target)
-    return WorkflowDatabase(target, schema=schema)
+        return workflow_documents(target, sealed=sealed)
+    return WorkflowDatabase(target, schema=schema, sealed=sealed)
 
 
 class StoreRegistry:
@@ -107,11 +109,14 @@ class StoreRegistry:
         return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
 
     def open(self, name: str, fields: list[str] | None) -> BaseStore:
-        """The store called ``name`` (opened on first use)."""
+        """The store called ``name`` (opened on first use): with redaction on (the
+        default), behind the privacy gate (:class:`~hy_memory_langgraph.store.SealedStore`),
+        so nothing any code path writes through it escapes the gate."""
         with self._lock:
             if name not in self._stores:
                 index = self.index(fields) if fields else None
-                self._stores[name] = self._factory(name, index)
+                store = self._factory(name, index)
+                self._stores[name] = SealedStore(store) if self.config.redact_secrets else store
             return self._stores[name]
 
     def chat(self) -> BaseStore:
@@ -133,7 +138,7 @@ class StoreRegistry:
         with self._lock:
             if self._chain is None:
                 target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema)
+                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets))
             return self._chain
 
     def flush(self) -> None:

@@ -13,11 +13,13 @@ An export is a sequence of JSON objects (one per line in a JSONL file), each wit
 | ``workflow_file`` | one workflow-memory markdown file | ``path`` (relative to ``{data_dir}/workflow``), ``text`` |
 | ``footer`` | last row: proves the export is complete | ``rows`` (rows before it), ``counts`` |
 
-With ``MEMORY_REDACT_SECRETS`` on (the default), an import redacts what it writes as a
-write does: every text of every row (memories, history, traces, version-chain rounds,
-workflow files) except the ids, times and names that give a row its place, and U+0000 is
-dropped. An export of a store that redacted is unchanged by this (redaction is
-idempotent); one made with redaction off loses its secrets on the way in.
+With ``MEMORY_REDACT_SECRETS`` on (the default), an import is written through the stores'
+privacy gate (:mod:`hy_memory_langgraph.redact.gate`) as a write is: every text of every
+row (memories, history, traces, version-chain rounds, workflow files, metadata at any
+depth, names and sources included) is redacted, and a row whose place (a memory id, a user
+id, a key, a namespace label) carries a secret is refused and reported, never filed under
+another name. U+0000 is dropped. An export of a store that redacted is unchanged by this
+(redaction is idempotent); one made with redaction off loses its secrets on the way in.
 
 Not exported: vectors and the FAISS/BM25 indexes (derived: recomputed on import, with
 the importing client's embedding model; free when its embedding cache already holds
@@ -44,7 +46,7 @@ from typing import Any, Final
 from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.models import model_identity
-from hy_memory_langgraph.redact import redact_text, redact_value
+from hy_memory_langgraph.redact.gate import carries_secret, gate
 from hy_memory_langgraph.repos.base import RecordRepository
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.trace import TraceRepository
@@ -61,14 +63,6 @@ EXPORT_VERSION: Final = 1
 ROW_TYPES: Final = ("header", "memory", "event", "trace", "chain_thread", "workflow_file", "footer")
 _FLUSH: Final = 256
 _SCENES: Final = ("chat", *PRODUCTIVITY_SCENES)
-#: Fields of exported rows that give a row its place (ids, times, names, enums): copied
-#: as they are by an import that redacts.
-_PLACES: Final = frozenset({
-    "memory_id", "user_id", "agent_id", "session_id", "request_id", "supersedes", "superseded_by",
-    "experience_ids", "related_id", "fact_id", "turn_key", "turn_index", "memory_at", "memory_ts",
-    "created_at", "updated_at", "at", "ts", "seq", "status", "version", "kind", "owner", "role",
-    "source", "variant", "last_op", "op", "id", "tool_call_id", "name", "is_error", "scene",
-    "number", "hunks", "file", "files", "symbol", "question", "confidence"})
 
 
 def _repo(context: MemoryContext, scene: str) -> RecordRepository:
@@ -140,6 +134,7 @@ class _Importer:
         self.context = context
         self.workflow_dir = workflow_dir
         self.redact = context.config.redact_secrets
+        self.seal = gate(self.redact)
         self.records: dict[str, list[dict[str, Any]]] = {s: [] for s in _SCENES}
         self.events: dict[str, list[tuple[str, dict[str, Any]]]] = {s: [] for s in _SCENES}
         self.traces: dict[str, list[tuple[list[str], str, dict[str, Any]]]] = {"chat": [], "productivity": []}
@@ -150,6 +145,8 @@ class _Importer:
     def add(self, row: dict[str, Any], line: int) -> None:
         kind = row.get("type")
         try:
+            if self._refused_place(row):
+                return
             if kind in ("memory", "event"):
                 scene = row["scene"]
                 if scene not in _SCENES:
@@ -165,8 +162,7 @@ class _Importer:
             elif kind == "chain_thread":
                 self.threads.append(self._clean(row["value"]))
             elif kind == "workflow_file":
-                text = without_nul(str(row["text"]))
-                self._write_file(str(row["path"]), redact_text(text) if self.redact else text)
+                self._write_file(str(row["path"]), self.seal(without_nul(str(row["text"]))))
                 return
             else:
                 raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(ROW_TYPES)}")
@@ -176,15 +172,30 @@ class _Importer:
         if self.pending >= _FLUSH:
             self.flush()
 
-    def _clean(self, value: Any) -> dict[str, Any]:
-        """A row's value as a write would store it: U+0000 dropped, secrets redacted
-        (unless redaction is off) in everything but :data:`_PLACES`."""
+    def _refused_place(self, row: dict[str, Any]) -> bool:
+        """Whether the row's place (ids, key, namespace labels, owner) carries a secret
+        (the row is then refused, reported in ``refused``; with redaction off, never)."""
+        if not self.redact:
+            return False
+        value = row.get("value") if isinstance(row.get("value"), dict) else {}
+        places = [*map(str, row.get("namespace") or ()), *(str(row[k]) for k in ("id", "key") if k in row),
+                  *(str(value[k]) for k in ("memory_id", "user_id", "owner") if value.get(k) is not None)]
+        if not any(carries_secret(p) for p in places):
+            return False
+        self.refused.append({"memory_id": str(value.get("memory_id", row.get("key", row.get("id")))),
+                             "user_id": str(value.get("user_id")),
+                             "reason": "an id, key or name placing the row holds what looks like a secret"})
+        return True
+
+    @staticmethod
+    def _clean(value: Any) -> dict[str, Any]:
+        """A row's value as a write would take it: U+0000 dropped (the stores' gate
+        redacts it on the way in)."""
         if not isinstance(value, dict):
             raise TypeError(f"value must be an object, not {type(value).__name__}")
         if json_depth(value) > MAX_JSON_DEPTH:
             return dict(value)  # refused as a whole when written (its reason in ``refused``)
-        value = without_nul(value)
-        return redact_value(value, keep=_PLACES) if self.redact else value
+        return without_nul(value)
 
     def _write_file(self, relative: str, text: str) -> None:
         root = self.workflow_dir.resolve()

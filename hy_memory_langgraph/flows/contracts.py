@@ -1,9 +1,9 @@
-"""What the routing graphs hand to the graph families, and what every graph returns.
+"""What the memory graphs take, hand to the graph families, and return.
 
-The write and search graphs take the caller's arguments, their ``prepare`` nodes
-validate and normalise them into ``PreparedWrite`` / ``PreparedSearch``, the input of the
-chat and productivity subgraphs; every memory graph returns only ``result``
-(``ResultOutput``).
+The client validates and normalises the caller's arguments (redacting secrets) into a
+``PreparedWrite`` / ``PreparedSearch`` before a graph runs; the write and search graphs
+start at routing and hand the prepared state to the chat and productivity subgraphs;
+every memory graph returns only ``result`` (``ResultOutput``).
 """
 
 from __future__ import annotations
@@ -24,14 +24,17 @@ class ResultOutput(TypedDict, total=False):
 
 
 class PreparedWrite(TypedDict, total=False):
-    """A validated write, the input of the chat and productivity subgraphs.
+    """A validated write: the input of the write graph and of its chat and productivity
+    subgraphs.
 
-    ``route`` is the scene the write is stored under (``chat`` or a productivity
-    scene), decided by ``prepare`` or the scene judge; ``route_reason`` says why.
+    ``scene`` is the caller's (validated) scene; ``route`` the scene the write is stored
+    under (``chat`` or a productivity scene), decided by the ``route`` node or the scene
+    judge; ``route_reason`` says why.
     """
 
     request_id: str
     started: float
+    scene: str | None
     user_id: str
     agent_id: str | None
     session_id: str | None
@@ -46,15 +49,18 @@ class PreparedWrite(TypedDict, total=False):
 
 
 class PreparedSearch(TypedDict, total=False):
-    """A validated search, the input of the retrieval nodes.
+    """A validated search: the input of the search graph and of its retrieval nodes.
 
-    ``effective_query`` is what is searched (the last query, or its rewrite);
+    ``scene`` is the caller's (validated) scene and ``multi`` whether several queries were
+    given; ``effective_query`` is what is searched (the last query, or its rewrite);
     ``route`` is the scene searched; ``created_after``/``created_before`` are the
     caller's range or the one the analysis found.
     """
 
     request_id: str
     started: float
+    scene: str | None
+    multi: bool
     search_mode: str
     queries: list[str]
     effective_query: str

@@ -14,21 +14,19 @@ from typing import Any
 from hy_memory_langgraph.flows.search.graph import build_search_graph
 from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.flows.write.graph import build_write_graph
-from hy_memory_langgraph.flows.write.lite import build_lite_chat_graph
 
 __all__ = ["render_diagrams"]
 
 _GRAPHS: tuple[tuple[str, str, Callable[[], Any]], ...] = (
     ("Write graph (`client.add`)",
-     "prepare validates and routes; the scene judge runs only for `scene=None` with tools; "
-     "pro chat and productivity are subgraphs with their own state; in lite mode chat ends in "
-     "the single `store_turns` node.", build_write_graph),
-    ("Lite chat write graph (`client.add` in lite mode, `scene` None or chat)",
-     "the routing above could only end in `store_turns`: one node runs `prepare`, "
-     "`strip_tools` (tool traces only) and `store_turns`, each recorded as its own stage.",
-     build_lite_chat_graph),
+     "every write, lite or pro, runs this graph; the client validates, normalises and redacts "
+     "the write before it starts (`flows/write/prepare.py`); the scene judge runs only for "
+     "`scene=None` with tools; pro chat and productivity are subgraphs with their own state; "
+     "in lite mode chat ends in the single `store_turns` node.", build_write_graph),
     ("Search graph (`client.search`)",
-     "query analysis runs only where the routing table allows an LLM call.", build_search_graph),
+     "the client validates and redacts the search before it starts "
+     "(`flows/search/prepare.py`); query analysis runs only where the routing table allows an "
+     "LLM call.", build_search_graph),
     ("Workflow memory extraction (`memory_extract`)",
      "pro mode asks the model once; lite mode applies the rules.", build_workflow_extract_graph),
 )

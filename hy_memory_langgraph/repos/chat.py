@@ -2,7 +2,7 @@
 
 Layout (see :mod:`.base`): ``("chat", user)`` / ``memory_id`` → a :class:`ChatMemory`
 (only ``content`` is embedded, and only while active); ``("chat_history", user)`` holds
-its events; ``("chat_turns", user)`` / :func:`turn_key` → ``{"memory_id"}`` finds the lite
+its events; ``("chat_turns", user)`` / :func:`turn_hash` → ``{"memory_id"}`` finds the lite
 turn a new turn repeats (one ``get``, no scan). On a store with a persistent lexical
 index, every batch that writes an active memory also writes its lexical document
 (:mod:`.lexical`), so a search reads only its candidates (:meth:`ChatRepository.candidates`),
@@ -47,20 +47,20 @@ from hy_memory_langgraph.retrieval.query import hop_terms
 from hy_memory_langgraph.store import IndexedStore, LexicalCompleteOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
-__all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_key"]
+__all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_hash"]
 
 #: Namespace label of the lite-turn index (turn key → memory id).
 TURNS: Final = "chat_turns"
 
 
-def turn_key(owner: str, session_id: str | None, text: str) -> str:
+def turn_hash(owner: str, session_id: str | None, text: str) -> str:
     """The identity of a lite turn: the same owner, the same session (or none) and the
     same text once matched (:func:`~hy_memory_langgraph.messages.match_text`).
 
     Example:
-        >>> turn_key("user", "s1", "I like tea.") == turn_key("user", "s1", "i like TEA")
+        >>> turn_hash("user", "s1", "I like tea.") == turn_hash("user", "s1", "i like TEA")
         True
-        >>> turn_key("user", "s1", "I like tea") == turn_key("user", "s2", "I like tea")
+        >>> turn_hash("user", "s1", "I like tea") == turn_hash("user", "s2", "I like tea")
         False
     """
     session = "-" if session_id is None else f"+{session_id}"
@@ -195,8 +195,8 @@ class ChatRepository(RecordRepository):
     def stage_turn(self, change: Change, memory: ChatMemory) -> None:
         """Add a new lite turn to ``change``, with its entry in the turn index."""
         change.add(memory, "ADD")
-        if memory.turn_key:
-            change.ops.append(PutOp(self.turn_namespace(memory.user_id), memory.turn_key,
+        if memory.turn_hash:
+            change.ops.append(PutOp(self.turn_namespace(memory.user_id), memory.turn_hash,
                                     {"memory_id": memory.memory_id}, index=False))
 
     # -- lite turn index ----------------------------------------------------------------
@@ -222,7 +222,7 @@ class ChatRepository(RecordRepository):
         out: dict[str, ChatMemory] = {}
         for key, memory_id in named.items():
             memory = found.get(memory_id)
-            if memory is not None and memory.status == ACTIVE and key == turn_key(
+            if memory is not None and memory.status == ACTIVE and key == turn_hash(
                     memory.owner, memory.session_id, memory.content):
                 out[key] = memory
         return out
@@ -374,11 +374,11 @@ class ChatRepository(RecordRepository):
         with it; so does its turn-index entry."""
         if not isinstance(deleted, ChatMemory) or not deleted.content.strip():
             return
-        if deleted.turn_key:
+        if deleted.turn_hash:
             ns = self.turn_namespace(deleted.user_id)
-            entry = self.store.get(ns, deleted.turn_key)
+            entry = self.store.get(ns, deleted.turn_hash)
             if entry is not None and entry.value.get("memory_id") == deleted.memory_id:
-                change.ops.append(PutOp(ns, deleted.turn_key, None))
+                change.ops.append(PutOp(ns, deleted.turn_hash, None))
         quoted = [t.strip() for t in (deleted.content, *texts) if t and t.strip()]
         for memory in self.active(deleted.user_id):
             if memory.memory_id != deleted.memory_id and memory.context and \

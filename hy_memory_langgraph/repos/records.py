@@ -144,14 +144,14 @@ class ChatMemory(Record):
     trivial turns (acknowledgements, emoji) said between it and this turn, which are not
     memories of their own; both serve lexical retrieval only. ``owner`` says whose fact
     it is (``user`` or ``assistant``); ``subject`` names who or what it is about (empty
-    when unknown). ``turn_key`` identifies a lite turn for duplicate detection and
+    when unknown). ``turn_hash`` identifies a lite turn for duplicate detection and
     ``turn_index`` orders the turns one write stored (both internal). ``question``
     (internal) says whether a lite turn only asks (see :attr:`asks_only`).
     """
 
     kind: ClassVar[str] = "chat"
     index_fields: ClassVar[tuple[str, ...]] = ("content",)
-    internal_fields: ClassVar[frozenset[str]] = frozenset({"turn_key", "turn_index", "question"})
+    internal_fields: ClassVar[frozenset[str]] = frozenset({"turn_hash", "turn_index", "question"})
 
     content: str
     subject: str = ""
@@ -160,7 +160,7 @@ class ChatMemory(Record):
     source: str = "extract"
     context: str = ""
     carried: str = ""
-    turn_key: str = ""
+    turn_hash: str = ""
     turn_index: int = 0
     question: bool | None = None
 

@@ -14,11 +14,11 @@ Example:
     >>> from hy_memory_langgraph.runlog.meter import StageMeter
     >>> rec = PipelineRecorder(PipelineLogStore(os.path.join(tempfile.mkdtemp(), "l.db"),
     ...                                         retention_days=1), keep_text=False)
-    >>> rec.stage("r1", graph="memory_write", node="prepare", duration_ms=1.0,
+    >>> rec.stage("r1", graph="memory_write", node="route", duration_ms=1.0,
     ...           trace=StageMeter(), update={"route": "chat"})
     >>> rec.flush("r1")
     >>> [r["stage"] for r in rec.read("r1")]
-    ['normalise']
+    ['scene_route']
     >>> rec.close()
 """
 
@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 #: Stage name of each node (``graph:node``); other nodes are logged under their own name.
 STAGE_NAMES: Final[dict[str, str]] = {
-    "memory_write:prepare": "normalise", "memory_write:judge_scene": "scene_judge",
+    "memory_write:route": "scene_route", "memory_write:judge_scene": "scene_judge",
     "memory_write:strip_tools": "strip_tools", "memory_write:store_turns": "store",
     "chat_write:store_turns": "store", "chat_write:extract_facts": "extract",
     "chat_write:gather_candidates": "candidates", "chat_write:reconcile": "reconcile",
@@ -56,7 +56,7 @@ STAGE_NAMES: Final[dict[str, str]] = {
     "productivity_write:summarize_progress": "progress_summary",
     "productivity_write:insert_fact": "fact_store", "productivity_write:record_chain": "chain_record",
     "productivity_write:finish": "finish",
-    "memory_search:prepare": "search_route", "memory_search:analyze_query": "rewrite_time_range",
+    "memory_search:route": "search_route", "memory_search:analyze_query": "rewrite_time_range",
     "memory_search:chat_search": "retrieval",
     "productivity_search:search_facts": "retrieval", "productivity_search:search_experiences":
         "retrieval_experiences",

@@ -36,6 +36,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 
 from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
+from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db import direct
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
@@ -100,8 +101,10 @@ class PipelineLogStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, retention_days: float,
-                 schema: str | None = None) -> None:
+                 schema: str | None = None, sealed: Seal = seal) -> None:
         self.retention_days = retention_days
+        #: The privacy gate every record passes before it is written.
+        self.seal = sealed
         self._engine, _ = create_store_engine(path, schema=schema)
         try:
             setup(self._engine, "pipeline_log", MIGRATIONS)
@@ -120,7 +123,7 @@ class PipelineLogStore:
         if not records or is_read_only(self._engine):
             return
         rows = [{"request_id": r["request_id"], "seq": r["seq"], "ts": r["ts"],
-                 "record": json.dumps(r, ensure_ascii=False, default=str)} for r in records]
+                 "record": json.dumps(self.seal(r), ensure_ascii=False, default=str)} for r in records]
         ts = {r["request_id"]: r["ts"] for r in records}
         owners = [{"user_id": user, "request_id": request_id, "ts": ts[request_id]}
                   for request_id, names in (users or {}).items() if request_id in ts

@@ -34,10 +34,10 @@ from typing import Final, Literal
 
 from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
-from hy_memory_langgraph.repos.chat import turn_key
+from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.repos.records import ChatMemory
 
-__all__ = ["CONTEXT_CHARS", "OWNERS", "PlannedTurn", "plan_turns", "turn_keys"]
+__all__ = ["CONTEXT_CHARS", "OWNERS", "PlannedTurn", "plan_turns", "turn_hashes"]
 
 #: Roles whose messages are chat memories.
 OWNERS: Final = ("user", "assistant")
@@ -81,9 +81,9 @@ def _turn_texts(msgs: Iterable[Msg]) -> list[tuple[str, str]]:
     return [(m.role, m.content.strip()) for m in msgs if m.role in OWNERS and m.content.strip()]
 
 
-def turn_keys(msgs: Sequence[Msg], session_id: str | None) -> list[str]:
+def turn_hashes(msgs: Sequence[Msg], session_id: str | None) -> list[str]:
     """The keys of the write's turns that may be stored (the trivial ones never are)."""
-    return list(dict.fromkeys(turn_key(role, session_id, text) for role, text in _turn_texts(msgs)
+    return list(dict.fromkeys(turn_hash(role, session_id, text) for role, text in _turn_texts(msgs)
                               if not is_trivial(text)))
 
 
@@ -119,7 +119,7 @@ def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str |
             out.append(PlannedTurn("SKIP", role, text, reason="trivial"))
             carried.append(text)
             continue
-        key = turn_key(role, session_id, text)
+        key = turn_hash(role, session_id, text)
         if key in seen:
             out.append(PlannedTurn("SKIP", role, text, memory_id=seen[key], reason="duplicate"))
         else:

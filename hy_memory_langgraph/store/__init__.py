@@ -73,11 +73,12 @@ from hy_memory_langgraph.store.lexical.ops import (
            LexicalOp,
            LexicalStatus,
 )
+from hy_memory_langgraph.store.sealed import SealedStore
 from hy_memory_langgraph.store.sql.filters import FilterError
 from hy_memory_langgraph.store.store import HyMemoryStore
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
 __all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp",
-           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus",
-           "shared_index_cache"]
+           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp",
+           "LexicalOp", "LexicalStatus", "SealedStore", "shared_index_cache"]

@@ -43,6 +43,7 @@ from hy_memory_langgraph.store.db.engine import (
     write_tx,
 )
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.files import relative_name, render_document
@@ -75,7 +76,10 @@ class WorkflowDatabase:
         schema: On PostgreSQL, the schema of the table (``workflow_memory``).
     """
 
-    def __init__(self, url: str | os.PathLike[str], *, schema: str | None = None) -> None:
+    def __init__(self, url: str | os.PathLike[str], *, schema: str | None = None,
+                 sealed: Seal = seal) -> None:
+        #: The privacy gate every document passes before it is written.
+        self.seal = sealed
         self._engine, _ = create_store_engine(url, schema=schema)
         try:
             setup(self._engine, "workflow_memory", MIGRATIONS)
@@ -111,7 +115,7 @@ class WorkflowDatabase:
               app_id: str | None = None) -> None:
         """Replace a dimension document (call inside :meth:`locked`)."""
         row = {"user_id": user_id, "app_id": app_id or "", "dimension": dimension,
-               "body": render_document(dimension, entries), "updated_at": time.time_ns() // 1000}
+               "body": self.seal(render_document(dimension, entries)), "updated_at": time.time_ns() // 1000}
         try:
             with write_tx(self._engine) as conn:
                 conn.execute(DOCUMENTS.delete().where(self._where(user_id, dimension, app_id)))

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 from urllib.parse import quote
 
+from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.locking import file_lock
@@ -136,11 +137,12 @@ class WorkflowDocuments(Protocol):
         """Erase every document of ``user_id`` (all app scopes); the number removed."""
 
 
-def workflow_documents(source: str | Path | WorkflowDocuments) -> WorkflowDocuments:
-    """``source`` itself when it is a documents store, else files under that directory."""
+def workflow_documents(source: str | Path | WorkflowDocuments, *, sealed: Seal = seal) -> WorkflowDocuments:
+    """``source`` itself when it is a documents store, else files under that directory
+    (each document passing ``sealed``, the privacy gate, before it is written)."""
     if isinstance(source, WorkflowDocuments):
         return source
-    return WorkflowFiles(Path(source))
+    return WorkflowFiles(Path(source), sealed=sealed)
 
 
 class WorkflowFiles:
@@ -152,8 +154,10 @@ class WorkflowFiles:
         'apps/crm/memory.md'
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, sealed: Seal = seal) -> None:
         self.root = Path(root)
+        #: The privacy gate every document passes before it is written.
+        self.seal = sealed
 
     def user_dir(self, user_id: str) -> Path:
         """The user's directory; one written under the legacy name of an id with ``~``
@@ -189,7 +193,7 @@ class WorkflowFiles:
               app_id: str | None = None) -> None:
         """Replace a dimension document atomically (call inside :meth:`locked`)."""
         path = self.path(user_id, dimension, app_id)
-        body = render_document(dimension, entries)
+        body = self.seal(render_document(dimension, entries))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -53,7 +53,7 @@ def test_trivial_turns_are_skipped_and_carried_into_the_next_turn(make_client) -
     assert tuna["content"] == "She is two years old and loves tuna."
     assert tuna["carried"] == "ok"
     assert tuna["context"] == "Miso is a lovely name! How old is she?"
-    assert "turn_key" not in tuna and "turn_index" not in tuna
+    assert "turn_hash" not in tuna and "turn_index" not in tuna
     contents = [m["content"] for m in client.search("ok tuna", user_ids=["u1"], limit=10)["memories"]]
     assert "ok" not in contents and "👍" not in contents
 

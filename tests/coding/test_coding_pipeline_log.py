@@ -41,12 +41,12 @@ def test_coding_write_records_each_stage_in_order(make_client) -> None:
     result = client.add(tool_trace(), scene="coding", user_id="u1")
     log = client.pipeline_log(result["request_id"])
     assert [r["stage"] for r in log] == [
-        "normalise", "prepare", "extract", "fact_candidates", "fact_reconcile",
+        "scene_route", "prepare", "extract", "fact_candidates", "fact_reconcile",
         "progress_summary", "fact_store", "chain_record", "finish"]
     assert [r["seq"] for r in log] == list(range(len(log)))
     assert all(r["duration_ms"] >= 0 and r["request_id"] == result["request_id"] for r in log)
     stages = {r["stage"]: r for r in log}
-    assert stages["normalise"]["decision"] == {"route": "coding", "route_reason": "explicit"}
+    assert stages["scene_route"]["decision"] == {"route": "coding", "route_reason": "explicit"}
     for stage in ("extract", "fact_reconcile", "progress_summary"):
         assert stages[stage]["llm_calls"] == 1 and stages[stage]["prompt_tokens"] > 0
     assert "llm_calls" not in stages["fact_store"]
@@ -65,7 +65,7 @@ def test_scene_judge_records_its_decision_and_reason(make_client) -> None:
     client = make_client("pro", script.model())
     result = client.add(tool_trace(), user_id="u1")
     stages = _by_stage(client, result)
-    assert stages["normalise"]["decision"]["route_reason"] == "judge_pending"
+    assert stages["scene_route"]["decision"]["route_reason"] == "judge_pending"
     assert stages["scene_judge"]["decision"] == {"route": "coding", "route_reason": "judge"}
     assert stages["scene_judge"]["llm_calls"] == 1
 
@@ -152,7 +152,7 @@ def test_log_survives_the_client_and_retention_prunes(make_client, tmp_path) -> 
     client.close()
     reopened = make_client("lite", data_dir=tmp_path / "kept")
     # a lite chat write is one node after prepare: its store stage also builds the result
-    assert [r["stage"] for r in reopened.pipeline_log(rid)] == ["normalise", "store"]
+    assert [r["stage"] for r in reopened.pipeline_log(rid)] == ["scene_route", "store"]
     written_at = reopened.pipeline_log(rid)[-1]["ts"]
     target, schema = reopened.config.store_target(reopened.config.pipeline_log_store)
     store = PipelineLogStore(target, retention_days=7, schema=schema)
@@ -191,7 +191,7 @@ def test_langchain_callbacks_see_every_node(make_client) -> None:
     assert set(logged) <= set(seen.names) and {"memory_write", "productivity"} <= set(seen.names)
     searched = _Seen()
     client.search("timeout", scene="coding", user_ids=["u1"], config={"callbacks": [searched]})
-    assert {"prepare", "search_facts", "search_experiences", "chain_block", "finish"} <= set(
+    assert {"route", "search_facts", "search_experiences", "chain_block", "finish"} <= set(
         searched.names)
 
 
@@ -206,10 +206,10 @@ def test_hy_memory_log_prints_the_stages_of_a_request(tmp_path, capsys, monkeypa
     request_id = json.loads(capsys.readouterr().out)["data"]["results"][0]["request_id"]
     assert main(["log", request_id, "--data-dir", data]) == 0
     text = capsys.readouterr().out
-    assert "normalise" in text and "store" in text
+    assert "scene_route" in text and "store" in text
     assert main(["--json", "log", request_id, "--data-dir", data]) == 0
     records = json.loads(capsys.readouterr().out)["data"]
-    assert [r["stage"] for r in records] == ["normalise", "store"]
+    assert [r["stage"] for r in records] == ["scene_route", "store"]
     assert main(["log", "no-such-request", "--data-dir", data]) != 0
     assert "no pipeline log" in capsys.readouterr().err
 

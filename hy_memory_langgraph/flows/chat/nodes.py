@@ -33,7 +33,7 @@ from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
-from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_keys
+from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_hashes
 from hy_memory_langgraph.timeutil import iso, prompt_time
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
@@ -69,7 +69,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
     ctx = runtime.context
     repo, traces = ctx.chat_repo, ctx.chat_traces
     user_id, session_id = state["user_id"], state.get("session_id")
-    keys = turn_keys(state["msgs"], session_id)
+    keys = turn_hashes(state["msgs"], session_id)
     with traces.session_lock(user_id, session_id):
         window_item, *key_items = repo.store.batch(
             [traces.window_op(user_id, session_id), *repo.turn_ops(user_id, keys)])
@@ -85,7 +85,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
                     memory_id=turn.memory_id, user_id=user_id, content=turn.text,
                     memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
                     owner=turn.role, role=turn.role, source="turn", context=turn.context,
-                    carried=turn.carried, turn_key=turn.key, turn_index=index,
+                    carried=turn.carried, turn_hash=turn.key, turn_index=index,
                     question=turn.question,
                     **_fields(state)))
         change.ops.extend(traces.append_ops(user_id, session_id, msgs, scene="chat", window=window))

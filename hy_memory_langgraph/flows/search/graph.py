@@ -7,41 +7,44 @@ from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.flows import families
 from hy_memory_langgraph.flows.chat.search import chat_search
-from hy_memory_langgraph.flows.contracts import ResultOutput
+from hy_memory_langgraph.flows.contracts import PreparedSearch, ResultOutput
 from hy_memory_langgraph.flows.search.nodes import (
     analyze_query,
-    prepare_search,
     route_after_analysis,
-    route_after_prepare_search,
+    route_after_route_search,
+    route_search,
 )
-from hy_memory_langgraph.flows.search.state import SearchArgs, SearchState
+from hy_memory_langgraph.flows.search.state import SearchState
 from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
 __all__ = ["build_search_graph"]
 
 
-def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, SearchArgs,
+def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, PreparedSearch,
                                                ResultOutput]:
-    """prepare → (analyze_query) → chat_search | a family's search (productivity_search).
+    """route → (analyze_query) → chat_search | a family's search (productivity_search).
+
+    Its input is a search the client prepared
+    (:func:`~hy_memory_langgraph.flows.search.prepare.prepare_search`).
 
     Example:
         >>> "analyze_query" in build_search_graph().get_graph().nodes
         True
     """
-    builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=SearchArgs,
+    builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=PreparedSearch,
                          output_schema=ResultOutput)
     add_recorded_nodes(builder, "memory_search", {
-        "prepare": prepare_search,
+        "route": route_search,
         "analyze_query": analyze_query,
         "chat_search": chat_search,
     })
     families.check_scene_families()
     for family in families.FAMILIES.values():
         builder.add_node(family.search_node, family.build_search())
-    builder.add_edge(START, "prepare")
+    builder.add_edge(START, "route")
     retrieval = ["chat_search", *(f.search_node for f in families.FAMILIES.values())]
-    builder.add_conditional_edges("prepare", route_after_prepare_search, ["analyze_query", *retrieval])
+    builder.add_conditional_edges("route", route_after_route_search, ["analyze_query", *retrieval])
     builder.add_conditional_edges("analyze_query", route_after_analysis, retrieval)
     for node in retrieval:
         builder.add_edge(node, END)

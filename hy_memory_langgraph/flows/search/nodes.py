@@ -14,121 +14,31 @@ Analysis failure (or lite mode) → default behaviour with the original last que
 
 from __future__ import annotations
 
-import math
-import time
 from datetime import date, datetime, timezone
 from datetime import time as dtime
-from typing import Any, Final
+from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.families import family_of
-from hy_memory_langgraph.flows.search.state import SEARCH_MODES, SearchArgs, SearchState
-from hy_memory_langgraph.ids import random_id, require_id, scope_id
+from hy_memory_langgraph.flows.search.state import SearchState
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.models.parsing import as_choice, as_str
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.redact import redact_text
 from hy_memory_langgraph.runlog.meter import note_fallback
-from hy_memory_langgraph.scenes import (
-    DEFAULT_SCENE,
-    SCENES,
-    is_productivity,
-    validate_scene,
-)
+from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json
-from hy_memory_langgraph.timeutil import coerce_datetime
 
-__all__ = ["MAX_SEARCH_LIMIT", "prepare_search", "redacted_search_args", "route_after_prepare_search",
-           "analyze_query", "route_after_analysis"]
-
-#: The most results one search returns (bounds the statements' ``LIMIT`` values).
-MAX_SEARCH_LIMIT: Final = 10_000
+__all__ = ["analyze_query", "route_after_analysis", "route_after_route_search", "route_search"]
 
 _PROMPT_BY_ANALYSIS = {"full": "query_analysis", "classify": "query_classify", "rewrite": "query_rewrite"}
 
 
-def _queries(state: SearchState) -> list[str]:
-    query, queries = state.get("query"), state.get("queries")
-    if queries is not None and (not isinstance(queries, list) or not all(isinstance(q, str) for q in queries)):
-        raise InvalidInputError("queries must be a list of strings, e.g. queries=['earlier', 'latest']")
-    items = [q for q in (queries or []) if q.strip()]
-    if query is not None:
-        if not isinstance(query, str):
-            raise InvalidInputError("query must be a string")
-        if query.strip():
-            items.append(query)
-    if not items:
-        raise InvalidInputError("search needs a non-empty query=... or queries=[...]")
-    for text in items:
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInputError("query contains a lone surrogate (not valid Unicode text); "
-                                    "remove the broken characters") from None
-    return items
-
-
-def _user_ids(value: Any) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value:
-        raise InvalidInputError(
-            "user_ids must be a non-empty list of user ids, e.g. user_ids=['user_123']"
-        )
-    return list(dict.fromkeys(require_id(v, "user_ids[]") for v in value))
-
-
-def redacted_search_args(args: SearchArgs) -> SearchArgs:
-    """``args`` with secrets in its queries and scope ids replaced, as ``prepare_search``
-    replaces them: the client hands a graph these, so the run's callbacks and tracers never
-    see a secret. Values of another type are left to ``prepare_search``'s checks.
-
-    Example:
-        >>> redacted_search_args({"query": "is my password hunter2x still set?"})["query"]
-        'is my password [REDACTED:password] still set?'
-    """
-    out = dict(args)
-    for field in ("query", "workspace_id", "branch"):
-        if isinstance(args.get(field), str):
-            out[field] = redact_text(args[field])
-    queries = args.get("queries")
-    if isinstance(queries, list):
-        out["queries"] = [redact_text(q) if isinstance(q, str) else q for q in queries]
-    return out  # type: ignore[return-value]
-
-
-def prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
-    """Validate the arguments; the last query is the one answered."""
-    scene = validate_scene(state.get("scene"))
-    mode = state.get("search_mode") or "default"
-    if mode not in SEARCH_MODES:
-        raise InvalidInputError(f"search_mode={mode!r} is not allowed; use 'default' or 'agentic'")
-    limit = state.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_SEARCH_LIMIT:
-        raise InvalidInputError(
-            f"limit must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r}); to read every "
-            "memory of a user, use client.export_memories([user_id])")
-    min_score = state.get("min_score")
-    if min_score is not None and (not isinstance(min_score, (int, float))
-                                  or isinstance(min_score, bool) or math.isnan(min_score)):
-        raise InvalidInputError(f"min_score must be a number or None (got {min_score!r})")
-    redact = runtime.context.config.redact_secrets  # queries and scopes as writes store text
-    queries = [redact_text(q) for q in _queries(state)] if redact else _queries(state)
-    return {
-        "request_id": state.get("request_id") or random_id(), "started": time.perf_counter(),
-        "search_mode": mode, "queries": queries, "effective_query": queries[-1],
-        "user_ids": _user_ids(state.get("user_ids")), "limit": limit,
-        "created_after": coerce_datetime(state.get("created_after"), "created_after"),
-        "created_before": coerce_datetime(state.get("created_before"), "created_before"),
-        "rewrite": None, "time_range": {}, "analysis": None,
-        "multi": bool(state.get("queries")),
-        "route": _searchable(scene or DEFAULT_SCENE, runtime.context),
-        "workspace_id": scope_id(state.get("workspace_id"), "workspace_id", redact),
-        "branch": scope_id(state.get("branch"), "branch", redact),
-    }
+def route_search(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
+    """The scene a prepared search reads: the caller's, when its memory can be searched,
+    else the default scene (an analysis may change it)."""
+    return {"route": _searchable(state.get("scene") or DEFAULT_SCENE, runtime.context)}
 
 
 def _searchable(scene: str, ctx: MemoryContext) -> str:
@@ -145,7 +55,7 @@ def _short(state: SearchState, ctx: MemoryContext) -> bool:
     return sum(len(q) for q in state["queries"]) <= ctx.config.query_rewrite_max_chars
 
 
-def route_after_prepare_search(state: SearchState, runtime: Runtime[MemoryContext]) -> str:
+def route_after_route_search(state: SearchState, runtime: Runtime[MemoryContext]) -> str:
     """Choose the analysis (if any) or the retrieval path directly."""
     ctx = runtime.context
     if state.get("scene"):

@@ -1,5 +1,6 @@
-"""State of the search graph: the caller's arguments (``SearchArgs``) and the state
-the graph runs on (``SearchState``: a ``PreparedSearch`` and what it was made from)."""
+"""State of the search graph: the caller's arguments (``SearchArgs``, which the client
+prepares with :func:`~hy_memory_langgraph.flows.search.prepare.prepare_search`) and the
+state the graph runs on (``SearchState``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ SEARCH_MODES: tuple[str, ...] = ("default", "agentic")
 
 
 class SearchArgs(TypedDict, total=False):
-    """Input of the search graph: the arguments of ``client.search`` (and its request id)."""
+    """The arguments of ``client.search`` (and its request id)."""
 
     request_id: str
     query: str | None
@@ -31,9 +32,6 @@ class SearchArgs(TypedDict, total=False):
 
 
 class SearchState(PreparedSearch, total=False):
-    """State of the search graph."""
+    """State of the search graph: a prepared search and its result."""
 
-    query: str | None
-    scene: str | None
-    multi: bool
     result: dict[str, Any]

@@ -1,5 +1,5 @@
-"""The write graph behind ``client.add``: normalise, route, then a scene pipeline (a
-subgraph, or for lite chat writes the single ``store_turns`` node)."""
+"""The write graph behind ``client.add``: route a prepared write, then a scene pipeline
+(a subgraph, or for lite chat writes the single ``store_turns`` node)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,37 @@ from langgraph.graph.state import CompiledStateGraph
 from hy_memory_langgraph.flows import families
 from hy_memory_langgraph.flows.chat.graph import build_chat_graph
 from hy_memory_langgraph.flows.chat.nodes import store_turns
-from hy_memory_langgraph.flows.contracts import ResultOutput
+from hy_memory_langgraph.flows.contracts import PreparedWrite, ResultOutput
 from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.flows.write.nodes import (
     judge_scene,
-    prepare_write,
     route_after_judge,
-    route_after_prepare,
+    route_after_route,
     route_to_chat,
+    route_write,
     strip_tools,
 )
-from hy_memory_langgraph.flows.write.state import WriteArgs, WriteState
+from hy_memory_langgraph.flows.write.state import WriteState
 from hy_memory_langgraph.services.context import MemoryContext
 
 __all__ = ["build_write_graph"]
 
 
-def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteArgs,
+def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, PreparedWrite,
                                               ResultOutput]:
-    """prepare → (judge_scene) → (strip_tools) → chat | store_turns | a family (productivity).
+    """route → (judge_scene) → (strip_tools) → chat | store_turns | a family (productivity).
+
+    Its input is a write the client prepared
+    (:func:`~hy_memory_langgraph.flows.write.prepare.prepare_write`).
 
     Example:
         >>> "judge_scene" in build_write_graph().get_graph().nodes
         True
     """
-    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=WriteArgs,
+    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=PreparedWrite,
                          output_schema=ResultOutput)
     add_recorded_nodes(builder, "memory_write", {
-        "prepare": prepare_write,
+        "route": route_write,
         "judge_scene": judge_scene,
         "strip_tools": strip_tools,
         "store_turns": store_turns,
@@ -46,8 +49,8 @@ def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, WriteAr
     family_nodes = [f.write_node for f in families.FAMILIES.values()]
     for family in families.FAMILIES.values():
         builder.add_node(family.write_node, family.build_write())
-    builder.add_edge(START, "prepare")
-    builder.add_conditional_edges("prepare", route_after_prepare,
+    builder.add_edge(START, "route")
+    builder.add_conditional_edges("route", route_after_route,
                                   ["chat", "store_turns", "judge_scene", "strip_tools", *family_nodes])
     builder.add_conditional_edges("judge_scene", route_after_judge, ["strip_tools", *family_nodes])
     builder.add_conditional_edges("strip_tools", route_to_chat, ["chat", "store_turns"])

@@ -1,5 +1,6 @@
-"""State of the write graph: the caller's arguments (``WriteArgs``) and the state the
-graph runs on (``WriteState``: a ``PreparedWrite`` and what it was made from)."""
+"""State of the write graph: the caller's arguments (``WriteArgs``, which the client
+prepares with :func:`~hy_memory_langgraph.flows.write.prepare.prepare_write`) and the
+state the graph runs on (``WriteState``: a ``PreparedWrite`` and what the nodes add)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ __all__ = ["WriteArgs", "WriteState"]
 
 
 class WriteArgs(TypedDict, total=False):
-    """Input of the write graph: the arguments of ``client.add`` (and the request id the
-    client chose, so the pipeline log can be flushed and read under it)."""
+    """The arguments of ``client.add`` (and the request id the client chose, so the
+    pipeline log can be flushed and read under it)."""
 
     request_id: str
     messages: Any
@@ -26,13 +27,9 @@ class WriteArgs(TypedDict, total=False):
     memory_at: Any
 
 
-
 class WriteState(PreparedWrite, total=False):
     """State of the write graph (``ops``: what a lite chat write, a node of this graph,
     applied)."""
 
-    messages: Any
-    scene: str | None
-    memory_at: Any
     ops: list[dict[str, Any]]
     result: dict[str, Any]
