@@ -3,8 +3,10 @@
 A data dir of a few lite memories is written once (``hy-memory add``, the embedded e5),
 then each case runs in a fresh interpreter, the cases interleaved round by round so a
 busy machine slows them alike. Printed per case: the median wall time, the median of
-(case - ``python -c pass``) within each round (the command's own cost), and the ratio to
-the baseline. ``--compare DIR`` adds each command run from another checkout (e.g. the
+(case - ``python -c pass``) within each round (the command's own cost), the ratio to
+the baseline, and the median CPU time (user + system) of the process, which a busy
+machine inflates much less than the wall time (on an idle one they are about equal:
+every case is one thread until a model loads). ``--compare DIR`` adds each command run from another checkout (e.g. the
 main branch, ``PYTHONPATH=DIR``) in the same rounds, for a before/after figure.
 
 Targets (issue 53): the commands that need no model (``list``, ``get``, ``history``,
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,9 +38,12 @@ TEXTS = ["I adopted a grey cat called Miso", "I work as a nurse in Porto",
 
 
 def _env(pythonpath: Path) -> dict[str, str]:
-    """The environment of a run from ``pythonpath`` (no API key, no database URL). Runs
-    start in the temporary dir, not in a checkout: ``-m`` imports from the cwd first."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MEMORY_DB_URL")}
+    """The environment of a run from ``pythonpath`` (no API key, no database URL), with
+    byte code written and read as an installed package has it (``PYTHONDONTWRITEBYTECODE``
+    would compile every module from source at every start). Runs start in the temporary
+    dir, not in a checkout: ``-m`` imports from the cwd first."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_API_KEY", "MEMORY_DB_URL", "PYTHONDONTWRITEBYTECODE")}
     env["PYTHONPATH"] = str(pythonpath)
     return env
 
@@ -71,10 +77,16 @@ def cases(data_dir: Path, memory_id: str, request_id: str) -> dict[str, list[str
     }
 
 
-def _once(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
-    started = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _once(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time of one run."""
+    cpu, started = _cpu(), time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 def main() -> None:
@@ -93,18 +105,21 @@ def main() -> None:
         for cmd, env in runs.values():  # warm the file cache and the byte-code once
             _once(cmd, env, Path(tmp))
         times: dict[str, list[float]] = {name: [] for name in runs}
+        cpus: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(args.rounds):
             for name, (cmd, env) in runs.items():
-                times[name].append(_once(cmd, env, Path(tmp)))
+                wall, cpu = _once(cmd, env, Path(tmp))
+                times[name].append(wall)
+                cpus[name].append(cpu)
     base = times["python -c pass"]
     print(f"{args.rounds} rounds, {len(TEXTS)} memories; load average at the end: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
-    print("| command | median s | median minus `python -c pass` s | x `python -c pass` |")
-    print("|---|---:|---:|---:|")
+    print("| command | median wall s | minus `python -c pass` | x `python -c pass` | median CPU s |")
+    print("|---|---:|---:|---:|---:|")
     for name, values in times.items():
         own = statistics.median(v - b for v, b in zip(values, base, strict=True))
         print(f"| {name} | {statistics.median(values):.3f} | {own:.3f} | "
-              f"{statistics.median(values) / statistics.median(base):.1f} |")
+              f"{statistics.median(values) / statistics.median(base):.1f} | {statistics.median(cpus[name]):.3f} |")
 
 
 if __name__ == "__main__":
