@@ -33,7 +33,7 @@ weight chosen inside each fold from :data:`QUESTION_WEIGHTS`, and the shipped se
 tuned with and without the weight.
 
 ``cv --section reactions`` measures turns with no statement in them (question-only turns,
-and reactions: :func:`~hy_memory_langgraph.messages.is_reaction`) stored as now (question-only
+and reactions: :func:`bench.common.reactions.is_reaction`) stored as now (question-only
 turns weighted by the shipped ranking), weighted like question-only turns, or carried
 instead of stored (like trivial turns); the shipped search space tuned inside each fold on
 the corpus as each rule stores it, and the share of the shipped ranking's top 5 they fill.
@@ -417,11 +417,12 @@ def temporal_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
           + "; ".join(f"{r.held_out}: {r.chosen.label()}" for r in wide_on))
 
 
-LITE_RULES: dict[str, tuple[bool, bool]] = {
-    "every turn stored (before)": (False, False),
-    "trivial turns carried, not stored": (True, False),
-    "duplicate turns skipped": (False, True),
-    "both rules (shipped)": (True, True),
+LITE_RULES: dict[str, tuple[bool, bool, bool]] = {
+    "every turn stored (before)": (False, False, False),
+    "trivial turns carried, not stored": (True, False, False),
+    "duplicate turns skipped": (False, True, False),
+    "both rules": (True, True, False),
+    "both rules, question-only turns carried too (shipped)": (True, True, True),
 }
 
 
@@ -436,22 +437,26 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
     shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
     cache, fns = EmbeddingCache(E5_TAG), _e5_fns()
     print("\n## Lite write rules (held-out, shipped space tuned in-fold; delta vs every turn stored)\n")
-    print("| corpus as stored | memories | dropped: trivial / duplicate / evidence | pooled R@5 / R@10 "
+    print("| corpus as stored | memories | dropped: trivial / duplicate / question / evidence | pooled R@5 / R@10 "
           "| fold mean | delta R@5 / R@10 | folds better / worse (R@10) | shipped ranking, untuned |")
     print("|---|---:|---|---|---|---|---|---|")
     ref: list[FoldResult] | None = None
-    for name, (trivial, dedup) in LITE_RULES.items():
-        transformed = [apply_lite_rules(c, trivial=trivial, dedup=dedup) for c in corpora]
+    for name, (trivial, dedup, questions) in LITE_RULES.items():
+        transformed = [apply_lite_rules(c, trivial=trivial, dedup=dedup, questions=questions) for c in corpora]
         runs = attach_embeddings([c for c, _ in transformed], cache, *fns, scale=_e5_scale())
         res = run_cv(runs, cfgs, f"lite-{name}")
-        dropped = {k: sum(d[k] for _, d in transformed) for k in ("trivial", "duplicate", "evidence_dropped")}
-        fixed = np.concatenate([evaluate(run, shipped) for run in runs]).mean(axis=0)
+        dropped = {k: sum(d[k] for _, d in transformed)
+                   for k in ("trivial", "duplicate", "question", "evidence_dropped")}
+        per_question = np.concatenate([evaluate(run, shipped) for run in runs])
+        fixed_ref = per_question if fixed_ref is None else fixed_ref
+        paired[name] = per_question - fixed_ref
+        fixed = per_question.mean(axis=0)
         ref = ref or res
         delta = pooled(res) - pooled(ref)
         better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
         worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(res, ref, strict=True))
         print(f"| {name} | {sum(len(r.corpus.docs) for r in runs)} | {dropped['trivial']} / "
-              f"{dropped['duplicate']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
+              f"{dropped['duplicate']} / {dropped['question']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
               f"{_fmt(fold_mean(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | "
               f"{_fmt(fixed)} |", flush=True)
 
@@ -459,7 +464,9 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
 def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -> None:
     """Held-out recall with ``question_weight`` tuned inside each fold vs fixed at 1.0.
 
-    The corpus is stored as lite mode stores it (both write rules). Two spaces: the shipped
+    The corpus is stored with the trivial and duplicate rules only: question-only turns
+    stored, as lite mode did before it carried them (the weight still ranks such turns
+    stored earlier, imported or edited into a question). Two spaces: the shipped
     ranking (only the weight tuned), and the shipped search space of the lite-rules section
     (minmax/zscore fusion, k1/b and the kept knobs tuned too, with or without the weight).
     """
@@ -502,9 +509,9 @@ def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
 #: Rules for turns with no statement: (carry reactions, carry question-only turns, weight
 #: reactions like question-only turns). Every row keeps the shipped question weighting.
 NO_STATEMENT_RULES: dict[str, tuple[bool, bool, bool]] = {
-    "stored; question-only turns weighted (shipped)": (False, False, False),
-    "stored; reactions weighted like question-only turns": (False, False, True),
-    "question-only turns carried, not stored": (False, True, False),
+    "all stored; question-only turns weighted (before)": (False, False, False),
+    "all stored; reactions weighted like question-only turns": (False, False, True),
+    "question-only turns carried, not stored (shipped)": (False, True, False),
     "reactions carried, not stored": (True, False, False),
     "reactions and question-only turns carried, not stored": (True, True, False),
 }
@@ -524,7 +531,7 @@ def reactions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
     cache, fns = EmbeddingCache(E5_TAG), _e5_fns()
     lite = [apply_lite_rules(c, trivial=True, dedup=True)[0] for c in corpora]
     no_statement = {c.id: reaction_ids(c) | {d.id for d in c.docs if is_question_only(d.text)} for c in lite}
-    print("\n## Turns with no statement (held-out, shipped space tuned in-fold; delta vs stored as shipped)\n")
+    print("\n## Turns with no statement (held-out, shipped space tuned in-fold; delta vs all stored)\n")
     for c in lite:
         reactions = reaction_ids(c)
         questions = {d.id for d in c.docs if is_question_only(d.text)}
@@ -536,6 +543,8 @@ def reactions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
           "| no-statement turns in the top 5 |")
     print("|---|---:|---|---|---|---|---|---|---|---:|")
     ref: list[FoldResult] | None = None
+    fixed_ref: np.ndarray | None = None
+    paired: dict[str, np.ndarray] = {}
     for name, (reactions, questions, weighted) in NO_STATEMENT_RULES.items():
         transformed = [apply_lite_rules(c, trivial=True, dedup=True, reactions=reactions, questions=questions)
                        for c in corpora]
@@ -548,7 +557,10 @@ def reactions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
         delta = pooled(res) - pooled(ref)
         better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
         worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(res, ref, strict=True))
-        fixed = np.concatenate([evaluate(run, shipped) for run in runs]).mean(axis=0)
+        per_question = np.concatenate([evaluate(run, shipped) for run in runs])
+        fixed_ref = per_question if fixed_ref is None else fixed_ref
+        paired[name] = per_question - fixed_ref
+        fixed = per_question.mean(axis=0)
         tops = [run.rank(qi, shipped, depth=5) for run in runs for qi in range(len(run.corpus.queries))]
         junk = [sum(d in no_statement[run.corpus.id] for d in run.rank(qi, shipped, depth=5))
                 for run in runs for qi in range(len(run.corpus.queries))]
@@ -559,6 +571,15 @@ def reactions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
               f"{dropped['evidence_dropped']} | {_fmt(pooled(res))} | {_fmt(fold_mean(res))} | "
               f"{delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | {folds} | {_fmt(fixed)} | {share:.3f} |",
               flush=True)
+    print("\nThe shipped ranking fixed (no tuning), each question paired with itself in the first row "
+          "(mean delta, 95 % bootstrap interval over questions, 2,000 resamples):\n")
+    rng = np.random.default_rng(0)
+    for name, delta in list(paired.items())[1:]:
+        boots = np.array([delta[rng.integers(0, len(delta), len(delta))].mean(axis=0) for _ in range(2000)])
+        low, high = np.percentile(boots, [2.5, 97.5], axis=0)
+        print(f"* {name}: R@5 {delta[:, 0].mean():+.4f} ({low[0]:+.4f}..{high[0]:+.4f}), R@10 "
+              f"{delta[:, 1].mean():+.4f} ({low[1]:+.4f}..{high[1]:+.4f}); questions with R@10 up "
+              f"{int((delta[:, 1] > 1e-9).sum())} / down {int((delta[:, 1] < -1e-9).sum())}")
 
 
 def _question_counts(runs: list[CorpusRun]) -> None:

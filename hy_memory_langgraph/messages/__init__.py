@@ -40,7 +40,6 @@ from hy_memory_langgraph.messages.render import judge_summary, render_transcript
 from hy_memory_langgraph.messages.signal import (
     MIN_QUOTE_CHARS,
     is_question_only,
-    is_reaction,
     is_trivial,
     match_text,
     quotes,
@@ -73,7 +72,6 @@ __all__ = [
     "has_tool_trace",
     "is_cjk",
     "is_question_only",
-    "is_reaction",
     "is_trivial",
     "judge_summary",
     "last_user_turns",

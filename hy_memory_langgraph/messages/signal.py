@@ -21,9 +21,6 @@ Two questions lite chat memory asks of every turn before storing it:
   it. Every sentence with content must be a question; one statement (``"I moved to
   Porto. Have you been?"``) or a tag question after a statement (``"You live in Porto,
   right?"``) makes the turn a statement (see :func:`is_question_only` for the rules).
-* :func:`is_reaction`: the turn only reacts to the message before it (``"Miso is a
-  lovely name!"`` after ``"I adopted a cat called Miso"``): no sentence says more than
-  a word of its own. Measured, then left to search (see :func:`is_reaction`).
 
 Example:
     >>> is_trivial("Thanks!"), is_trivial("好的👍"), is_trivial("Thanks for the book tip!")
@@ -41,10 +38,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = [
-    "MIN_QUOTE_CHARS", "REACTION_OWN_WORDS", "TRIVIAL_MAX_CHARS", "is_question_only", "is_reaction", "is_trivial",
-    "match_text", "quotes",
-]
+__all__ = ["MIN_QUOTE_CHARS", "TRIVIAL_MAX_CHARS", "is_question_only", "is_trivial", "match_text", "quotes"]
 
 #: Longer turns are never trivial, whatever words they use.
 TRIVIAL_MAX_CHARS: Final = 80
@@ -292,80 +286,6 @@ def is_question_only(text: str) -> bool:
     if not stated:
         return asked > 0
     return asked == 0 and _asks_unmarked(*stated[0])
-
-
-# --- reactions ------------------------------------------------------------------------
-
-#: Words of its own (outside the filler vocabulary and the message reacted to) a sentence
-#: of a reaction may have.
-REACTION_OWN_WORDS: Final = 1
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
-
-
-def _word(token: str) -> str:
-    """A token as reactions compare it: case-folded, a plural ``s`` dropped."""
-    folded = token.casefold().replace("’", "'")
-    return folded[:-1] if len(folded) > 3 and folded.endswith("s") and not folded.endswith("ss") else folded
-
-
-def _own_words(sentence: str, said: frozenset[str]) -> int:
-    """Words of ``sentence`` outside the filler vocabulary and ``said`` (a token with a
-    digit is a word: ``"HAT169"``, ``"3"``)."""
-    own = 0
-    for token in _TOKEN.findall(sentence):
-        folded = token.casefold().replace("’", "'")
-        if folded in _EN_FILLER or folded.split("'")[0] in _EN_FILLER:
-            continue
-        own += _word(token) not in said
-    return own
-
-
-def is_reaction(text: str, previous: str) -> bool:
-    """Whether a turn only reacts to ``previous``, the message it follows.
-
-    The turn (its speaker label dropped) is cut into sentences as in
-    :func:`is_question_only`. It is a reaction when every sentence with content either
-    asks a question or has at most :data:`REACTION_OWN_WORDS` word of its own (outside
-    the filler vocabulary of :func:`is_trivial` and the words of ``previous``), and at
-    least one sentence is of the second kind (a turn that only asks is question-only).
-    Never a reaction: an answer to a message that asked something (``"Aisle, please"``
-    repeats the question's words, but says what the speaker chose), a trivial turn, and
-    any turn after an empty ``previous``. Chinese text always counts as words of its own.
-
-    Args:
-        text: A message's text.
-        previous: The last message with content before it (any speaker).
-
-    Returns:
-        ``True`` for a turn that says nothing its predecessor did not.
-
-    Example:
-        >>> is_reaction("Miso is a lovely name!", "I adopted a grey cat called Miso.")
-        True
-        >>> is_reaction("Miso is a lovely name! How old is she?", "My cat is called Miso.")
-        True
-        >>> [is_reaction("I love cats too, I have two of them.", "My cat is called Miso."),
-        ...  is_reaction("Miso, please.", "Should we call the cat Miso or Tofu?")]
-        [False, False]
-    """
-    body = unicodedata.normalize("NFKC", _LABEL.sub("", text, count=1)).strip()
-    before = unicodedata.normalize("NFKC", previous).strip()
-    if not before or is_trivial(body) or _CJK_RUN.search(body) or _asks_anything(before):
-        return False
-    said = frozenset(_word(t) for t in _TOKEN.findall(before))
-    reacted = False
-    for sentence, ends in _sentences(body):
-        if _is_filler_sentence(sentence, ends) or _asks(sentence, ends):
-            continue
-        if _own_words(sentence, said) > REACTION_OWN_WORDS:
-            return False
-        reacted = True
-    return reacted
-
-
-def _asks_anything(text: str) -> bool:
-    """Some sentence of ``text`` asks (a question mark, or a marked-less question)."""
-    return any(_asks(s, e) or _asks_unmarked(s, e) for s, e in _sentences(text))
 
 
 def quotes(text: str, needles: Sequence[str]) -> bool:
