@@ -11,6 +11,9 @@ main branch, ``PYTHONPATH=DIR``) in the same rounds, for a before/after figure.
 
 Targets (issue 53): the commands that need no model (``list``, ``get``, ``history``,
 ``stats``, ``export``, ``log``) answer in at most 0.5 s at rest, ``--help`` in 0.15 s.
+The "floor" case imports only the libraries any store of the package needs (SQLAlchemy,
+NumPy, LangGraph's ``BaseStore`` with the ``langchain_core`` it loads): no reading command
+can start faster.
 
 Usage::
 
@@ -61,11 +64,18 @@ def _data_dir(root: Path, env: dict[str, str]) -> tuple[str, str]:
     return result["memory_ids"][0], result["request_id"]
 
 
-def cases(data_dir: Path, memory_id: str, request_id: str) -> dict[str, list[str]]:
-    """Every timed command (the first, ``python -c pass``, is the baseline)."""
+#: Cases that run no code of a checkout (run once, not per ``--compare`` checkout).
+BASELINES = {
+    "python -c pass": [sys.executable, "-c", "pass"],
+    "floor: import sqlalchemy, numpy, langgraph.store.base": [
+        sys.executable, "-c", "import sqlalchemy, numpy, langgraph.store.base"],
+}
+
+
+def commands(data_dir: Path, memory_id: str, request_id: str) -> dict[str, list[str]]:
+    """Every timed ``hy-memory`` command."""
     d = ["--data-dir", str(data_dir)]
     return {
-        "python -c pass": [sys.executable, "-c", "pass"],
         "--help": [*CLI, "--help"],
         "list": [*CLI, *d, "list", "-u", USER],
         "get": [*CLI, *d, "get", memory_id],
@@ -100,8 +110,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "memory"
         memory_id, request_id = _data_dir(data_dir, here)
-        runs = {name + tag: (cmd, env) for name, cmd in cases(data_dir, memory_id, request_id).items()
-                for tag, env in envs.items() if not (tag and name == "python -c pass")}
+        runs = {name: (cmd, here) for name, cmd in BASELINES.items()}
+        runs |= {name + tag: (cmd, env) for name, cmd in commands(data_dir, memory_id, request_id).items()
+                 for tag, env in envs.items()}
         for cmd, env in runs.values():  # warm the file cache and the byte-code once
             _once(cmd, env, Path(tmp))
         times: dict[str, list[float]] = {name: [] for name in runs}
