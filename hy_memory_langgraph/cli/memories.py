@@ -22,7 +22,7 @@ from hy_memory_langgraph.cli.common import (
     user_id_of,
 )
 from hy_memory_langgraph.cli.progress import Progress
-from hy_memory_langgraph.cli.session import open_client, open_reader
+from hy_memory_langgraph.cli.session import checked_json, open_client, open_reader
 from hy_memory_langgraph.errors import ConflictError
 
 __all__ = ["add", "delete", "get", "history", "list_memories", "log", "search", "stats", "update"]
@@ -42,11 +42,9 @@ def _read_text(source: str) -> str:
 def _parse(text: str, source: str) -> list[Any]:
     """Values of a JSON document, or of each line of a JSONL document."""
     try:
-        return [json.loads(text)]
+        return [json.loads(checked_json(text, source))]
     except json.JSONDecodeError:
         pass
-    except RecursionError:
-        raise CliError("INVALID_JSON", f"{source} nests too deeply to be a conversation") from None
     values = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
@@ -54,8 +52,6 @@ def _parse(text: str, source: str) -> list[Any]:
                 values.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise CliError("INVALID_JSON", f"{source} line {number} is not JSON: {exc.msg}") from exc
-            except RecursionError:
-                raise CliError("INVALID_JSON", f"{source} line {number} nests too deeply") from None
     if not values:
         raise CliError("INVALID_INPUT", f"{source} is empty: expected JSON or JSONL conversations")
     return values

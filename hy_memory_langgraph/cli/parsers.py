@@ -33,7 +33,7 @@ examples:
   hy-memory add --text "I adopted a grey cat called Miso" -u alice
   hy-memory search "what is my cat called?" -u alice
   hy-memory list -u alice
-  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl
+  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl --all-users
 """
 
 ADD_DESCRIPTION: Final = """\
@@ -269,6 +269,11 @@ def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.Argumen
 
     imp = _command(sub, "import", parent, "read a JSONL export into the data dir", TRANSFER_DESCRIPTION)
     imp.add_argument("source", metavar="FILE", help="a file written by hy-memory export, or - for stdin")
+    whose = imp.add_mutually_exclusive_group()
+    whose.add_argument("--user-id", "-u", dest="user_ids", action="append", metavar="USER",
+                       help="write only this user's rows (repeatable; rows of other users are refused)")
+    whose.add_argument("--all-users", action="store_true",
+                       help="write every user of the file (restoring a whole data dir)")
     imp.add_argument("--progress", action="store_true", default=None,
                      help="draw the progress bar even when stderr is not a terminal")
 
@@ -292,11 +297,26 @@ def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentPa
 
 
 MCP_DESCRIPTION: Final = f"""\
-Serve one user's memory to MCP clients (coding agents, IDEs): tools search_memory,
-save_memory, record_work and forget_memory. The user, session, workspace and branch are
+Serve one user's memory to MCP clients (coding agents, IDEs). Tools: search_memory
+(recall memories about a question; read-only), save_memory (remember a fact or
+preference), record_work (remember how a task was done: the request, tool calls, outcome)
+and forget_memory (erase one memory by id). The user, session, workspace and branch are
 fixed here, never by a tool argument. Standard input/output by default; --http serves
-streamable HTTP at http://HOST:PORT/mcp instead. Needs: pip install 'hy-memory-langgraph[mcp]'.
+streamable HTTP at http://HOST:PORT/mcp instead, to requests that send the bearer token
+(--token or HY_MEMORY_MCP_TOKEN; no token, no HTTP) with a Host the server answers (the
+loopback names, the --host address, --allowed-host names). Needs: pip install
+'hy-memory-langgraph[mcp]'.
 The user comes from --user-id or {USER_ENV}.
+
+Set up a client (replace alice; the token: e.g. python -c "import secrets; print(secrets.token_urlsafe(32))"):
+  Claude Code:     claude mcp add hy-memory -- hy-memory mcp -u alice
+       over HTTP:  claude mcp add --transport http hy-memory http://127.0.0.1:8000/mcp \\
+                     --header "Authorization: Bearer $HY_MEMORY_MCP_TOKEN"
+  Claude Desktop (claude_desktop_config.json) and Cursor (.cursor/mcp.json):
+    {{"mcpServers": {{"hy-memory": {{"command": "hy-memory", "args": ["mcp", "-u", "alice"]}}}}}}
+       over HTTP (Cursor): {{"mcpServers": {{"hy-memory": {{"url": "http://127.0.0.1:8000/mcp",
+                     "headers": {{"Authorization": "Bearer <token>"}}}}}}}}
+  The HTTP server: HY_MEMORY_MCP_TOKEN=<token> hy-memory mcp -u alice --http
 """
 
 
@@ -309,6 +329,11 @@ def _mcp_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParse
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="with --http: the address (default 127.0.0.1)")
     mcp.add_argument("--port", type=lambda v: _whole(v, 1), default=8000, help="with --http: the port (default 8000)")
+    mcp.add_argument("--token", help="with --http: the bearer token every request must send (default: "
+                                     "$HY_MEMORY_MCP_TOKEN; required, at least 32 characters)")
+    mcp.add_argument("--allowed-host", dest="allowed_hosts", action="append", metavar="NAME[:PORT]",
+                     help="with --http: a Host value clients use to reach the server (repeatable; default: "
+                          "$HY_MEMORY_MCP_ALLOWED_HOSTS; required with --host 0.0.0.0)")
     _mode(mcp)
     mcp.set_defaults(raw_exit=True)
 

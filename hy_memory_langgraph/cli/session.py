@@ -16,11 +16,12 @@ from hy_memory_langgraph import client as client_layer
 from hy_memory_langgraph.cli.common import data_dir_of, existing_data_dir
 from hy_memory_langgraph.client.reader import MemoryReader
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.limits import WRAPPING, check_json_text
 
 if TYPE_CHECKING:
     from hy_memory_langgraph.client import HyMemoryClient
 
-__all__ = ["open_client", "open_reader"]
+__all__ = ["checked_json", "open_client", "open_reader"]
 
 
 def open_client(args: argparse.Namespace, *, writes: bool) -> HyMemoryClient:
@@ -41,3 +42,11 @@ def open_client(args: argparse.Namespace, *, writes: bool) -> HyMemoryClient:
 def open_reader(args: argparse.Namespace) -> MemoryReader:
     """A reader on the command's data dir, which must exist (nothing is created)."""
     return MemoryReader(config=MemoryConfig.from_env(data_dir=existing_data_dir(args)))
+
+
+def checked_json(text: str, source: str) -> str:
+    """``text`` when its JSON nests no deeper than ``MEMORY_MAX_DEPTH`` allows (plus the
+    levels of a file's list of writes), checked before it is parsed; else
+    ``InvalidInputError`` naming the setting."""
+    check_json_text(MemoryConfig.from_env().limits, text, source, wrapping=WRAPPING)
+    return text

@@ -6,6 +6,7 @@ write and search graphs. It holds no pipeline logic of its own.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -15,11 +16,12 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
 
+from hy_memory_langgraph.client.locks import UserLocks
 from hy_memory_langgraph.client.reader import MemoryReader, data_location, located
 from hy_memory_langgraph.client.reader import faults as _faults
 from hy_memory_langgraph.client.reader import in_thread as _in_thread
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
-from hy_memory_langgraph.client.transfer import import_rows
+from hy_memory_langgraph.client.transfer import UNSET, Unset, import_rows
 from hy_memory_langgraph.client.workflow import WorkflowMemoryService, oa_context_provider_from_config
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
@@ -30,6 +32,7 @@ from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.prepare import prepare_write
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import optional_id, random_id, require_id
+from hy_memory_langgraph.limits import check_content, check_extract
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -78,8 +81,8 @@ def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _owners(args: WriteArgs | SearchArgs) -> list[str]:
-    """The users a write or search is for (whatever their type: the graph validates)."""
+def _owners(args: Any) -> list[str]:
+    """The users a (prepared) write or search is for."""
     users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
     if isinstance(users, str):
         users = [users]
@@ -152,6 +155,7 @@ class HyMemoryClient(MemoryReader):
         stores = StoreRegistry(config, self.store_embeddings, embedding_dims(self.embeddings),
                                store_factory, self.index_cache)
         self._open(config, stores, self.mode, gateway)  # config, recorder, context, documents
+        self._locks = UserLocks(config)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
         if oa_context_provider is None:
@@ -234,6 +238,7 @@ class HyMemoryClient(MemoryReader):
         are records of what happened and are not edited in place: delete them (or add a
         new write) instead.
         """
+        check_content(self.config.limits, content, self.config.max_message_bytes, metadata)
         memory_id = require_id(memory_id, "memory_id")
         content = require_text(content, "content")
         if not content.strip():
@@ -297,6 +302,10 @@ class HyMemoryClient(MemoryReader):
         Returns the number of memories (chat, experiences, facts) removed.
         """
         user_id = require_id(user_id, "user_id")
+        with self._locks.erasing(user_id):  # waits for the user's writes in flight
+            return self._erase(user_id)
+
+    def _erase(self, user_id: str) -> int:
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
         for scene in PRODUCTIVITY_SCENES:
@@ -312,10 +321,16 @@ class HyMemoryClient(MemoryReader):
     # -- export / import / stats --------------------------------------------------------------
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
+                        user_ids: Sequence[str] | str | None | Unset = UNSET,
                         on_row: Callable[[int], None] | None = None) -> ImportReport:
         """Write the rows of :meth:`export_memories` here; returns counts per row type,
-        ``rows`` and ``complete`` (the export's footer was found and matched)."""
-        return import_rows(self.context, self.config.workflow_dir, rows, on_row=on_row)
+        ``rows`` and ``complete`` (the export's footer was found and matched).
+
+        ``user_ids`` (required) names the users whose rows are written (a string is one
+        user); rows of anyone else are counted in ``refused_users``, not written.
+        ``user_ids=None`` writes every user of the file (restoring a whole data dir).
+        """
+        return import_rows(self.context, self.config.workflow_dir, rows, user_ids=user_ids, on_row=on_row)
 
     @_faults
     def stats(self) -> dict[str, Any]:
@@ -337,6 +352,7 @@ class HyMemoryClient(MemoryReader):
                        workflow_id: str | None = None, dynamic_context: dict[str, Any] | None = None,
                        memory_app_id: str | None = None) -> MemoryExtractResult:
         """``workflow.memoryExtract``: see :meth:`WorkflowMemoryService.memory_extract`."""
+        check_extract(self.config.limits, msg_list, user_message, assistant_message, dynamic_context)
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 
@@ -350,8 +366,10 @@ class HyMemoryClient(MemoryReader):
     # -- lifecycle ----------------------------------------------------------------------------
     @_faults
     def close(self) -> None:
-        """Close every store, the pipeline log, the workflow documents and the embedding cache."""
+        """Close every store, the pipeline log, the workflow documents, the user locks and
+        the embedding cache."""
         super().close()
+        self._locks.close()
         if self._owned_cache is not None:
             self._owned_cache.close()
             self._owned_cache = None
@@ -361,19 +379,29 @@ class HyMemoryClient(MemoryReader):
         """Prepare ``args`` and run a memory graph on them, then hand its pipeline log to the
         recorder (also when it raised); the recorder writes it in the background within a
         second. Cached embeddings made meanwhile are referenced under the call's users
-        (erasure)."""
+        (erasure); a write holds its users' locks (:mod:`.locks`)."""
+        users: list[str] = []
         try:
-            with embedding_owners(_owners(args)):
-                return graph.invoke(self._prepared(args), config, context=self.context)["result"]
+            prepared = self._prepared(args)
+            users = _owners(prepared)
+            with embedding_owners(users), self._locked(prepared):
+                return graph.invoke(prepared, config, context=self.context)["result"]
         finally:
-            self.recorder.flush(args["request_id"], _owners(args))
+            self.recorder.flush(args["request_id"], users)
 
     async def _arun(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
+        users: list[str] = []
         try:
-            with embedding_owners(_owners(args)):
-                return (await graph.ainvoke(self._prepared(args), config, context=self.context))["result"]
+            prepared = self._prepared(args)
+            users = _owners(prepared)
+            with embedding_owners(users), self._locked(prepared):
+                return (await graph.ainvoke(prepared, config, context=self.context))["result"]
         finally:
-            self.recorder.flush(args["request_id"], _owners(args))  # cheap: written off this path
+            self.recorder.flush(args["request_id"], users)  # cheap: written off this path
+
+    def _locked(self, prepared: Any) -> contextlib.AbstractContextManager[None]:
+        """A write holds its user's lock shared (an erasure of the user waits for it)."""
+        return self._locks.writing(_owners(prepared)) if "msgs" in prepared else contextlib.nullcontext()
 
     def _prepared(self, args: WriteArgs | SearchArgs) -> Any:
         """What a graph run is given: ``args`` validated, normalised and with its secrets

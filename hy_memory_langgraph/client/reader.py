@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,8 +34,9 @@ from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry, workflow_documents_for
 from hy_memory_langgraph.client.transfer import export_rows
 from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
-from hy_memory_langgraph.ids import optional_id, require_id
+from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError, StoreError
+from hy_memory_langgraph.ids import optional_id, require_id, require_ids
+from hy_memory_langgraph.limits import check_user_ids
 from hy_memory_langgraph.models import LLMGateway, Mode, resolve_embeddings
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.chat import ChatRepository
@@ -48,6 +50,8 @@ from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 
 __all__ = ["MAX_LIST_WINDOW", "MemoryReader", "data_location", "faults", "in_thread", "located"]
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R", bound="MemoryReader")
@@ -120,6 +124,10 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
             store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
                                      sealed=gate(config.redact_secrets))
         except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
+            store = None
+        except StoreError as exc:  # the log never fails a call: records go through logging only
+            logger.warning("the pipeline log cannot be kept (%s); stage records go to logging only. "
+                           "Fix or move aside %s, or set MEMORY_PIPELINE_LOG_DAYS=0", exc, target)
             store = None
     return PipelineRecorder(store, keep_text=config.pipeline_log_text)
 
@@ -246,16 +254,17 @@ class MemoryReader:
         return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
     # -- export / stats -------------------------------------------------------------------
-    def export_memories(self, user_ids: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
-        """Every row of an export of this data dir (or of ``user_ids`` only): memories of
-        every scene and status, history, traces, version chain, workflow files.
+    def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
+        """Every row of an export of this data dir (or of ``user_ids`` only; a string is
+        one user): memories of every scene and status, history, traces, version chain,
+        workflow files.
 
         See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
         """
-        if user_ids is not None:
-            user_ids = [require_id(u, "user_ids") for u in user_ids]
+        check_user_ids(self.config.limits, user_ids)
+        users = None if user_ids is None else require_ids(user_ids, "user_ids")
         model = resolve_embeddings(self.embeddings)  # named in the header, never called
-        return export_rows(self.context, model, self.config.workflow_dir, user_ids=user_ids)
+        return export_rows(self.context, model, self.config.workflow_dir, user_ids=users)
 
     @faults
     def stats(self) -> dict[str, Any]:

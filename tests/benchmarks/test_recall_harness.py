@@ -25,7 +25,7 @@ from bench.common.harness import (
     with_,
 )
 from bench.common.lite_rules import apply_lite_rules, reaction_ids
-from hy_memory_langgraph.retrieval.fusion import FusionConfig
+from bench.lab.fusion import FusionConfig
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 TOPICS = ["camping trip mountains", "pottery class clay", "adoption agency papers", "marathon running shoes",

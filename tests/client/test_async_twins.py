@@ -33,7 +33,7 @@ async def test_the_twins_do_what_the_methods_do(tmp_path: Path) -> None:
         page = await client.alist_memories("u1")
         assert [m["memory_id"] for m in page["memories"]] == added["memory_ids"]
     copy = HyMemoryClient(mode="lite", data_dir=tmp_path / "b", embeddings=HashingEmbeddings(32))
-    result = await copy.aimport_memories(rows)
+    result = await copy.aimport_memories(rows, user_ids=None)
     assert result["complete"] is True
     found = await copy.asearch("cat", user_ids=["u1"])
     assert found["memories"][0]["content"] == "I adopted a grey cat called Miso"
