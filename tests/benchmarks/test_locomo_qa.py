@@ -50,9 +50,21 @@ def locomo_qa() -> ModuleType:
     return importlib.import_module("bench.locomo_qa")
 
 
-def _section(text: str, tag: str) -> str:
-    match = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", text, re.S)
-    return match.group(1) if match else ""
+def _section(text: str, tag: str) -> list[str]:
+    """The lines of a prompt section ``<tag ...>`` .. ``</tag ...>``, each a JSON value
+    (its one string when it is an object of one, e.g. ``{"user": "..."}``) or text."""
+    match = re.search(rf"<{tag}[^>]*>\n(.*?)\n?</{tag}[^>]*>", text, re.S)
+    lines = []
+    for line in (match.group(1) if match else "").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            value = line
+        if isinstance(value, dict) and len(value) == 1:
+            value = next(iter(value.values()))
+        if str(value).strip():
+            lines.append(str(value))
+    return lines
 
 
 def _respond(request: dict[str, Any]) -> str:
@@ -60,10 +72,10 @@ def _respond(request: dict[str, Any]) -> str:
     answer model (from :data:`ANSWERS`) and the judge (does the answer hold the gold?)."""
     system, user = str(request["messages"][0]["content"]), str(request["messages"][-1]["content"])
     if '"operations"' in system:
-        ids = list(dict.fromkeys(re.findall(r"\b(n\d+)\b", _section(user, "new_facts"))))
+        ids = list(dict.fromkeys(re.findall(r"\b(n\d+)\b", "\n".join(_section(user, "new_facts")))))
         return json.dumps({"operations": [{"fact": i, "op": "ADD", "target": None} for i in ids]})
     if '"facts"' in system:
-        lines = [line.split(": ", 1)[-1] for line in _section(user, "new_messages").splitlines() if line.strip()]
+        lines = [line.split(": ", 1)[-1] for line in _section(user, "new_messages")]
         return json.dumps({"facts": [{"content": line, "subject": "user", "owner": "user"} for line in lines]})
     if user.startswith("Notes:"):
         return ANSWERS[user.rsplit("Question: ", 1)[1].split("\n", 1)[0]]
