@@ -33,7 +33,7 @@ weight chosen inside each fold from :data:`QUESTION_WEIGHTS`, and the shipped se
 tuned with and without the weight.
 
 ``cv --section reactions`` measures turns with no statement in them (question-only turns,
-and reactions: :func:`bench.common.reactions.is_reaction`) stored as now (question-only
+and reactions: :func:`bench.lab.reactions.is_reaction`) stored as now (question-only
 turns weighted by the shipped ranking), weighted like question-only turns, or carried
 instead of stored (like trivial turns); the shipped search space tuned inside each fold on
 the corpus as each rule stores it, and the share of the shipped ranking's top 5 they fill.

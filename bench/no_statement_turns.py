@@ -4,7 +4,7 @@ Each corpus is taken as lite chat memory stored it before question-only turns we
 carried (one memory per user or assistant message with text; trivial turns and repeats
 not stored, ``lite_rules.py``), then each memory is classified with the library's predicates: question-only
 (:func:`~hy_memory_langgraph.messages.is_question_only`: every sentence with content asks)
-and reaction (:func:`bench.common.reactions.is_reaction`: it says nothing the
+and reaction (:func:`bench.lab.reactions.is_reaction`: it says nothing the
 session's memory before it did not, one word aside, and asks nothing else). The trivial
 turns lite mode already leaves out are counted too. For LoCoMo, how many of them are
 evidence of a question (what skipping them would cost recall).

@@ -9,7 +9,7 @@ so the held-out recall of the kept memories can be compared with that of every t
 Questions are unchanged; an evidence turn that is no longer stored counts as missed.
 
 Two more rules are measured the same way, not shipped: ``reactions`` carries a turn that
-only reacts to the message before it (:func:`bench.common.reactions.is_reaction`)
+only reacts to the message before it (:func:`bench.lab.reactions.is_reaction`)
 like a trivial one, ``questions`` a question-only one.
 :func:`reaction_ids` names the reaction turns of a corpus stored as it is.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bench.common.corpora import Corpus, Doc
-from bench.common.reactions import is_reaction
+from bench.lab.reactions import is_reaction
 from hy_memory_langgraph.messages import is_question_only, is_trivial
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.services.turns import CONTEXT_CHARS
