@@ -339,8 +339,7 @@ def multihop_section(runs: list[CorpusRun], quick: bool) -> None:
     ref = rows["shipped default (no hop)"]
     _table_and_deltas(rows, ref, list(rows)[1:])
     for name, results in list(rows.items())[1:]:
-        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(results, ref, strict=True))
-        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(results, ref, strict=True))
+        better, worse = _folds_moved(results, ref)
         print(f"\n{name}: folds better / worse (R@10) {better} / {worse}; chosen per fold:")
         for r in results:
             print(f"  held out {r.held_out}: {r.chosen.label()}")
@@ -450,8 +449,7 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
         fixed = per_question.mean(axis=0)
         ref = ref or res
         delta = pooled(res) - pooled(ref)
-        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
-        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(res, ref, strict=True))
+        better, worse = _folds_moved(res, ref)
         print(f"| {name} | {sum(len(r.corpus.docs) for r in runs)} | {dropped['trivial']} / "
               f"{dropped['duplicate']} / {dropped['question']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
               f"{_fmt(fold_mean(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | "
@@ -552,8 +550,7 @@ def reactions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
         res = run_cv(runs, cfgs, f"no-statement-{name}")
         ref = ref or res
         delta = pooled(res) - pooled(ref)
-        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
-        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(res, ref, strict=True))
+        better, worse = _folds_moved(res, ref)
         per_question = np.concatenate([evaluate(run, shipped) for run in runs])
         fixed_ref = per_question if fixed_ref is None else fixed_ref
         paired[name] = per_question - fixed_ref
@@ -604,9 +601,15 @@ def _delta_header() -> None:
     print("|---|---|---|---|---|")
 
 
+def _folds_moved(res: list[FoldResult], ref: list[FoldResult]) -> tuple[int, int]:
+    """Held-out folds where ``res`` has a higher / a lower R@10 than ``ref``."""
+    pairs = [(a.scores[:, 1].mean(), b.scores[:, 1].mean()) for a, b in zip(res, ref, strict=True)]
+    return sum(a > b + 1e-12 for a, b in pairs), sum(a < b - 1e-12 for a, b in pairs)
+
+
 def _delta_row(name: str, res: list[FoldResult], ref: list[FoldResult]) -> None:
     delta = pooled(res) - pooled(ref)
-    better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
+    better = _folds_moved(res, ref)[0]
     cats, ref_cats = by_category(res), by_category(ref)
     cat_delta = ", ".join(f"{c} {cats[c][1] - ref_cats[c][1]:+.3f}" for c in CATEGORIES.values() if c in cats)
     print(f"| {name} | {_fmt(pooled(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better}/{len(res)} | {cat_delta} |",
