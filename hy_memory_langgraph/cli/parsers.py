@@ -300,7 +300,8 @@ MCP_DESCRIPTION: Final = f"""\
 Serve one user's memory to MCP clients (coding agents, IDEs). Tools: search_memory
 (recall memories about a question; read-only), save_memory (remember a fact or
 preference), record_work (remember how a task was done: the request, tool calls, outcome)
-and forget_memory (erase one memory by id). The user, session, workspace and branch are
+and forget_memory (erase one memory by id); resource memory://recent (the user's 20
+memories changed last). The user, session, workspace and branch are
 fixed here, never by a tool argument. Standard input/output by default; --http serves
 streamable HTTP at http://HOST:PORT/mcp instead, to requests that send the bearer token
 (--token or HY_MEMORY_MCP_TOKEN; no token, no HTTP) with a Host the server answers (the

@@ -15,6 +15,10 @@ to confirm with its user:
 * ``forget_memory(memory_id)``: delete one of the user's memories (destructive,
   idempotent).
 
+and one resource, ``memory://recent``: the user's 20 memories changed last (any scene,
+newest first, as a data block with ids), for clients that attach resources to a
+conversation (Claude Desktop, Claude Code's ``@`` mentions).
+
 Whose memory it is (user, session, workspace, branch) is fixed when the server is
 built (``hy-memory mcp -u alice``), never a tool argument a model fills: an argument
 the tool does not declare (``user_id``) is refused. Arguments are held to the client's
@@ -49,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hy_memory_langgraph import __version__
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import ConfigError, HyMemoryError, InvalidInputError, MissingExtraError
+from hy_memory_langgraph.integrations.render import render_recent
 from hy_memory_langgraph.integrations.scope import MemoryScope
 from hy_memory_langgraph.integrations.tools import MAX_LIMIT, SAVE_DESCRIPTION, MemoryOps
 from hy_memory_langgraph.limits import check_nesting
@@ -68,6 +73,9 @@ MIN_TOKEN_CHARS: Final = 32
 MCP_PATH: Final = "/mcp"
 _TOKEN_CHARS: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 b64token
 _LOOPBACK_NAMES: Final = ("127.0.0.1", "localhost", "[::1]")
+#: The resource of the user's recent memories, and how many it shows.
+RECENT_URI: Final = "memory://recent"
+RECENT_COUNT: Final = 20
 _INSTRUCTIONS: Final = (
     "Long-term memory of the current user: search it before answering questions about the user or "
     "about earlier work; save what will still matter later; record finished work (with its tool calls) "
@@ -164,9 +172,10 @@ def _mcp() -> Any:
     try:
         from mcp import types
         from mcp.server.lowlevel import Server
+        from mcp.server.lowlevel.helper_types import ReadResourceContents
     except ImportError as exc:
         raise MissingExtraError("the MCP server needs the mcp package: pip install 'hy-memory-langgraph[mcp]'") from exc
-    return Server, types
+    return Server, types, ReadResourceContents
 
 
 def _invalid(tool: str, exc: ValidationError) -> InvalidInputError:
@@ -195,7 +204,7 @@ def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | 
     """
     if not isinstance(user_id, str) or not user_id.strip():
         raise InvalidInputError("user_id is required: the MCP server serves one user's memory")
-    server_class, types = _mcp()
+    server_class, types, ReadResourceContents = _mcp()
     server = server_class("hy-memory", version=__version__, instructions=_INSTRUCTIONS)
     tools = {t.name: t for t in _tools(client, MemoryScope(user_id.strip(), session_id, workspace_id, branch), k)}
     limits = client.config.limits
@@ -205,6 +214,21 @@ def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | 
         return [types.Tool(name=t.name, title=t.title, description=t.description,
                            inputSchema=t.arguments.model_json_schema(),
                            annotations=types.ToolAnnotations(title=t.title, **t.hints)) for t in tools.values()]
+
+    @server.list_resources()  # type: ignore[untyped-decorator]
+    async def list_resources() -> list[Any]:
+        return [types.Resource(uri=RECENT_URI, name="recent-memories", title="Recent memories",
+                               description=f"The {RECENT_COUNT} memories of this user changed last (chat, "
+                                           "working and coding), newest first, as a data block.",
+                               mimeType="text/plain")]
+
+    @server.read_resource()  # type: ignore[untyped-decorator]
+    async def read_resource(uri: Any) -> list[Any]:
+        if str(uri) != RECENT_URI:
+            raise InvalidInputError(f"unknown resource {str(uri)!r}: the server has {RECENT_URI}")
+        page = await client.alist_memories(user_id.strip(), limit=RECENT_COUNT)
+        text = render_recent(page["memories"]) or "No memories yet."
+        return [ReadResourceContents(content=text, mime_type="text/plain")]
 
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> list[Any]:

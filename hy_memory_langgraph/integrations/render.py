@@ -34,7 +34,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.fences import fence, read_fences
 from hy_memory_langgraph.results import ChatMemoryDict, SearchResult
 
-__all__ = ["NAME", "render_memories", "render_memory_block"]
+__all__ = ["NAME", "render_memories", "render_memory_block", "render_recent"]
 
 #: The data region's name.
 NAME: Final = "memories"
@@ -47,6 +47,8 @@ WORK_HEADER: Final = ("Notes from this user's earlier work (may be outdated), on
 CHAIN_HEADER: Final = ("Notes from this user's earlier work (may be outdated), one JSON object per line: "
                        "facts of what happened, reusable experiences, then the code version chain (a file "
                        "thread, then its versions oldest → newest, the last one current). " + _MARK)
+RECENT_HEADER: Final = ("This user's memories changed last, newest first, one JSON object per line: chat "
+                        "memories, facts of earlier work and reusable experiences. " + _MARK)
 _MAX_FILES: Final = 5
 
 
@@ -100,3 +102,18 @@ def render_memory_block(result: SearchResult | dict[str, Any], *, ids: bool = Fa
     if not rows and not chain:
         return ""
     return fence(NAME, CHAIN_HEADER if chain else WORK_HEADER, [*rows, *chain])
+
+
+def render_recent(memories: Sequence[dict[str, Any]]) -> str:
+    """The block of a ``client.list_memories`` page, any scene, each row with its id and
+    scene (``""`` when there are none)."""
+    rows = []
+    for m in memories:
+        if "content" in m:
+            row = _with_id(m, {"date": _date(m), "memory": m["content"]}, True)
+        elif "statement" in m:
+            row = _fact_row(m, True)
+        else:
+            row = _experience_row(m, True)
+        rows.append({"scene": m.get("scene"), **row})
+    return fence(NAME, RECENT_HEADER, rows) if rows else ""

@@ -66,6 +66,22 @@ async def test_the_sdk_client_searches_saves_records_and_forgets(tmp_path: Path)
     async with served(tmp_path, "-u", "bob") as other:
         assert "No memories found." in _text(await other.call_tool("search_memory", {"query": "timeout",
                                                                                      "scene": "coding"}))
+        assert "No memories yet." in (await other.read_resource("memory://recent")).contents[0].text
+
+
+async def test_the_recent_memories_are_a_resource(tmp_path: Path) -> None:
+    async with served(tmp_path, "-u", "alice") as session:
+        await session.call_tool("save_memory", {"content": "My cat is called Miso."})
+        await session.call_tool("record_work", {"scene": "coding", "messages": json.loads(json.dumps(tool_trace()))})
+        listed = (await session.list_resources()).resources
+        assert [str(r.uri) for r in listed] == ["memory://recent"]
+        text = (await session.read_resource("memory://recent")).contents[0].text
+        rows = read_fences(text)[0].rows
+        assert {row["scene"] for row in rows} == {"chat", "coding"} and all(row["id"] for row in rows)
+        assert any(row.get("memory") == "My cat is called Miso." for row in rows)
+        unknown = pytest.raises(Exception, match="unknown resource")
+        with unknown:
+            await session.read_resource("memory://everything")
 
 
 def _agent_script(messages: list[BaseMessage]) -> AIMessage:
