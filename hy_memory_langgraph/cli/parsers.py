@@ -90,11 +90,19 @@ class UsageError(Exception):
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting, and
-    suggests the closest option for an unknown one."""
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting and, for
+    an unknown option, names the closest option of the subcommand given."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(_with_suggestion(message, self), self)
+        raise UsageError(message, self)
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command_parser", None) or self
+            raise UsageError(_unrecognized(extras, command, _options_of(self)), command)
+        return parsed
 
 
 def _options_of(parser: argparse.ArgumentParser) -> list[str]:
@@ -106,18 +114,18 @@ def _options_of(parser: argparse.ArgumentParser) -> list[str]:
     return sorted(set(found))
 
 
-def _with_suggestion(message: str, parser: argparse.ArgumentParser) -> str:
-    prefix = "unrecognized arguments: "
-    if not message.startswith(prefix):
-        return message
-    unknown = [a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("-")]
-    known = _options_of(parser)
+def _unrecognized(extras: Sequence[str], command: argparse.ArgumentParser, everywhere: list[str]) -> str:
+    """The message for arguments ``command`` does not take: for each unknown option, the
+    closest one ``command`` has, or that it belongs to other commands only."""
+    known = _options_of(command)
     hints = []
-    for option in unknown:
+    for option in dict.fromkeys(a.split("=", 1)[0] for a in extras if a.startswith("-")):
         close = difflib.get_close_matches(option, known, n=1, cutoff=0.6)
-        if close:
+        if option in everywhere:
+            hints.append(f"{option} is not an option of {command.prog}")
+        elif close:
             hints.append(f"{option}: did you mean {close[0]}?")
-    return message + (" (" + "; ".join(hints) + ")" if hints else "")
+    return f"unrecognized arguments: {' '.join(extras)}" + (" (" + "; ".join(hints) + ")" if hints else "")
 
 
 def _limit(value: str) -> int:
@@ -165,6 +173,12 @@ def _user(parser: argparse.ArgumentParser, help_text: str = "whose memory") -> N
     parser.add_argument("--user-id", "-u", metavar="USER", help=f"{help_text} (default: ${USER_ENV})")
 
 
+def _owner(parser: argparse.ArgumentParser) -> None:
+    """``--user-id`` of a command given memory ids: only that user's memories count."""
+    parser.add_argument("--user-id", "-u", metavar="USER",
+                        help="only if the memory is USER's (another user's id reads as unknown)")
+
+
 def _mode(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=["lite", "pro"],
                         help="lite: no LLM calls; pro: LLM extraction (default: pro when "
@@ -181,7 +195,7 @@ def _command(sub: argparse._SubParsersAction, name: str, parent: argparse.Argume
              help_text: str, description: str | None = None, handler: str | None = None) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, parents=[parent], help=help_text, description=description or help_text,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.set_defaults(handler=handler or HANDLERS[name])
+    parser.set_defaults(handler=handler or HANDLERS[name], command_parser=parser)
     return parser
 
 
@@ -217,22 +231,26 @@ def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentP
 
     get = _command(sub, "get", parent, "show one memory by id")
     get.add_argument("memory_id", metavar="MEMORY_ID")
+    _owner(get)
 
     update = _command(sub, "update", parent, "replace a chat memory's text (a new version)")
     update.add_argument("memory_id", metavar="MEMORY_ID")
     update.add_argument("text", metavar="TEXT", help="the memory's new text")
+    _owner(update)
     update.add_argument("--memory-at", metavar="TIME", help="when it holds from (ISO 8601; default: unchanged)")
     update.add_argument("--expected-version", type=_version, metavar="N",
                         help="only if the memory is still at version N (else CONFLICT, exit 1)")
 
     history = _command(sub, "history", parent, "every version of one memory")
     history.add_argument("memory_id", metavar="MEMORY_ID")
+    _owner(history)
 
     delete = _command(sub, "delete", parent, "delete memories by id, or all of a user")
     delete.add_argument("memory_ids", nargs="*", metavar="MEMORY_ID")
     delete.add_argument("--all", action="store_true", help="delete every memory of --user-id")
     delete.add_argument("--user-id", "-u", metavar="USER",
-                        help="with --all: the user whose memories are deleted (never from the environment)")
+                        help="with --all: the user whose memories are deleted; with ids: only if they are "
+                             "USER's (never from the environment)")
 
     log = _command(sub, "log", parent, "the stages one add or search went through (its request_id)")
     log.add_argument("request_id", metavar="REQUEST_ID")

@@ -86,7 +86,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
                     memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
                     owner=turn.role, role=turn.role, source="turn", context=turn.context,
                     carried=turn.carried, turn_hash=turn.key, turn_index=index,
-                    question=turn.question,
+                    question=False,  # question-only turns are never stored (services.turns)
                     **_fields(state)))
         change.ops.extend(traces.append_ops(user_id, session_id, msgs, scene="chat", window=window))
         repo.commit(change)
