@@ -1,7 +1,8 @@
 """Every statement of the stores runs one way, through SQLAlchemy's ``Connection``: what
 the driver runs is what cursor listeners (statement counters, query-plan tests) see.
 SQLite's own behaviour under it: statement journals in memory, ``BEGIN IMMEDIATE``
-failing with SQLAlchemy's error, gets of a few namespaces in one statement."""
+failing with SQLAlchemy's error, gets of a few namespaces in one statement; on
+PostgreSQL a mixed batch keeps every effect and a failed write block leaves nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from sqlalchemy.engine.interfaces import ExecuteStyle
 
 from hy_memory_langgraph.client import HyMemoryClient
-from hy_memory_langgraph.store import HyMemoryStore
+from hy_memory_langgraph.store import HyMemoryStore, LexicalOp
 from hy_memory_langgraph.store.db.engine import create_store_engine, write_tx
 from hy_memory_langgraph.testing import HashingEmbeddings
 
@@ -158,3 +159,30 @@ def test_a_failed_postgresql_write_block_leaves_nothing(pg_url: str, first: str)
             assert conn.exec_driver_sql("SELECT v FROM t").scalar() == 3
     finally:
         engine.dispose()
+
+
+def test_a_mixed_postgresql_batch_keeps_every_effect(pg_url: str) -> None:
+    """On PostgreSQL (its own TTL-refresh statement, ``SKIP LOCKED``): a get refreshes its
+    item's TTL, a re-put replaces the item's vectors, a delete takes the item's lexical
+    document and the statistics of the namespace it emptied."""
+    ns = ("test", "u1")
+    index: Any = {"dims": 16, "embed": HashingEmbeddings(dims=16), "fields": ["text"]}
+    with HyMemoryStore(pg_url, index=index, ttl={"default_ttl": 10.0, "refresh_on_read": True}) as store:
+        for i in range(4):
+            store.put(ns, f"k{i}", {"text": f"note {i}"})
+        store.batch([LexicalOp(ns, "k3", {"tea": 1})])
+        with store._engine.connect() as conn:
+            expiry = conn.exec_driver_sql(
+                "SELECT expires_at FROM public.hy_store_items WHERE key = 'k0'").scalar_one()
+        store.batch([GetOp(ns, "k0"), PutOp(ns, "k1", {"text": "coffee with milk"}), PutOp(ns, "k2", None),
+                     PutOp(ns, "k3", None), SearchOp(("test",), None, 10, 0)])
+        with store._engine.connect() as conn:
+            refreshed = conn.exec_driver_sql(
+                "SELECT expires_at FROM public.hy_store_items WHERE key = 'k0'").scalar_one()
+            texts = conn.exec_driver_sql("SELECT v.text FROM public.hy_store_vectors v JOIN public.hy_store_items i "
+                                         "ON i.id = v.item_id WHERE i.key = 'k1'").scalars().all()
+            spaces = conn.exec_driver_sql("SELECT count(*) FROM public.hy_lexical_spaces").scalar()
+        assert refreshed > expiry and texts == ["coffee with milk"] and spaces == 0
+        assert {item.key for item in store.search(ns)} == {"k0", "k1"}
+    with HyMemoryStore(pg_url, index=index) as fresh:  # the vectors a new store loads
+        assert fresh.search(ns, query="coffee with milk", limit=1)[0].key == "k1"
