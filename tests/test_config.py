@@ -360,8 +360,8 @@ def test_db_url_password_is_not_in_repr() -> None:
 
 def test_store_targets_follow_the_file_names(tmp_path: Path) -> None:
     cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path / "mem.db")}, data_dir=tmp_path)
-    assert sorted(cfg.store_paths()) == ["chat_memory", "hy_code", "mem", "mem_cv", "mem_trace",
-                                         "pipeline_log"]
+    assert sorted(cfg.store_paths()) == ["background", "chat_memory", "hy_code", "mem", "mem_cv",
+                                         "mem_trace", "pipeline_log"]
     assert cfg.store_target("mem_cv") == (str(tmp_path / "mem_cv.db"), None)
     assert cfg.store_target("workflow_memory") == (str(tmp_path / "workflow"), None)
     url = dataclasses.replace(cfg, db_url="postgresql+psycopg://h/db", db_schema_prefix="prod_")

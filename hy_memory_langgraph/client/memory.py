@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
 from sqlalchemy.engine import make_url
 
+from hy_memory_langgraph.client.background import Background
 from hy_memory_langgraph.client.stats import memory_stats
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
 from hy_memory_langgraph.client.transfer import export_rows, import_rows
@@ -60,6 +61,7 @@ from hy_memory_langgraph.results import (
     MemoryExtractResult,
     MemoryPage,
     MemoryPromptResult,
+    QueuedWriteResult,
     SearchResult,
     WriteResult,
 )
@@ -228,6 +230,8 @@ class HyMemoryClient:
                                      recorder=self.recorder)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
+        self.background = Background(config, self.context, self.write_graph, self.recorder)
+        self.context.pending = self.background.pending_turns
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
         self._documents = workflow_documents_for(config)
@@ -241,15 +245,25 @@ class HyMemoryClient:
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
             metadata: dict[str, Any] | None = None, memory_at: Any = None,
-            config: RunnableConfig | None = None) -> WriteResult:
+            config: RunnableConfig | None = None,
+            background: bool = False) -> WriteResult | QueuedWriteResult:
         """Remember a conversation; returns the scene's write result
         (``docs/design.md#return-shapes``).
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
+
+        ``background=True`` (pro mode): the write is prepared (validated, normalised,
+        redacted) and queued durably in the memory's database, and
+        ``{"success": True, "status": "queued", "request_id": …}`` is returned at once; a
+        worker runs the write graph on it later (``docs/design.md#background-writes``),
+        a search finds its turns meanwhile (marked ``pending``). In lite mode, whose
+        write makes no model call, the write is made at once and its result returned.
         """
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
+        if background and self.mode == "pro":
+            return self._enqueue(args)
         return self._run(self.write_graph, args, config)
 
     @_afaults
@@ -257,12 +271,48 @@ class HyMemoryClient:
                    agent_id: str | None = None, session_id: str | None = None,
                    workspace_id: str | None = None, branch: str | None = None,
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
-                   config: RunnableConfig | None = None) -> WriteResult:
+                   config: RunnableConfig | None = None,
+                   background: bool = False) -> WriteResult | QueuedWriteResult:
         """Async twin of :meth:`add`."""
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
+        if background and self.mode == "pro":
+            return await asyncio.to_thread(self._enqueue, args)
         return await self._arun(self.write_graph, args, config)
+
+    def _enqueue(self, args: WriteArgs) -> QueuedWriteResult:
+        """Prepare ``args`` as every write is prepared, then queue it (one transaction)."""
+        prepared = prepare_write(args, self.config)
+        self.background.enqueue(prepared)
+        return {"success": True, "status": "queued", "request_id": prepared["request_id"]}
+
+    @_faults
+    def pending(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """The background writes not done yet (of ``user_id``), in queue order: each with
+        ``request_id``, ``user_id``, ``session_id``, ``state`` (``queued``, ``running`` or
+        ``failed``), ``attempts``, ``error`` (why the last attempt failed), ``queued_at``,
+        ``ready_at`` and ``started_at`` (seconds since the epoch)."""
+        return self.background.pending(optional_id(user_id, "user_id"))
+
+    @_faults
+    def flush(self, timeout: float | None = None, *, retry_failed: bool = False) -> dict[str, Any]:
+        """Process every queued background write now (the coalescing delay and retry
+        backoffs are skipped) and wait until none is queued or running, or ``timeout``
+        seconds passed; for tests, notebooks and shutdown.
+
+        Args:
+            timeout: Seconds to wait at most (``None``: until done).
+            retry_failed: Queue again, first, the failed writes that were kept.
+
+        Returns:
+            ``outstanding`` (writes still queued or running: ``0`` unless the timeout
+            passed) and ``failed`` (failed writes; :meth:`pending` says why).
+        """
+        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+                                    or timeout < 0):
+            raise InvalidInputError(f"timeout must be a number of seconds >= 0 or None (got {timeout!r})")
+        return self.background.flush(timeout, retry_failed=retry_failed)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -409,6 +459,7 @@ class HyMemoryClient:
         Returns the number of memories (chat, experiences, facts) removed.
         """
         user_id = require_id(user_id, "user_id")
+        self.background.erase_user(user_id, self._stores())  # stops a run of theirs first
         removed = self._chat.delete_all(user_id)
         self.context.chat_traces.delete_user(user_id)
         for scene in PRODUCTIVITY_SCENES:
@@ -420,6 +471,11 @@ class HyMemoryClient:
             self.embeddings.forget_owner(user_id)
         self.context.stores.flush()
         return removed
+
+    def _stores(self) -> list[Any]:
+        """The memory stores (where background runs keep journal entries)."""
+        stores = self.context.stores
+        return [stores.chat(), stores.trace(), *(stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
 
     @_faults
     def list_memories(self, user_id: str, *, scene: str | None = None, limit: int = 20,
@@ -480,8 +536,10 @@ class HyMemoryClient:
 
     @_faults
     def stats(self) -> dict[str, Any]:
-        """Counts of this data dir: memories per scene, kind and status, users, files."""
-        return {"mode": self.mode, **memory_stats(self.context, self.config.workflow_dir)}
+        """Counts of this data dir: memories per scene, kind and status, users, files, and
+        ``background`` (requests ``queued``, ``running``, ``failed``, ``cancelled``)."""
+        return {"mode": self.mode, **memory_stats(self.context, self.config.workflow_dir),
+                "background": self.background.counts()}
 
     # -- workflow memory ---------------------------------------------------------------------
     @_faults
@@ -500,6 +558,8 @@ class HyMemoryClient:
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 
+    apending = _in_thread(pending)
+    aflush = _in_thread(flush)
     aget = _in_thread(get)
     alist_memories = _in_thread(list_memories)
     aupdate = _in_thread(update)
@@ -520,7 +580,10 @@ class HyMemoryClient:
     # -- lifecycle ----------------------------------------------------------------------------
     @_faults
     def close(self) -> None:
-        """Close every store, the pipeline log and the workflow documents."""
+        """Stop the background worker (after its current step; a run in progress is
+        resumed by the next worker), then close every store, the pipeline log and the
+        workflow documents."""
+        self.background.close()
         self.context.stores.close()
         self.recorder.close()
         if isinstance(self._documents, WorkflowDatabase):

@@ -117,7 +117,7 @@ _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
      "redact_secrets", "pipeline_log_days", "pipeline_log_text", "max_message_bytes",
      "oa_context_provider_spec", "oa_context_file", "db_url", "db_schema_prefix",
-     "index_cache_mb", "approximate_min_vectors"}
+     "index_cache_mb", "approximate_min_vectors", "background_delay_s"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 _OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
@@ -150,6 +150,8 @@ class MemoryConfig(StorageLayout):
         index_cache_mb: ``MEMORY_INDEX_CACHE_MB``.
         approximate_min_vectors: ``MEMORY_APPROXIMATE_MIN_VECTORS``: vectors a scope holds
             before its index becomes approximate (``0``: always exact).
+        background_delay_s: ``MEMORY_BACKGROUND_DELAY_S``: seconds a queued write waits for
+            more requests of its session before one extraction takes them together.
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -171,6 +173,7 @@ class MemoryConfig(StorageLayout):
     db_schema_prefix: str = ""
     index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
     approximate_min_vectors: int = DEFAULT_APPROXIMATE_MIN_VECTORS
+    background_delay_s: float = 5.0
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")
