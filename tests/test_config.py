@@ -56,7 +56,7 @@ def test_the_documents_hold_the_generated_variable_tables() -> None:
     assert full in (root / "docs" / "design.md").read_text(encoding="utf-8")
     for name in ENV_VARS:
         assert f"| `{name}` |" in full, name
-    assert len(ENV_VARS) == 21
+    assert len(ENV_VARS) == 22
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -88,6 +88,7 @@ PARSE_CASES = [
     ("MEMORY_DB_SCHEMA_PREFIX", "staging_", lambda c: c.db_schema_prefix, "staging_"),
     ("MEMORY_INDEX_CACHE_MB", "64", lambda c: c.index_cache_mb, 64),
     ("MEMORY_APPROXIMATE_MIN_VECTORS", "0", lambda c: c.approximate_min_vectors, 0),
+    ("MEMORY_BACKGROUND_DELAY_S", " 2.5 ", lambda c: c.background_delay_s, 2.5),
 ]
 
 
@@ -181,6 +182,9 @@ def test_bad_value_messages_say_what_is_accepted() -> None:
         MemoryConfig.from_env({"MEMORY_CODING_TOOL_RESULT_MAX_BYTES": "63"})
     with pytest.raises(ConfigError, match="integer >= 0"):
         MemoryConfig.from_env({"MEMORY_QUERY_REWRITE_MAX_CHARS": "-5"})
+    for raw in ("-1", "nan", "3601", "soon"):
+        with pytest.raises(ConfigError, match=r"MEMORY_BACKGROUND_DELAY_S.*seconds from 0 to 3600"):
+            MemoryConfig.from_env({"MEMORY_BACKGROUND_DELAY_S": raw})
 
 
 def test_db_path_must_not_be_a_directory(tmp_path: Path) -> None:
