@@ -146,6 +146,7 @@ BAD_VALUES = {
     "MEMORY_INDEX_CACHE_MB": "0",
     "MEMORY_APPROXIMATE_MIN_VECTORS": "-5",
     "MEMORY_MAX_MESSAGE_BYTES": "1000",
+    "MEMORY_BACKGROUND_DELAY_S": "inf",
     # Path variables: a directory where a file is expected, or the reverse.
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
