@@ -345,10 +345,10 @@ class JobQueue:
         return {state: int(found.get(state, 0)) for state in _STATES}
 
     def outstanding(self) -> int:
-        """Requests still to be processed (queued or running)."""
+        """Requests still to be processed (queued or running) or cleaned up (done)."""
         with read_tx(self.engine, single=True) as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(JOBS).where(
-                JOBS.c.state.in_(ACTIVE))).scalar() or 0)
+                JOBS.c.state.in_((*ACTIVE, "done")))).scalar() or 0)
 
     def next_ready(self) -> float | None:
         """The earliest ``ready_at`` of a queued request (``None``: none queued)."""
