@@ -277,6 +277,7 @@ class Background:
                         with self._progress:
                             self._progress.notify_all()
                         continue
+                    self._sweep()
                     if drain and self.queue.outstanding() == 0:
                         return
                     self._wake.wait(self._idle_wait())
@@ -304,11 +305,9 @@ class Background:
         return lease
 
     def _sweep(self) -> None:
-        """Finish what a worker that died left: checkpoints and rows of ended runs."""
-        done = self.queue.done_runs()
-        if done:
-            self.checkpoints.delete_runs(thread_id_of(r) for r in done)
-            self.queue.forget_done(done)
+        """Finish the cleanup of ended runs whose worker died (or failed) before it."""
+        for run_id, user_id in self.queue.done_runs():
+            self._forget(run_id, user_id)
 
     def _idle_wait(self) -> float:
         ready = self.queue.next_ready()
@@ -329,9 +328,9 @@ class Background:
         llm = self.context.llm.for_background(raise_errors=not final) if self.context.llm else None
         context = dataclasses.replace(self.context, llm=llm)
         config: RunnableConfig = {"configurable": {"thread_id": run.thread_id}}
-        graph = self.graph.copy(update={"checkpointer": self.checkpoints.saver})
-        resume = self.checkpoints.saver.get_tuple(config) is not None
         try:
+            graph = self.graph.copy(update={"checkpointer": self.checkpoints.saver})
+            resume = self.checkpoints.saver.get_tuple(config) is not None
             with embedding_owners([run.user_id]):
                 for _ in graph.stream(None if resume else write, config, context=context, durability="sync",
                                       stream_mode="updates", subgraphs=True):
@@ -353,15 +352,15 @@ class Background:
         fell_back = final and llm is not None and llm.failures > 0
         self.queue.finish(run, lease, error=(
             f"the model failed in {run.attempt} attempts; the fallback stored the write" if fell_back else None))
-        self._forget(run)
+        self._forget(run.run_id, run.user_id)
 
-    def _forget(self, run: Run) -> None:
+    def _forget(self, run_id: int, user_id: str) -> None:
         """Delete what only a run in progress needs: journal entries, checkpoints, rows."""
         stores = [self.context.stores.chat(), self.context.stores.trace(),
                   *(self.context.stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
-        forget_run(stores, run.user_id, run.thread_id)
-        self.checkpoints.delete_runs([run.thread_id])
-        self.queue.forget_done([run.run_id])
+        forget_run(stores, user_id, thread_id_of(run_id))
+        self.checkpoints.delete_runs([thread_id_of(run_id)])
+        self.queue.forget_done([run_id])
 
     def _record_queue(self, run: Run) -> None:
         """A ``queue`` stage in each request's pipeline log: its wait, its run, the

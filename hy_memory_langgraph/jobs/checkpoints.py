@@ -27,6 +27,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
@@ -120,9 +121,13 @@ class Checkpoints:
             self._setup_postgres()
 
     def _setup_postgres(self) -> None:
-        """Create the checkpoint tables once, whatever the number of workers starting."""
+        """Create the checkpoint tables once, whatever the number of workers starting.
+
+        The lock is tried, not waited for: a setup builds indexes ``CONCURRENTLY``, which
+        waits for every open transaction, a waiting lock request included."""
         key = hash_key(f"hy_memory_checkpoints:{self.schema}")
-        self._conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+        while not self._conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
+            time.sleep(0.05)
         try:
             self.saver.setup()  # type: ignore[attr-defined]  # PostgresSaver's
         finally:

@@ -283,11 +283,13 @@ class JobQueue:
             with write_tx(self.engine) as conn:
                 conn.execute(JOBS.delete().where(JOBS.c.run_id.in_(list(run_ids)), JOBS.c.state == "done"))
 
-    def done_runs(self) -> list[int]:
-        """Runs that ended but still have rows (a worker died before removing them)."""
+    def done_runs(self) -> list[tuple[int, str]]:
+        """``(run id, user id)`` of the runs that ended but still have rows (their worker
+        has not removed them yet, or died first)."""
         with read_tx(self.engine, single=True) as conn:
-            return [int(r) for r in conn.execute(sa.select(JOBS.c.run_id).distinct().where(
-                JOBS.c.state == "done")).scalars() if r is not None]
+            rows = conn.execute(sa.select(JOBS.c.run_id, JOBS.c.user_id).distinct().where(
+                JOBS.c.state == "done")).all()
+        return [(int(r[0]), str(r[1])) for r in rows if r[0] is not None]
 
     def retry(self, run: Run, lease: Lease, error: str, ready_at: float) -> None:
         """Back to the queue after a failed attempt, eligible again at ``ready_at``."""
