@@ -337,18 +337,18 @@ class Background:
                     if stop.is_set() or not self.queue.holds(run, lease):
                         raise _Stopped
         except _Stopped:
+            self._flush_log(run)  # before the release: an erasure waiting for it then drops them
             self.queue.release(run, lease)
             return
         except Exception as exc:  # noqa: BLE001 - every failure is kept with the run, retried or shown
+            self._flush_log(run)
             error = f"{type(exc).__name__}: {exc}"
             if final:
                 self.queue.fail(run, lease, f"the write could not be stored after {run.attempt} attempts: {error}")
             else:
                 self.queue.retry(run, lease, error, time.time() + backoff(run.attempt))
             return
-        finally:
-            for job in run.jobs:
-                self.recorder.flush(job.request_id, [run.user_id])
+        self._flush_log(run)
         fell_back = final and llm is not None and llm.failures > 0
         self.queue.finish(run, lease, error=(
             f"the model failed in {run.attempt} attempts; the fallback stored the write" if fell_back else None))
@@ -361,6 +361,10 @@ class Background:
         forget_run(stores, user_id, thread_id_of(run_id))
         self.checkpoints.delete_runs([thread_id_of(run_id)])
         self.queue.forget_done([run_id])
+
+    def _flush_log(self, run: Run) -> None:
+        for job in run.jobs:
+            self.recorder.flush(job.request_id, [run.user_id])
 
     def _record_queue(self, run: Run) -> None:
         """A ``queue`` stage in each request's pipeline log: its wait, its run, the
