@@ -54,6 +54,8 @@ async def _guarded(call: Awaitable[T]) -> T:
 
 
 def _outcome(scene: str, result: dict[str, Any]) -> str:
+    if result.get("status") == "queued":
+        return f"Queued for {scene} memory (request {result['request_id']}): recorded in the background."
     if not result.get("success", True):
         return f"Nothing recorded: {result.get('error') or result.get('reason') or 'the write failed'}."
     if result.get("scene") != "productivity":
@@ -64,7 +66,7 @@ def _outcome(scene: str, result: dict[str, Any]) -> str:
 
 def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | None = None,
                      workspace_id: str | None = None, branch: str | None = None, k: int = 5,
-                     host: str = "127.0.0.1", port: int = 8000) -> Any:
+                     host: str = "127.0.0.1", port: int = 8000, background: bool = True) -> Any:
     """A ``FastMCP`` server whose tools read and write ``user_id``'s memory.
 
     Args:
@@ -76,6 +78,9 @@ def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | 
         k: Default number of results of ``search_memory``.
         host: Where streamable HTTP listens (loopback by default).
         port: Its port.
+        background: ``save_memory`` and ``record_work`` queue their write (pro mode:
+            the tool answers without waiting for the model calls of memory); ``False``
+            writes before answering. Lite mode writes at once either way.
 
     Raises:
         InvalidInputError: ``user_id`` is empty.
@@ -85,8 +90,8 @@ def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | 
         raise InvalidInputError("user_id is required: the MCP server serves one user's memory")
     server = _new_server(host, port)
     scope = MemoryScope(user_id.strip(), session_id, workspace_id, branch)
-    ops = {scene: MemoryOps(client, scene, k) for scene in ("chat", "working", "coding")}
-    _add_tools(server, client, scope, ops)
+    ops = {scene: MemoryOps(client, scene, k, background=background) for scene in ("chat", "working", "coding")}
+    _add_tools(server, client, scope, ops, background)
     return server
 
 
@@ -98,7 +103,8 @@ def _new_server(host: str, port: int) -> Any:
     return FastMCP("hy-memory", instructions=_INSTRUCTIONS, host=host, port=port, log_level="WARNING")
 
 
-def _add_tools(server: Any, client: HyMemoryClient, scope: MemoryScope, ops: dict[str, MemoryOps]) -> None:
+def _add_tools(server: Any, client: HyMemoryClient, scope: MemoryScope, ops: dict[str, MemoryOps],
+               background: bool) -> None:
     @server.tool(description="Search the user's long-term memory; returns the best matches with their ids.")
     async def search_memory(
         query: Annotated[str, Field(description="What to look for (a question or keywords).")],
@@ -124,7 +130,8 @@ def _add_tools(server: Any, client: HyMemoryClient, scope: MemoryScope, ops: dic
     ) -> str:
         result = await _guarded(client.aadd(messages, scene=scene, user_id=scope.user_id,
                                             session_id=scope.session_id, workspace_id=scope.workspace_id,
-                                            branch=scope.branch, metadata={"saved_by": "mcp"}))
+                                            branch=scope.branch, metadata={"saved_by": "mcp"},
+                                            background=background))
         return _outcome(scene, dict(result))
 
     @server.tool(description="Delete one of the user's memories by its id (as search_memory showed it).")
