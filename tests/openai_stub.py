@@ -34,6 +34,7 @@ import json
 import os
 import re
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -222,7 +223,7 @@ class OpenAIStub:
         """Bind an ephemeral loopback port and serve from a daemon thread."""
         if self._server is not None:
             return self
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        server = _Server(("127.0.0.1", 0), _make_handler(self))
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(
@@ -382,6 +383,13 @@ class OpenAIStub:
             kind = "invalid_request_error" if exc.status < 500 else "server_error"
             return _Reply(exc.status, {"error": {"message": exc.message, "type": kind,
                                                  "param": None, "code": None}})
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-reply (a killed worker process) is not an error."""
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
