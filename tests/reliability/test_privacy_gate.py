@@ -223,11 +223,8 @@ def test_own_id_and_time_shapes_hold_no_detectable_secret(seed: int) -> None:
             assert scan(text) == [] and seal_text(text) == text and not carries_secret(text)
 
 
-def test_a_clean_corpus_passes_the_gate_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Real conversations and tool traces, written in lite mode: the gate changes no value
-    (early redaction already did its work, and nothing of our own looks like a secret)."""
-    from hy_memory_langgraph.store import sealed as sealed_module
-    changed: list[Any] = []
+def _spy(changed: list[Any]) -> Any:
+    """``seal``, noting each value it changed in ``changed``."""
 
     def spy(value: Any) -> Any:
         out = seal(value)
@@ -235,7 +232,15 @@ def test_a_clean_corpus_passes_the_gate_unchanged(tmp_path: Path, monkeypatch: p
             changed.append(value)
         return out
 
-    monkeypatch.setattr(sealed_module, "seal", spy)
+    return spy
+
+
+def test_a_clean_corpus_passes_the_gate_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real conversations and tool traces, written in lite mode: the gate changes no value
+    (early redaction already did its work, and nothing of our own looks like a secret)."""
+    from hy_memory_langgraph.store import sealed as sealed_module
+    changed: list[Any] = []
+    monkeypatch.setattr(sealed_module, "seal", _spy(changed))
     turns = _locomo_turns()
     client = _client(tmp_path / "d")
     for n, (speaker, text, session) in enumerate(turns[:300]):
@@ -329,19 +334,12 @@ def test_a_clean_background_run_passes_the_checkpoint_gate_unchanged(tmp_path: P
     """Nothing of LangGraph's or ours in a checkpoint looks like a secret: the gate changes
     no value of a clean run's checkpoints (so it never corrupts one)."""
     changed: list[Any] = []
-
-    def spy(value: Any) -> Any:
-        out = seal(value)
-        if out != value:
-            changed.append(value)
-        return out
-
     model = ScriptedChatModel.from_stages({"chat_extract": {"facts": [
         {"content": "The user adopted a grey cat called Miso", "subject": "Miso", "owner": "user"}]},
         "coding_extract": extraction(experiences=[experience("Fix the timeout")])})
     client = _client(tmp_path / "d", model, MEMORY_BACKGROUND_DELAY_S="3600")
     client.add("I adopted a grey cat called Miso", user_id="alice", session_id="s1")
-    client.background.checkpoints.serde.seal = spy
+    client.background.checkpoints.serde.seal = _spy(changed)
     client.add("Miso is two years old now", user_id="alice", session_id="s1", background=True)
     client.add(tool_trace("Fix the timeout in search.py"), scene="coding", user_id="alice",
                workspace_id="github.com/example/service", background=True)

@@ -20,6 +20,7 @@ from hy_memory_langgraph.flows.chat.search import hybrid_search
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
@@ -31,7 +32,6 @@ from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.runlog.meter import note_fallback
-from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask_json
