@@ -146,3 +146,16 @@ def test_two_workers_keep_each_session_in_order(make_client: Callable[..., HyMem
             seen.setdefault(f"s{session}", []).extend(
                 step for step in range(4) if f"session {session} step {step}\n" in new + "\n")
     assert seen == {f"s{session}": [0, 1, 2, 3] for session in range(12)}
+
+
+def test_one_sqlite_worker_per_data_dir_and_the_others_wait(tmp_path: Path) -> None:
+    from hy_memory_langgraph.jobs.lease import holder_of
+
+    first, second = FileLease(tmp_path / "background.lock"), FileLease(tmp_path / "background.lock")
+    assert holder_of(tmp_path / "background.lock") is None
+    assert first.acquire(wait=False) and not second.acquire(wait=False)
+    assert holder_of(tmp_path / "background.lock") == first.key and second.alive(first.key)
+    first.release()  # as the kernel does when its process dies
+    assert not second.alive(first.key) and second.acquire(wait=False)
+    assert holder_of(tmp_path / "background.lock") == second.key
+    second.release()
