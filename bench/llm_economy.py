@@ -22,12 +22,14 @@ from typing import Any
 from bench.common.locomo import load_locomo
 from bench.common.paths import LOCOMO_PATH
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 
 
 def _extract(messages: list[Any]) -> dict[str, Any]:
-    lines = [ln for ln in str(messages[-1].content).splitlines() if ln.startswith("[user]")]
-    return {"facts": [{"content": ln[7:120], "subject": "user", "owner": "user"} for ln in lines[:3]]}
+    said = [row["user"] for region in read_fences(str(messages[-1].content)) if region.name == "new_messages"
+            for row in region.rows if "user" in row]
+    return {"facts": [{"content": text[:113], "subject": "user", "owner": "user"} for text in said[:3]]}
 
 
 def _model() -> ScriptedChatModel:

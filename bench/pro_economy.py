@@ -132,7 +132,7 @@ def _answer(stage: str, item: dict[str, Any], prompt: str) -> str:
     answers: dict[str, Any] = {
         "ours.chat_extract": {"facts": [{"content": f, "subject": "user", "owner": "user"} for f in facts]},
         "ours.chat_reconcile": {"operations": [{"fact": f"n{i}", "op": "ADD", "target": None}
-                                               for i in range(len(facts)) if f"n{i}:" in prompt]},
+                                               for i in range(len(facts)) if f'"id": "n{i}"' in prompt]},
         "ours.working_extract": {"experiences": [{**experience, "boundary_envs": ["airline tools API"]}],
                                  "fact": fact},
         "ours.experience_reconcile": {"operations": [{"draft": "d0", "op": "ADD"}]},

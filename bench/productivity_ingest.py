@@ -53,6 +53,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from bench.common.paths import TAU_PATH
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.models import E5Embeddings
 from hy_memory_langgraph.models.calibration import calibrate
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
@@ -93,15 +94,12 @@ def _stage(system: str) -> str:
     return "progress_summary"
 
 
-_NEW_MESSAGES = re.compile(r"<new_messages>\n(.*?)\n</new_messages>", re.S)
-
-
 def _first_request(prompt: str) -> str:
     """The first user message of the prompt's NEW MESSAGES section (one line, cut)."""
-    found = _NEW_MESSAGES.search(prompt)
-    for line in (found.group(1) if found else "").splitlines():
-        if line.startswith("[user] "):
-            return " ".join(line[len("[user] "):].split())[:160]
+    for region in read_fences(prompt):
+        for row in region.rows if region.name == "new_messages" else []:
+            if "user" in row:
+                return " ".join(str(row["user"]).split())[:160]
     return "help a customer with an airline reservation"
 
 

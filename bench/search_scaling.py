@@ -13,15 +13,12 @@ hits as keys, only the final memories read) and ``in-process`` (what search did 
 the index, and still does on stores without one: every active memory loaded, neighbour
 texts built and a BM25 index kept in step in the process).
 
-``--hop`` runs every search with the second hop on (``ChatRanking.hop_*``, both hops,
-LoCoMo's in-sample choice; off by default).
-
 With ``--db-url postgresql+psycopg://…`` the stores live in that PostgreSQL database
 (fresh schemas per size, dropped afterwards) instead of SQLite files.
 
 Usage:
     python -m bench.search_scaling [--sizes 1000 5000 20000 100000] [--queries 50]
-                                   [--paths indexed in-process] [--db-url URL] [--hop]
+                                   [--paths indexed in-process] [--db-url URL]
 """
 
 from __future__ import annotations
@@ -135,17 +132,7 @@ def main() -> None:
     parser.add_argument("--paths", nargs="+", choices=["indexed", "in-process"],
                         default=["indexed", "in-process"])
     parser.add_argument("--db-url", help="PostgreSQL URL (default: SQLite files in a temp dir)")
-    parser.add_argument("--hop", action="store_true", help="search with the second hop on")
     args = parser.parse_args()
-    if args.hop:
-        from dataclasses import replace
-
-        from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
-        from hy_memory_langgraph.services import chat_search as search
-
-        hop = replace(DEFAULT_CHAT_RANKING, hop_seeds=1, hop_vector_weight=0.05, hop_lexical_weight=0.2,
-                      hop_terms=20, hop_neighbours=10)
-        search.hybrid_search.__kwdefaults__["ranking"] = hop  # what client.search uses
     global DB_URL
     DB_URL = args.db_url
     rng = random.Random(11)

@@ -16,6 +16,7 @@ CC BY-NC 4.0), τ-bench (MIT), BFCL v4 memory (Apache-2.0).
 Usage::
 
     python -m bench.secret_scan [--data ../shared/data] [--examples 5] [--code]
+    python -m bench.secret_scan --cost   # only the scan's cost per LoCoMo turn
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import argparse
 import json
 import sysconfig
 import tempfile
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -194,13 +196,35 @@ def _code_precision(examples: int) -> None:
     print(f"code: {keys} vendor-shape keys (redact/prefixed.py) in {lines} lines of site-packages")
 
 
+def scan_cost(data: Path, rounds: int = 5) -> tuple[int, float, float]:
+    """``scan()`` of every LoCoMo turn's text: the turns, and the best and the median of
+    ``rounds`` rounds in microseconds per turn (CPU time of this process)."""
+    turns = [message["content"] for session in _locomo(data) for message in session]
+    for text in turns[:200]:  # compile the rules and warm the caches outside the rounds
+        scan(text)
+    per_turn = []
+    for _ in range(rounds):
+        started = time.process_time()
+        for text in turns:
+            scan(text)
+        per_turn.append((time.process_time() - started) / len(turns) * 1e6)
+    per_turn.sort()
+    return len(turns), per_turn[0], per_turn[len(per_turn) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--examples", type=int, default=5)
     parser.add_argument("--code", action="store_true",
                         help="also count redactions in installed packages' sources (a minute)")
+    parser.add_argument("--cost", action="store_true", help="only measure scan() per LoCoMo turn (5 rounds)")
     args = parser.parse_args()
+    if args.cost:
+        turns, best, median = scan_cost(args.data)
+        print(f"scan() of a LoCoMo turn ({turns} turns, 5 rounds, CPU time): "
+              f"best {best:.1f} µs, median {median:.1f} µs")
+        return
     cases = build_cases()
     with tempfile.TemporaryDirectory() as tmp:
         leaked = leaked_cases(cases, Path(tmp))

@@ -12,6 +12,7 @@ from hy_memory_langgraph.redact import redact_text
 __all__ = [
     "HyMemoryError",
     "ConfigError",
+    "MissingExtraError",
     "InvalidInputError",
     "InvalidSceneError",
     "MissingContextError",
@@ -47,6 +48,11 @@ class ConfigError(HyMemoryError, ValueError):
     """A configuration value (argument or environment variable) is invalid."""
 
 
+class MissingExtraError(ConfigError, ImportError):
+    """An optional dependency is not installed; the message names the ``pip install``
+    command of the package's extra that brings it (also an ``ImportError``)."""
+
+
 class InvalidInputError(HyMemoryError, ValueError):
     """A caller passed an argument that cannot be used; the message names the fix."""
 
@@ -68,8 +74,9 @@ class MissingContextError(InvalidInputError):
 
 
 class ForeignUserError(InvalidInputError, PermissionError):
-    """A run authenticated as one user asked for another user's memory (a LangGraph
-    server run with auth: its memory calls are bound to the authenticated user)."""
+    """A call asked for the memory of another user than the one it is bound to: a run
+    authenticated as one user (a LangGraph server run with auth), or a memory tool,
+    retriever or middleware built for one user in a run of another."""
 
 
 class ModelUnavailableError(HyMemoryError, RuntimeError):

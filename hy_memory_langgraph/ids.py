@@ -1,43 +1,69 @@
 """Identifiers passed by callers (user, session, workspace, memory, workflow ids), and
 the ids this package makes (:func:`random_id`).
 
-Ids are taken exactly as given: ``"Alice"`` and ``"alice"`` are two users. An id with
-leading or trailing whitespace, a control character (C0 or C1, NUL included), an
-invisible character that makes one id print like another (zero-width spaces, word
-joiners, byte-order marks, tag characters, bidirectional overrides and isolates: ``u1``
-followed by U+200B prints as ``u1`` yet would be another user), a lone UTF-16 surrogate or
-more than :data:`MAX_ID_BYTES` UTF-8 bytes is refused with an error naming the field,
-never silently changed into another id. The zero-width joiner and non-joiner stay
-allowed: Persian spelling and emoji sequences need them. Validation lives here so every
-entry point (client, graphs, workflow memory, CLI) accepts the same ids.
+An id is taken as given, in its NFC form (Unicode's canonical composition: ``"e"`` plus
+U+0301 COMBINING ACUTE ACCENT and ``"é"`` are one spelling of one id, so they are one
+user). ``"Alice"`` and ``"alice"`` are two users. An id is refused, with an error naming
+the field and the character (``U+200B ZERO WIDTH SPACE``), never silently changed into
+another id, when it has leading or trailing whitespace, a control character (C0 or C1,
+NUL included), a lone UTF-16 surrogate, more than :data:`MAX_ID_BYTES` UTF-8 bytes, or a
+character that prints as nothing, so that two ids would print alike (``u1`` and ``u1``
+followed by U+200B). What prints as nothing is decided by Unicode properties, not by a
+list of examples (:func:`invisible_character`):
+
+* every default-ignorable code point, as Unicode derives the property: format
+  characters (category ``Cf``: zero-width spaces, bidirectional controls, word joiners,
+  tag characters, the byte-order mark, the Mongolian vowel separator...), variation
+  selectors (standard, ideographic and Mongolian), and the other default-ignorable code
+  points (combining grapheme joiner, Hangul fillers, Khmer inherent vowels and the
+  reserved ranges Unicode keeps ignorable);
+* spaces other than U+0020 (category ``Zs``, ``Zl``, ``Zp``: a no-break space prints
+  as a space) and the Braille pattern with no dots (U+2800, blank by its definition:
+  the pattern's dots are the bits of its offset from U+2800);
+* a combining mark first (nothing to combine with).
+
+The zero-width joiner and non-joiner (U+200D, U+200C) are spelling where they change
+how the text is drawn, and are allowed exactly there: between two characters, after an
+Arabic-script letter (bidirectional class ``AL``: Persian words), a virama (canonical
+combining class 9: Indic conjuncts), or a symbol or modifier (category ``So`` / ``Sk``:
+emoji sequences such as a family or a skin-toned worker). Anywhere else (after a Latin
+letter, at either end) nothing is drawn differently, so ``al`` + U+200D + ``ice`` would
+print as ``alice``: refused. Validation lives here so every entry point (client,
+graphs, workflow memory, CLI) accepts the same ids.
 
 Example:
     >>> require_id("user_123", "user_id")
     'user_123'
+    >>> require_id("Zoe\\u0308", "user_id") == "Zo\\u00eb"
+    True
 """
 
 from __future__ import annotations
 
 import os
 import re
+import unicodedata
+from collections.abc import Sequence
 from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.redact import find_secret, redact_text
 from hy_memory_langgraph.redact.gate import carries_secret
 
-__all__ = ["MAX_ID_BYTES", "optional_id", "random_id", "require_clean_label", "require_id", "scope_id"]
+__all__ = ["MAX_ID_BYTES", "invisible_character", "optional_id", "random_id", "require_clean_label", "require_id",
+           "require_ids", "scope_id"]
 
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-# Invisible characters that let two different ids print alike: zero-width space, marks and
-# overrides of text direction, word joiner and invisible operators, the byte-order mark,
-# interlinear annotation, tag characters, Mongolian vowel separator, soft hyphen, Arabic
-# letter mark (the zero-width joiner and non-joiner, U+200C/U+200D, are spelling).
-_INVISIBLE: Final = re.compile(
-    "[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f\ufeff"
-    "\ufff9-\ufffb\U000e0000-\U000e007f]")
+# Default-ignorable code points that are not format characters (Cf): Unicode's
+# Other_Default_Ignorable_Code_Point and Variation_Selector properties, as ranges.
+_IGNORABLE_RANGES: Final = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180D), (0x180F, 0x180F),
+    (0x2065, 0x2065), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
+    (0xE0000, 0xE0FFF))
+_JOINERS: Final = frozenset("\u200c\u200d")
+_BRAILLE_BLANK: Final = 0x2800  # the Braille pattern whose dot bits are all zero
 # The version (4) and variant (RFC 4122) bits of a random UUID, as a mask and their values.
 _UUID4_MASK: Final = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_BITS: Final = (0x4000 << 64) | (0x8000 << 48)
@@ -62,18 +88,45 @@ def _hint(field: str) -> str:
     return f"the id exactly as your application knows it, e.g. {field}='user_123'"
 
 
-def _check(value: str, field: str) -> str:
-    if value != value.strip():
-        raise InvalidInputError(
-            f"{field}={value!r} has leading or trailing whitespace; ids are taken as given, "
-            f"so pass {value.strip()!r} if that is the id you mean")
-    if _CONTROL.search(value):
-        raise InvalidInputError(f"{field}={value!r} contains a control character; "
-                                f"pass {_hint(field)}")
-    if (invisible := _INVISIBLE.search(value)) is not None:
-        raise InvalidInputError(
-            f"{field}={value!r} contains the invisible character U+{ord(invisible.group()):04X}, "
-            f"which would make it print like another id; pass {_hint(field)}")
+def _joins(before: str, after: str) -> bool:
+    """Whether a zero-width (non-)joiner between ``before`` and ``after`` changes how the
+    text is drawn (see the module docstring)."""
+    return bool(before and after) and (unicodedata.bidirectional(before) == "AL"
+                                       or unicodedata.combining(before) == 9
+                                       or unicodedata.category(before) in ("So", "Sk"))
+
+
+def _prints_as_nothing(char: str) -> bool:
+    code, category = ord(char), unicodedata.category(char)
+    return (category in ("Cf", "Zs", "Zl", "Zp") and char != " ") or code == _BRAILLE_BLANK \
+        or any(low <= code <= high for low, high in _IGNORABLE_RANGES)
+
+
+def invisible_character(text: str) -> int | None:
+    """The index of the first character of ``text`` that prints as nothing (see the
+    module docstring: default-ignorable code points, spaces other than U+0020, the blank
+    Braille pattern, a combining mark first, a joiner where it joins nothing), else ``None``.
+
+    Example:
+        >>> invisible_character("ali\\u3164ce"), invisible_character("Zo\\u00eb")
+        (3, None)
+    """
+    if text and unicodedata.category(text[0]).startswith("M"):
+        return 0
+    for index, char in enumerate(text):
+        if char in _JOINERS:
+            if not _joins(text[index - 1] if index else "", text[index + 1:index + 2]):
+                return index
+        elif _prints_as_nothing(char):
+            return index
+    return None
+
+
+def _described(char: str) -> str:
+    return f"U+{ord(char):04X} {unicodedata.name(char, '(unassigned)')}"
+
+
+def _size(value: str, field: str) -> int:
     try:
         size = len(value.encode("utf-8"))
     except UnicodeEncodeError:
@@ -82,15 +135,49 @@ def _check(value: str, field: str) -> str:
     if size > MAX_ID_BYTES:
         raise InvalidInputError(f"{field} is {size} bytes long; ids may have at most "
                                 f"{MAX_ID_BYTES} UTF-8 bytes (use a shorter id or a hash of it)")
+    return size
+
+
+def _check(value: str, field: str) -> str:
+    _size(value, field)
+    if value != value.strip():
+        raise InvalidInputError(
+            f"{field}={value!r} has leading or trailing whitespace; ids are taken as given, "
+            f"so pass {value.strip()!r} if that is the id you mean")
+    if _CONTROL.search(value):
+        raise InvalidInputError(f"{field}={value!r} contains a control character; "
+                                f"pass {_hint(field)}")
+    value = unicodedata.normalize("NFC", value)
+    _size(value, field)  # a few characters grow under NFC
+    if (at := invisible_character(value)) is not None:
+        raise InvalidInputError(
+            f"{field}={value!r} contains the invisible character {_described(value[at])} at "
+            f"index {at}, which would make it print like another id; pass {_hint(field)}")
     return value
 
 
 def require_id(value: object, field: str) -> str:
-    """Return ``value`` unchanged if it is a valid id, else raise naming ``field`` and the fix."""
+    """``value`` in its NFC form if it is a valid id, else raise naming ``field`` and the fix."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(f"{field} must be a non-empty string (got {value!r}); "
                                 f"pass {_hint(field)}")
     return _check(value, field)
+
+
+def require_ids(value: object, field: str) -> list[str]:
+    """A list of ids, each checked by :func:`require_id`, duplicates dropped; a string is
+    one id (never its characters).
+
+    Example:
+        >>> require_ids("bob", "user_ids"), require_ids(["a", "b", "a"], "user_ids")
+        (['bob'], ['a', 'b'])
+    """
+    if isinstance(value, str):
+        return [require_id(value, field)]
+    if not isinstance(value, Sequence) or isinstance(value, (bytes, bytearray)):
+        raise InvalidInputError(f"{field} must be an id or a list of ids (got {type(value).__name__}), "
+                                f"e.g. {field}=['user_123']")
+    return list(dict.fromkeys(require_id(v, f"{field}[{i}]") for i, v in enumerate(value)))
 
 
 def require_clean_label(label: str, what: str) -> str:

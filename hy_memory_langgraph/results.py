@@ -248,6 +248,7 @@ class ImportReport(TypedDict):
     rows: int
     complete: bool
     refused: list[RefusedRow]
+    refused_users: dict[str, int]
 
 
 class MemoryPromptResult(TypedDict):

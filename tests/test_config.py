@@ -56,7 +56,7 @@ def test_the_documents_hold_the_generated_variable_tables() -> None:
     assert full in (root / "docs" / "design.md").read_text(encoding="utf-8")
     for name in ENV_VARS:
         assert f"| `{name}` |" in full, name
-    assert len(ENV_VARS) == 22
+    assert len(ENV_VARS) == 32
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -81,6 +81,15 @@ PARSE_CASES = [
     ("MEMORY_PIPELINE_LOG_DAYS", "30", lambda c: c.pipeline_log_days, 30),
     ("MEMORY_PIPELINE_LOG_TEXT", "yes", lambda c: c.pipeline_log_text, True),
     ("MEMORY_MAX_MESSAGE_BYTES", "5000000", lambda c: c.max_message_bytes, 5_000_000),
+    ("MEMORY_MAX_DEPTH", "16", lambda c: c.limits.max_depth, 16),
+    ("MEMORY_MAX_MESSAGES", "50", lambda c: c.limits.max_messages, 50),
+    ("MEMORY_MAX_WRITE_BYTES", " 2048 ", lambda c: c.limits.max_write_bytes, 2048),
+    ("MEMORY_MAX_METADATA_BYTES", "100", lambda c: c.limits.max_metadata_bytes, 100),
+    ("MEMORY_MAX_QUERY_BYTES", "300", lambda c: c.limits.max_query_bytes, 300),
+    ("MEMORY_MAX_QUERIES", "3", lambda c: c.limits.max_queries, 3),
+    ("MEMORY_MAX_USER_IDS", "4", lambda c: c.limits.max_user_ids, 4),
+    ("MEMORY_MAX_SEARCH_LIMIT", "25", lambda c: c.limits.max_search_limit, 25),
+    ("MEMORY_MAX_IMPORT_ROW_BYTES", "5000", lambda c: c.limits.max_row_bytes, 5000),
     ("MEMORY_OA_CONTEXT_PROVIDER", f" {OA_SPEC} ", lambda c: c.oa_context_provider_spec, OA_SPEC),
     ("MEMORY_OA_CONTEXT_FILE", str(OA_FILE), lambda c: c.oa_context_file, OA_FILE),
     ("MEMORY_DB_URL", "postgresql://u:p@db:5432/mem", lambda c: c.db_url,
@@ -88,6 +97,7 @@ PARSE_CASES = [
     ("MEMORY_DB_SCHEMA_PREFIX", "staging_", lambda c: c.db_schema_prefix, "staging_"),
     ("MEMORY_INDEX_CACHE_MB", "64", lambda c: c.index_cache_mb, 64),
     ("MEMORY_APPROXIMATE_MIN_VECTORS", "0", lambda c: c.approximate_min_vectors, 0),
+    ("MEMORY_DB_TIMEOUT_S", "5", lambda c: c.db_timeout_s, 5),
     ("MEMORY_BACKGROUND_DELAY_S", " 2.5 ", lambda c: c.background_delay_s, 2.5),
 ]
 
@@ -145,7 +155,17 @@ BAD_VALUES = {
     "MEMORY_DB_SCHEMA_PREFIX": "Prod-",
     "MEMORY_INDEX_CACHE_MB": "0",
     "MEMORY_APPROXIMATE_MIN_VECTORS": "-5",
+    "MEMORY_DB_TIMEOUT_S": "0",
     "MEMORY_MAX_MESSAGE_BYTES": "1000",
+    "MEMORY_MAX_DEPTH": "65",
+    "MEMORY_MAX_MESSAGES": "0",
+    "MEMORY_MAX_WRITE_BYTES": "-1",
+    "MEMORY_MAX_METADATA_BYTES": "1.5",
+    "MEMORY_MAX_QUERY_BYTES": "64k",
+    "MEMORY_MAX_QUERIES": "none",
+    "MEMORY_MAX_USER_IDS": "0x10",
+    "MEMORY_MAX_SEARCH_LIMIT": "10001",
+    "MEMORY_MAX_IMPORT_ROW_BYTES": "1_000",
     "MEMORY_BACKGROUND_DELAY_S": "inf",
     # Path variables: a directory where a file is expected, or the reverse.
     "MEMORY_DATA_DIR": "{file}",
@@ -240,6 +260,9 @@ def test_none_override_means_not_overridden() -> None:
         ("block_off", 3, "CodingConfig.block_off"),
         ("query_rewrite_max_chars", -1, "MemoryConfig.query_rewrite_max_chars"),
         ("max_message_bytes", 100, "MemoryConfig.max_message_bytes"),
+        ("max_depth", 65, "Limits.max_depth"),
+        ("max_search_limit", 0, "Limits.max_search_limit"),
+        ("max_queries", "many", "Limits.max_queries"),
         ("enable_query_rewrite", "sure", "MemoryConfig.enable_query_rewrite"),
         ("data_dir", "", "MemoryConfig.data_dir"),
         ("chain_repo_root", 42, "CodingConfig.chain_repo_root"),

@@ -125,7 +125,7 @@ def test_the_model_never_gets_more_than_its_window(make_client) -> None:
     model = Recording()
     client = make_client("lite", embeddings=model)
     client.add("start " + "token " * 100_000 + "finish", user_id="u1")
-    client.search("query " * 20_000, user_ids=["u1"])
+    client.search("query " * 10_000, user_ids=["u1"])  # 60 kB: within MEMORY_MAX_QUERY_BYTES, over the window
     assert max(len(t.encode()) for t in model.documents + model.queries) <= DEFAULT_INPUT_BYTES + 8
     assert any(t.startswith("start ") and t.endswith("finish") for t in model.documents)
 

@@ -50,7 +50,7 @@ def test_every_result_has_its_documented_shape(make_client) -> None:
             _fits(event, R.HistoryEvent)
     _fits(client.list_memories("u1"), R.MemoryPage)
     rows = list(client.export_memories())
-    _fits(make_client("lite").import_memories(rows), R.ImportReport)
+    _fits(make_client("lite").import_memories(rows, user_ids=None), R.ImportReport)
     _fits(client.memory_prompt("u1"), R.MemoryPromptResult)
     pro = make_client("pro", ScriptedChatModel.from_stages({}), background_delay_s=3600.0)
     _fits(pro.add("I adopted a grey cat called Miso", user_id="u1", background=True), R.QueuedWriteResult)

@@ -4,9 +4,11 @@ Everything expensive (e5 embeddings of memories and questions) is computed once 
 cached on disk (:mod:`embed_cache`); a ranking is then a pure function of a corpus, a
 question and a :class:`RankConfig`, built from the library's own ranking code
 (:class:`~hy_memory_langgraph.retrieval.lexical.BM25Index`,
-:func:`~hy_memory_langgraph.retrieval.fusion.fuse`, the query helpers), so the figures
-measure what the library does. Vector search is emulated exactly: the store ranks by the
-cosine of L2-normalised e5 vectors over the user's memories (a flat, exact scan).
+:func:`~hy_memory_langgraph.retrieval.ranking.rank_candidates`, the query helpers), so the
+figures measure what the library does; what the library does not ship (other fusions,
+query expansion, the second hop, the Snowball stemmer) comes from :mod:`bench.lab`.
+Vector search is emulated exactly: the store ranks by the cosine of L2-normalised e5
+vectors over the user's memories (a flat, exact scan).
 
 Cross-validation (:func:`loco_cv`): for each corpus (fold), every tunable is chosen on the
 other corpora only (best mean recall@10 over their questions, ties by recall@5, then by
@@ -28,27 +30,17 @@ import numpy.typing as npt
 
 from bench.common.corpora import Corpus, Doc, Query, normalize_answer_text
 from bench.common.embed_cache import EmbeddingCache
+from bench.lab.expansion import TermStats, drop_common_terms, expand_with_feedback
+from bench.lab.fusion import FusionConfig, fuse, fused
+from bench.lab.hop import Hop, add_second_hop, hop_terms, merge_neighbours
+from bench.lab.stemming import snowball_tokenize
 from hy_memory_langgraph.messages import is_question_only
 from hy_memory_langgraph.models.calibration import LanguageScale
-from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse
+from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
-from hy_memory_langgraph.retrieval.query import (
-    TimeSpan,
-    boost_by_time,
-    drop_common_terms,
-    expand_with_feedback,
-    hop_terms,
-    time_mentions,
-)
-from hy_memory_langgraph.retrieval.ranking import (
-    ChatRanking,
-    add_second_hop,
-    hop_seeds,
-    merge_neighbours,
-    rank_candidates,
-    weigh_questions,
-)
+from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
+from hy_memory_langgraph.retrieval.ranking import ChatRanking, rank_candidates, weigh_questions
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
 __all__ = [
@@ -85,7 +77,8 @@ class LexSpec:
     """What the lexical index sees.
 
     Attributes:
-        stemmer: ``"light"``, ``"snowball"`` or ``"none"``.
+        stemmer: ``"light"`` (the library's), ``"snowball"`` (:mod:`bench.lab.stemming`)
+            or ``"none"``.
         stopwords: Drop stop-words.
         prev: Previous messages of the same session appended as context.
         next: Following messages of the same session appended as context.
@@ -102,7 +95,9 @@ class LexSpec:
     def tokenizer(self) -> Callable[[str], list[str]]:
         if self.stemmer == "none":
             return partial(tokenize, stem=False, stopwords=self.stopwords)
-        return partial(tokenize, stemmer=self.stemmer, stopwords=self.stopwords)
+        if self.stemmer == "snowball":
+            return partial(snowball_tokenize, stopwords=self.stopwords)
+        return partial(tokenize, stopwords=self.stopwords)
 
 
 @dataclass(frozen=True)
@@ -111,7 +106,7 @@ class RankConfig:
 
     Attributes:
         retriever: ``"hybrid"``, ``"bm25"`` or ``"vector"``.
-        fusion: How the two pools are fused (hybrid only).
+        fusion: How the two pools are fused (hybrid only; min-max is the library's).
         lex: Tokenizer and context of the lexical index.
         k1: BM25 ``k1``.
         b: BM25 ``b``.
@@ -121,13 +116,13 @@ class RankConfig:
         prf_terms: Expansion terms added.
         prf_weight: Weight of the expansion terms relative to the original query.
         time_boost: Relative boost of memories dated within a date named in the query.
-        time_tolerance: Days each named date is widened by.
         session_cap: At most this many memories per session first in the top-k (0 = off).
         question_weight: Factor on the final score of question-only memories
             (:func:`~hy_memory_langgraph.messages.is_question_only`; 1.0 = off).
         question_echo: Only question-only memories at least this similar to the question
             (calibrated with :attr:`CorpusRun.scale`) are weighted; 0 = all of them.
-        hop_seeds: Second hop: first-pass top memories used as seeds (0 = off; hybrid only).
+        hop_seeds: Second hop (:mod:`bench.lab.hop`; hybrid only): first-pass top memories
+            used as seeds (0 = off).
         hop_vector: Weight of the vector hop (seed vectors as queries).
         hop_lexical: Weight of the lexical hop (the seeds' feedback terms as a BM25 query).
         hop_terms: Terms of the lexical hop's query.
@@ -149,7 +144,6 @@ class RankConfig:
     prf_terms: int = 10
     prf_weight: float = 0.0
     time_boost: float = 0.0
-    time_tolerance: int = 0
     session_cap: int = 0
     question_weight: float = 1.0
     question_echo: float = 0.0
@@ -163,24 +157,23 @@ class RankConfig:
 
     @classmethod
     def from_ranking(cls, ranking: ChatRanking) -> RankConfig:
-        """The harness configuration of the library's chat ranking settings."""
-        return cls(fusion=ranking.fusion, k1=ranking.k1, b=ranking.b, pool=ranking.min_pool,
-                   lex=LexSpec(prev=ranking.context_before, next=ranking.context_after),
-                   time_boost=ranking.time_boost, time_tolerance=ranking.time_tolerance_days,
-                   question_weight=ranking.question_weight, question_echo=ranking.question_echo,
-                   hop_seeds=ranking.hop_seeds, hop_vector=ranking.hop_vector_weight,
-                   hop_lexical=ranking.hop_lexical_weight, hop_terms=ranking.hop_terms,
-                   hop_neighbours=ranking.hop_neighbours, event_spans=ranking.event_spans,
+        """The harness configuration of the library's chat ranking settings (and its
+        lexical documents' session window)."""
+        return cls(fusion=FusionConfig("minmax", ranking.vector_weight), k1=ranking.k1, b=ranking.b,
+                   pool=ranking.min_pool, lex=LexSpec(prev=LEXICAL_WINDOW[0], next=LEXICAL_WINDOW[1]),
+                   time_boost=ranking.time_boost, question_weight=ranking.question_weight,
+                   question_echo=ranking.question_echo, event_spans=ranking.event_spans,
                    relative_query=ranking.relative_query)
 
     def chat_ranking(self) -> ChatRanking:
         """The library's settings for the parts of this configuration the pure ranking reads."""
-        return ChatRanking(fusion=self.fusion, time_boost=self.time_boost, time_tolerance_days=self.time_tolerance,
-                           event_spans=self.event_spans, relative_query=self.relative_query,
-                           question_weight=self.question_weight, question_echo=self.question_echo,
-                           hop_seeds=self.hop_seeds, hop_vector_weight=self.hop_vector,
-                           hop_lexical_weight=self.hop_lexical, hop_terms=self.hop_terms,
-                           hop_neighbours=self.hop_neighbours)
+        return ChatRanking(time_boost=self.time_boost, event_spans=self.event_spans, relative_query=self.relative_query,
+                           question_weight=self.question_weight, question_echo=self.question_echo)
+
+    @property
+    def hop(self) -> Hop:
+        """The second hop of this configuration."""
+        return Hop(self.hop_seeds, self.hop_vector, self.hop_lexical, self.hop_terms, self.hop_neighbours)
 
     def label(self) -> str:
         """A compact one-line description (only what differs from the legacy default)."""
@@ -201,7 +194,7 @@ class RankConfig:
         if self.pool != base.pool:
             parts.append(f"pool={self.pool}")
         if self.time_boost:
-            parts.append(f"time(+{self.time_boost:g},tol={self.time_tolerance}d)")
+            parts.append(f"time(+{self.time_boost:g})")
         if self.session_cap:
             parts.append(f"session_cap={self.session_cap}")
         if self.question_weight < 1.0:
@@ -268,6 +261,7 @@ class CorpusRun:
         self._doc_cos: npt.NDArray[np.float64] | None = None
         self._position = {doc_id: i for i, doc_id in enumerate(self.ids)}
         self._indexes: dict[LexSpec, BM25Index] = {}
+        self._stats: dict[LexSpec, TermStats] = {}
         self._lexical: dict[tuple, list[dict[str, float]]] = {}
         self._vector: dict[int, list[dict[str, float]]] = {}
         self._lexical_pool: dict[tuple, list[dict[str, float]]] = {}
@@ -306,13 +300,20 @@ class CorpusRun:
         index.k1, index.b = k1, b
         return index
 
+    def stats(self, spec: LexSpec) -> TermStats:
+        """Term statistics of the texts :meth:`index` indexes (for the lab's query helpers)."""
+        if spec not in self._stats:
+            tokens = spec.tokenizer()
+            self._stats[spec] = TermStats({doc_id: tokens(text) for doc_id, text in
+                                           zip(self.ids, lexical_texts(self.corpus, spec), strict=True)})
+        return self._stats[spec]
+
     def lexical(self, cfg: RankConfig) -> list[dict[str, float]]:
         """Full BM25 score dicts per question (first pass, before PRF)."""
         key = (cfg.lex, cfg.k1, cfg.b, cfg.max_df)
         if key not in self._lexical:
             index = self.index(cfg.lex, cfg.k1, cfg.b)
-            self._lexical[key] = [index.score_terms(self.query_terms(index, q.text, cfg.max_df))
-                                  for q in self.corpus.queries]
+            self._lexical[key] = [index.score_terms(self.query_terms(cfg, q.text)) for q in self.corpus.queries]
         return self._lexical[key]
 
     def lexical_pool(self, cfg: RankConfig) -> list[dict[str, float]]:
@@ -322,9 +323,10 @@ class CorpusRun:
             self._lexical_pool[key] = [_top(scores, cfg.pool) for scores in self.lexical(cfg)]
         return self._lexical_pool[key]
 
-    @staticmethod
-    def query_terms(index: BM25Index, text: str, max_df: float) -> Counter[str]:
-        return drop_common_terms(Counter(index.tokenize(text)), index, max_df)
+    def query_terms(self, cfg: RankConfig, text: str) -> Counter[str]:
+        """The query's terms, those in more than ``cfg.max_df`` of the memories dropped."""
+        terms = Counter(cfg.lex.tokenizer()(text))
+        return terms if cfg.max_df >= 1.0 else drop_common_terms(terms, self.stats(cfg.lex), cfg.max_df)
 
     def vector(self, pool: int) -> list[dict[str, float]]:
         """Top-``pool`` cosine dicts per question (the store's exact vector search)."""
@@ -347,24 +349,23 @@ class CorpusRun:
                 first = lex_pool
                 if cfg.retriever == "hybrid":
                     first = dict(fuse(self.vector(cfg.pool)[qi], first, cfg.fusion))
-                terms = self.query_terms(index, self.corpus.queries[qi].text, cfg.max_df)
-                weights = expand_with_feedback(terms, index, _top(first, cfg.prf_docs),
+                terms = self.query_terms(cfg, self.corpus.queries[qi].text)
+                weights = expand_with_feedback(terms, self.stats(cfg.lex), _top(first, cfg.prf_docs),
                                                n_terms=cfg.prf_terms, weight=cfg.prf_weight)
                 lex_pool = _top(index.score_terms(weights), cfg.pool)
             if cfg.retriever == "hybrid":
                 ranking = cfg.chat_ranking()
-                ranked = rank_candidates(self.vector(cfg.pool)[qi], lex_pool, query=self.corpus.queries[qi].text,
-                                         dates=self.dates, ranking=ranking,
+                ranked = rank_candidates(fused(self.vector(cfg.pool)[qi], lex_pool, cfg.fusion),
+                                         query=self.corpus.queries[qi].text, dates=self.dates, ranking=ranking,
                                          now=self.reference if cfg.relative_query else None,
                                          events=self.events if cfg.event_spans else None)
-                if ranking.vector_hop or ranking.lexical_hop:
-                    ranked = self.second_hop(qi, cfg, ranking, ranked)
+                if cfg.hop.vector or cfg.hop.lexical:
+                    ranked = self.second_hop(qi, cfg, ranked)
                 ranked = weigh_questions(ranked, self.weighed_questions(qi, cfg), ranking.question_weight)
             else:
                 ranked = sorted(lex_pool.items(), key=lambda kv: (-kv[1], kv[0]))
         if cfg.time_boost and cfg.retriever != "hybrid":
-            ranked = boost_by_time(ranked, self.dates, self._spans[qi],
-                                   boost=cfg.time_boost, tolerance_days=cfg.time_tolerance,
+            ranked = boost_by_time(ranked, self.dates, self._spans[qi], boost=cfg.time_boost,
                                    events=self.events if cfg.event_spans else None)
         if cfg.retriever != "hybrid":
             ranked = weigh_questions(ranked, self.weighed_questions(qi, cfg), cfg.question_weight)
@@ -382,22 +383,22 @@ class CorpusRun:
         top = np.argsort(-row, kind="stable")[:limit]
         return {self.ids[j]: float(row[j]) for j in top}
 
-    def second_hop(self, qi: int, cfg: RankConfig, ranking: ChatRanking,
-                   ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
-        """The library's second hop over this corpus (see :func:`add_second_hop`)."""
-        seeds = hop_seeds(ranked, ranking)
+    def second_hop(self, qi: int, cfg: RankConfig, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """The lab's second hop over this corpus (see :mod:`bench.lab.hop`)."""
+        hop = cfg.hop
+        seeds = hop.seeds_of(ranked)
         vector_hop: dict[str, float] = {}
         lexical_hop: dict[str, float] = {}
-        if ranking.vector_hop:
-            per_seed = {s: self.neighbours(s, ranking.hop_neighbours + len(seeds)) for s in seeds}
-            vector_hop = merge_neighbours(per_seed, ranking.hop_neighbours)
-        if ranking.lexical_hop:
-            index = self.index(cfg.lex, cfg.k1, cfg.b)
-            terms = self.query_terms(index, self.corpus.queries[qi].text, cfg.max_df)
-            hop_query = hop_terms(terms, index, seeds, n_terms=ranking.hop_terms)
+        if hop.vector:
+            per_seed = {s: self.neighbours(s, hop.neighbours + len(seeds)) for s in seeds}
+            vector_hop = merge_neighbours(per_seed, hop.neighbours)
+        if hop.lexical:
+            terms = self.query_terms(cfg, self.corpus.queries[qi].text)
+            hop_query = hop_terms(terms, self.stats(cfg.lex), seeds, n_terms=hop.terms)
             if hop_query:
-                lexical_hop = _top(index.score_terms(hop_query), ranking.hop_neighbours + len(seeds))
-        return add_second_hop(ranked, vector_hop, lexical_hop, ranking=ranking)
+                index = self.index(cfg.lex, cfg.k1, cfg.b)
+                lexical_hop = _top(index.score_terms(hop_query), hop.neighbours + len(seeds))
+        return add_second_hop(ranked, vector_hop, lexical_hop, hop)
 
     def recall(self, query: Query, ranked: Sequence[str], k: int) -> float:
         return recall_at(query, ranked, k, self.corpus.gold_kind, self._by_id)

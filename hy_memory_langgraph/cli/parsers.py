@@ -34,7 +34,7 @@ examples:
   hy-memory add --text "I adopted a grey cat called Miso" -u alice
   hy-memory search "what is my cat called?" -u alice
   hy-memory list -u alice
-  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl
+  hy-memory export -o memory.jsonl && hy-memory --data-dir ./copy import memory.jsonl --all-users
 """
 
 ADD_DESCRIPTION: Final = """\
@@ -91,11 +91,19 @@ class UsageError(Exception):
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting, and
-    suggests the closest option for an unknown one."""
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting and, for
+    an unknown option, names the closest option of the subcommand given."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(_with_suggestion(message, self), self)
+        raise UsageError(message, self)
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command_parser", None) or self
+            raise UsageError(_unrecognized(extras, command, _options_of(self)), command)
+        return parsed
 
 
 def _options_of(parser: argparse.ArgumentParser) -> list[str]:
@@ -107,18 +115,18 @@ def _options_of(parser: argparse.ArgumentParser) -> list[str]:
     return sorted(set(found))
 
 
-def _with_suggestion(message: str, parser: argparse.ArgumentParser) -> str:
-    prefix = "unrecognized arguments: "
-    if not message.startswith(prefix):
-        return message
-    unknown = [a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("-")]
-    known = _options_of(parser)
+def _unrecognized(extras: Sequence[str], command: argparse.ArgumentParser, everywhere: list[str]) -> str:
+    """The message for arguments ``command`` does not take: for each unknown option, the
+    closest one ``command`` has, or that it belongs to other commands only."""
+    known = _options_of(command)
     hints = []
-    for option in unknown:
+    for option in dict.fromkeys(a.split("=", 1)[0] for a in extras if a.startswith("-")):
         close = difflib.get_close_matches(option, known, n=1, cutoff=0.6)
-        if close:
+        if option in everywhere:
+            hints.append(f"{option} is not an option of {command.prog}")
+        elif close:
             hints.append(f"{option}: did you mean {close[0]}?")
-    return message + (" (" + "; ".join(hints) + ")" if hints else "")
+    return f"unrecognized arguments: {' '.join(extras)}" + (" (" + "; ".join(hints) + ")" if hints else "")
 
 
 def _limit(value: str) -> int:
@@ -166,6 +174,12 @@ def _user(parser: argparse.ArgumentParser, help_text: str = "whose memory") -> N
     parser.add_argument("--user-id", "-u", metavar="USER", help=f"{help_text} (default: ${USER_ENV})")
 
 
+def _owner(parser: argparse.ArgumentParser) -> None:
+    """``--user-id`` of a command given memory ids: only that user's memories count."""
+    parser.add_argument("--user-id", "-u", metavar="USER",
+                        help="only if the memory is USER's (another user's id reads as unknown)")
+
+
 def _mode(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=["lite", "pro"],
                         help="lite: no LLM calls; pro: LLM extraction (default: pro when "
@@ -182,7 +196,7 @@ def _command(sub: argparse._SubParsersAction, name: str, parent: argparse.Argume
              help_text: str, description: str | None = None, handler: str | None = None) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, parents=[parent], help=help_text, description=description or help_text,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.set_defaults(handler=handler or HANDLERS[name])
+    parser.set_defaults(handler=handler or HANDLERS[name], command_parser=parser)
     return parser
 
 
@@ -218,22 +232,26 @@ def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentP
 
     get = _command(sub, "get", parent, "show one memory by id")
     get.add_argument("memory_id", metavar="MEMORY_ID")
+    _owner(get)
 
     update = _command(sub, "update", parent, "replace a chat memory's text (a new version)")
     update.add_argument("memory_id", metavar="MEMORY_ID")
     update.add_argument("text", metavar="TEXT", help="the memory's new text")
+    _owner(update)
     update.add_argument("--memory-at", metavar="TIME", help="when it holds from (ISO 8601; default: unchanged)")
     update.add_argument("--expected-version", type=_version, metavar="N",
                         help="only if the memory is still at version N (else CONFLICT, exit 1)")
 
     history = _command(sub, "history", parent, "every version of one memory")
     history.add_argument("memory_id", metavar="MEMORY_ID")
+    _owner(history)
 
     delete = _command(sub, "delete", parent, "delete memories by id, or all of a user")
     delete.add_argument("memory_ids", nargs="*", metavar="MEMORY_ID")
     delete.add_argument("--all", action="store_true", help="delete every memory of --user-id")
     delete.add_argument("--user-id", "-u", metavar="USER",
-                        help="with --all: the user whose memories are deleted (never from the environment)")
+                        help="with --all: the user whose memories are deleted; with ids: only if they are "
+                             "USER's (never from the environment)")
 
     log = _command(sub, "log", parent, "the stages one add or search went through (its request_id)")
     log.add_argument("request_id", metavar="REQUEST_ID")
@@ -252,6 +270,11 @@ def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.Argumen
 
     imp = _command(sub, "import", parent, "read a JSONL export into the data dir", TRANSFER_DESCRIPTION)
     imp.add_argument("source", metavar="FILE", help="a file written by hy-memory export, or - for stdin")
+    whose = imp.add_mutually_exclusive_group()
+    whose.add_argument("--user-id", "-u", dest="user_ids", action="append", metavar="USER",
+                       help="write only this user's rows (repeatable; rows of other users are refused)")
+    whose.add_argument("--all-users", action="store_true",
+                       help="write every user of the file (restoring a whole data dir)")
     imp.add_argument("--progress", action="store_true", default=None,
                      help="draw the progress bar even when stderr is not a terminal")
 
@@ -275,11 +298,27 @@ def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentPa
 
 
 MCP_DESCRIPTION: Final = f"""\
-Serve one user's memory to MCP clients (coding agents, IDEs): tools search_memory,
-save_memory, record_work and forget_memory. The user, session, workspace and branch are
+Serve one user's memory to MCP clients (coding agents, IDEs). Tools: search_memory
+(recall memories about a question; read-only), save_memory (remember a fact or
+preference), record_work (remember how a task was done: the request, tool calls, outcome)
+and forget_memory (erase one memory by id); resource memory://recent (the user's 20
+memories changed last). The user, session, workspace and branch are
 fixed here, never by a tool argument. Standard input/output by default; --http serves
-streamable HTTP at http://HOST:PORT/mcp instead. Needs: pip install 'hy-memory-langgraph[mcp]'.
+streamable HTTP at http://HOST:PORT/mcp instead, to requests that send the bearer token
+(--token or HY_MEMORY_MCP_TOKEN; no token, no HTTP) with a Host the server answers (the
+loopback names, the --host address, --allowed-host names). Needs: pip install
+'hy-memory-langgraph[mcp]'.
 The user comes from --user-id or {USER_ENV}.
+
+Set up a client (replace alice; the token: e.g. python -c "import secrets; print(secrets.token_urlsafe(32))"):
+  Claude Code:     claude mcp add hy-memory -- hy-memory mcp -u alice
+       over HTTP:  claude mcp add --transport http hy-memory http://127.0.0.1:8000/mcp \\
+                     --header "Authorization: Bearer $HY_MEMORY_MCP_TOKEN"
+  Claude Desktop (claude_desktop_config.json) and Cursor (.cursor/mcp.json):
+    {{"mcpServers": {{"hy-memory": {{"command": "hy-memory", "args": ["mcp", "-u", "alice"]}}}}}}
+       over HTTP (Cursor): {{"mcpServers": {{"hy-memory": {{"url": "http://127.0.0.1:8000/mcp",
+                     "headers": {{"Authorization": "Bearer <token>"}}}}}}}}
+  The HTTP server: HY_MEMORY_MCP_TOKEN=<token> hy-memory mcp -u alice --http
 """
 
 
@@ -292,6 +331,11 @@ def _mcp_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParse
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="with --http: the address (default 127.0.0.1)")
     mcp.add_argument("--port", type=lambda v: _whole(v, 1), default=8000, help="with --http: the port (default 8000)")
+    mcp.add_argument("--token", help="with --http: the bearer token every request must send (default: "
+                                     "$HY_MEMORY_MCP_TOKEN; required, at least 32 characters)")
+    mcp.add_argument("--allowed-host", dest="allowed_hosts", action="append", metavar="NAME[:PORT]",
+                     help="with --http: a Host value clients use to reach the server (repeatable; default: "
+                          "$HY_MEMORY_MCP_ALLOWED_HOSTS; required with --host 0.0.0.0)")
     _mode(mcp)
     mcp.set_defaults(raw_exit=True)
 

@@ -30,11 +30,9 @@ from hy_memory_langgraph.cli.common import (
     existing_data_dir,
     user_id_of,
 )
-from hy_memory_langgraph.client import WorkflowMemoryService
-from hy_memory_langgraph.client.workflow import (
-    oa_context_provider_from_config,
-    workflow_documents_for,
-)
+from hy_memory_langgraph.cli.session import checked_json
+from hy_memory_langgraph.client.stores import workflow_documents_for
+from hy_memory_langgraph.client.workflow import WorkflowMemoryService, oa_context_provider_from_config
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
@@ -108,9 +106,11 @@ def load_input(input_json: str | None, input_file: str | None) -> dict[str, Any]
     else:
         text, source = (input_json if input_json is not None else "{}"), "--input-json"
     try:
-        payload = json.loads(text)
+        payload = json.loads(checked_json(text, source))
     except json.JSONDecodeError as exc:
         raise CliError("INVALID_JSON", f"{source} is not valid JSON: {exc}") from exc
+    except InvalidInputError as exc:
+        raise CliError("INVALID_INPUT", str(exc)) from exc
     if not isinstance(payload, dict):
         raise CliError("INVALID_JSON", f"{source} must be a JSON object, got {type(payload).__name__}")
     return payload

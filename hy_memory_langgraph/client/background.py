@@ -45,6 +45,7 @@ import sqlalchemy as sa
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
+from hy_memory_langgraph.client.locks import UserLocks
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import HyMemoryError, StoreCorruptionError
 from hy_memory_langgraph.flows.contracts import PreparedWrite
@@ -100,14 +101,18 @@ class Background:
         graph: The client's compiled write graph (the worker runs a copy with a
             checkpointer: the same nodes and edges).
         recorder: The client's pipeline log.
+        locks: The client's user locks: a run holds its user's lock shared, as a
+            synchronous write does (an erasure of the user waits for it).
     """
 
     def __init__(self, config: MemoryConfig, context: MemoryContext,
-                 graph: CompiledStateGraph[Any, Any, Any, Any], recorder: PipelineRecorder) -> None:
+                 graph: CompiledStateGraph[Any, Any, Any, Any], recorder: PipelineRecorder,
+                 locks: UserLocks) -> None:
         self.config = config
         self.context = context
         self.graph = graph
         self.recorder = recorder
+        self.locks = locks
         self.target, self.schema = config.store_target(config.background_store)
         self._seal = gate(config.redact_secrets)
         self._queue: JobQueue | None = None
@@ -207,7 +212,7 @@ class Background:
         Raises:
             HyMemoryError: a live worker kept running the user's write.
         """
-        if self._exists():
+        if self._exists():  # before the erasure's exclusive lock: the run holds it shared
             running = self.queue.cancel_user(user_id)
             self._wake.set()
             self._wait_stopped([run for run, _ in running])
@@ -331,7 +336,7 @@ class Background:
         try:
             graph = self.graph.copy(update={"checkpointer": self.checkpoints.saver})
             resume = self.checkpoints.saver.get_tuple(config) is not None
-            with embedding_owners([run.user_id]):
+            with embedding_owners([run.user_id]), self.locks.writing([run.user_id]):
                 for _ in graph.stream(None if resume else write, config, context=context, durability="sync",
                                       stream_mode="updates", subgraphs=True):
                     if stop.is_set() or not self.queue.holds(run, lease):

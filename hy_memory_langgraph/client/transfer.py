@@ -21,6 +21,11 @@ id, a key, a namespace label) carries a secret is refused and reported, never fi
 another name. U+0000 is dropped. An export of a store that redacted is unchanged by this
 (redaction is idempotent); one made with redaction off loses its secrets on the way in.
 
+An import writes only the users the caller names (``user_ids``): a row of anyone else
+(a memory, its history, a trace, a version-chain thread, a workflow file) is not written
+and is counted in the report's ``refused_users``. ``user_ids=None`` writes every user
+of the file (restoring a whole data dir); an import must say which.
+
 Not exported: vectors and the FAISS/BM25 indexes (derived: recomputed on import, with
 the importing client's embedding model; free when its embedding cache already holds
 them), git snapshots of the version chain (work-tree caches), the embedding cache, the
@@ -30,21 +35,25 @@ replaces records with the same ids and keeps the rest.
 
 Example:
     >>> rows = list(export_rows(client))  # doctest: +SKIP
-    >>> import_rows(other_client, rows)["memory"]  # doctest: +SKIP
+    >>> import_rows(other_client, rows, user_ids=["u1"])["memory"]  # doctest: +SKIP
     12
 """
 
 from __future__ import annotations
 
+import enum
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import unquote
 
 from hy_memory_langgraph.chain.store import owner_of
 from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.ids import require_ids
+from hy_memory_langgraph.limits import check_import_row, check_user_ids
 from hy_memory_langgraph.models import model_identity
 from hy_memory_langgraph.redact.gate import carries_secret, gate
 from hy_memory_langgraph.repos.base import RecordRepository
@@ -53,16 +62,26 @@ from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso, utcnow
-from hy_memory_langgraph.values import MAX_JSON_DEPTH, json_depth, without_nul
+from hy_memory_langgraph.values import without_nul
 from hy_memory_langgraph.workflow.files import escape_name
 
-__all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "ROW_TYPES", "export_rows", "import_rows"]
+__all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "ROW_TYPES", "UNSET", "Unset", "export_rows", "import_rows"]
 
 EXPORT_FORMAT: Final = "hy-memory-export"
 EXPORT_VERSION: Final = 1
 ROW_TYPES: Final = ("header", "memory", "event", "trace", "chain_thread", "workflow_file", "footer")
 _FLUSH: Final = 256
 _SCENES: Final = ("chat", *PRODUCTIVITY_SCENES)
+
+
+class Unset(enum.Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = "unset"
+
+
+#: An argument the caller did not pass (``import_rows`` requires ``user_ids``).
+UNSET: Final = Unset.UNSET
 
 
 def _repo(context: MemoryContext, scene: str) -> RecordRepository:
@@ -127,12 +146,34 @@ def export_rows(context: MemoryContext, embeddings: Any, workflow_dir: Path, *,
     yield {"type": "footer", "rows": sum(counts.values()), "counts": dict(counts)}
 
 
+def _row_user(row: dict[str, Any]) -> str:
+    """Whose row ``row`` is (``""`` when it does not say): the user of a memory or event,
+    of a trace's namespace, of a chain thread's owner, of a workflow file's directory."""
+    kind = row.get("type")
+    value = row.get("value")
+    if kind in ("memory", "event"):
+        user = value.get("user_id") if isinstance(value, dict) else None
+    elif kind == "trace":
+        namespace = row.get("namespace")
+        user = unquote(namespace[1]) if isinstance(namespace, list) and len(namespace) > 1 \
+            and isinstance(namespace[1], str) else None
+    elif kind == "chain_thread":
+        owner = value.get("owner") if isinstance(value, dict) else None
+        user = unquote(owner.split("|", 1)[0]) if isinstance(owner, str) and "|" in owner else None
+    else:
+        path = row.get("path")
+        user = unquote(path.split("/", 1)[0]) if isinstance(path, str) and "/" in path else None
+    return user if isinstance(user, str) else ""
+
+
 class _Importer:
     """Buffers rows per destination and writes them in batches."""
 
-    def __init__(self, context: MemoryContext, workflow_dir: Path) -> None:
+    def __init__(self, context: MemoryContext, workflow_dir: Path, users: Collection[str] | None) -> None:
         self.context = context
         self.workflow_dir = workflow_dir
+        self.users = None if users is None else frozenset(users)
+        self.refused_users: Counter[str] = Counter()
         self.redact = context.config.redact_secrets
         self.seal = gate(self.redact)
         self.records: dict[str, list[dict[str, Any]]] = {s: [] for s in _SCENES}
@@ -142,11 +183,18 @@ class _Importer:
         self.refused: list[dict[str, str]] = []
         self.pending = 0
 
-    def add(self, row: dict[str, Any], line: int) -> None:
+    def add(self, row: dict[str, Any], line: int) -> bool:
+        """Buffer (or write) one row; ``False`` when it is refused (its user is not one the
+        import may write, or its place carries a secret)."""
         kind = row.get("type")
+        if kind not in ROW_TYPES[1:-1]:
+            raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(ROW_TYPES)}")
+        if self.users is not None and (user := _row_user(row)) not in self.users:
+            self.refused_users[user] += 1
+            return False
         try:
             if self._refused_place(row):
-                return
+                return False
             if kind in ("memory", "event"):
                 scene = row["scene"]
                 if scene not in _SCENES:
@@ -163,14 +211,13 @@ class _Importer:
                 self.threads.append(self._clean(row["value"]))
             elif kind == "workflow_file":
                 self._write_file(str(row["path"]), self.seal(without_nul(str(row["text"]))))
-                return
-            else:
-                raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(ROW_TYPES)}")
+                return True
         except (KeyError, TypeError) as exc:
             raise InvalidInputError(f"row {line} ({kind}) is missing or has a bad field: {exc}") from exc
         self.pending += 1
         if self.pending >= _FLUSH:
             self.flush()
+        return True
 
     def _refused_place(self, row: dict[str, Any]) -> bool:
         """Whether the row's place (ids, key, namespace labels, owner) carries a secret
@@ -193,9 +240,7 @@ class _Importer:
         redacts it on the way in)."""
         if not isinstance(value, dict):
             raise TypeError(f"value must be an object, not {type(value).__name__}")
-        if json_depth(value) > MAX_JSON_DEPTH:
-            return dict(value)  # refused as a whole when written (its reason in ``refused``)
-        return without_nul(value)
+        return without_nul(value)  # of bounded depth: import_rows checked the row
 
     def _write_file(self, relative: str, text: str) -> None:
         root = self.workflow_dir.resolve()
@@ -225,32 +270,48 @@ class _Importer:
 
 
 def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[str, Any]], *,
-                on_row: Callable[[int], None] | None = None) -> dict[str, Any]:
+                user_ids: Sequence[str] | str | None | Unset, on_row: Callable[[int], None] | None = None,
+                ) -> dict[str, Any]:
     """Write an export's rows into this data dir (see the module docstring).
 
     Args:
         context: The importing client's context.
         workflow_dir: The workflow-memory root.
         rows: The rows, header first.
+        user_ids: The users whose rows are written (a string is one user); ``None``:
+            every user of the file. Required.
         on_row: Called with the number of rows read so far (a progress bar).
 
     Returns:
-        Counts per row type, ``rows`` (rows read), ``complete`` (the footer was there and
-        its row count matched) and ``refused``: the memory rows not written, each with
-        its ``memory_id``, ``user_id`` and ``reason`` (an id that is another user's
-        memory here, or not an id of the row's scene and kind).
+        Counts per row type (rows written), ``rows`` (rows written), ``complete`` (the
+        footer was there and matched the rows read), ``refused``: the memory rows not
+        written, each with its ``memory_id``, ``user_id`` and ``reason`` (an id that is
+        another user's memory here, not an id of the row's scene and kind, or a place
+        that carries a secret), and
+        ``refused_users``: rows not written because their user is not in ``user_ids``,
+        counted per user (``""``: rows that name no user).
 
     Raises:
-        InvalidInputError: No header, an unknown format or version, or a bad row (rows
-            before it are written).
+        InvalidInputError: ``user_ids`` not given or invalid, no header, an unknown format
+            or version, a row over the limits (:mod:`hy_memory_langgraph.limits`) or a bad
+            row (rows before it are written).
     """
-    importer = _Importer(context, workflow_dir)
+    if user_ids is UNSET:
+        raise InvalidInputError(
+            "import_memories needs user_ids: the users whose rows this import may write, e.g. "
+            "user_ids=['user_123'] (rows of other users are refused and counted), or user_ids=None "
+            "to write every user of the file (restoring a whole data dir)")
+    limits = context.config.limits
+    check_user_ids(limits, user_ids)
+    users = None if user_ids is None else require_ids(user_ids, "user_ids")
+    importer = _Importer(context, workflow_dir, users)
     counts: Counter[str] = Counter()
     footer: dict[str, Any] | None = None
-    line = 0
+    line = read = 0
     for line, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             raise InvalidInputError(f"row {line} is not a JSON object")
+        check_import_row(limits, row, line)
         if line == 1:
             if row.get("type") != "header" or row.get("format") != EXPORT_FORMAT:
                 raise InvalidInputError(
@@ -263,8 +324,9 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
         elif footer is not None:
             raise InvalidInputError(f"row {line} follows the footer")
         else:
-            importer.add(row, line)
-            counts[str(row["type"])] += 1
+            read += 1
+            if importer.add(row, line):
+                counts[str(row["type"])] += 1
         if on_row is not None:
             on_row(line)
     if line == 0:
@@ -272,5 +334,5 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
     importer.flush()
     total = sum(counts.values())
     return {**{t: counts.get(t, 0) for t in ROW_TYPES[1:-1]}, "rows": total,
-            "complete": footer is not None and footer.get("rows") == total,
-            "refused": importer.refused}
+            "complete": footer is not None and footer.get("rows") == read,
+            "refused": importer.refused, "refused_users": dict(importer.refused_users)}

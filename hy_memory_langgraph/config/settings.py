@@ -28,6 +28,7 @@ from hy_memory_langgraph.config.layout import StorageLayout
 from hy_memory_langgraph.config.parsing import int_parser
 from hy_memory_langgraph.config.variables import VARIABLES, Variable
 from hy_memory_langgraph.errors import ConfigError
+from hy_memory_langgraph.limits import Limits
 
 __all__ = ["DEFAULT_APPROXIMATE_MIN_VECTORS", "DEFAULT_INDEX_CACHE_MB", "CodingConfig", "MemoryConfig",
            "index_cache_mb"]
@@ -114,12 +115,14 @@ class CodingConfig:
 
 
 _MEMORY_OVERRIDES: Final = frozenset(
-    {"data_dir", "coding", "enable_query_rewrite", "query_rewrite_max_chars",
+    {"data_dir", "coding", "limits", "enable_query_rewrite", "query_rewrite_max_chars",
      "redact_secrets", "pipeline_log_days", "pipeline_log_text", "max_message_bytes",
      "oa_context_provider_spec", "oa_context_file", "db_url", "db_schema_prefix",
-     "index_cache_mb", "approximate_min_vectors", "background_delay_s"}
+     "index_cache_mb", "approximate_min_vectors", "db_timeout_s",
+     "background_delay_s"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
+_LIMIT_OVERRIDES: Final = frozenset(f.name for f in fields(Limits))
 _OA_FIELDS: Final = frozenset({"oa_context_provider_spec", "oa_context_file"})
 
 
@@ -137,6 +140,8 @@ class MemoryConfig(StorageLayout):
     Attributes:
         data_dir: ``MEMORY_DATA_DIR`` (default ``~/.hy_memory``).
         coding: The working/coding settings.
+        limits: What one call may ask (sizes, counts, depth): ``MEMORY_MAX_*``, see
+            :mod:`hy_memory_langgraph.limits`.
         enable_query_rewrite: ``MEMORY_ENABLE_QUERY_REWRITE``.
         query_rewrite_max_chars: ``MEMORY_QUERY_REWRITE_MAX_CHARS``.
         redact_secrets: ``MEMORY_REDACT_SECRETS``.
@@ -150,6 +155,8 @@ class MemoryConfig(StorageLayout):
         index_cache_mb: ``MEMORY_INDEX_CACHE_MB``.
         approximate_min_vectors: ``MEMORY_APPROXIMATE_MIN_VECTORS``: vectors a scope holds
             before its index becomes approximate (``0``: always exact).
+        db_timeout_s: ``MEMORY_DB_TIMEOUT_S``: the longest wait on the database (a lock
+            a user's erasure and writes share, connecting, a statement).
         background_delay_s: ``MEMORY_BACKGROUND_DELAY_S``: seconds a queued write waits for
             more requests of its session before one extraction takes them together.
 
@@ -161,6 +168,7 @@ class MemoryConfig(StorageLayout):
 
     data_dir: Path
     coding: CodingConfig = field(default_factory=CodingConfig)
+    limits: Limits = field(default_factory=Limits)
     enable_query_rewrite: bool = False
     query_rewrite_max_chars: int = 1000
     redact_secrets: bool = True
@@ -173,6 +181,7 @@ class MemoryConfig(StorageLayout):
     db_schema_prefix: str = ""
     index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
     approximate_min_vectors: int = DEFAULT_APPROXIMATE_MIN_VECTORS
+    db_timeout_s: int = 30
     background_delay_s: float = 5.0
 
     def __post_init__(self) -> None:
@@ -181,6 +190,8 @@ class MemoryConfig(StorageLayout):
             raise ConfigError(
                 f"MemoryConfig.coding={self.coding!r} is invalid: expected a CodingConfig."
             )
+        if not isinstance(self.limits, Limits):
+            raise ConfigError(f"MemoryConfig.limits={self.limits!r} is invalid: expected a Limits.")
         if self.oa_context_provider_spec is not None and self.oa_context_file is not None:
             raise ConfigError(
                 "MEMORY_OA_CONTEXT_PROVIDER (oa_context_provider_spec) and MEMORY_OA_CONTEXT_FILE "
@@ -201,6 +212,8 @@ class MemoryConfig(StorageLayout):
                 ``enable_query_rewrite``, ``query_rewrite_max_chars``, ``coding``
                 (a whole :class:`CodingConfig`, replacing the environment's) and any
                 :class:`CodingConfig` field (applied last, on top of ``coding``),
+                ``limits`` and any :class:`~hy_memory_langgraph.limits.Limits` field (the
+                same way),
                 ``oa_context_provider_spec`` and ``oa_context_file`` (either one replaces
                 both OA variables of the environment). A value of ``None`` means
                 "not overridden".
@@ -217,15 +230,14 @@ class MemoryConfig(StorageLayout):
         """
         source = os.environ if env is None else env
         given = {k: v for k, v in overrides.items() if v is not None}
-        unknown = sorted(set(given) - _MEMORY_OVERRIDES - _CODING_OVERRIDES)
+        unknown = sorted(set(given) - _MEMORY_OVERRIDES - _CODING_OVERRIDES - _LIMIT_OVERRIDES)
         if unknown:
-            allowed = ", ".join(sorted(_MEMORY_OVERRIDES | _CODING_OVERRIDES))
+            allowed = ", ".join(sorted(_MEMORY_OVERRIDES | _CODING_OVERRIDES | _LIMIT_OVERRIDES))
             raise ConfigError(
                 f"Unknown configuration override(s) {', '.join(unknown)}; accepted: {allowed}."
             )
 
-        memory_values: dict[str, Any] = {}
-        coding_values: dict[str, Any] = {}
+        values: dict[str, dict[str, Any]] = {"memory": {}, "coding": {}, "limits": {}}
         oa_overridden = bool(_OA_FIELDS & set(given))
         for var in _READ:
             if oa_overridden and var.field in _OA_FIELDS:
@@ -233,21 +245,25 @@ class MemoryConfig(StorageLayout):
             raw = _env_value(source, var.env)
             if raw is None or var.parse is None:
                 continue
-            parsed = var.parse(var.env, raw)
-            (memory_values if var.owner == "memory" else coding_values)[var.field] = parsed
+            values[str(var.owner)][var.field] = var.parse(var.env, raw)
 
         coding = given.pop("coding", None)
         if coding is not None and not isinstance(coding, CodingConfig):
             raise ConfigError(f"coding={coding!r} is invalid: expected a CodingConfig.")
         if coding is None:
-            coding = CodingConfig(**coding_values)
+            coding = CodingConfig(**values["coding"])
         coding_fields = {k: given.pop(k) for k in list(given) if k in _CODING_OVERRIDES}
         if coding_fields:
             coding = replace(coding, **coding_fields)
+        limits = given.pop("limits", None)
+        if limits is not None and not isinstance(limits, Limits):
+            raise ConfigError(f"limits={limits!r} is invalid: expected a Limits.")
+        limits = replace(limits or Limits(**values["limits"]),
+                         **{k: given.pop(k) for k in list(given) if k in _LIMIT_OVERRIDES})
 
-        memory_values.update(given)
+        memory_values = {**values["memory"], **given}
         memory_values.setdefault("data_dir", _default_data_dir())
-        return cls(coding=coding, **memory_values)
+        return cls(coding=coding, limits=limits, **memory_values)
 
     @classmethod
     def default(cls) -> MemoryConfig:

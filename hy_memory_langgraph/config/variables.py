@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final, Literal
 
 from hy_memory_langgraph.config.oa import parse_oa_context_file, parse_object_spec
@@ -33,6 +33,7 @@ from hy_memory_langgraph.config.parsing import (
     parse_optional_dir,
     parse_schema_prefix,
 )
+from hy_memory_langgraph.limits import Limits, limit_parser
 
 __all__ = ["ENV_VARS", "VARIABLES", "Variable", "variables_table"]
 
@@ -52,13 +53,31 @@ class Variable:
     """
 
     env: str
-    owner: Literal["memory", "coding"] | None
+    owner: Literal["memory", "coding", "limits"] | None
     field: str
     parse: Callable[[str, object], Any] | None
     default: str
     effect: str
     readme: bool = True
 
+
+#: What each limit bounds (``MemoryConfig.limits``; :mod:`hy_memory_langgraph.limits`).
+_LIMIT_EFFECTS: Final = {
+    "max_depth": "nesting depth of messages, metadata, tool arguments and imported rows, JSON text in "
+                 "their strings included (at most 64)",
+    "max_messages": "messages of one write (`add`, `record_work`, `memory_extract`)",
+    "max_write_bytes": "bytes of one write's messages (each is then cut to `MEMORY_MAX_MESSAGE_BYTES`)",
+    "max_metadata_bytes": "bytes of `metadata` (and workflow `dynamicContext`)",
+    "max_query_bytes": "bytes of one search's `query` and `queries` together",
+    "max_queries": "items of a search's `queries`",
+    "max_user_ids": "users of one search, export or import",
+    "max_search_limit": "a search's `limit` (20 to 10000)",
+    "max_row_bytes": "bytes of one imported row",
+}
+_LIMITS: Final = tuple(
+    Variable(Limits.setting(spec.name), "limits", spec.name, limit_parser(spec.name), f"`{spec.default}`",
+             f"{_LIMIT_EFFECTS[spec.name]}; more is refused", readme=False)
+    for spec in fields(Limits))
 
 VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_DATA_DIR", "memory", "data_dir", parse_dir, "`~/.hy_memory`",
@@ -95,6 +114,7 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_MAX_MESSAGE_BYTES", "memory", "max_message_bytes", int_parser(1024),
              "`1000000` (min 1024)", "size cap of one message of a write: longer content keeps its head and "
              "tail around `…[cut N bytes]…`, after secrets are redacted", readme=False),
+    *_LIMITS,
     Variable("MEMORY_OA_CONTEXT_PROVIDER", "memory", "oa_context_provider_spec", parse_object_spec, "unset",
              "`package.module:callable` giving workflow memory's `oaContext` (called with the user id; "
              "may return `None` or raise)"),
@@ -114,6 +134,9 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_APPROXIMATE_MIN_VECTORS", "memory", "approximate_min_vectors", int_parser(0), "`200000`",
              "vectors a scope holds before its search becomes approximate (IVF; recall in docs/benchmarks.md); "
              "`0` keeps every search exact"),
+    Variable("MEMORY_DB_TIMEOUT_S", "memory", "db_timeout_s", int_parser(1), "`30` (min 1)",
+             "the longest wait on the database, in seconds: a user's lock (an erasure waits for the "
+             "user's writes in flight), connecting, a statement; then an error naming the file", readme=False),
     Variable("OPENAI_API_KEY", None, "", None, "unset",
              "enables the default chat model (pro) and OpenAI embeddings"),
     Variable("OPENAI_BASE_URL", None, "", None, "unset", "any OpenAI-compatible server (vLLM, Ollama, SGLang, …)"),
@@ -129,6 +152,12 @@ VARIABLES: Final[tuple[Variable, ...]] = (
              "the value fields it embeds, comma-separated", readme=False),
     Variable("HY_MEMORY_USER_ID", None, "", None, "unset",
              "the CLI's user when `--user-id` is absent (no default: a user command without either is refused)"),
+    Variable("HY_MEMORY_MCP_TOKEN", None, "", None, "unset",
+             "the bearer token `hy-memory mcp --http` requires of every request (or `--token`); without "
+             "one it does not serve HTTP", readme=False),
+    Variable("HY_MEMORY_MCP_ALLOWED_HOSTS", None, "", None, "the loopback names",
+             "comma-separated `Host` values `hy-memory mcp --http` answers (or `--allowed-host`); "
+             "required with a wildcard `--host` such as `0.0.0.0`", readme=False),
 )
 
 #: Names of every variable :meth:`MemoryConfig.from_env` reads.

@@ -7,27 +7,27 @@ Recall uses the default search path (zero LLM calls); remembering writes the las
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
+from hy_memory_langgraph.errors import MissingExtraError
+from hy_memory_langgraph.integrations.nodes import last_turn, recall_query
 from hy_memory_langgraph.integrations.render import render_memories
-from hy_memory_langgraph.integrations.scope import bind_users, current_config, resolve_scope
+from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
+
+try:
+    from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+except ModuleNotFoundError as exc:  # the optional ``langchain`` package (LangChain v1)
+    raise MissingExtraError("HyMemoryMiddleware needs LangChain v1 (langchain.agents.middleware): "
+                            "pip install 'hy-memory-langgraph[agents]'") from exc
 
 __all__ = ["HyMemoryMiddleware", "render_memories"]
 
 UserResolver = str | Callable[[Runtime[Any]], str]
-
-
-def _last_user_index(messages: Sequence[BaseMessage]) -> int | None:
-    for index in range(len(messages) - 1, -1, -1):
-        if isinstance(messages[index], HumanMessage):
-            return index
-    return None
 
 
 def _with_block(system: SystemMessage | None, block: str) -> SystemMessage:
@@ -45,11 +45,13 @@ class HyMemoryMiddleware(AgentMiddleware):
 
     Args:
         client: The memory client.
-        user_id: A function of the runtime returning the user id, or a default user
-            id. Without a function the user comes from the run, as for the memory
-            nodes: ``runtime.context.user_id``, then ``config["configurable"]["user_id"]``,
-            then this default; with none of them a model call raises
-            :class:`~hy_memory_langgraph.errors.MissingContextError`.
+        user_id: The user this middleware is for, or a function of the runtime returning
+            it; ``None`` follows the run (``runtime.context.user_id``, then
+            ``config["configurable"]["user_id"]``), as the memory nodes do. A run naming
+            another user than this one raises
+            :class:`~hy_memory_langgraph.errors.ForeignUserError`; no user anywhere raises
+            :class:`~hy_memory_langgraph.errors.MissingContextError` (one rule for every
+            face: :mod:`~hy_memory_langgraph.integrations.scope`).
         limit: How many memories are recalled per model call.
         remember: Whether the last turn is written after each run.
         background: Queue that write (pro mode: the run ends without waiting for the
@@ -71,10 +73,9 @@ class HyMemoryMiddleware(AgentMiddleware):
         self.background = background
 
     def _user(self, runtime: Runtime[Any]) -> str:
-        if callable(self.user_id):
-            return bind_users([self.user_id(runtime)], current_config(), what="HyMemoryMiddleware")[0]
+        own = self.user_id(runtime) if callable(self.user_id) else self.user_id
         return resolve_scope(runtime.context, current_config(), what="HyMemoryMiddleware",
-                             defaults={"user_id": self.user_id}).user_id
+                             defaults={"user_id": own}).user_id
 
     def _with_memories(self, request: ModelRequest, memories: list[dict[str, Any]]) -> ModelRequest:
         block = render_memories(memories)
@@ -83,8 +84,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         return request.override(system_message=_with_block(request.system_message, block))
 
     def _query(self, request: ModelRequest) -> str | None:
-        index = _last_user_index(request.messages)
-        return None if index is None else str(request.messages[index].text).strip() or None
+        return recall_query(request.messages, self.client.config.limits)
 
     def wrap_model_call(self, request: ModelRequest,
                         handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse:
@@ -103,9 +103,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         return await handler(self._with_memories(request, found["memories"]))
 
     def _last_turn(self, state: dict[str, Any]) -> list[BaseMessage]:
-        messages = list(state.get("messages") or [])
-        index = _last_user_index(messages)
-        return [] if index is None else messages[index:]
+        return last_turn(list(state.get("messages") or []))
 
     def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turn = self._last_turn(state)

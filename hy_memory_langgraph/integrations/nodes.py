@@ -52,10 +52,12 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.integrations.render import render_memory_block
 from hy_memory_langgraph.integrations.scope import MemoryScope, current_context, resolve_scope
+from hy_memory_langgraph.limits import Limits
+from hy_memory_langgraph.models.embeddings import WINDOW_JOIN, head_tail_bytes
 from hy_memory_langgraph.scenes import SCENES
 
-__all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "recall_update",
-           "with_memory_block"]
+__all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "recall_query",
+           "recall_update", "with_memory_block"]
 
 
 class MemoryState(MessagesState, total=False):
@@ -82,10 +84,19 @@ def _check_k(k: int) -> int:
     return k
 
 
-def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
+def recall_query(messages: Sequence[BaseMessage], limits: Limits) -> str | None:
+    """The latest user message's text as a search query (``None`` without one), held to
+    ``MEMORY_MAX_QUERY_BYTES``: a longer message gives its head and tail, so a pasted
+    document never makes a recall refuse the turn.
+
+    Example:
+        >>> recall_query([HumanMessage("a" * 50 + "b" * 50)], Limits(max_query_bytes=30))
+        'aaaaaaaaaaaa … bbbbbbbbbbbb'
+    """
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
-            return str(message.text).strip() or None
+            text = str(message.text).strip()
+            return head_tail_bytes(text, limits.max_query_bytes - len(WINDOW_JOIN.encode("utf-8"))) or None
     return None
 
 
@@ -173,7 +184,7 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
     scene, k = _check_scene(scene), _check_k(k)
 
     def search_args(state: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any] | None:
-        query = _latest_user_text(state.get("messages") or [])
+        query = recall_query(state.get("messages") or [], client.config.limits)
         if query is None:
             return None
         scope = _scope(config, name)

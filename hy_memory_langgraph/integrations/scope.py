@@ -1,14 +1,30 @@
-"""Whose memory a node or tool works on: read from the run, never hard-coded.
+"""Whose memory a node, tool, retriever or middleware works on: one rule for every face.
 
-Each value is looked up in the runtime context first (``graph.invoke(..., context=...)``
-with a ``context_schema``: a dict, a dataclass or a pydantic model), then in
-``config["configurable"]``, then in the face's own defaults (the ``user_id`` a retriever
-or middleware was built with); an argument of the call itself (``retriever.invoke(q,
-user_id=...)``) comes before all of them:
+**The user** of a call is the one user its sources name, and every source that names
+one must name the same (the comparison is of ids as :mod:`hy_memory_langgraph.ids`
+checks them):
+
+1. the run's user: the user a LangGraph server authenticated for the run (binding:
+   see below), else ``user_id`` in the runtime context (``graph.invoke(..., context=...)``
+   with a ``context_schema``: a dict, a dataclass or a pydantic model), else
+   ``config["configurable"]["user_id"]``;
+2. the face's own user: the ``user_id`` it was built with (``create_memory_tools(client,
+   user_id=...)``, ``HyMemoryRetriever(user_id=...)``, ``HyMemoryMiddleware(client,
+   user_id=...)`` or the user its resolver function returns), or the retriever call's
+   ``invoke(q, user_id=...)``.
+
+A face built for ``alice`` serves ``alice``: outside a run, in a run that names no user,
+or in a run of ``alice``; in a run naming ``bob`` it raises
+:class:`~hy_memory_langgraph.errors.ForeignUserError` (tools, retriever and middleware
+alike), never reading or writing either memory. A face built without a user follows the
+run; with no user anywhere it raises :class:`~hy_memory_langgraph.errors.MissingContextError`.
+The memory nodes take no user of their own: they follow the run.
+
+The other values are looked up in the runtime context first, then in
+``config["configurable"]``, then in the face's own values:
 
 | value | runtime context | ``config["configurable"]`` |
 |---|---|---|
-| ``user_id`` (required) | ``user_id`` | ``user_id`` |
 | ``session_id`` | ``session_id``, else ``thread_id`` | ``session_id``, else ``thread_id`` |
 | ``workspace_id`` | ``workspace_id`` | ``workspace_id`` |
 | ``branch`` | ``branch`` | ``branch`` |
@@ -17,9 +33,9 @@ user_id=...)``) comes before all of them:
 ``langgraph.json``) is bound to its user: the server puts the user in
 ``config["configurable"]`` (``langgraph_auth_user``, ``langgraph_auth_user_id``), so it is
 this user's memory whatever the caller sends, and a ``user_id`` naming anyone else (in the
-context, the configurable, an argument) raises :class:`~hy_memory_langgraph.errors.ForeignUserError`:
-an API caller cannot read or write another user's memory by naming them. Studio's
-developer user and unauthenticated runs are not bound. A user whose permissions hold
+context, the configurable, the face, an argument) raises ``ForeignUserError``: an API
+caller cannot read or write another user's memory by naming them. Studio's developer user
+and unauthenticated runs are not bound. A user whose permissions hold
 :data:`ANY_USER_PERMISSION` (a service acting for its own end users) names the user as
 before.
 
@@ -30,6 +46,11 @@ Example:
     >>> resolve_scope(None, {"configurable": {"langgraph_auth_user": signed_in,
     ...                                       "langgraph_auth_user_id": "alice"}}, what="recall").user_id
     'alice'
+    >>> resolve_scope(None, {"configurable": {"user_id": "bob"}}, what="HyMemoryRetriever",
+    ...               defaults={"user_id": "alice"})
+    Traceback (most recent call last):
+    ...
+    hy_memory_langgraph.errors.ForeignUserError: HyMemoryRetriever was built for user 'alice' but this run names user 'bob'...
 """
 
 from __future__ import annotations
@@ -42,6 +63,7 @@ from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 
 from hy_memory_langgraph.errors import ForeignUserError, MissingContextError
+from hy_memory_langgraph.ids import require_id
 
 __all__ = ["ANY_USER_PERMISSION", "MemoryScope", "authenticated_user", "bind_users", "current_config",
            "current_context", "resolve_scope"]
@@ -49,8 +71,8 @@ __all__ = ["ANY_USER_PERMISSION", "MemoryScope", "authenticated_user", "bind_use
 #: A LangGraph auth permission that lets an authenticated user name any memory user.
 ANY_USER_PERMISSION = "hy_memory:any_user"
 
+#: Where each value other than the user is looked up, in each source.
 _ALIASES: dict[str, tuple[str, ...]] = {
-    "user_id": ("user_id",),
     "session_id": ("session_id", "thread_id"),
     "workspace_id": ("workspace_id",),
     "branch": ("branch",),
@@ -102,26 +124,37 @@ def current_config() -> Mapping[str, Any] | None:
 
 def resolve_scope(context: Any, config: Mapping[str, Any] | None, *, what: str,
                   defaults: Mapping[str, Any] | None = None) -> MemoryScope:
-    """The scope of one call, from the runtime ``context``, the run's ``config`` and the
-    caller's ``defaults``, in that order.
+    """The scope of one call (see the module docstring): the user the run and the face
+    agree on; the other values from the runtime ``context``, the run's ``config``, then
+    the face's ``defaults``.
 
     Args:
         context: ``runtime.context`` (dict, dataclass, pydantic model or ``None``).
         config: The ``RunnableConfig`` of the run (``None`` outside a run).
         what: The node or tool asking, named in the error.
-        defaults: Values the face was built with (``user_id``, ``workspace_id``, ...).
+        defaults: The face's own values (``user_id``, ``workspace_id``, ...).
 
     Raises:
-        MissingContextError: No ``user_id`` in any of them.
+        MissingContextError: No ``user_id`` anywhere.
+        ForeignUserError: The run and the face name different users, or the run is
+            authenticated as another user than one named.
     """
     configurable = (config or {}).get("configurable") or {}
     sources = (context, configurable, defaults)
     values = {name: _first(sources, names) for name, names in _ALIASES.items()}
-    user_id = values.pop("user_id")
     bound = authenticated_user(config)
     if bound is not None:
         named = {str(v) for s in sources if (v := _lookup(s, "user_id")) is not None and str(v).strip()}
         user_id = bind_users(sorted(named), config, what=what)[0] if named else bound
+        return MemoryScope(user_id=user_id, **values)
+    run_user, own = _first((context, configurable), ("user_id",)), _first((defaults,), ("user_id",))
+    if run_user is not None and own is not None and require_id(run_user, "user_id") != require_id(own, "user_id"):
+        where = "runtime context" if _first((context,), ("user_id",)) is not None else 'config["configurable"]'
+        raise ForeignUserError(
+            f"{what} was built for user {own!r} but this run names user {run_user!r} (user_id in its {where}): "
+            "a face built for one user never serves another; build it without user_id to follow the run's "
+            f"user, or run it for {own!r}")
+    user_id = run_user or own
     if user_id is None:
         raise MissingContextError(
             f"{what} needs user_id and found none: pass it in the runtime context "

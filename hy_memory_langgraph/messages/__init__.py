@@ -7,7 +7,7 @@ LangChain ``BaseMessage``s, bare strings) is turned into :class:`Msg` by
 * :mod:`.turns`: tool-trace detection and stripping, user-turn windows;
 * :mod:`.compression`: UTF-8-safe head+tail cuts, prompt compression, the stored-size cap;
 * :mod:`.signal`: text matching for duplicate turns, trivial (content-free) turns;
-* :mod:`.render`: the transcript and the bounded scene-judge summary;
+* :mod:`.render`: the transcript and the bounded scene-judge summary, as prompt rows;
 * :mod:`.language`: zh / en routing from the first effective characters;
 * :mod:`.files`: file paths touched by a trace;
 * :mod:`.codec`: the JSON round-trip used to store traces.
@@ -36,7 +36,7 @@ from hy_memory_langgraph.messages.language import (
     is_cjk,
 )
 from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.render import judge_summary, render_transcript
+from hy_memory_langgraph.messages.render import judge_summary, transcript_rows
 from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, is_question_only, is_trivial, match_text, quotes
 from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
@@ -76,10 +76,10 @@ __all__ = [
     "quotes",
     "redact_after",
     "redact_messages",
-    "render_transcript",
     "split_user_turns",
     "strip_tool_trace",
     "tool_names",
+    "transcript_rows",
     "truncate_bytes_head_tail",
     "truncate_chars_head_tail",
     "user_text",

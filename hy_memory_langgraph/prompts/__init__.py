@@ -4,6 +4,7 @@ Each prompt lives in its own ``<name>.toml`` file next to this module::
 
     description = "what the prompt is for"
     variables = ["summary"]          # the placeholders both languages must use
+    trusted = []                     # variables filled with the package's own text
 
     [en]
     system = '''...'''
@@ -21,12 +22,20 @@ A placeholder is ``{name}`` where ``name`` is an ASCII identifier
 Substitution is a single pass over the template: a value is inserted verbatim and
 never scanned again, so values may contain ``{``, ``}`` or ``{name}`` safely.
 
-Values: ``str`` is inserted as is; ``None`` becomes ``""``; ``dict``/``list``/``tuple``
-become JSON (``ensure_ascii=False``); anything else goes through ``str()``. Values are
-data inside the prompt's sections (``<new_messages>`` … ``</new_messages>``): their
-invisible characters are dropped and anything a model could read as one of the
-template's section tags is defused (:mod:`hy_memory_langgraph.fences`), so a message
-cannot close its section and write instructions after it.
+Values are data. A placeholder alone between a section's tags::
+
+    <new_messages>
+    {new_messages}
+    </new_messages>
+
+is a data region (:mod:`hy_memory_langgraph.fences`): the tags get a fresh random nonce
+(``<new_messages data="3f9a1c07b2e4">``) named by a line placed before the user template,
+and the value is written one JSON value per line: a list or tuple one line per item, a
+mapping one line, a string one line per line of it, ``None`` nothing. Any other
+placeholder gets its value as one JSON literal (``"alice"``), except the variables a
+prompt file lists under ``trusted``: those the package fills with its own text (scene
+definitions, dates), inserted as written. So no value can close a section, open one,
+or start a line of the prompt.
 
 Example:
     >>> p = load_prompt("scene_judge", "en")
@@ -38,17 +47,16 @@ Example:
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Literal, get_args
 
 from hy_memory_langgraph.errors import HyMemoryError, InvalidInputError
-from hy_memory_langgraph.fences import as_data
+from hy_memory_langgraph.fences import closing, literal, new_nonce, opening
 
 __all__ = [
     "Lang",
@@ -65,7 +73,9 @@ Lang = Literal["en", "zh"]
 LANGS: tuple[str, ...] = get_args(Lang)
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_TAG = re.compile(r"<(/?)([a-z_]+)>")
+#: A section (its tags around one placeholder alone) or a placeholder.
+_SLOT = re.compile(r"<(?P<tag>[a-z_]+)>\n\{(?P<section>[A-Za-z_][A-Za-z0-9_]*)\}\n</(?P=tag)>"
+                   r"|\{(?P<inline>[A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class PromptTemplateError(HyMemoryError, ValueError):
@@ -84,20 +94,21 @@ def placeholders(text: str) -> frozenset[str]:
     return frozenset(_PLACEHOLDER.findall(text))
 
 
-def section_tags(text: str) -> frozenset[str]:
-    """Names of the sections ``text`` opens and closes (``<history>`` … ``</history>``)."""
-    found = _TAG.findall(text)
-    return frozenset(name for slash, name in found if not slash) & frozenset(name for slash, name in found if slash)
+def sections(text: str) -> dict[str, str]:
+    """Variable → section name of the data regions of ``text`` (``<history>``, its
+    placeholder alone on the next line, ``</history>``)."""
+    return {m["section"]: m["tag"] for m in _SLOT.finditer(text) if m["section"]}
 
 
-def _to_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
+def _rows(value: Any) -> list[Any]:
+    """A section's value as its rows (one JSON value each)."""
     if value is None:
-        return ""
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(value, ensure_ascii=False, default=str)
-    return str(value)
+        return []
+    if isinstance(value, str):
+        return value.splitlines()
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
 
 
 @dataclass(frozen=True)
@@ -109,11 +120,16 @@ class PromptTemplate:
     system: str
     user: str
     variables: frozenset[str]
-    #: Section tags of the templates, defused in values (:func:`section_tags`).
-    fences: frozenset[str] = frozenset()
+    #: Variables filled with the package's own text, inserted as written.
+    trusted: frozenset[str] = frozenset()
+    #: Variable → section name of the data regions (:func:`sections`).
+    sections: Mapping[str, str] = field(default_factory=dict)
+    #: The line naming the nonce, before the user template when it has sections.
+    data_note: str = ""
 
     def render(self, **values: Any) -> tuple[str, str]:
-        """Return ``(system, user)`` with every placeholder replaced.
+        """Return ``(system, user)`` with every placeholder replaced (see the module
+        docstring for how values are written).
 
         Raises :class:`PromptVariableError` (a ``KeyError``) naming any missing
         variable, or any variable the template does not declare.
@@ -130,12 +146,22 @@ class PromptTemplate:
                 f"prompt {self.name!r} ({self.lang}) got unexpected variable(s): "
                 f"{', '.join(extra)}; it takes: {', '.join(sorted(self.variables))}"
             )
-        texts = {k: as_data(_to_text(v), self.fences) for k, v in values.items()}
+        nonce = new_nonce()
 
-        def fill(template: str) -> str:
-            return _PLACEHOLDER.sub(lambda m: texts[m.group(1)], template)
+        def slot(match: re.Match[str]) -> str:
+            if match["section"]:
+                tag = match["tag"]
+                rows = [literal(row) for row in _rows(values[match["section"]])]
+                return "\n".join([opening(tag, nonce), *rows, closing(tag, nonce)])
+            name, value = match["inline"], values[match["inline"]]
+            if name in self.trusted:
+                return "" if value is None else str(value)
+            return literal(value)
 
-        return fill(self.system), fill(self.user)
+        user = _SLOT.sub(slot, self.user)
+        if self.sections:
+            user = self.data_note.replace("{nonce}", nonce) + "\n\n" + user
+        return _SLOT.sub(slot, self.system), user
 
 
 def _prompt_dir() -> Any:
@@ -169,6 +195,9 @@ def _load_file(name: str) -> dict[str, PromptTemplate]:
     if not isinstance(declared, list) or not all(isinstance(v, str) for v in declared):
         raise PromptTemplateError(f"prompt file {name}.toml needs a top-level list 'variables'")
     declared_set = frozenset(declared)
+    trusted = data.get("trusted", [])
+    if not isinstance(trusted, list) or not set(trusted) <= declared_set:
+        raise PromptTemplateError(f"prompt file {name}.toml: 'trusted' must list declared variables")
     out: dict[str, PromptTemplate] = {}
     for lang in LANGS:
         table = data.get(lang)
@@ -186,13 +215,19 @@ def _load_file(name: str) -> dict[str, PromptTemplate]:
                 f"prompt file {name}.toml: [{lang}] uses {sorted(used)} "
                 f"but declares {sorted(declared_set)}"
             )
+        regions = sections(parts["user"])
+        if sections(parts["system"]) or set(regions) & set(trusted):
+            raise PromptTemplateError(f"prompt file {name}.toml: [{lang}] data sections belong in the "
+                                      "user template and hold no trusted variable")
         out[lang] = PromptTemplate(
             name=name,
             lang=lang,  # type: ignore[arg-type]
             system=parts["system"],
             user=parts["user"],
             variables=declared_set,
-            fences=section_tags(parts["system"] + "\n" + parts["user"]),
+            trusted=frozenset(trusted),
+            sections=regions,
+            data_note=_fragment_file("data")["data_note"][lang],
         )
     return out
 
@@ -215,9 +250,9 @@ def load_prompt(name: str, lang: Lang = "en") -> PromptTemplate:
     return _load_file(name)[lang]
 
 
-@lru_cache(maxsize=1)
-def _scene_fragments() -> dict[str, Any]:
-    source = _prompt_dir().joinpath("fragments", "scenes.toml").read_text(encoding="utf-8")
+@lru_cache(maxsize=None)
+def _fragment_file(name: str) -> dict[str, Any]:
+    source = _prompt_dir().joinpath("fragments", f"{name}.toml").read_text(encoding="utf-8")
     return tomllib.loads(source)
 
 
@@ -236,7 +271,7 @@ def scene_definitions(purpose: Literal["write", "search"], lang: Lang,
         >>> scene_definitions("search", "en", ["chat"]).startswith('- "chat": the user')
         True
     """
-    data = _scene_fragments()
+    data = _fragment_file("scenes")
     sep = "：" if lang == "zh" else ": "
     lines = []
     for name in scenes:

@@ -7,11 +7,15 @@ while the rest of the message is kept. Workflow memory refuses inputs carrying
 credentials instead (:func:`find_secret`).
 
 What counts as a secret is data (``patterns.toml``, compiled by :mod:`.rules`): provider
-credentials by their shape, values behind ``Authorization`` / ``Cookie`` headers and in
-URLs, values after labels that name a secret in English and Chinese (:mod:`.scan`), and
-values under secret-named keys of structured data (:mod:`.values`), and a value whose label
-ends the message before it (:mod:`.dialogue`). Words alone are never
-secrets: "the token field is the invoice number" is kept as written.
+credentials by their shape, values behind markers (``Authorization`` of any scheme,
+cookies, URLs, command lines, connect calls, configuration lines), seed phrases
+(:mod:`.seeds`), private key blocks in any disguise (:mod:`.keys`), values after labels
+that name a secret in many languages, with or without a separator (:mod:`.scan`,
+:mod:`.bridge`), values under secret-named keys of structured data (:mod:`.values`), and
+a value whose label ends the message before it (:mod:`.dialogue`). Words alone are never
+secrets: "the token field is the invoice number" is kept as written, and so are
+references, quantities and prose after a label ("password: see the onboarding doc",
+"Season pass: $129").
 
 Example:
     >>> redact_text("my key is sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZ5aB")

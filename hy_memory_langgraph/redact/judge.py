@@ -21,9 +21,10 @@ import re
 from collections import Counter
 from typing import Final
 
-from hy_memory_langgraph.redact.rules import CASE_CHANGE, mentions_password, name_class
+from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
-__all__ = ["code_value", "entropy", "looks_random", "plain_word", "wordy"]
+__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random",
+           "marker_value", "named_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -43,6 +44,19 @@ _CODE: Final = re.compile(
     r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$"
     r"|(?:raise|return|yield|await|lambda)\b")
 _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_ATTRIBUTE_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_TRAILING_DIGITS: Final = re.compile(r"\d{3,}$")
+#: What stands for a value instead of being one: a template's field (``<token>``, ``{{ key }}``,
+#: ``{token}``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``, ``%PASSWORD%``), an
+#: environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask (``********``,
+#: ``xxxx``, ``…``), words that ask for the value (``your_password``, ``<your password here>``).
+_REFERENCE: Final = re.compile(
+    r"(?:<[^<>\n]{1,80}>|\[[A-Za-z _-]{1,40}\]|\$\{[^{}\n]{1,80}\}|\$\(.{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,60}"
+    r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted))"
+    r"[.,;:!?)]*")
+#: A credential's token inside a header's value: a run of the characters keys and tokens use.
+_CREDENTIAL_TOKEN: Final = re.compile(r"[A-Za-z0-9+/_.~%-]{8,}={0,2}")
 
 
 def entropy(text: str) -> float:
@@ -67,9 +81,10 @@ def wordy(value: str) -> bool:
     a number of up to three digits; and the lower-case runs are 2.5 letters long or more on
     average, or the parts three letters on average with at most a third shorter (random
     text changes case every letter or two: ``wJalrXUtnFEMI``). Without lower case, at most
-    one part holds a digit and at most a third are shorter than three letters."""
+    one part holds a digit and at most a third are shorter than three letters. Words can
+    be said, and names hold few numbers (:func:`_unsayable`)."""
     parts = [p for chunk in _NON_ALNUM.split(value) for p in CASE_CHANGE.split(chunk) if p]
-    if not parts or not all(_WORD_PART.fullmatch(p) for p in parts):
+    if not parts or not all(_WORD_PART.fullmatch(p) for p in parts) or _unsayable(parts):
         return False
     letters = [len(p.rstrip("0123456789")) for p in parts]
     few_short = sum(n < 3 for n in letters) * 3 <= len(parts)
@@ -77,6 +92,22 @@ def wordy(value: str) -> bool:
     if lower:
         return sum(map(len, lower)) / len(lower) >= 2.5 or (few_short and sum(letters) >= 3 * len(parts))
     return few_short and sum(any(c.isdigit() for c in p) for p in parts) <= 1
+
+
+_VOWELLESS_RUN: Final = re.compile(r"[b-df-hj-np-tv-xz]{6,}")
+_CAPITALS: Final = re.compile(r"[A-Z]{8,}")
+
+
+def _unsayable(parts: list[str]) -> bool:
+    """Whether the ``parts`` of a name (split at case changes) hold letters no word has:
+    six lower-case consonants in a row (``xmwlpk``; ``y`` counts as a vowel), eight
+    capitals or more of which under a quarter are vowels (``ZHCZRILDJ``), or three parts or
+    more with digits (``D3``, ``VCZ1``, ``CG31``)."""
+    if sum(any(c.isdigit() for c in p) for p in parts) >= 3:
+        return True
+    if any(_VOWELLESS_RUN.search(part) for part in parts):
+        return True
+    return any(sum(c in "AEIOUY" for c in run) * 4 < len(run) for p in parts for run in _CAPITALS.findall(p))
 
 
 def plain_word(value: str) -> bool:
@@ -94,8 +125,194 @@ def code_value(value: str, sep: str) -> bool:
     ``=`` or ``:``, also a name without digits that itself names a password
     (``password=password``, ``shrink_pass: ShrinkPass``; ``Wg3tPass`` is a password)."""
     if _CODE.match(value):
-        return True
+        # a dotted name in lower case ending in three digits or more is a password (john.smith1985)
+        return not (_ATTRIBUTE_PATH.fullmatch(value) and value.islower() and _TRAILING_DIGITS.search(value))
     if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value) and not any(c.isdigit() for c in value):
         name = value.rsplit(".", 1)[-1]
         return name_class(name) == "password" or mentions_password(name)
     return False
+
+
+def reference(value: str) -> bool:
+    """Whether ``value`` stands for a secret instead of being one: a template's field, a
+    variable, an environment variable's name, a mask, words asking for it (``<token>``,
+    ``$DB_PASS``, ``${TOKEN}``, ``YOUR_API_KEY``, ``********``, ``your password here``).
+
+    Example:
+        >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "hunter22")]
+        [True, True, True, False, False]
+    """
+    return _REFERENCE.fullmatch(value.strip()) is not None
+
+
+def holds_credential(value: str) -> bool:
+    """Whether a header's ``value`` holds a credential: a token of eight characters or more
+    that looks random (``Bearer <token>``, ``see the docs``, ``{credentials}`` hold none)."""
+    return any(looks_random(token.strip("=").split("=")[-1] or token, min_length=8) and not reference(token)
+               for token in _CREDENTIAL_TOKEN.findall(value))
+
+
+def _literal_password(value: str) -> bool:
+    """A string literal that reads as a password: letters with a digit, or with a symbol
+    inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names), or
+    random letters."""
+    if not any(c.isalpha() for c in value) or not_a_value(value):
+        return False
+    return any(c.isdigit() for c in value) or not _PASSWORD_SYMBOLS.isdisjoint(value[1:-1]) \
+        or looks_random(value, min_length=8)
+
+
+def _random_enough(value: str) -> bool:
+    """A value behind a session cookie's name: 16 characters or more, letters and digits,
+    high entropy (a random id of any case pattern), no code (``request.cookies.get(``)."""
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value) \
+        and entropy(value) >= 3.5 and not code_value(value, "")
+
+
+def marker_value(test: str, value: str) -> int | None:
+    """How much of the ``value`` a marker rule found is the secret, by the rule's ``test``
+    (``None``: none of it). Every value that stands for a secret (:func:`reference`) is
+    none; ``"random"``: a value that looks random (16 characters or more, a session
+    cookie's); ``"cookie"``: a Cookie header's value, when it holds a credential;
+    ``"literal"``: a string passed to a call, not a plain word;
+    ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
+    …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
+    ``Credential=…, Signature=…``), all of it, if it holds a credential; other tests take
+    the value as it is."""
+    if not value or reference(value):
+        return None
+    if test == "random":
+        return len(value) if _random_enough(value) else None
+    if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
+        return len(value) if holds_credential(value) else None
+    if test == "literal":  # a string passed to a call: a name ("clicked", "read_only", "guest@") is no password
+        return len(value) if _literal_password(value) else None
+    if test == "credential":
+        first = value.split(None, 1)[0]
+        end = len(value.rstrip()) if "=" in first.rstrip("=") or first.endswith(",") else len(first)
+        return end if holds_credential(value[:end]) else None
+    return len(value)
+
+
+#: Tokens that are no credential whatever label comes before them: dates, times, versions,
+#: prices, numbers with a unit (``24h``, ``5pm``, ``12mm``, ``2nd``, ``100MB``, ``3-digit``),
+#: e-mail addresses, URLs and paths (phone numbers: :func:`not_a_value`).
+_NOT_A_VALUE: Final = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{1,2}[/.]\d{1,2}[/.]\d{2}"
+    r"|\d{1,2}[:h.]\d{2}(?::\d{2})?(?:[ap]\.?m\.?)?"
+    r"|[vV]?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.]+)?"
+    r"|(?:[A-Z]{0,3}[$€£¥₹₩₽]|[$€£¥₹₩₽][A-Z]{0,3})\s?\d[\d.,]*[kKmM]?|\d[\d.,]*\s?[$€£¥₹₩₽]"
+    r"|\d+(?:[.,]\d+)?(?:%|°[CF]?|[a-zµ]{1,3}|[KMGT]B|[AP]M)"
+    r"|\d+-[^\W\d_]+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|(?:[a-z][a-z0-9+.-]*:)?//\S*|www\.\S*"
+    r"|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*|(?:[\w-]+/)+[\w-]*\.[A-Za-z]{1,5}")
+#: Tokens that are no password when no separator comes before them: acronyms with a number,
+#: model and flight codes (``WPA2-PSK``, ``AES-256``, ``GPT-4o``, ``BA2490``), command-line
+#: flags (``--user=bob``), code's keyword arguments (``keystore=None``).
+_NOT_A_BARE_VALUE: Final = re.compile(r"[A-Z]{1,6}-?\d{1,5}[A-Za-z]{0,3}(?:-[A-Z]{2,6})?|--?[A-Za-z][\w-]*(?:=\S*)?"
+                                      r"|[A-Za-z_][\w.]*=\S*")
+#: Symbols that a password holds and prose does not (dashes, slashes, dots and apostrophes
+#: join words: ``wi-fi``, ``Jacob—delayed``, ``and/or``; underscores join a name's words).
+_PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")
+#: Sentence punctuation around a token, not part of it.
+_TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
+
+
+def credential_like(token: str) -> bool:
+    """Whether ``token``, found after a password label with no separator before it, looks
+    like a password: six characters or more, letters with a digit or a symbol
+    (``Kado-bisa-36``, ``tiwo30do``, ``Sukavi%138``) or letters of both cases that look
+    random; not a word, a date, a time, a version, a price, a phone number, a number with
+    its unit, a model code, an address, a path, a reference, code.
+
+    Example:
+        >>> [credential_like(t) for t in ("Kado-bisa-36", "tiwo30do", "BA2490", "12mm", "wi-fi", "router")]
+        [True, True, False, False, False, False]
+    """
+    token = token.strip(_TRIM)
+    if not 6 <= len(token) <= 128 or not_a_value(token) or _NOT_A_BARE_VALUE.fullmatch(token) or reference(token) \
+            or code_value(token, "="):
+        return False
+    letters = any(c.isalpha() for c in token)
+    if letters and any(c.isdigit() for c in token):
+        return True
+    return letters and (not _PASSWORD_SYMBOLS.isdisjoint(token) or looks_random(token, min_length=8))
+
+
+def not_a_value(token: str) -> bool:
+    """Whether ``token`` is something else than a secret, whatever label comes before it: a
+    date, a time, a version, a price, a phone number, a number with its unit (``24h``,
+    ``3-digit``), an e-mail address, a URL, a path, also with a grammatical ending
+    (``2024-03-01에``). (``12-34-56`` may be a combination.)"""
+    suffixed = _SUFFIXED_NUMBER.fullmatch(token)  # 2024-03-01에, 2025-09-16-án, 10:30h
+    if suffixed is not None:
+        token = suffixed.group(1)
+    if _NUMBER_WRITTEN.fullmatch(token) and (token.startswith("+") or 9 <= sum(c.isdigit() for c in token) <= 15):
+        return True  # a phone number: a country code, or nine to fifteen digits
+    return _NOT_A_VALUE.fullmatch(token) is not None
+
+
+_NUMBER_WRITTEN: Final = re.compile(r"\+?[\d() .-]+")
+#: A number with a grammatical ending in letters of a language (Korean 에, Hungarian -án).
+_SUFFIXED_NUMBER: Final = re.compile(r"(\d[\d./:-]*\d)-?[^\W\d_]{1,4}")
+
+
+def quantity(text: str, end: int) -> bool:
+    """Whether the number that ends at ``end`` in ``text`` is a quantity: a unit, a currency
+    or a count follows it ("1500 yen", "4 digits", "30 days", "89文字"), or a currency sign
+    comes before it."""
+    rules = load_rules()
+    if text.startswith(rules.cjk_units, end):
+        return True
+    following = _NEXT_WORD.match(text, end)
+    return following is not None and following.group(1).lower() in rules.units
+
+
+_NEXT_WORD: Final = re.compile(r"[ \t]?([^\W\d_]+|%|[$€£¥₹₩₽])")
+
+_GROUP: Final = re.compile(r"[A-Za-z0-9]{4}")
+_GROUPS: Final = re.compile(r"(?:[ -][A-Za-z0-9]{4}){3,15}(?![A-Za-z0-9])")
+
+
+def grouped_key(text: str, start: int, token: str) -> int | None:
+    """Where a key written in groups of four characters ends, when ``token`` (at ``start``)
+    is the first group and three or more follow, separated by a space or a dash, and all
+    of them together look random (a 2FA setup key: ``jbsw y3dp ehpk 3pxp …``)."""
+    if not _GROUP.fullmatch(token):
+        return None
+    groups = _GROUPS.match(text, start + len(token))
+    if groups is None:
+        return None
+    whole = token + groups.group().replace(" ", "").replace("-", "")
+    return groups.end() if looks_random(whole, min_length=16) else None
+
+
+_DOTTED_WORD: Final = re.compile(r"(?:^|\.)[a-z]{3,}(?:\.|$)")
+
+
+def named_value(value: str) -> bool:
+    """Whether a value after a key's or token's label is a name rather than a key: code
+    (a call, a subscript, a type: ``type[httpx2.Auth]``), or dotted with a word of lower-case
+    letters among its parts (``np.random.MT19937``, ``api.example.com``); a JSON web token's
+    parts are random."""
+    if ("(" in value or "[" in value) and code_value(value, ""):
+        return True
+    return "." in value and _DOTTED_WORD.search(value) is not None
+
+
+_ASCII_ALNUM: Final = re.compile(r"[A-Za-z0-9]")
+
+
+def prose_clause(clause: str) -> bool:
+    """Whether a clause given after ``password:`` is prose about the password rather than
+    the password: two words or more, none like a password, with a word of running prose
+    among them ("same as for the email", "see the onboarding doc", "wie beim letzten
+    Mal"), or, in Chinese or Japanese, no Latin letter or digit at all ("跟路由器上的一样":
+    passwords are typed in ASCII, "我爱北京2024" is one)."""
+    tokens = [t.strip(_TRIM) for t in clause.split()]
+    if not _ASCII_ALNUM.search(clause) and any(not t.isascii() for t in tokens):
+        return True
+    if len(tokens) < 2 or any(credential_like(t) for t in tokens):
+        return False  # one token, or a password among the words ("email Ciho-weto-55 (the bank one later)")
+    return not load_rules().function_words.isdisjoint(t.lower() for t in tokens)

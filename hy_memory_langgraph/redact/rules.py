@@ -3,7 +3,7 @@
 Example:
     >>> rules = load_rules()
     >>> [kind for kind, _ in rules.tokens][:2]
-    ['private_key', 'private_key']
+    ['private_key', 'anthropic_key']
     >>> name_class("db_password"), name_class("max_tokens"), name_class("X-API-Key")
     ('password', None, 'secret')
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-__all__ = ["CASE_CHANGE", "GROUP_WORDS", "NameClass", "Rules", "describes_member", "group_kind", "label_words",
-           "load_rules", "mentions_password", "name_class", "split_name"]
+__all__ = ["CASE_CHANGE", "GROUP_WORDS", "NameClass", "Rules", "code_label", "describes_member", "group_kind",
+           "label_words", "load_rules", "mentions_password", "name_class", "session_name", "split_name"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
@@ -28,12 +28,16 @@ _EDGE_AFTER: Final = r"(?![A-Za-z0-9_])"
 CASE_CHANGE: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS: Final = re.compile(r"[\W_]+")
 
-#: Words that may follow a loose password word in its name (``pin code``, ``pass_no``);
-#: any other makes it a verb or a prefix (``pass_through``, ``pass_args``).
-_LOOSE_NOUNS: Final = frozenset({"code", "codes", "number", "num", "no", "word", "phrase"})
+#: Words that may follow a loose password word in its name (``pin code``, ``pass_no``,
+#: ``PIN-koodini``, ``PIN-koden``, ``PIN kodu``); any other makes it a verb or a prefix
+#: (``pass_through``, ``pass_args``).
+_LOOSE_NOUNS: Final = frozenset({"number", "num", "no", "word", "phrase", "nummer", "numero", "número", "nr"})
+_LOOSE_NOUN_STEMS: Final = ("code", "cod", "kod", "kood", "kód")
 
 NameClass = Literal["password", "secret", "weak"]
 
+#: Most letters after a label word's stem (an inflection, a possessive ending, ``-ni``, ``-unk``).
+STEM_ENDING: Final = 5
 #: Names of groups whose members are secrets (the last word of the group's name).
 GROUP_WORDS: Final = ("secrets", "credentials", "creds", "passwords")
 #: Member names that are no secret inside such a group (beside the qualifiers).
@@ -48,19 +52,29 @@ class Rules:
 
     Attributes:
         tokens: ``(kind, pattern)``: the whole match is a secret.
-        headers: ``(kind, pattern)``: the ``secret`` group is.
+        headers: ``(kind, pattern, test)``: the ``secret`` group is, as far as its value
+            test says (:func:`~.judge.marker_value`; ``""``: any value that is no reference).
         password, secret, weak: Label words of each class (lower case, no separators).
+        password_stems, secret_stems: Stems of label words: a word holding one, with at most
+            :data:`STEM_ENDING` letters after it, is of the class (``salasanani``, ``anahtarı``).
         loose: Password words that need a separator before their value.
-        codes: Password words whose value is a code of three or four digits (a card's CVV).
+        codes: Password words whose value may be digits alone (a PIN, a card's CVV).
         pairs: Word pairs naming a secret.
         phrase_password, phrase_secret: Labels of each class found as a run of characters
             (lower case): Chinese, other languages, names of several words.
+        phrase_codes: Phrase labels whose value may be digits alone.
         qualifiers: Words that make a name describe a secret rather than hold one.
+        copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
+        units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
+        before_numbers: Words after which a number is a date or a count (``in``, ``since``).
+        function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
     """
 
     tokens: tuple[tuple[str, re.Pattern[str]], ...]
-    headers: tuple[tuple[str, re.Pattern[str]], ...]
+    headers: tuple[tuple[str, re.Pattern[str], str], ...]
     password: frozenset[str]
+    password_stems: tuple[str, ...]
+    secret_stems: tuple[str, ...]
     loose: frozenset[str]
     codes: frozenset[str]
     secret: frozenset[str]
@@ -68,7 +82,13 @@ class Rules:
     pairs: frozenset[tuple[str, str]]
     phrase_password: tuple[str, ...]
     phrase_secret: tuple[str, ...]
+    phrase_codes: tuple[str, ...]
     qualifiers: frozenset[str]
+    copulas: tuple[str, ...]
+    units: frozenset[str]
+    cjk_units: tuple[str, ...]
+    before_numbers: frozenset[str]
+    function_words: frozenset[str]
 
 
 @functools.cache
@@ -84,14 +104,18 @@ def load_rules() -> Rules:
     labels = data["labels"]
     return Rules(
         tokens=tuple(tokens),
-        headers=tuple((e["kind"], re.compile(e["pattern"])) for e in data["header"]),
+        headers=tuple((e["kind"], re.compile(e["pattern"]), e.get("test", "")) for e in data["header"]),
         password=frozenset(labels["password"]), loose=frozenset(labels["loose"]),
+        password_stems=tuple(labels["password_stems"]), secret_stems=tuple(labels["secret_stems"]),
         codes=frozenset(labels["codes"]),
         secret=frozenset(labels["secret"]),
         weak=frozenset(labels["weak"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
-        qualifiers=frozenset(labels["qualifiers"]),
+        phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
+        qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
+        units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
+        before_numbers=frozenset(labels["before_numbers"]), function_words=frozenset(labels["function_words"]),
     )
 
 
@@ -117,10 +141,17 @@ def _phrase_class(name: str, words: list[str], rules: Rules) -> NameClass | None
     return None
 
 
+def _stemmed(word: str, stems: tuple[str, ...]) -> bool:
+    """Whether ``word`` holds one of ``stems`` with at most :data:`STEM_ENDING` letters after it."""
+    return any(stem in word and len(word) - word.rindex(stem) - len(stem) <= STEM_ENDING for stem in stems)
+
+
 def _word_class(word: str, rules: Rules) -> NameClass | None:
-    if word in rules.password or any(word.endswith(w) for w in rules.password if len(w) >= 6):
+    if word in rules.password or any(word.endswith(w) for w in rules.password if len(w) >= 6) \
+            or _stemmed(word, rules.password_stems):
         return "password"
-    if word in rules.secret or any(word.endswith(w) for w in rules.secret if len(w) >= 5):
+    if word in rules.secret or any(word.endswith(w) for w in rules.secret if len(w) >= 5) \
+            or _stemmed(word, rules.secret_stems):
         return "secret"
     if word in rules.weak:
         return "weak"
@@ -148,7 +179,8 @@ def name_class(name: str) -> NameClass | None:
     found: set[NameClass] = {phrase} if phrase else set()
     for i, word in enumerate(words):
         kind = _word_class(word, rules) if word.isascii() else None
-        if kind and not (word in rules.loose and i + 1 < len(words) and words[i + 1] not in _LOOSE_NOUNS):
+        if kind and not (word in rules.loose and i + 1 < len(words) and words[i + 1] not in _LOOSE_NOUNS
+                         and not words[i + 1].startswith(_LOOSE_NOUN_STEMS)):
             found.add(kind)
     if any(pair in rules.pairs for pair in zip(words, words[1:])):
         found.add("secret")
@@ -168,10 +200,33 @@ def mentions_password(text: str) -> bool:
 
 
 def label_words() -> list[str]:
-    """Every label word (for the prose scanner's first pass), longest first."""
+    """Every label word and stem (for the prose scanner's first pass), longest first."""
     rules = load_rules()
-    words = {*rules.password, *rules.secret, *rules.weak, *(w for pair in rules.pairs for w in pair)}
+    words = {*rules.password, *rules.secret, *rules.weak, *(w for pair in rules.pairs for w in pair),
+             *rules.password_stems, *rules.secret_stems}
     return sorted(words, key=len, reverse=True)
+
+
+_SESSION_NAME: Final = re.compile(r"(?i)[\w.-]*sess(?:ion)?[\w.-]*|(?:connect\.)?sid")
+
+
+def session_name(name: str) -> bool:
+    """Whether ``name`` names a session cookie or id (``sessionid``, ``JSESSIONID``,
+    ``PHPSESSID``, ``connect.sid``, ``_gh_sess``, ``laravel_session``): in text and in a
+    cookie's name/value pair its value is a credential when it looks random. (A key named
+    ``session_id`` in structured data is left to :func:`name_class`: the library's own
+    session ids are no secret.)"""
+    return _SESSION_NAME.fullmatch(name) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def code_label(label: str) -> bool:
+    """Whether a label's value may be digits alone: a PIN, a card's security code, a code
+    that opens something (``PIN``, ``CVV``, ``pincode``, ``暗証番号``, ``code confidentiel``)."""
+    rules = load_rules()
+    lowered = label.lower()
+    return any(w in rules.codes or w.startswith(("pin", "passcode")) for w in split_name(label)) \
+        or any(phrase in lowered for phrase in rules.phrase_codes)
 
 
 def group_kind(name: Any) -> NameClass | None:

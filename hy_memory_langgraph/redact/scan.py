@@ -1,24 +1,32 @@
 """Find secrets in text: spans to replace, each with its kind.
 
-Three passes over the text, all linear in its length:
+Passes over the text, all linear in its length:
 
-1. credentials recognisable by their shape (``sk-…``, ``AKIA…``, private key blocks,
-   JSON web tokens, …) and values behind fixed markers (``Authorization: Bearer …``,
-   ``Cookie: …``, the password of ``scheme://user:password@host``); each rule only on
-   texts long enough for it that hold one of its needles (:func:`_needles`); and any
-   vendor's key of the common shape, a short prefix and a long random part
-   (:mod:`.prefixed`);
-2. values after a label that names a secret, in English, Chinese and other languages,
-   with ``:``, ``=``, full-width ``：``, ``is`` / ``是`` / ``为`` (and their kin), an arrow,
-   a dash, a table's or HTML's cell between them, markup around (``password: …``,
-   ``secret access key is …``, ``支付密码：…``, ``api_key="…"``, ``**Passwort:** …``): a
-   password label's value always counts unless it is code (:mod:`.judge`; after ``:`` to
-   the end of its clause, so a passphrase of several words goes too), a secret label's
-   only when it looks random;
+1. shapes and structures: credentials recognisable by their shape (``sk-…``, ``AKIA…``,
+   JSON web tokens, …) and values behind fixed markers (``Authorization:`` of any scheme,
+   ``Cookie:``, session cookies by name, the password of ``scheme://user:password@host``,
+   command-line password flags, passwords passed to connect and login calls, ``.pgpass``
+   and ``.netrc`` lines, ODBC ``{…}`` values), each marker's value judged by its rule's
+   test (:func:`~.judge.marker_value`: a reference such as ``$PASS`` or ``<token>`` is
+   none); each rule only on texts long enough for it that hold one of its needles
+   (:func:`_needles`); any vendor's key of the common shape (:mod:`.prefixed`), payment
+   cards (:mod:`.cards`), seed phrases (:mod:`.seeds`), private key blocks (:mod:`.keys`),
+   blocks of secrets in configuration text (:mod:`.blocks`);
+2. the labelled-value grammar: values after a label that names a secret (a word, a stem
+   with its ending, a phrase of ``patterns.toml`` in many languages) with ``:``, ``=``,
+   full-width ``：``, a copula (``is`` / ``ist`` / ``是`` / ``là``…), an arrow, a dash, a
+   table's or HTML's cell between them, markup around (``password: …``, ``支付密码：…``,
+   ``**Passwort:** …``): a password label's value always counts unless it is code,
+   a reference, a quantity or prose (:mod:`.judge`; after ``:`` to the end of its clause,
+   so a passphrase of several words goes too), a secret label's only when it looks
+   random; and, with no separator the lists know, the value judged in a window of words
+   after the label (:mod:`.bridge`: "мой пароль от вайфая …", "salasanani on …");
 3. the same over the text with JSON ``\\uXXXX`` escapes decoded, so ``"\\u5bc6\\u7801"``
    is seen as ``"密码"``; spans map back to the original text.
 
-Existing placeholders (``[REDACTED:kind]``) are never touched again.
+A value behind a marker or a label that reaches 200 characters is taken to the end of its
+token (a 700-character session token goes whole). Existing placeholders
+(``[REDACTED:kind]``) are never touched again.
 """
 
 from __future__ import annotations
@@ -26,17 +34,21 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
-from hy_memory_langgraph.redact.judge import code_value, looks_random, plain_word
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
+from hy_memory_langgraph.redact.bridge import bridged_spans
 from hy_memory_langgraph.redact.cards import card_numbers
+from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
+                                              not_a_value, plain_word, prose_clause, quantity, reference)
+from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
-from hy_memory_langgraph.redact.rules import (NameClass, label_words, load_rules, mentions_password, name_class,
-                                              split_name)
+from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
+                                              name_class, split_name)
+from hy_memory_langgraph.redact.seeds import seed_phrases
 
-__all__ = ["Span", "label_starts", "scan"]
+__all__ = ["Span", "label_heads", "label_starts", "marker_spans", "scan"]
 
 Span = tuple[int, int, str]
 #: Which of two spans starting at one place wins: a credential's own shape (it knows
@@ -64,13 +76,11 @@ _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 _CLAUSE_END: Final = re.compile(r"""["”;<>|`]|(?<![^\W\d_])['’]|['’](?![^\W\d_])|\*\*|""" + _NEXT_PARAM
                                 + r"""|[,，。；、]|\.(?:\s|$)|\s{2,}|$""", re.M)
 _MAX_CLAUSE: Final = 200
-#: Words between a label and its value (English, German, Spanish, French, Portuguese,
-#: Italian, Swedish, Danish, Norwegian, Polish, Russian, Vietnamese, Indonesian, Greek,
-#: Hindi, Arabic, Persian, Hebrew); a colon may follow them (``is: …``).
-_WORD_SEPARATORS: Final = ("is", "was", "are", "ist", "war", "lautet", "es", "era", "est", "é", "è", "är", "er",
-                           "jest", "это", "là", "adalah", "είναι", "है", "هي", "هو", "است", "היא", "הוא")
-#: A card's security code, the whole value after a code label ("CVV 123").
-_CARD_CODE: Final = re.compile(r"\d{3,4}")
+#: The longest value a pattern reads (``{1,200}``, a clause of 200 characters); a value that
+#: long is taken on to the end of its token (:func:`_whole_token`).
+_MAX_VALUE: Final = 200
+#: A code's digits right after its label ("CVV 123", "安全碼812", "code confidentiel 5398").
+_CODE_DIGITS: Final = re.compile(r"\d{3,8}")
 #: "(was reset) to" before a value that is not all letters (``changed my password to
 #: Blue$ky9``; "the password to the router is …" keeps ``is`` as its separator).
 _TO_SEPARATOR: Final = (r"(?:(?:was|is|has\s+been|got|been)\s+)?(?:(?:re)?set|changed|updated)?\s*to"
@@ -108,8 +118,9 @@ _VALUE: Final = r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（�
 #: Labels whose value is words by nature: after them the whole clause is the secret.
 _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic phrase|助记词|助記詞|security answer")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
-#: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``).
-_INFLECTION: Final = "[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]{0,4}"
+#: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``, ``סיסמה``,
+#: ``jelszavam``); not Chinese, Japanese or Korean (a particle there is a separator).
+_INFLECTION: Final = r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_]){0,5}"
 #: Most alternatives a literal run of a rule may have (one with more is not used as needles).
 _MAX_NEEDLES: Final = 32
 
@@ -178,10 +189,12 @@ def _label_pattern() -> re.Pattern[str]:
         r"(?:[ \t]*\((?P<note>[^()\n]{0,40})\))?" + _MARKUP +
         r"\s{0,3}(?P<sep>:=|::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
         r"|(?<=\s)" + _TO_SEPARATOR + r"|(?<=\s)" + _VALUE_WORD_SEPARATOR + r"|['’]s(?=" + _SYMBOL_NEXT + ")" +
-        r"|(?<=\s)(?:" + "|".join(_WORD_SEPARATORS) + r")(?=[\s:：])|" + "|".join(_CJK_SEPARATORS) + r")"
+        # a copula of patterns.toml ("is", "ist", "lautet", "là", …); a colon may follow it
+        r"|(?<=\s)(?:" + "|".join(map(re.escape, load_rules().copulas)) + r")(?=[\s:：])|"
+        + "|".join(_CJK_SEPARATORS) + r")"
         r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
-        r"(?=(?P<value>" + _VALUE + r"{1,200}))",
+        r"(?=(?P<value>" + _VALUE + r"{1,200}))",  # _MAX_VALUE
         re.IGNORECASE)
 
 
@@ -204,9 +217,12 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
     start = match.start("value")
-    if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">")):
-        return None  # a call; or a separator, which makes it the label pattern's to judge
-    if kind == "password" and label.lower() in load_rules().codes and _CARD_CODE.fullmatch(value):
+    if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
+        return None  # a call, markup; or a separator, which makes it the label pattern's to judge
+    if reference(value) or reference(match.group("value")) or not_a_value(value) \
+            or (value.isdigit() and quantity(text, start + len(value))):
+        return None
+    if kind == "password" and code_label(label) and _CODE_DIGITS.fullmatch(value):
         return start, start + len(value), "password"
     if kind == "password" and label.lower() not in load_rules().loose and len(value) >= 4 \
             and not plain_word(value) and any(not c.isalpha() for c in value):
@@ -229,7 +245,8 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
     (:func:`_refused`): a quoted value at its closing quote, else :func:`_unquoted_end`."""
     start = match.start("value")
     first = split_name(label)[:1]
-    loose = bool(first) and first[0] in load_rules().loose  # pass, pin, pw: the token only
+    # pass, pin, pw, and codes (a PIN, a card's or a door's code): the token only, no words
+    loose = (bool(first) and first[0] in load_rules().loose) or code_label(label)
     close = _closing_quote(text, start, match.group("quote"))
     if _refused(match, label, value if close is None else text[start:close], loose, quoted=close is not None):
         return None
@@ -254,8 +271,10 @@ def _refused(match: re.Match[str], label: str, value: str, loose: bool, *, quote
         return True
     if sep.endswith("to") and value.isdigit() != (loose or "passcode" in label.lower()):
         return True
+    if value.isdigit() and split_name(label)[:1] == ["pass"]:
+        return True  # a pass's number is its price or its count ("the pass is 1500 at the gate")
     words = _PASSPHRASE.search(label) is not None  # its value is words
-    return not quoted and (loose or sep.lower() in _WORD_SEPARATORS) and plain_word(value) and not words
+    return not quoted and (loose or sep.lower() in load_rules().copulas) and plain_word(value) and not words
 
 
 def _unquoted_end(text: str, match: re.Match[str], label: str, value: str, loose: bool) -> int | None:
@@ -280,10 +299,14 @@ def _first_value_end(text: str, match: re.Match[str], label: str, value: str, lo
         return start + len(value)
     if (sep in _COLONS and not loose) or _PASSPHRASE.search(label):
         end = max(_clause_end(text, start), start + len(value))
-        return None if end > start + len(value) and mentions_password(text[start:end]) else end
+        if end > start + len(value) and mentions_password(text[start:end]):
+            return None  # "password: the database password"
+        return None if not _PASSPHRASE.search(label) and prose_clause(text[start:end]) else end
     if sep in _CJK_SEPARATORS:  # 密码是abc def：the ASCII run after the label
         run = _ASCII_RUN.match(text, start)
-        return start + len(run.group().rstrip()) if run and run.group().strip() else None
+        if not run or not run.group().strip() or (run.group().isdigit() and quantity(text, run.end())):
+            return None  # パスワードは8文字以上: a count
+        return start + len(run.group().rstrip())
     return start + len(value)
 
 
@@ -310,6 +333,12 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None
     label, kind = _label_kind(match, value)
     start = match.start("value")
+    grouped = grouped_key(text, start, value) if kind is not None else None
+    if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
+        return start, grouped, "password" if kind == "password" else "secret_value"
+    if reference(value) or reference(match.group("value")) or not_a_value(value) \
+            or (value.isdigit() and quantity(text, start + len(value))):
+        return None  # "password: $DB_PASS", "Season pass: $129", "pass is 1500 yen", "code sent to +44 …"
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
         return None  # "|" separates a table's cells, not "a: A | B" (a union of types)
     if sep.lower() == "as" and ("_" in value or _ALIASING.search(text, text.rfind("\n", 0, start) + 1, start)):
@@ -319,8 +348,8 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None if end is None else (start, end, "password")
     if sep.lower() in _PASSWORD_ONLY_SEPARATORS:  # "import token_provider as k8s_provider" is code
         return None
-    if kind in ("secret", "weak") and "(" in value and code_value(value, sep):
-        return None  # a call: token = base64.b64encode(mac.digest()) (a dotted token may be a key)
+    if kind in ("secret", "weak") and named_value(value):
+        return None  # a call: token = base64.b64encode(mac.digest()); a dotted name (a dotted token may be a key)
     if kind == "secret" and looks_random(value, min_length=8):
         return start, start + len(value), "secret_value"
     if kind == "weak" and looks_random(value, min_length=16):
@@ -366,6 +395,18 @@ def _label_starts(text: str, folded: str | None = None) -> list[int]:
     return sorted(starts)
 
 
+@functools.cache
+def _head_pattern() -> re.Pattern[str]:
+    """A label alone (its head: a word, a stem, a phrase with its ending)."""
+    return re.compile(_label_head(), re.IGNORECASE)
+
+
+def label_heads(text: str, starts: list[int] | None = None) -> list[re.Match[str]]:
+    """The labels in ``text`` (matches with a ``name`` or a ``phrase`` group), tried at
+    ``starts`` (by default every place a label may start)."""
+    return _matches_at(_head_pattern(), text, _label_starts(text) if starts is None else starts)
+
+
 def label_starts(text: str) -> list[int]:
     """Where a label may start in ``text`` (a token holding a label word, a phrase label),
     in order: a text without any holds no labelled secret."""
@@ -385,6 +426,25 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[
         if match is not None:
             found.append(match)
             end = max(match.end(), start + 1)
+    return found
+
+
+def _judged(pattern: re.Pattern[str], judge: Callable[[str, re.Match[str]], Span | None], text: str,
+            starts: list[int]) -> list[Span]:
+    """The spans ``judge`` gives the matches of ``pattern`` at ``starts``; a match judged to
+    hold no value does not hide the labels inside it ("Authy manual entry code: …": the
+    match from ``Authy`` holds none, the one from ``entry code`` does); labels inside a
+    value taken are not read again (linear time)."""
+    found: list[Span] = []
+    end = 0
+    for start in starts:
+        if start < end:
+            continue
+        match = pattern.match(text, start)
+        span = judge(text, match) if match is not None else None
+        if span is not None:
+            found.append(span)
+            end = max(match.end(), span[1], start + 1)  # type: ignore[union-attr]
     return found
 
 
@@ -476,8 +536,9 @@ def _needles(pattern: re.Pattern[str]) -> tuple[str, ...]:
 
 
 #: A rule: its kind, pattern, the shortest text it can match, what that text must hold
-#: (:func:`_needles`) and whether that is looked for in the case-folded text.
-_Rule = tuple[str, re.Pattern[str], int, tuple[str, ...], bool]
+#: (:func:`_needles`), whether that is looked for in the case-folded text, and a marker's
+#: value test (:func:`~.judge.marker_value`).
+_Rule = tuple[str, re.Pattern[str], int, tuple[str, ...], bool, str]
 
 
 @functools.cache
@@ -486,8 +547,9 @@ def _sized_rules() -> tuple[tuple[_Rule, ...], tuple[_Rule, ...]]:
     value, as most values of a JSON tool result, skips every rule longer than itself)
     and the texts one of which a matching text must hold."""
     rules = load_rules()
-    tokens, headers = ([(kind, p, _min_width(p), _needles(p), bool(p.flags & re.IGNORECASE)) for kind, p in group]
-                       for group in (rules.tokens, rules.headers))
+    tokens = [(kind, p, _min_width(p), _needles(p), bool(p.flags & re.IGNORECASE), "") for kind, p in rules.tokens]
+    headers = [(kind, p, _min_width(p), _needles(p), bool(p.flags & re.IGNORECASE), test)
+               for kind, p, test in rules.headers]
     return tuple(tokens), tuple(headers)
 
 
@@ -495,19 +557,32 @@ def _sized_rules() -> tuple[tuple[_Rule, ...], tuple[_Rule, ...]]:
 def _all_needles() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every rule's needles, once each: those looked for in the text, and in the folded text."""
     rules = [rule for group in _sized_rules() for rule in group]
-    plain = {n for *_, needles, fold in rules if not fold for n in needles}
-    folded = {n for *_, needles, fold in rules if fold for n in needles}
+    plain = {n for _, _, _, needles, fold, _ in rules if not fold for n in needles}
+    folded = {n for _, _, _, needles, fold, _ in rules if fold for n in needles}
     return tuple(sorted(plain)), tuple(sorted(folded))
 
 
-def _tried(rules: tuple[_Rule, ...], size: int,
-           present: tuple[set[str], set[str]]) -> Iterator[tuple[str, re.Pattern[str]]]:
+def _tried(rules: tuple[_Rule, ...], size: int, present: tuple[set[str], set[str]]) -> Iterator[_Rule]:
     """The rules that may match a text of ``size`` characters holding the ``present``
     needles (in the text, in the folded text): long enough, and one of their needles there."""
-    for kind, pattern, least, needles, fold in rules:
+    for rule in rules:
+        _, _, least, needles, fold, _ = rule
         if least > size or (needles and present[fold].isdisjoint(needles)):
             continue
-        yield kind, pattern
+        yield rule
+
+
+def marker_spans(rules: Iterable[_Rule], text: str) -> list[Span]:
+    """The values the marker ``rules`` find in ``text``: each rule's ``secret`` group, as
+    far as its value test takes it (:func:`~.judge.marker_value`)."""
+    found = []
+    for kind, pattern, *_, test in rules:
+        for match in pattern.finditer(text):
+            start = match.start("secret")
+            size = marker_value(test, match.group("secret"))
+            if size:
+                found.append((start, start + size, kind))
+    return found
 
 
 def _spans(text: str) -> list[tuple[int, int, str, int]]:
@@ -516,26 +591,23 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     plain, fold = _all_needles()  # each needle looked for once, not once per rule
     present = ({n for n in plain if n in text}, {n for n in fold if n in folded})
     size = len(text)
-    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern in _tried(tokens, size, present)
+    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern, *_ in _tried(tokens, size, present)
              for m in pattern.finditer(text)]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
-    spans += [(m.start("secret"), m.end("secret"), kind, _MARKER) for kind, pattern in _tried(headers, size, present)
-              for m in pattern.finditer(text)]
+    spans += [(start, end, kind, _SHAPE) for start, end, kind in seed_phrases(text)]
+    if may_hold_keys(text, folded):
+        spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
+    spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)
     if "[REDACTED:" in text:  # a placeholder's kind ("password") is no label
         inside = {i for m in _PLACEHOLDER.finditer(text) for i in range(m.start(), m.end())}
         starts = [start for start in starts if start not in inside]
-    for match in _matches_at(_label_pattern(), text, starts):
-        span = _label_span(text, match)
-        if span is not None:
-            spans.append((*span, _LABEL))
-    for match in _matches_at(_near_pattern(), text, starts):
-        span = _near_span(text, match)
-        if span is not None:
-            spans.append((*span, _LABEL))
+    spans += [(*span, _LABEL) for span in _judged(_label_pattern(), _label_span, text, starts)]
+    spans += [(*span, _LABEL) for span in _judged(_near_pattern(), _near_span, text, starts)]
+    spans += [(*span, _LABEL) for span in bridged_spans(text, label_heads(text, starts))]
     return spans
 
 
@@ -558,8 +630,21 @@ def _decoded(text: str) -> tuple[str, list[int]] | None:
     return "".join(out), origin
 
 
+_VALUE_RUN: Final = re.compile(_VALUE + "*")
+
+
+def _whole_token(text: str, end: int) -> int:
+    """Where the token that a value cut at :data:`_MAX_VALUE` characters really ends: a
+    labelled value is removed whole (an AWS session token is 700 characters and more)."""
+    match = _VALUE_RUN.match(text, end)
+    return match.end() if match else end
+
+
 def scan(text: str) -> list[Span]:
-    """Non-overlapping ``(start, end, kind)`` spans of the secrets in ``text``, in order."""
+    """Non-overlapping ``(start, end, kind)`` spans of the secrets in ``text``, in order; a
+    value behind a marker or a label that reached :data:`_MAX_VALUE` characters goes on to
+    the end of its token (each character looked at once: spans that start inside one taken
+    are dropped before they are extended)."""
     spans = _spans(text)
     decoded = _decoded(text)
     if decoded is not None:
@@ -568,9 +653,13 @@ def scan(text: str) -> list[Span]:
     protected = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
     starts = [start for start, _ in protected]
     kept: list[Span] = []
-    for start, end, kind, _ in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
+    for start, end, kind, rank in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
+        if kept and start < kept[-1][1]:
+            continue
+        if rank >= _MARKER and end - start >= _MAX_VALUE:
+            end = _whole_token(text, end)
         span = (start, end, kind)
-        if not _overlaps(protected, starts, span) and (not kept or start >= kept[-1][1]):
+        if not _overlaps(protected, starts, span):
             kept.append(span)
     return kept
 

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Final
 
-from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_kind, name_class
+from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_kind, name_class, session_name
 from hy_memory_langgraph.redact.judge import looks_random
 from hy_memory_langgraph.redact.scan import scan
 
@@ -181,9 +181,12 @@ _JWK_PRIVATE: Final = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 
 def _named_kind(value: dict[Any, Any]) -> NameClass | None:
     """The class of a name/value pair's name (an environment variable, a cookie in a
-    browser's export: ``{"name": "DB_PASSWORD", "value": "…"}``)."""
+    browser's export: ``{"name": "DB_PASSWORD", "value": "…"}``; a session cookie's value
+    counts when it looks random: ``{"name": "sessionid", "value": "…"}``)."""
     name = value.get("name") if "value" in value else None
-    return name_class(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        return None
+    return name_class(name) or ("weak" if session_name(name) else None)
 
 
 def redact_json_text(text: str, redact: Callable[[str], str] = redact_text) -> str:

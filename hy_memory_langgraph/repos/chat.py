@@ -43,7 +43,6 @@ from hy_memory_langgraph.repos.records import (
     record_from_value,
 )
 from hy_memory_langgraph.retrieval.lexical import tokenize
-from hy_memory_langgraph.retrieval.query import hop_terms
 from hy_memory_langgraph.store import IndexedStore, LexicalCompleteOp
 from hy_memory_langgraph.timeutil import iso, utcnow
 
@@ -81,22 +80,6 @@ class ChatCandidates:
     vector: dict[str, float]
     lexical: dict[str, float]
     times: dict[str, float | None]
-
-
-class _FeedbackStats:
-    """The statistics :func:`hop_terms` reads, as the store's lexical index gave them."""
-
-    def __init__(self, docs: int, counts: Mapping[str, Mapping[str, int]], df: Mapping[str, int]) -> None:
-        self._docs, self._counts, self._df = docs, counts, df
-
-    def __len__(self) -> int:
-        return self._docs
-
-    def term_counts(self, doc_id: str) -> Counter[str]:
-        return Counter(dict(self._counts.get(doc_id, {})))
-
-    def document_frequency(self, term: str) -> int:
-        return self._df.get(term, 0)
 
 
 def _chat_hits(hits: Sequence[SearchItem]) -> list[ChatMemory]:
@@ -255,32 +238,18 @@ class ChatRepository(RecordRepository):
                                  limit=limit)
         return _chat_hits(hits)
 
-    def neighbours(self, user_id: str, memory: ChatMemory, *, limit: int,
-                   filter: dict[str, Any] | None = None) -> list[ChatMemory]:
-        """Top-``limit`` active memories nearest to ``memory`` (itself included), filter first.
-
-        Stores that can search by a stored item's own vectors (``vector_search_like``, e.g.
-        :class:`~hy_memory_langgraph.store.HyMemoryStore`) do so without a model call;
-        any other store is searched with the memory's content as the query (one embedding).
-        """
-        if self.indexed is None:
-            return self.vector_search(user_id, memory.content, limit=limit, filter=filter)
-        where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
-        hits = self.indexed.vector_search_like(self.namespace("chat", user_id), memory.memory_id,
-                                               filter=where or None, limit=limit)
-        return _chat_hits(hits)
-
     # -- the persistent lexical index ----------------------------------------------------
-    def lexical_ready(self, user_id: str, window: tuple[int, int] = LEXICAL_WINDOW) -> bool:
-        """Whether :meth:`candidates` can answer for ``user_id`` with neighbour ``window``.
+    def lexical_ready(self, user_id: str) -> bool:
+        """Whether :meth:`candidates` can answer for ``user_id``.
 
         Needs a store with a lexical index whose documents of the user were built with
-        ``window``. A user whose memories predate the index (written by an older release)
-        is filled first, once (:meth:`fill_lexical`); on a read-only store that cannot
-        happen and the answer is ``False`` (search then works in process), as it is
-        when a read-only store holds documents still waiting for their postings.
+        :data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`. A user whose memories
+        predate the index (written by an older release) is filled first, once
+        (:meth:`fill_lexical`); on a read-only store that cannot happen and the answer is
+        ``False`` (search then works in process), as it is when a read-only store holds
+        documents still waiting for their postings.
         """
-        if not self.caps.lexical or window != LEXICAL_WINDOW:
+        if not self.caps.lexical:
             return False
         status = self._ranked().lexical_status(self.namespace("chat", user_id))
         if status.window not in (None, LEXICAL_WINDOW):
@@ -321,29 +290,6 @@ class ChatRepository(RecordRepository):
         return ChatCandidates(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
-
-    def neighbour_keys(self, user_id: str, keys: Sequence[str], *, limit: int,
-                       ts_range: tuple[float | None, float | None] | None = None) -> dict[str, dict[str, float]]:
-        """``{key: {memory_id: cosine}}``: the ``limit`` memories nearest to each memory of
-        ``keys`` by its stored vector (itself included), from the store's indexes, no memory
-        loaded and no embedding call (call :meth:`lexical_ready` first)."""
-        hits = self._ranked().vector_search_keys_like(self.namespace("chat", user_id), list(keys),
-                                                      limit=limit, ts_range=ts_range)
-        return {key: {h.key: h.score for h in found} for key, found in hits.items()}
-
-    def feedback_search(self, user_id: str, query: str, seeds: Mapping[str, float], *, n_terms: int,
-                        limit: int, k1: float, b: float,
-                        ts_range: tuple[float | None, float | None] | None = None) -> dict[str, float]:
-        """BM25 (``k1``, ``b``) of the ``n_terms`` most telling terms of the ``seeds``'
-        lexical documents that ``query`` lacks (:func:`hop_terms`): the best ``limit``
-        memories, from the store's lexical index (call :meth:`lexical_ready` first)."""
-        namespace = self.namespace("chat", user_id)
-        docs, counts, df = self._ranked().lexical_feedback(namespace, list(seeds))
-        terms = hop_terms(Counter(tokenize(query)), _FeedbackStats(docs, counts, df), seeds, n_terms=n_terms)
-        if not terms:
-            return {}
-        hits = self._ranked().lexical_search(namespace, terms, limit=limit, k1=k1, b=b, ts_range=ts_range)
-        return {h.key: h.score for h in hits}
 
     def _ranked(self) -> IndexedStore:
         """The store's ranked-key searches (callers checked ``caps.lexical`` first)."""

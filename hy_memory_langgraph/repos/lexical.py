@@ -35,13 +35,13 @@ from typing import Final
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.lexical import tokenize
 from hy_memory_langgraph.retrieval.neighbours import NEIGHBOUR_MAX_CHARS, Utterance
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
 from hy_memory_langgraph.store import LexicalOp
 
 __all__ = ["LEXICAL_WINDOW", "lexical_op", "session_of", "turn_order", "utterance"]
 
-#: Previous and next session turns whose text a turn is matched with (the shipped ranking's).
-LEXICAL_WINDOW: Final = (DEFAULT_CHAT_RANKING.context_before, DEFAULT_CHAT_RANKING.context_after)
+#: Previous and next session turns whose text a turn is matched with (chosen with the
+#: chat ranking by cross-validation on LoCoMo: ``bench/RECALL_NOTES.md``).
+LEXICAL_WINDOW: Final = (2, 1)
 
 
 def session_of(memory: ChatMemory) -> str | None:

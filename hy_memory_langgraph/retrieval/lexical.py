@@ -1,7 +1,7 @@
-"""CJK-aware lexical search: tokenizer, incremental Okapi BM25, per-scope cache, score fusion.
+"""CJK-aware lexical search: tokenizer, incremental Okapi BM25, per-scope cache.
 
 Used by search: facts are ranked by vector similarity with a small lexical
-tie-break, and :mod:`.fusion` fuses lexical with vector scores.
+tie-break, and chat search fuses lexical with vector scores (:mod:`.ranking`).
 
 Tokenizer decisions (:func:`tokenize`):
 
@@ -125,25 +125,6 @@ def _stem(word: str) -> str:
     return word
 
 
-_snowball_local = threading.local()
-
-
-def _snowball_stem(word: str) -> str:
-    """English Snowball (Porter 2) stem of a plain ASCII word, via PyStemmer.
-
-    One stemmer object per thread (they are not thread-safe); words of three letters or
-    fewer and words with non-ASCII letters or digits are kept as they are.
-    """
-    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
-        return word
-    stemmer = getattr(_snowball_local, "stemmer", None)
-    if stemmer is None:
-        import Stemmer
-
-        stemmer = _snowball_local.stemmer = Stemmer.Stemmer("english")
-    return str(stemmer.stemWord(word))
-
-
 #: Stems of recently seen words are kept (a conversation repeats its words: a third of
 #: tokenising): this many, of at most :data:`_CACHED_WORD` characters each.
 _STEM_CACHE = 1 << 15
@@ -156,7 +137,7 @@ def _remembered(stem: Callable[[str], str]) -> Callable[[str], str]:
     return lambda word: cached(word) if len(word) <= _CACHED_WORD else stem(word)
 
 
-_STEMMERS: dict[str, Callable[[str], str]] = {"light": _remembered(_stem), "snowball": _remembered(_snowball_stem)}
+_LIGHT_STEM = _remembered(_stem)
 
 
 def _latin_tokens(segment: str, out: list[str], stem: Callable[[str], str] | None, stop: bool) -> None:
@@ -188,26 +169,20 @@ def _cjk_tokens(run: str, out: list[str], stop: bool) -> None:
         out.append(bigram)
 
 
-def tokenize(
-    text: str, *, stem: bool = True, stopwords: bool = True, stemmer: str = "light"
-) -> list[str]:
+def tokenize(text: str, *, stem: bool = True, stopwords: bool = True) -> list[str]:
     """Split text into lexical tokens (see the module docstring for the rules).
 
     Args:
         text: Any text; English, Chinese (or other CJK) and mixed text, code identifiers.
         stem: Stem English words.
         stopwords: Drop English and Chinese stop-words.
-        stemmer: ``"light"`` (the built-in suffix stripper) or ``"snowball"`` (English
-            Snowball via PyStemmer).
 
     Returns:
         Tokens in text order, repeats kept (they are term frequencies).
     """
-    if stemmer not in _STEMMERS:
-        raise ValueError(f"stemmer must be one of {sorted(_STEMMERS)}, got {stemmer!r}")
     if not text:
         return []
-    stem_fn = _STEMMERS[stemmer] if stem else None
+    stem_fn = _LIGHT_STEM if stem else None
     text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
     out: list[str] = []
     pos = 0
@@ -310,7 +285,7 @@ class BM25Index:
         """BM25 score for weighted query terms: ``sum(weight * idf * tf part)``.
 
         ``score(q)`` is ``score_terms(Counter(tokenize(q)))``; weights let a caller drop,
-        down-weight or add terms (e.g. pseudo-relevance feedback) without re-tokenizing.
+        down-weight or add terms without re-tokenizing.
 
         Args:
             weights: ``{term: weight}``; terms with weight <= 0 are skipped.
@@ -343,16 +318,6 @@ class BM25Index:
                     norm = k1 * (1.0 - b + b * self._doc_len[doc_id] / avg_len)
                     scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (k1 + 1.0) / (tf + norm)
         return {doc_id: s for doc_id, s in scores.items() if s > 0.0}
-
-    def document_frequency(self, term: str) -> int:
-        """How many indexed documents contain ``term``."""
-        with self._lock:
-            return len(self._postings.get(term, ()))
-
-    def term_counts(self, doc_id: str) -> Counter[str]:
-        """A copy of the term frequencies of ``doc_id`` (empty when unknown)."""
-        with self._lock:
-            return Counter(self._doc_tf.get(doc_id, ()))
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` with this index's tokenizer."""

@@ -1,13 +1,4 @@
-"""Query-side helpers for chat search: query terms, feedback expansion, dates in a query.
-
-Terms (over a :class:`~hy_memory_langgraph.retrieval.lexical.BM25Index`):
-
-* :func:`drop_common_terms` drops query terms found in more than a share of the memories
-  (names of the two speakers of a conversation, words every message shares).
-* :func:`expand_with_feedback` adds the most telling terms of the first-pass top memories
-  to the query (pseudo-relevance feedback, RM3 style).
-
-Dates:
+"""Dates in a chat-search query, and the time boost they give.
 
 :func:`time_mentions` finds explicit calendar references in English queries:
 
@@ -18,9 +9,9 @@ Dates:
 * a month of any year: ``in June``, ``during August``, ``last May`` (the month name after a
   preposition or ``last``/``early``/``late``; so the modal "may" is never a month).
 
-Each mention becomes a :class:`TimeSpan`; :func:`boost_by_time` then multiplies the fused
-score of every candidate whose memory date falls in a span (widened by a tolerance) by
-``1 + boost``. A soft boost, not a filter: a query's date often names when something was
+Each mention becomes a :class:`TimeSpan`; :func:`boost_by_time` then raises the fused
+score of every candidate whose memory date falls in a span by ``boost`` times the score
+range. A soft boost, not a filter: a query's date often names when something was
 said, but sometimes when it happened.
 
 Example:
@@ -31,98 +22,13 @@ Example:
 from __future__ import annotations
 
 import calendar
-import math
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
+from datetime import date, datetime
 
-if TYPE_CHECKING:
-    from hy_memory_langgraph.retrieval.lexical import BM25Index
+__all__ = ["TimeSpan", "boost_by_time", "time_mentions"]
 
-__all__ = ["TimeSpan", "boost_by_time", "drop_common_terms", "expand_with_feedback", "hop_terms", "time_mentions"]
-
-
-def drop_common_terms(terms: Mapping[str, float], index: BM25Index, max_df: float) -> Counter[str]:
-    """The query terms found in at most ``max_df`` (a share) of the indexed memories.
-
-    When every term is that common, the terms are kept as they are (so a query never
-    becomes empty).
-
-    Args:
-        terms: ``{term: weight}`` of the query.
-        index: The index whose document frequencies count.
-        max_df: Share in (0, 1]; 1.0 keeps everything.
-    """
-    kept = Counter(dict(terms))
-    n_docs = len(index)
-    if max_df >= 1.0 or not n_docs:
-        return kept
-    rare = Counter({t: w for t, w in kept.items() if index.document_frequency(t) <= max_df * n_docs})
-    return rare or kept
-
-
-def expand_with_feedback(
-    terms: Mapping[str, float],
-    index: BM25Index,
-    feedback: Mapping[str, float],
-    *,
-    n_terms: int,
-    weight: float,
-) -> Counter[str]:
-    """Query terms plus the ``n_terms`` best terms of the feedback memories (RM3 style).
-
-    A term's feedback value is ``sum over feedback memories of p(memory) * tf / length``
-    (``p`` proportional to the first-pass score), times its idf so words common to the
-    whole history do not dominate. Expansion terms (not already in the query) get
-    ``weight * value / best value``; the query's own terms keep their weights.
-
-    Args:
-        terms: ``{term: weight}`` of the query.
-        index: The index the memories are in.
-        feedback: ``{memory_id: first-pass score}`` of the top memories (scores >= 0).
-        n_terms: Expansion terms to add.
-        weight: Weight of the best expansion term (an original term has weight 1 per occurrence).
-    """
-    out = Counter(dict(terms))
-    total = math.fsum(max(s, 0.0) for s in feedback.values())
-    if n_terms <= 0 or weight <= 0 or total <= 0 or not len(index):
-        return out
-    n_docs = len(index)
-    value: dict[str, float] = {}
-    for doc_id, score in feedback.items():
-        counts = index.term_counts(doc_id)
-        length = sum(counts.values())
-        for term, tf in counts.items():
-            if term not in out:
-                value[term] = value.get(term, 0.0) + max(score, 0.0) / total * tf / length
-    for term in value:
-        df = index.document_frequency(term)
-        value[term] *= math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-    best = sorted(value.items(), key=lambda kv: (-kv[1], kv[0]))[:n_terms]
-    if best and best[0][1] > 0:
-        top = best[0][1]
-        out.update({term: weight * v / top for term, v in best if v > 0})
-    return out
-
-
-def hop_terms(
-    terms: Mapping[str, float],
-    index: BM25Index,
-    seeds: Mapping[str, float],
-    *,
-    n_terms: int,
-) -> Counter[str]:
-    """The lexical second hop's query: the ``n_terms`` most telling terms of the seed
-    memories that the query does not have (weights as :func:`expand_with_feedback` gives
-    them, the best at 1.0).
-
-    ``index`` needs ``len``, ``term_counts(doc_id)`` and ``document_frequency(term)``.
-    """
-    expanded = expand_with_feedback(terms, index, seeds, n_terms=n_terms, weight=1.0)
-    return Counter({t: w for t, w in expanded.items() if t not in terms})
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -174,27 +80,18 @@ class TimeSpan:
             return self.start.isoformat()[:7]
         return f"{self.start.isoformat()}..{self.end.isoformat()}"
 
-    def contains(self, when: date, tolerance_days: int = 0) -> bool:
-        """Whether ``when`` falls in the span widened by ``tolerance_days`` on each side."""
-        pad = timedelta(days=tolerance_days)
+    def contains(self, when: date) -> bool:
+        """Whether ``when`` falls in the span (for a month of any year: in ``when``'s year)."""
         if not self.any_year:
-            return self.start - pad <= when <= self.end + pad
-        for year in (when.year - 1, when.year, when.year + 1):
-            start = self.start.replace(year=year)
-            end = _month_end(year, self.start.month)
-            if start - pad <= when <= end + pad:
-                return True
-        return False
+            return self.start <= when <= self.end
+        return self.start.replace(year=when.year) <= when <= _month_end(when.year, self.start.month)
 
-
-    def overlaps(self, other: TimeSpan, tolerance_days: int = 0) -> bool:
-        """Whether ``other`` (a span with known years) meets this span widened by ``tolerance_days``."""
-        pad = timedelta(days=tolerance_days)
+    def overlaps(self, other: TimeSpan) -> bool:
+        """Whether ``other`` (a span with known years) meets this span."""
         if not self.any_year:
-            return self.start - pad <= other.end and other.start <= self.end + pad
-        for year in range(other.start.year - 1, other.end.year + 2):
-            start = self.start.replace(year=year)
-            if start - pad <= other.end and other.start <= _month_end(year, self.start.month) + pad:
+            return self.start <= other.end and other.start <= self.end
+        for year in range(other.start.year, other.end.year + 1):
+            if self.start.replace(year=year) <= other.end and other.start <= _month_end(year, self.start.month):
                 return True
         return False
 
@@ -253,7 +150,6 @@ def boost_by_time(
     spans: Sequence[TimeSpan],
     *,
     boost: float,
-    tolerance_days: int = 0,
     events: Mapping[str, Sequence[TimeSpan]] | None = None,
 ) -> list[tuple[str, float]]:
     """Re-rank: candidates dated within any span gain ``boost`` times the score range.
@@ -267,7 +163,6 @@ def boost_by_time(
         dates: Memory date of each candidate (missing or None: never boosted).
         spans: From :func:`time_mentions`; no spans (or ``boost == 0``) returns the input.
         boost: Share of the score range added, >= 0.
-        tolerance_days: Widen each span by this many days on both sides.
         events: Optional event spans of candidates (what their text says happened when,
             e.g. from :func:`~hy_memory_langgraph.retrieval.relative_time.relative_spans`);
             a candidate whose event span meets a named span is boosted as if dated there.
@@ -291,8 +186,8 @@ def boost_by_time(
         when = dates.get(doc_id)
         if isinstance(when, datetime):
             when = when.date()
-        hit = when is not None and any(s.contains(when, tolerance_days) for s in spans)
+        hit = when is not None and any(s.contains(when) for s in spans)
         if not hit and events:
-            hit = any(s.overlaps(e, tolerance_days) for e in events.get(doc_id, ()) for s in spans)
+            hit = any(s.overlaps(e) for e in events.get(doc_id, ()) for s in spans)
         out.append((doc_id, score + gain if hit else score))
     return sorted(out, key=lambda kv: (-kv[1], kv[0]))

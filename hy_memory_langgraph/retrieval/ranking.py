@@ -3,12 +3,13 @@
 :class:`ChatRanking` holds every tunable; :data:`DEFAULT_CHAT_RANKING` is the shipped
 choice, made by leave-one-conversation-out cross-validation on LoCoMo and checked on BFCL
 memory (``bench/locomo_recall.py``, ``bench/bfcl_recall.py``, ``bench/RECALL_NOTES.md``).
-:func:`rank_candidates` fuses a vector pool and a lexical pool, boosts memories dated
-within a date the query names, then lowers the memories that only ask a question
-(:func:`weigh_questions`); scores end in [0, 1].
+:func:`fuse` fuses a vector pool and a lexical pool; :func:`rank_candidates` boosts the
+memories dated within a date the query names, then lowers the memories that only ask a
+question (:func:`weigh_questions`); scores end in [0, 1].
 
 Example:
-    >>> ranked = rank_candidates({"a": 0.82, "b": 0.80}, {"b": 6.0}, query="tea", dates={})
+    >>> fused = fuse({"a": 0.82, "b": 0.80}, {"b": 6.0}, DEFAULT_CHAT_RANKING.vector_weight)
+    >>> ranked = rank_candidates(fused, query="tea", dates={})
     >>> [doc for doc, _ in ranked]
     ['b', 'a']
 """
@@ -17,16 +18,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 
-from hy_memory_langgraph.retrieval.fusion import FusionConfig, fuse, normalize_pool
 from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
 __all__ = [
-    "DEFAULT_CHAT_RANKING", "ChatRanking", "add_second_hop", "echoing_questions", "event_candidates",
-    "hop_seeds", "merge_neighbours", "query_time_spans", "rank_candidates", "weigh_questions",
+    "DEFAULT_CHAT_RANKING", "ChatRanking", "echoing_questions", "event_candidates", "fuse",
+    "query_time_spans", "rank_candidates", "weigh_questions",
 ]
 
 
@@ -35,16 +35,14 @@ class ChatRanking:
     """Every tunable of chat search.
 
     Attributes:
-        fusion: How the vector and lexical pools are fused.
+        vector_weight: Share of the vector pool in the fused score (:func:`fuse`), in
+            [0, 1]; 1.0 ranks by vectors alone, 0.0 by BM25 alone.
         k1: BM25 term-frequency saturation.
         b: BM25 length normalisation.
         min_pool: Candidates taken from each retriever (at least; ``5 * limit`` when larger).
-        context_before: Previous turns of the session added to a turn's lexical text.
-        context_after: Following turns of the session added to a turn's lexical text.
         time_boost: Share of the score range added to memories dated within a date named
             in the query (0 turns it off; at 1.0 the worst dated candidate draws level with
             the best undated one).
-        time_tolerance_days: Days each named date is widened by.
         relative_query: Resolve relative phrases of the query (``last weekend``, ``上个月``)
             against the time of the search (:mod:`~hy_memory_langgraph.retrieval.relative_time`)
             as well as its explicit dates.
@@ -63,51 +61,25 @@ class ChatRanking:
             is at least this, in [0, 1); 0 weights every question-only memory
             (:func:`echoing_questions`). Default 0.6: the highest threshold of the grid that
             puts the fact first in ``bench/question_turns.py`` with e5-small.
-        hop_seeds: Second hop (multi-hop questions): the first-pass top memories used as
-            seeds (0 turns the hop off).
-        hop_vector_weight: Weight of the vector hop: the seeds' stored vectors used as
-            queries, their nearest memories added with this share of the score range
-            (0: no vector hop).
-        hop_lexical_weight: Weight of the lexical hop: the seeds' most telling terms
-            (:func:`~hy_memory_langgraph.retrieval.query.expand_with_feedback`) used as a
-            second BM25 query (0: no lexical hop).
-        hop_terms: Terms of the lexical hop's query.
-        hop_neighbours: Memories each hop adds at most (per seed for the vector hop).
     """
 
-    fusion: FusionConfig = field(default_factory=lambda: FusionConfig("minmax", 0.4))
+    vector_weight: float = 0.4
     k1: float = 0.6
     b: float = 0.6
     min_pool: int = 400
-    context_before: int = 2
-    context_after: int = 1
     time_boost: float = 0.5
-    time_tolerance_days: int = 0
     relative_query: bool = True
     event_spans: bool = True
     question_weight: float = 0.1
     question_echo: float = 0.6
-    hop_seeds: int = 0
-    hop_vector_weight: float = 0.0
-    hop_lexical_weight: float = 0.0
-    hop_terms: int = 10
-    hop_neighbours: int = 50
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.vector_weight <= 1.0:
+            raise ValueError(f"vector_weight={self.vector_weight!r}: expected a number in [0, 1]")
         if not 0.0 < self.question_weight <= 1.0:
             raise ValueError(f"question_weight={self.question_weight!r}: expected a number in (0, 1]")
         if not 0.0 <= self.question_echo < 1.0:
             raise ValueError(f"question_echo={self.question_echo!r}: expected a number in [0, 1)")
-
-    @property
-    def vector_hop(self) -> bool:
-        """Whether search runs the vector second hop."""
-        return self.hop_seeds > 0 and self.hop_vector_weight > 0
-
-    @property
-    def lexical_hop(self) -> bool:
-        """Whether search runs the lexical second hop."""
-        return self.hop_seeds > 0 and self.hop_lexical_weight > 0 and self.hop_terms > 0
 
     def pool(self, limit: int) -> int:
         """Candidates to take from each retriever for a search of ``limit`` results."""
@@ -117,17 +89,38 @@ class ChatRanking:
 DEFAULT_CHAT_RANKING = ChatRanking()
 
 
-def _bounded(score: float, fusion: FusionConfig) -> float:
-    """A fused score mapped monotonically onto [0, 1] (the order never changes).
+def fuse(vector: Mapping[str, float], lexical: Mapping[str, float], weight: float) -> list[tuple[str, float]]:
+    """Min-max fusion of two candidate pools, best first (ties by id), scores in [0, 1].
 
-    RRF: times ``k + 1`` (1.0 = first in both rankings); z-scores: logistic; the others
-    are already in [0, 1] up to a negative cosine, clipped.
+    Each pool is mapped onto [0, 1] by ``(s - min) / (max - min)`` (a pool whose scores
+    are all equal: 1.0; a non-finite score counts as 0); a memory's fused score is
+    ``weight * vector + (1 - weight) * lexical``, 0 on the side whose pool lacks it.
+    (Reciprocal-rank, z-score and rank-percentile fusion were measured against it:
+    ``bench/lab/fusion.py``.)
+
+    Args:
+        vector: ``{memory_id: cosine}`` from vector search.
+        lexical: ``{memory_id: BM25 score}`` from lexical search.
+        weight: Share of the vector side, in [0, 1].
+
+    Example:
+        >>> fuse({"a": 0.83, "b": 0.81}, {"b": 7.5, "c": 2.0}, 0.4)
+        [('b', 0.6), ('a', 0.4), ('c', 0.0)]
     """
-    if fusion.method == "rrf":
-        return min(1.0, score * (fusion.rrf_k + 1.0))
-    if fusion.method == "zscore":
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
-    return min(1.0, max(0.0, score))
+    nv, nl = _minmax(vector), _minmax(lexical)
+    fused = {d: weight * nv.get(d, 0.0) + (1.0 - weight) * nl.get(d, 0.0) for d in dict.fromkeys([*vector, *lexical])}
+    ranked = sorted(sorted(fused), key=fused.__getitem__, reverse=True)
+    return [(d, min(1.0, max(0.0, fused[d]))) for d in ranked]
+
+
+def _minmax(scores: Mapping[str, float]) -> dict[str, float]:
+    clean = {d: s if math.isfinite(s) else 0.0 for d, s in scores.items()}
+    if not clean:
+        return {}
+    lo, hi = min(clean.values()), max(clean.values())
+    if hi - lo <= 0.0 or not math.isfinite(hi - lo):
+        return dict.fromkeys(clean, 1.0)
+    return {d: (s - lo) / (hi - lo) for d, s in clean.items()}
 
 
 def query_time_spans(query: str, ranking: ChatRanking = DEFAULT_CHAT_RANKING,
@@ -148,8 +141,7 @@ def query_time_spans(query: str, ranking: ChatRanking = DEFAULT_CHAT_RANKING,
 
 
 def rank_candidates(
-    vector: Mapping[str, float],
-    lexical: Mapping[str, float],
+    fused: Sequence[tuple[str, float]],
     *,
     query: str,
     dates: Mapping[str, date | datetime | None],
@@ -158,12 +150,11 @@ def rank_candidates(
     events: Mapping[str, Sequence[TimeSpan]] | None = None,
     questions: Collection[str] = frozenset(),
 ) -> list[tuple[str, float]]:
-    """Fuse the two candidate pools, boost memories dated as the query says, lower the
-    question-only ones (:func:`weigh_questions`); best first.
+    """Boost the fused candidates dated as the query says, lower the question-only ones
+    (:func:`weigh_questions`); best first.
 
     Args:
-        vector: ``{memory_id: cosine}`` from vector search.
-        lexical: ``{memory_id: BM25 score}`` from lexical search.
+        fused: ``(memory_id, score)`` best first, scores in [0, 1] (:func:`fuse`).
         query: The query text (read for dates such as ``on 7 July, 2023``, ``in May 2022``).
         dates: Memory date of the candidates (for the time boost).
         ranking: The settings.
@@ -176,9 +167,7 @@ def rank_candidates(
     Returns:
         ``(memory_id, score)`` for every candidate, best first (ties by id), scores in [0, 1].
     """
-    fused = [(d, _bounded(s, ranking.fusion)) for d, s in fuse(vector, lexical, ranking.fusion)]
     boosted = boost_by_time(fused, dates, query_time_spans(query, ranking, now), boost=ranking.time_boost,
-                            tolerance_days=ranking.time_tolerance_days,
                             events=events if ranking.event_spans else None)
     top = max((s for _, s in boosted), default=1.0)
     scaled = boosted if top <= 1.0 else [(d, s / top) for d, s in boosted]
@@ -237,73 +226,8 @@ def echoing_questions(questions: Iterable[str], cosines: Mapping[str, float],
     return {d for d in questions if d in cosines and similarity(cosines[d]) >= echo}
 
 
-def hop_seeds(ranked: Sequence[tuple[str, float]], ranking: ChatRanking) -> dict[str, float]:
-    """The first-pass top ``hop_seeds`` memories with their scores (the second hop's seeds)."""
-    return dict(ranked[:max(ranking.hop_seeds, 0)])
-
-
-def merge_neighbours(per_seed: Mapping[str, Mapping[str, float]], limit: int) -> dict[str, float]:
-    """One vector-hop pool from each seed's nearest memories: a memory's best cosine to any
-    seed, the seeds themselves left out, at most ``limit`` per seed (best first, ties by id).
-
-    Example:
-        >>> merge_neighbours({"a": {"a": 1.0, "b": 0.9, "c": 0.5}, "b": {"b": 1.0, "c": 0.7}}, 5)
-        {'c': 0.7}
-    """
-    out: dict[str, float] = {}
-    for hits in per_seed.values():
-        near = sorted(((d, s) for d, s in hits.items() if d not in per_seed), key=lambda kv: (-kv[1], kv[0]))
-        for doc, score in near[:limit]:
-            out[doc] = max(score, out.get(doc, score))
-    return out
-
-
-def add_second_hop(
-    ranked: Sequence[tuple[str, float]],
-    vector_hop: Mapping[str, float],
-    lexical_hop: Mapping[str, float],
-    *,
-    ranking: ChatRanking,
-) -> list[tuple[str, float]]:
-    """The first-pass ranking with the second hop's pools added; best first, scores in [0, 1].
-
-    Each hop pool is min-max normalised and added with its weight (``hop_vector_weight``,
-    ``hop_lexical_weight``) times the first pass's score range, so a memory reached only
-    through a seed (sharing an entity with it, not with the query) can enter the top k.
-    A memory of a hop pool missing from the first pass starts from the lowest first-pass
-    score. The seeds themselves (the top ``hop_seeds``) keep their first-pass scores.
-
-    Args:
-        ranked: ``(memory_id, score)`` of the first pass, best first (:func:`rank_candidates`).
-        vector_hop: ``{memory_id: cosine}`` from :func:`merge_neighbours` (may be empty).
-        lexical_hop: ``{memory_id: BM25 score}`` of the hop's term query (may be empty).
-        ranking: The settings (weights).
-
-    Example:
-        >>> add_second_hop([("a", 1.0), ("b", 0.6), ("c", 0.5)], {"c": 0.9, "b": 0.2}, {},
-        ...                ranking=ChatRanking(hop_seeds=1, hop_vector_weight=0.5))
-        [('a', 1.0), ('c', 0.75), ('b', 0.6)]
-    """
-    if not ranked:
-        return list(ranked)
-    scores = dict(ranked)
-    seeds = hop_seeds(ranked, ranking)
-    lo, hi = min(scores.values()), max(scores.values())
-    span = (hi - lo) or 1.0
-    for pool, weight in ((vector_hop, ranking.hop_vector_weight), (lexical_hop, ranking.hop_lexical_weight)):
-        if weight <= 0 or not pool:
-            continue
-        normed, _ = normalize_pool({d: s for d, s in pool.items() if d not in seeds}, "minmax")
-        for doc, value in normed.items():
-            scores[doc] = scores.get(doc, lo) + weight * span * value
-    out = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    top = out[0][1]
-    return out if top <= 1.0 else [(d, s / top) for d, s in out]
-
-
 def event_candidates(
-    vector: Mapping[str, float],
-    lexical: Mapping[str, float],
+    fused: Sequence[tuple[str, float]],
     *,
     query: str,
     dates: Mapping[str, date | datetime | None],
@@ -321,18 +245,14 @@ def event_candidates(
 
     Example:
         >>> on = ChatRanking(event_spans=True)
-        >>> vector = {"a": 0.9, "b": 0.8, "c": 0.1}
-        >>> event_candidates(vector, {}, query="in May 2023", dates={}, limit=1, ranking=on)
+        >>> fused = fuse({"a": 0.9, "b": 0.8, "c": 0.1}, {}, on.vector_weight)
+        >>> event_candidates(fused, query="in May 2023", dates={}, limit=1, ranking=on)
         ['a', 'b']
     """
     spans = query_time_spans(query, ranking, now)
-    if not (ranking.event_spans and ranking.time_boost > 0 and spans):
+    if not (ranking.event_spans and ranking.time_boost > 0 and spans and fused):
         return []
-    fused = [(d, _bounded(s, ranking.fusion)) for d, s in fuse(vector, lexical, ranking.fusion)]
-    if not fused:
-        return []
-    boosted = dict(boost_by_time(fused, dates, spans, boost=ranking.time_boost,
-                                 tolerance_days=ranking.time_tolerance_days))
+    boosted = dict(boost_by_time(fused, dates, spans, boost=ranking.time_boost))
     scores = [s for _, s in fused]
     gain = ranking.time_boost * (max(scores) - min(scores))
     bar = sorted(boosted.values(), reverse=True)[limit - 1] if 0 < limit < len(fused) else -math.inf

@@ -3,31 +3,28 @@ two candidate sources.
 
 Both retrievers see the same scope: one user's active memories, restricted to the time
 range when one is given (applied before each retriever's top-k). The ranking itself
-(fusion, BM25 parameters, pool size, session context, time boost, question weights, the
-second hop) is pure code in :mod:`hy_memory_langgraph.retrieval.ranking`; scores stay
-within [0, 1]. :func:`hybrid_search` runs it on a :class:`CandidateSource`:
+(fusion, BM25 parameters, pool size, time boost, question weights) is pure code in
+:mod:`hy_memory_langgraph.retrieval.ranking`; scores stay within [0, 1].
+:func:`hybrid_search` runs it on a :class:`CandidateSource`:
 
 * :class:`IndexedSource` (stores with ``supports_lexical_index``, e.g.
   :class:`~hy_memory_langgraph.store.HyMemoryStore`): BM25 over the postings kept in the
   database and vector search returning keys only; only the memories the ranking needs are
   read. Nothing is proportional to the user's memory count but the vector scan.
-* :class:`InProcessSource` (any other store, e.g. LangGraph's ``InMemoryStore``, or a
-  ranking whose session window differs from the stored one): every active memory is
-  loaded (cached per user revision) and a BM25 index is kept in step with it.
+* :class:`InProcessSource` (any other store, e.g. LangGraph's ``InMemoryStore``, or
+  documents stored with another session window): every active memory is loaded (cached
+  per user revision) and a BM25 index is kept in step with it.
 
 The algorithm, on either source: the two pools; the dates of the candidates when the
 query names a date (and the texts of those whose own events could change the result);
-the fused ranking; optionally the second hop from the top seeds; memories that only ask a
-question (:attr:`ChatMemory.asks_only`) lowered by ``ranking.question_weight`` (with
-``ranking.question_echo``, only those echoing the query, judged by the calibrated cosine
-the vector pool already holds), reading memories best first until the top ``limit`` is
-certain.
+the fused ranking; memories that only ask a question (:attr:`ChatMemory.asks_only`)
+lowered by ``ranking.question_weight`` (with ``ranking.question_echo``, only those
+echoing the query, judged by the calibrated cosine the vector pool already holds),
+reading memories best first until the top ``limit`` is certain.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
@@ -35,18 +32,16 @@ from typing import Any, Protocol
 
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.filters import time_filter
-from hy_memory_langgraph.repos.lexical import session_of, utterance
+from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
-from hy_memory_langgraph.retrieval.query import TimeSpan, hop_terms
+from hy_memory_langgraph.retrieval.query import TimeSpan
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
-    add_second_hop,
     echoing_questions,
     event_candidates,
-    hop_seeds,
-    merge_neighbours,
+    fuse,
     query_time_spans,
     rank_candidates,
     weigh_questions,
@@ -78,9 +73,6 @@ class CandidateSource(Protocol):
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         """The memories of ``ids`` (missing ones left out)."""
 
-    def hops(self, query: str, seeds: Mapping[str, float], ranking: ChatRanking) -> tuple[Scores, Scores]:
-        """The second hop's vector and lexical pools from ``seeds``."""
-
 
 def _day(ts: float | None) -> date | None:
     return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).date()
@@ -107,32 +99,17 @@ class IndexedSource:
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         return {m.memory_id: m for m in self.repo.memories_of(self.user_id, list(ids))} if ids else {}
 
-    def hops(self, query: str, seeds: Mapping[str, float], ranking: ChatRanking) -> tuple[Scores, Scores]:
-        """A fixed number of statements: the seeds' vectors and neighbours, their postings
-        and one more BM25 query."""
-        vector: Scores = {}
-        if ranking.vector_hop:
-            per_seed = self.repo.neighbour_keys(self.user_id, list(seeds),
-                                                limit=ranking.hop_neighbours + len(seeds), ts_range=self.span)
-            vector = merge_neighbours(per_seed, ranking.hop_neighbours)
-        lexical: Scores = {}
-        if ranking.lexical_hop:
-            lexical = self.repo.feedback_search(self.user_id, query, seeds, n_terms=ranking.hop_terms,
-                                                limit=ranking.hop_neighbours + len(seeds), k1=ranking.k1,
-                                                b=ranking.b, ts_range=self.span)
-        return vector, lexical
-
 
 class InProcessSource:
     """Candidates from every active memory of the user, loaded and indexed in process."""
 
     def __init__(self, ctx: MemoryContext, user_id: str, after: datetime | None, before: datetime | None,
                  ranking: ChatRanking) -> None:
-        self.ctx, self.repo, self.user_id, self.ranking = ctx, ctx.chat_repo, user_id, ranking
+        self.repo, self.user_id, self.ranking = ctx.chat_repo, user_id, ranking
         self.where = time_filter(after, before)
         active = _active(ctx, user_id)
         self.by_id = {m.memory_id: m for m in active if _in_range(m, self.where)}
-        texts = _lexical_texts(ctx, user_id, active, ranking)
+        texts = _lexical_texts(ctx, user_id, active)
         self.index = ctx.lexical.sync(("chat", user_id), [(mid, text, text) for mid, text in texts.items()])
 
     def pools(self, query: str, pool: int) -> Pools:
@@ -146,57 +123,28 @@ class InProcessSource:
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         return {mid: self.by_id[mid] for mid in ids if mid in self.by_id}
 
-    def hops(self, query: str, seeds: Mapping[str, float], ranking: ChatRanking) -> tuple[Scores, Scores]:
-        """Vector hop: each seed's nearest memories; lexical hop: BM25 of the seeds' most
-        telling terms over the in-range memories."""
-        in_range = set(self.by_id)
-        vector: Scores = {}
-        if ranking.vector_hop:
-            per_seed: dict[str, Scores] = {}
-            for seed in seeds:
-                hits = self.repo.neighbours(self.user_id, self.by_id[seed],
-                                            limit=ranking.hop_neighbours + len(seeds), filter=self.where)
-                self.by_id.update({m.memory_id: m for m in hits})
-                per_seed[seed] = {m.memory_id: float(m.score or 0.0) for m in hits}
-            vector = merge_neighbours(per_seed, ranking.hop_neighbours)
-        lexical: Scores = {}
-        if ranking.lexical_hop:
-            terms = hop_terms(Counter(self.index.tokenize(query)), self.index, seeds, n_terms=ranking.hop_terms)
-            scores = self.index.score_terms(terms, allowed=in_range, k1=ranking.k1, b=ranking.b) if terms else {}
-            lexical = dict(heapq.nsmallest(ranking.hop_neighbours + len(seeds), scores.items(),
-                                           key=lambda kv: (-kv[1], kv[0])))
-        return vector, lexical
-
 
 def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                   after: datetime | None = None, before: datetime | None = None,
-                  vector_weight: float | None = None,
                   ranking: ChatRanking = DEFAULT_CHAT_RANKING,
                   now: datetime | None = None, source: CandidateSource | None = None) -> list[ChatMemory]:
     """Best ``limit`` active memories of ``user_id`` for ``query``, best first.
 
-    ``vector_weight`` overrides the fusion weight: 1.0 ranks by vector similarity alone,
-    0.0 by BM25 alone (the time boost still applies). Relative phrases of the query
-    (``last weekend``) are resolved against ``now`` (default: the current UTC time).
-    With ``ranking.event_spans``, a query that names a date reads the texts of the
-    candidates whose events could change the result (one batch, see
+    Relative phrases of the query (``last weekend``) are resolved against ``now`` (default:
+    the current UTC time). With ``ranking.event_spans``, a query that names a date reads
+    the texts of the candidates whose events could change the result (one batch, see
     :func:`~hy_memory_langgraph.retrieval.ranking.event_candidates`). ``source``: where the
-    candidates come from (default: the store's indexes when they serve this ranking,
-    else in process).
+    candidates come from (default: the store's indexes when the store has them, else in
+    process).
     """
     now = now or datetime.now(timezone.utc)
-    if vector_weight is not None:
-        ranking = replace(ranking, fusion=replace(ranking.fusion, weight=vector_weight))
     source = source or _source(ctx, user_id, after, before, ranking)
     found = source.pools(query, ranking.pool(limit))
     dates = {mid: _day(ts) for mid, ts in found.times.items()} if query_time_spans(query, ranking, now) else {}
-    maybe = event_candidates(found.vector, found.lexical, query=query, dates=dates, limit=limit,
-                             ranking=ranking, now=now)
-    read = source.memories(maybe)
-    ranked = rank_candidates(found.vector, found.lexical, query=query, dates=dates, ranking=ranking,
-                             now=now, events={mid: event_spans_of(m) for mid, m in read.items()})
-    if ranking.vector_hop or ranking.lexical_hop:
-        ranked = add_second_hop(ranked, *source.hops(query, hop_seeds(ranked, ranking), ranking), ranking=ranking)
+    fused = fuse(found.vector, found.lexical, ranking.vector_weight)
+    read = source.memories(event_candidates(fused, query=query, dates=dates, limit=limit, ranking=ranking, now=now))
+    ranked = rank_candidates(fused, query=query, dates=dates, ranking=ranking, now=now,
+                             events={mid: event_spans_of(m) for mid, m in read.items()})
 
     def weighed(questions: set[str]) -> set[str]:
         return _echoing(ctx, query, found.vector, ranking, questions)
@@ -215,7 +163,7 @@ def search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, 
 def _source(ctx: MemoryContext, user_id: str, after: datetime | None, before: datetime | None,
             ranking: ChatRanking) -> CandidateSource:
     repo = ctx.chat_repo
-    if not repo.lexical_ready(user_id, (ranking.context_before, ranking.context_after)):
+    if not repo.lexical_ready(user_id):
         return InProcessSource(ctx, user_id, after, before, ranking)
     span = None if after is None and before is None else (
         None if after is None else after.timestamp(), None if before is None else before.timestamp())
@@ -267,19 +215,19 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
     return bounds.get("$gte", float("-inf")) <= memory.memory_ts <= bounds.get("$lte", float("inf"))
 
 
-def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory],
-                   ranking: ChatRanking) -> dict[str, str]:
+def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory]) -> dict[str, str]:
     """What BM25 indexes per memory: a turn (with the trivial turns it carries) and its
-    session neighbours, else ``retrieval_text``; cached per user until its revision changes."""
+    session neighbours (:data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`), else
+    ``retrieval_text``; cached per user until its revision changes."""
     revision = ctx.chat_repo.revision(user_id)
-    window = (ranking.context_before, ranking.context_after)
     cached = ctx.search_cache.get(("chat_lexical", user_id))
-    if cached is not None and revision is not None and cached[:2] == (revision, window):
-        return cached[2]
-    neighbours = texts_with_neighbours([utterance(m) for m in active], before=window[0], after=window[1])
+    if cached is not None and revision is not None and cached[0] == revision:
+        return cached[1]
+    before, after = LEXICAL_WINDOW
+    neighbours = texts_with_neighbours([utterance(m) for m in active], before=before, after=after)
     texts = {m.memory_id: neighbours[m.memory_id] if session_of(m) is not None else m.retrieval_text
              for m in active}
-    ctx.search_cache.put(("chat_lexical", user_id), (revision, window, texts))
+    ctx.search_cache.put(("chat_lexical", user_id), (revision, texts))
     return texts
 
 

@@ -15,9 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
-
-from langgraph.store.base import SearchItem
+from typing import Protocol, runtime_checkable
 
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical.read import TimeRange
@@ -62,22 +60,7 @@ class IndexedStore(Protocol):
         """BM25 over the lexical documents of exactly ``namespace``, best first."""
         ...
 
-    def lexical_feedback(self, namespace: tuple[str, ...], keys: list[str]) -> tuple[
-            int, dict[str, dict[str, int]], dict[str, int]]:
-        """Documents of ``namespace``, term counts of ``keys``' documents, their document frequencies."""
-        ...
-
     def vector_search_keys(self, namespace: tuple[str, ...], query: str, *, limit: int,
                            ts_range: TimeRange | None = None) -> list[KeyHit]:
         """The ``limit`` keys of exactly ``namespace`` nearest to ``query``."""
-        ...
-
-    def vector_search_keys_like(self, namespace: tuple[str, ...], keys: list[str], *, limit: int,
-                                ts_range: TimeRange | None = None) -> dict[str, list[KeyHit]]:
-        """:meth:`vector_search_keys` with each stored item of ``keys`` as the query."""
-        ...
-
-    def vector_search_like(self, namespace: tuple[str, ...], key: str, *,
-                           filter: dict[str, Any] | None = None, limit: int = 10) -> list[SearchItem]:
-        """A filtered search ranked by similarity to the stored vector of item ``key``."""
         ...

@@ -25,8 +25,6 @@ from langgraph.store.base import (
     IndexConfig,
     Op,
     Result,
-    SearchItem,
-    SearchOp,
     TTLConfig,
     ensure_embeddings,
 )
@@ -79,7 +77,6 @@ from hy_memory_langgraph.store.schema.tables import (
     PG_VALUE_READER,
     items,
     scope_of,
-    vectors,
 )
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
@@ -718,15 +715,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
                 ids = None if ts_range is None else lexical_read.documents_in_range(conn, encoded, ts_range)
                 return run_key_search(conn, self._scoped, vector, encoded, limit, now, ids)
 
-    @_faults
-    def lexical_feedback(self, namespace: tuple[str, ...], keys: list[str]) -> tuple[
-            int, dict[str, dict[str, int]], dict[str, int]]:
-        """Documents of ``namespace``, term counts of the lexical documents of ``keys``, and
-        the document frequency of those terms (see :func:`lexical_read.lexical_feedback`),
-        pending documents indexed first."""
-        return self._lexical_read(namespaces.encode(namespace),
-                                  functools.partial(lexical_read.lexical_feedback, keys=keys))
-
     def _lexical_read(self, encoded: str, read: Callable[..., T]) -> T:
         """``read(conn, encoded)`` in a read transaction; when the namespace holds pending
         lexical documents (``read`` raises :class:`~.lexical.read.PendingDocuments`), a
@@ -755,72 +743,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
             with write_tx(self._engine, scopes=[scope_of(encoded)]) as conn:
                 lexical_write.index_pending(conn, encoded)
             self._after_write(WriteResult(seqs=[], local={}), sql.now_us())
-
-    @_faults
-    def vector_search_keys_like(self, namespace: tuple[str, ...], keys: list[str], *, limit: int,
-                                ts_range: TimeRange | None = None) -> dict[str, list[KeyHit]]:
-        """:meth:`vector_search_keys` with the stored vector of each item of ``keys`` as the
-        query (its first indexed field; no embedding call): ``{key: hits}``, the item itself
-        among its hits. Keys without a stored vector are left out.
-
-        Raises:
-            StoreError: The store has no vector index.
-        """
-        if self.embeddings is None:
-            raise StoreError("vector_search_keys_like needs a store opened with an index config")
-        self._check_open()
-        encoded = namespaces.encode(namespace)
-        with self._lock:
-            self._check_open()
-            now = sql.now_us()
-            with read_tx(self._engine) as conn:
-                assert self._scoped is not None
-                found = self._stored_vectors(conn, encoded, keys, now)
-                if not found:
-                    return {}
-                self._scoped.catch_up(conn, now)
-                ids = None if ts_range is None else lexical_read.documents_in_range(conn, encoded, ts_range)
-                return {key: run_key_search(conn, self._scoped, vector, encoded, limit, now, ids)
-                        for key, vector in found.items()}
-
-    @staticmethod
-    def _stored_vectors(conn: Any, encoded: str, keys: list[str], now: int) -> dict[str, np.ndarray]:
-        """The first stored vector of each live item of ``keys`` in ``encoded`` (one statement)."""
-        if not keys:
-            return {}
-        v, i = vectors.c, items.c
-        stmt = (sa.select(i.key, v.embedding).join_from(vectors, items, i.id == v.item_id)
-                .where(i.namespace == encoded, i.key.in_(list(keys)), sql.live(now))
-                .order_by(i.key, v.pos))
-        out: dict[str, np.ndarray] = {}
-        for key, blob in conn.execute(stmt).all():
-            out.setdefault(key, np.frombuffer(blob, dtype="<f4").astype(np.float32))
-        return {k: out[k] for k in keys if k in out}
-
-    @_faults
-    def vector_search_like(self, namespace: tuple[str, ...], key: str, *,
-                           filter: dict[str, Any] | None = None, limit: int = 10) -> list[SearchItem]:
-        """``search(namespace, filter=filter, limit=limit)`` ranked by similarity to the
-        stored vector of item ``key`` of exactly ``namespace`` (its first indexed field), no
-        embedding call; the item itself is among the results when the filter keeps it.
-
-        Returns ``[]`` when the item or its vector is missing.
-
-        Raises:
-            StoreError: The store has no vector index.
-        """
-        if self.embeddings is None:
-            raise StoreError("vector_search_like needs a store opened with an index config")
-        self._check_open()
-        with self._lock:
-            self._check_open()
-            with read_tx(self._engine) as conn:
-                found = self._stored_vectors(conn, namespaces.encode(namespace), [key], sql.now_us())
-        if key not in found:
-            return []
-        query = f"\x00like\x00{key}"  # never a text: the vector is given
-        plan = self._plan([SearchOp(namespace, filter=filter, limit=limit, query=query)])
-        return self._execute(plan, {}, {query: found[key]})[0]  # type: ignore[return-value]
 
     # ------------------------------------------------------------ TTL
 

@@ -86,15 +86,21 @@ def test_the_mcp_tools(make_client: Callable[..., HyMemoryClient], mode: str, ba
     server = build_mcp_server(client, user_id="u1", session_id="s1", workspace_id="github.com/example/svc",
                               **options)
 
-    async def call(name: str, args: dict[str, Any]) -> str:
-        result = await server.call_tool(name, args)
-        blocks = result[0] if isinstance(result, tuple) else result
-        return " ".join(getattr(b, "text", "") for b in blocks)
+    from mcp.shared.memory import create_connected_server_and_client_session
 
-    saved = asyncio.run(call("save_memory", {"content": "My cat is called Miso."}))
-    recorded = asyncio.run(call("record_work", {"scene": "coding", "messages": tool_trace()}))
-    assert saved.startswith("Queued") is queued and recorded.startswith("Queued") is queued
+    async def calls() -> list[str]:
+        async with create_connected_server_and_client_session(server) as session:
+            texts = []
+            for name, args in (("save_memory", {"content": "My cat is called Miso."}),
+                               ("record_work", {"scene": "coding", "messages": tool_trace()}),
+                               ("search_memory", {"query": "what is my cat called?"})):
+                result = await session.call_tool(name, args)
+                texts.append(" ".join(b.text for b in result.content if b.type == "text"))
+            return texts
+
+    saved, recorded, found = asyncio.run(calls())
+    assert saved.startswith("Queued") is queued and recorded.startswith("Queued") is queued, (saved, recorded)
     assert [p["state"] for p in client.pending()] == (["queued", "queued"] if queued else [])
-    assert "Miso" in asyncio.run(call("search_memory", {"query": "what is my cat called?"}))
+    assert "Miso" in found
     client.flush()
     assert client.list_memories("u1", scene="coding")["memories"] and client.list_memories("u1", scene="chat")["memories"]

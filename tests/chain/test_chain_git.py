@@ -10,6 +10,7 @@ import pytest
 
 from hy_memory_langgraph.chain.git import GitWorkTree
 from hy_memory_langgraph.chain.store import ChainStore, owner_of
+from hy_memory_langgraph.fences import read_fences
 from tests.productivity.support import tool_trace
 
 ORIGINAL = """import http
@@ -81,7 +82,8 @@ def test_round_comes_from_git_diff_then_only_new_changes(make_client, repo: Path
     assert rounds["src/search.py:__init__"][0].added == ["        self.base = base.rstrip('/')"]
     found = client.search("timeout", scene="coding", user_ids=["u1"], workspace_id="ws",
                           branch="main", min_score=-1.0)
-    assert "reverts v1, current" in found["chain_block"] and found["chain_used"]
+    [region] = read_fences(found["chain_block"])
+    assert any(row.get("reverts") == [1] and row.get("current") for row in region.rows) and found["chain_used"]
 
 
 def test_trace_edits_win_over_git_and_locate_symbols_in_the_file(make_client, repo: Path) -> None:

@@ -8,13 +8,15 @@ import pytest
 
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.render import (
-    TITLE,
+    HEADER,
+    NAME,
     LinkedThread,
     link_facts,
     render_block,
 )
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
 from hy_memory_langgraph.chain.store import ChainStore, owner_of
+from hy_memory_langgraph.fences import read_fences
 
 
 @pytest.fixture
@@ -106,14 +108,21 @@ def _linked(store: ChainStore, n_rounds: int) -> list[LinkedThread]:
 def test_render_block_versions_marks_and_budget(store: ChainStore) -> None:
     linked = _linked(store, 6)
     block, used = render_block(linked, budget=10_000)
-    assert used == [0] and block.startswith(TITLE)
-    assert "## src/a.py · fetch (branch main)" in block
-    assert 'v1 (2024-05-01, asked: "make it 1 ' in block
-    assert "  - t = 0\n  + t = 1" in block and "v6 (2024-05-06" in block
-    assert block.rstrip().splitlines()[-3].endswith(", current:")
-    small, used_small = render_block(linked, budget=600)
-    assert len(small) <= 600 and used_small == [0]
-    assert "omitted: budget)" in small and "v6 (" in small and "v1 (" not in small
+    [region] = read_fences(block)
+    assert used == [0] and region.name == NAME
+    assert block.splitlines()[0] == HEADER.replace("{nonce}", region.nonce)
+    rows = region.rows
+    assert rows[0] == {"file": "src/a.py", "symbol": "fetch", "branch": "main"}
+    assert rows[1]["version"] == 1 and rows[1]["date"] == "2024-05-01"
+    assert rows[1]["asked"].startswith("make it 1 ")
+    assert rows[1]["removed"] == ["t = 0"] and rows[1]["added"] == ["t = 1"]
+    assert [r["version"] for r in rows[1:]] == [1, 2, 3, 4, 5, 6]
+    assert [r.get("current") for r in rows[1:]] == [None] * 5 + [True]
+    small, used_small = render_block(linked, budget=800)
+    assert len(small) <= 800 and used_small == [0]
+    [cut] = read_fences(small)
+    assert cut.rows[1]["reason"] == "budget" and cut.rows[1]["omitted"].startswith("v1–")
+    assert cut.rows[-1]["version"] == 6 and all(r.get("version") != 1 for r in cut.rows)
     assert render_block(linked, budget=50) == ("", [])
 
 
@@ -143,7 +152,10 @@ def test_budget_drops_last_ranked_threads_and_their_facts(store: ChainStore) -> 
     linked = link_facts(store, facts, workspace_id="ws", branch="main")
     assert [lt.thread.file for lt in linked] == ["src/c.py", "src/a.py", "src/b.py"]
     full, used = render_block(linked, budget=10_000)
-    assert used == [0, 1, 2] and full.count("## ") == 3
+    assert used == [0, 1, 2] and [r["file"] for r in read_fences(full)[0].rows if "file" in r] == [
+        "src/c.py", "src/a.py", "src/b.py"]
     cut, used_cut = render_block(linked, budget=len(full) - 10)
     assert len(cut) <= len(full) - 10 and used_cut == [0, 1]
-    assert "## src/b.py" not in cut and cut.endswith("(1 more thread omitted: budget)")
+    rows = read_fences(cut)[0].rows
+    assert "src/b.py" not in [r.get("file") for r in rows]
+    assert rows[-1] == {"omitted_threads": 1, "reason": "budget"}

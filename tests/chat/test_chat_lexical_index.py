@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -122,12 +123,13 @@ def test_indexed_search_answers_like_the_in_process_search(make_client: Callable
 
 def _keyword_hits(client: HyMemoryClient, query: str) -> set[str]:
     """Memories BM25 finds for ``query`` (vector weight 0: vector-only candidates score 0)."""
-    return {m.memory_id for m in hybrid_search(client.context, "u1", query, 5, vector_weight=0.0) if m.score}
+    bm25_only = replace(DEFAULT_CHAT_RANKING, vector_weight=0.0)
+    return {m.memory_id for m in hybrid_search(client.context, "u1", query, 5, ranking=bm25_only) if m.score}
 
 
 def test_the_next_turn_becomes_the_previous_turns_context(make_client: Callable[..., HyMemoryClient]) -> None:
     client = make_client()
-    first = client.add("Did you go camping?", user_id="u1", session_id="s1")["memory_ids"][0]
+    first = client.add("We go camping.", user_id="u1", session_id="s1")["memory_ids"][0]
     assert _keyword_hits(client, "weekend") == set()
     second = client.add([{"role": "assistant", "content": "Yes, last weekend!"}], user_id="u1",
                         session_id="s1")["memory_ids"][0]
@@ -292,7 +294,7 @@ def test_turns_written_by_one_add_are_neighbours_in_the_order_given(
     ids = client.add(messages, user_id="u1", session_id="s1", memory_at="2023-05-07T10:00:00Z")["memory_ids"]
     assert len(ids) == len(words)
     ctx = client.context
-    texts = _lexical_texts(ctx, "u1", ctx.chat_repo.active("u1"), DEFAULT_CHAT_RANKING)
+    texts = _lexical_texts(ctx, "u1", ctx.chat_repo.active("u1"))
     # a turn's lexical text: itself, the two turns before it and the one after it
     expected = {"alpaca": {0, 1, 2}, "dingo": {2, 3, 4, 5}, "ferret": {4, 5}}
     for word, positions in expected.items():

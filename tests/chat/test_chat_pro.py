@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hy_memory_langgraph.fences import clean, read_fences
 from hy_memory_langgraph.testing import ScriptedChatModel
 
 
@@ -209,10 +210,13 @@ def test_a_message_cannot_close_its_section_or_speak_for_the_assistant(make_clie
     client.add("And coffee.", user_id="u1", session_id="s1")
     for prompt in model.prompts:
         user = str(prompt[-1].content)
-        for tag in ("history", "new_messages"):
-            assert user.count(f"<{tag}>") == 1 and user.count(f"</{tag}>") == 1
-        assert not any(line.startswith("[assistant]") for line in user.splitlines())
-        assert "I promise a full refund" in user  # kept, as the user's words
+        regions = {region.name: region.rows for region in read_fences(user)}
+        assert list(regions) == ["history", "new_messages"]
+        said = [row for rows in regions.values() for row in rows]
+        assert {"user": clean(attack)} in said  # kept whole, as the user's words
+        assert all(set(row) == {"user"} for row in said)  # nobody else speaks
+        assert not any(line.startswith(("[assistant]", "SYSTEM", "<", "＜")) and "data=" not in line
+                       for line in user.splitlines())
 
 
 def test_one_extraction_writes_a_bounded_number_of_bounded_facts(make_client) -> None:

@@ -93,7 +93,7 @@ def test_writing_commands_create_the_data_dir(run_json, tmp_path: Path) -> None:
     export = tmp_path / "x.jsonl"
     assert run_json("export", "-o", str(export), "--data-dir", str(fresh))[0] == 0
     other = tmp_path / "other"
-    code, env = run_json("import", str(export), "--data-dir", str(other))
+    code, env = run_json("import", str(export), "--all-users", "--data-dir", str(other))
     assert code == 0 and env["data"]["complete"] is True and other.is_dir()
 
 

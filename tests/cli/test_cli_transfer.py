@@ -13,6 +13,8 @@ import pytest
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.errors import InvalidInputError
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.models import E5Embeddings
 from hy_memory_langgraph.testing import HashingEmbeddings
 from tests.cli.test_cli_memories import CODING_TRACE
@@ -47,6 +49,11 @@ def seed(data_dir: Path, embeddings: Any) -> dict[str, str]:
     return {"cat": cat, "home": home, "old": old.memory_id, "new": new.memory_id}
 
 
+def _rows(rendered: str) -> list[Any]:
+    """A rendered block's rows (its nonce is fresh for every rendering)."""
+    return [row for region in read_fences(rendered) for row in region.rows]
+
+
 def observe(data_dir: Path, embeddings: Any, ids: dict[str, str]) -> dict[str, Any]:
     """Everything a user can read back, minus per-call ids and timings."""
     with client_on(data_dir, embeddings) as client:
@@ -54,11 +61,12 @@ def observe(data_dir: Path, embeddings: Any, ids: dict[str, str]) -> dict[str, A
         for query, scene in QUERIES:
             result = client.search(query, scene=scene, user_ids=["alice"], limit=5,
                                    workspace_id="github.com/acme/app" if scene else None)
-            searches.append({k: v for k, v in result.items() if k not in VOLATILE})
+            searches.append({k: _rows(v) if k == "chain_block" else v
+                             for k, v in result.items() if k not in VOLATILE})
         return {"searches": searches,
                 "get": {name: client.get(i) for name, i in ids.items()},
                 "history": {name: client.history(i) for name, i in ids.items()},
-                "prompt": client.memory_prompt("alice")["memoryPrompt"],
+                "prompt": _rows(client.memory_prompt("alice")["memoryPrompt"]),
                 "rows": sorted(json.dumps(r, sort_keys=True) for r in client.export_memories()
                                if r["type"] not in ("header", "footer"))}
 
@@ -70,13 +78,14 @@ def test_in_process_round_trip_is_exact(run, data_dir: Path, tmp_path: Path) -> 
     code, out, _ = run("export", "-o", str(export), "--data-dir", str(data_dir))
     assert code == 0 and out.startswith("exported ")
     copy = tmp_path / "copy"
-    code, out, err = run("--data-dir", str(copy), "import", str(export), "--progress")
+    code, out, err = run("--data-dir", str(copy), "import", str(export), "--all-users", "--progress")
     assert code == 0 and "imported" in out and "rows" in err  # the bar was forced on stderr
     before, after = observe(data_dir, embeddings, ids), observe(copy, embeddings, ids)
     assert after == before
     assert before["get"]["old"]["status"] == "superseded" and before["get"]["old"]["superseded_by"] == ids["new"]
     assert [e["op"] for e in before["history"]["home"]] == ["ADD", "UPDATE"]
-    assert "v1" in before["searches"][3]["chain_block"] and "报销流程" in before["prompt"]
+    assert any(row.get("version") == 1 for row in before["searches"][3]["chain_block"])
+    assert any("报销流程" in row for row in before["prompt"])
     rows = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
     assert rows[0]["type"] == "header" and rows[-1] == {"type": "footer", "rows": len(rows) - 2,
                                                         "counts": rows[-1]["counts"]}
@@ -94,12 +103,50 @@ def test_export_of_one_user_and_truncated_imports(run, run_json, data_dir: Path,
     assert not any(r["type"] in ("chain_thread", "workflow_file") for r in rows)
     truncated = tmp_path / "cut.jsonl"
     truncated.write_text("\n".join(export.read_text(encoding="utf-8").splitlines()[:-1]), encoding="utf-8")
-    code, out, err = run("import", str(truncated), "--data-dir", str(tmp_path / "cut"))
+    code, out, err = run("import", str(truncated), "--all-users", "--data-dir", str(tmp_path / "cut"))
     assert code == 0 and "truncated" in err
     not_export = tmp_path / "notes.jsonl"
     not_export.write_text('{"messages": "hi"}\n')
-    code, env = run_json("import", str(not_export), "--data-dir", str(tmp_path / "x"))
+    code, env = run_json("import", str(not_export), "--all-users", "--data-dir", str(tmp_path / "x"))
     assert code == 2 and "hy-memory export" in env["error"]["message"]
+
+
+def _user_of(row: dict[str, Any]) -> str:
+    if row["type"] in ("memory", "event"):
+        return row["value"]["user_id"]
+    if row["type"] == "trace":
+        return row["namespace"][1]
+    return (row["value"]["owner"] if row["type"] == "chain_thread" else row["path"]).split("|")[0].split("/")[0]
+
+
+def test_an_import_writes_only_the_users_it_names(data_dir: Path, tmp_path: Path) -> None:
+    embeddings = HashingEmbeddings(64)
+    seed(data_dir, embeddings)
+    with client_on(data_dir, embeddings) as client:
+        rows = list(client.export_memories())
+        assert [r["type"] for r in client.export_memories(user_ids="bob")].count("memory") == 1  # one id
+    alice_rows = [r for r in rows[1:-1] if _user_of(r) == "alice"]
+    assert {r["type"] for r in alice_rows} == {"memory", "event", "trace", "chain_thread", "workflow_file"}
+    with client_on(tmp_path / "copy", embeddings) as copy:
+        with pytest.raises(InvalidInputError, match="needs user_ids"):
+            copy.import_memories(rows)
+        report = copy.import_memories(rows, user_ids="bob")
+        assert report["refused_users"] == {"alice": len(alice_rows)} and report["complete"] is True
+        assert report["rows"] == len(rows) - 2 - len(alice_rows) and report["memory"] == 1
+        assert copy.list_memories("alice")["memories"] == [] and copy.memory_prompt("alice")["dataEmpty"]
+        assert copy.search("cat", user_ids=["alice"])["memories"] == []
+        assert [r for r in list(copy.export_memories())[1:-1] if _user_of(r) == "alice"] == []
+        assert copy.list_memories("bob")["memories"][0]["content"] == "Bob has a dog called Rex"
+
+
+def test_the_import_command_says_whose_rows(run, run_json, data_dir: Path, tmp_path: Path) -> None:
+    seed(data_dir, HashingEmbeddings(64))
+    export = tmp_path / "all.jsonl"
+    assert run("export", "-o", str(export), "--data-dir", str(data_dir))[0] == 0
+    code, env = run_json("import", str(export), "--data-dir", str(tmp_path / "a"))
+    assert code == 2 and "--user-id USER" in env["error"]["message"] and "--all-users" in env["error"]["message"]
+    code, out, err = run("import", str(export), "-u", "bob", "--data-dir", str(tmp_path / "b"))
+    assert code == 0 and "rows of user 'alice' not imported" in err
 
 
 def _cli(*argv: str, env: dict[str, str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
@@ -127,7 +174,7 @@ def test_subprocess_round_trip_gives_identical_search_results(cli_env: dict[str,
                     if k not in VOLATILE}
     exported = _cli("--data-dir", str(source), "export", "--output", str(export), "--json", env=cli_env)
     assert exported.returncode == 0 and json.loads(exported.stdout)["data"]["counts"]["memory"] == 4
-    imported = _cli("import", str(export), "--data-dir", str(copy), "--json", env=cli_env)
+    imported = _cli("import", str(export), "--all-users", "--data-dir", str(copy), "--json", env=cli_env)
     assert imported.returncode == 0 and json.loads(imported.stdout)["data"]["complete"] is True
     found = _cli("search", "我喜欢什么茶", "-u", "alice", "-k", "3", "--json", "--data-dir", str(copy), env=cli_env)
     assert found.returncode == 0, found.stderr
@@ -176,7 +223,7 @@ def test_an_import_never_takes_over_another_users_memory(tmp_path: Path) -> None
     forged.insert(-1, {"type": "memory", "scene": "chat", "value": {**forged[1]["value"], "memory_id": coding_id}})
     forged[-1] = {**forged[-1], "rows": forged[-1]["rows"] + 1}
     with client_on(tmp_path / "d", embeddings) as client:
-        result = client.import_memories(forged)
+        result = client.import_memories(forged, user_ids=None)
         assert [(r["memory_id"], r["user_id"]) for r in result["refused"]] == [(victim, "mallory"),
                                                                                (coding_id, "mallory")]
         assert "another user's" in result["refused"][0]["reason"]
@@ -207,7 +254,7 @@ def test_an_import_redacts_what_a_store_without_redaction_exported(tmp_path: Pat
     assert SECRET in json.dumps(rows)
     monkeypatch.delenv("MEMORY_REDACT_SECRETS")
     with client_on(tmp_path / "clean", embeddings) as client:
-        result = client.import_memories(rows)
+        result = client.import_memories(rows, user_ids=None)
         assert result["complete"] and result["refused"] == []
         again = list(client.export_memories())
         record = client.get(memory_id)
@@ -218,7 +265,7 @@ def test_an_import_redacts_what_a_store_without_redaction_exported(tmp_path: Pat
     assert SECRET not in text and "Tr0ub4dor" not in text and "[REDACTED:openai_key]" in text
     assert [(r["type"], r.get("id")) for r in again[1:-1]] == [(r["type"], r.get("id")) for r in rows[1:-1]]
     with client_on(tmp_path / "again", embeddings) as client:  # a redacted export: unchanged
-        client.import_memories(again)
+        client.import_memories(again, user_ids=None)
         assert json.dumps(list(client.export_memories())[1:-1]) == json.dumps(again[1:-1])
 
 

@@ -43,3 +43,17 @@ def test_a_bad_user_id_is_refused(make_client) -> None:
     memory_id = client.add("I drink oolong tea", user_id="alice")["memory_ids"][0]
     with pytest.raises(InvalidInputError, match="user_id"):
         client.get(memory_id, user_id=" alice")
+
+
+def test_two_spellings_of_one_name_are_one_user_and_look_alikes_are_refused(make_client) -> None:
+    client = make_client()
+    composed, decomposed = "Zo\u00eb", "Zoe\u0308"
+    memory_id = client.add("I drink oolong tea", user_id=decomposed)["memory_ids"][0]
+    assert client.get(memory_id)["user_id"] == composed
+    assert [m["memory_id"] for m in client.search("tea", user_ids=[composed])["memories"]] == [memory_id]
+    assert client.list_memories(decomposed)["memories"][0]["memory_id"] == memory_id
+    for look_alike in ("Zo\u00eb\u3164", "Zo\u00eb\ufe0f", "Zo\u034f\u00eb", "Zo\u00eb\u2800"):
+        with pytest.raises(InvalidInputError, match=r"invisible character U\+"):
+            client.add("I drink black tea", user_id=look_alike)
+        with pytest.raises(InvalidInputError, match=r"invisible character U\+"):
+            client.search("tea", user_ids=[look_alike])

@@ -10,6 +10,7 @@ from typing import Any
 from hy_memory_langgraph.chain.store import owner_of
 from tests.productivity.support import (
     WS,
+    chain_rows,
     chain_search,
     edit_trace,
     three_chain_writes,
@@ -22,12 +23,13 @@ def test_chain_rounds_and_block_over_three_writes(make_client) -> None:
     assert [r["chain_rounds"] for r in results] == [1, 1, 1]
     found = chain_search(client)
     assert len(found["facts"]) == 3 and found["chain_used"] == [0, 1, 2]
-    block = found["chain_block"]
-    assert "## src/search.py · fetch (branch fix/search-timeout)" in block
-    assert 'v1 (2024-05-01, asked: "Raise the search timeout to 30 seconds"):' in block
-    assert "  - t = 10\n  + t = 30" in block and "  + retries = 3" in block
-    assert 'v3 (2024-05-03, asked: "Revert the search timeout back to 10 seconds"), reverts v1, current:' in block
-    assert block.index("v1 (") < block.index("v2 (") < block.index("v3 (")
+    thread, v1, v2, v3 = chain_rows(found)
+    assert thread == {"file": "src/search.py", "symbol": "fetch", "branch": "fix/search-timeout"}
+    assert v1 == {"version": 1, "date": "2024-05-01", "asked": "Raise the search timeout to 30 seconds",
+                  "removed": ["t = 10"], "added": ["t = 30"]}
+    assert "retries = 3" in v2["added"] and v2["version"] == 2
+    assert v3 == {"version": 3, "date": "2024-05-03", "asked": "Revert the search timeout back to 10 seconds",
+                  "reverts": [1], "current": True, "removed": ["t = 30"], "added": ["t = 10"]}
     [thread] = client.context.chain_store.threads_for(owner_of("u1", WS), "fix/search-timeout",
                                                       files=["src/search.py"])
     fact_ids = [r["memory_id"] for r in results]
@@ -42,7 +44,7 @@ def test_flag_off_by_default_env_on_and_hcm_block_off(make_client) -> None:
     assert (got["chain_block"], got["chain_used"]) == ("", []) and len(got["facts"]) == 3
     on = make_client("lite", env={"MEMORY_CODING_CHAIN_BLOCK_ENABLED": "true"})
     three_chain_writes(on)
-    assert chain_search(on)["chain_block"].count("## src/search.py") == 1
+    assert [row.get("file") for row in chain_rows(chain_search(on)) if "file" in row] == ["src/search.py"]
     ablated = make_client("lite", env={"MEMORY_CODING_CHAIN_BLOCK_ENABLED": "true", "HCM_BLOCK_OFF": "1"})
     three_chain_writes(ablated)
     got = chain_search(ablated)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.productivity.support import StageScript, experience, extraction, tool_trace
+from tests.productivity.support import StageScript, experience, extraction, section, tool_trace
 
 
 def _ids(found: dict[str, Any]) -> set[str]:
@@ -29,7 +29,7 @@ def test_working_and_coding_never_mix(make_client, backend, tmp_path: Path) -> N
         found = client.search("deploy", scene=scene, user_ids=["u1"], min_score=-1.0)
         assert _ids(found) == own and not _ids(found) & other
     # the trace store is shared: the coding write saw the working write as history
-    assert "deploy" in script.last("coding_extract").user.split("<history>", 1)[1]
+    assert "deploy" in section(script.last("coding_extract").user, "history")
     assert "(none)" not in script.last("coding_extract").user.split("</history>", 1)[0]
     for memory_id in working_ids | coding_ids:
         assert client.get(memory_id) is not None

@@ -3,11 +3,13 @@ driven by the ``langgraph-sdk`` client, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -43,7 +45,8 @@ builder.add_edge("remember", END)
 graph = builder.compile()
 '''
 CONFIG = {"dependencies": ["."], "graphs": {"notes": "./agent.py:graph"},
-          "store": {"path": "hy_memory_langgraph.integrations.langgraph_server.server_store"}}
+          "store": {"path": "hy_memory_langgraph.integrations.langgraph_server.langgraph_store",
+                    "ttl": {"default_ttl": 600, "refresh_on_read": True, "sweep_interval_minutes": 10}}}
 
 
 def _free_port() -> int:
@@ -126,3 +129,67 @@ async def test_the_server_keeps_its_store_on_postgresql(tmp_path: Path, pg_url: 
         await _drive(url)
     with HyMemoryStore(pg_url, schema="server_store") as store:
         assert store.get(("prefs", "u1"), "drink").value == {"text": "likes green tea"}
+
+
+# ------------------------------------------------- the server's store section, as the server reads it
+EMBED = """
+def embed(texts):
+    return [[float(len(t) % 7 == k) for k in range(7)] + [1.0] + [0.0] * 56 for t in texts]
+"""
+
+
+@pytest.fixture
+def server_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Set ``langgraph_api.config.STORE_CONFIG`` as ``langgraph.json`` would; yields a
+    function loading the store with the server's own calls."""
+    for name, value in {"REDIS_URI": "fake", "DATABASE_URI": ":memory:", "MIGRATIONS_PATH": "__inmem"}.items():
+        monkeypatch.setenv(name, value)  # what `langgraph dev` sets before the server's config is read
+    from langgraph_api import config as api_config
+    from langgraph_api import store as api_store
+    (tmp_path / "embed.py").write_text(EMBED, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HY_MEMORY_SERVER_STORE", str(tmp_path / "server.db"))
+    monkeypatch.setattr(api_store, "CUSTOM_STORE", None)
+    monkeypatch.setattr(api_store, "STORE_STACK", threading.local())  # the server's once-per-process cache
+
+    async def load(section: dict[str, Any]) -> Any:
+        monkeypatch.setattr(api_config, "STORE_CONFIG", {
+            "path": "hy_memory_langgraph.integrations.langgraph_server.langgraph_store", **section})
+        import langgraph_api.graph  # noqa: F401 - the server has it loaded (it resolves embeddings)
+        await api_store.collect_store_from_env()
+        return await api_store.get_store(), api_store.exit_store
+    return load
+
+
+async def test_the_server_store_section_sets_the_index_and_ttl(server_config: Any, tmp_path: Path) -> None:
+    store, exit_store = await server_config({
+        "index": {"dims": 64, "embed": "./embed.py:embed", "fields": ["text"]},
+        "ttl": {"default_ttl": 0.001, "refresh_on_read": False, "sweep_interval_minutes": 0.001}})
+    try:
+        assert (store.index_config["dims"], store.index_config["fields"]) == (64, ["text"])
+        await store.aput(("prefs",), "tea", {"text": "likes green tea", "other": "x"})  # no ttl given
+        deadline = time.monotonic() + 60
+        while await store.aget(("prefs",), "tea") is not None:  # the section's default_ttl applies
+            assert time.monotonic() < deadline, "the item never expired"
+            await asyncio.sleep(0.05)
+        while _rows(tmp_path / "server.db"):  # and the store's own sweeper deletes it
+            assert time.monotonic() < deadline, "the sweeper never ran"
+            await asyncio.sleep(0.05)
+    finally:
+        await exit_store()
+    with pytest.raises(Exception, match="closed"):
+        store.get(("prefs",), "tea")  # closed with the server
+
+
+async def test_dims_that_do_not_match_the_model_are_refused(server_config: Any) -> None:
+    from hy_memory_langgraph.errors import ConfigError
+    with pytest.raises(ConfigError, match="dims=32"):
+        await server_config({"index": {"dims": 32, "embed": "./embed.py:embed"}})
+
+
+def _rows(path: Path) -> int:
+    import sqlite3
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        items = next(t for t in tables if t.endswith("items"))
+        return int(conn.execute(f"SELECT count(*) FROM {items}").fetchone()[0])

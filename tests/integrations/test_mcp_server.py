@@ -18,6 +18,7 @@ from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import ScriptedChatModel
 from tests.productivity.support import tool_trace
 
@@ -54,9 +55,9 @@ async def test_the_sdk_client_searches_saves_records_and_forgets(tmp_path: Path)
         assert not recorded.isError and "coding memory" in _text(recorded)
         coding = _text(await session.call_tool("search_memory", {"query": "timeout search client",
                                                                  "scene": "coding"}))
-        assert "ids:" in coding and "fact_coding_" in coding
-        memory_id = found.split("[", 1)[1].split("]", 1)[0]
-        assert _text(await session.call_tool("forget_memory", {"memory_id": memory_id})) == f"Forgot {memory_id}."
+        assert any(row["id"].startswith("fact_coding_") for row in read_fences(coding)[0].rows)
+        memory_id = read_fences(found)[0].rows[0]["id"]
+        assert _text(await session.call_tool("forget_memory", {"memory_id": memory_id})) == f'Forgot "{memory_id}".'
         assert "Miso" not in _text(await session.call_tool("search_memory", {"query": "cat"}))
         bad = await session.call_tool("save_memory", {"content": "   "})
         assert bad.isError and "non-empty content" in _text(bad)
@@ -65,6 +66,22 @@ async def test_the_sdk_client_searches_saves_records_and_forgets(tmp_path: Path)
     async with served(tmp_path, "-u", "bob") as other:
         assert "No memories found." in _text(await other.call_tool("search_memory", {"query": "timeout",
                                                                                      "scene": "coding"}))
+        assert "No memories yet." in (await other.read_resource("memory://recent")).contents[0].text
+
+
+async def test_the_recent_memories_are_a_resource(tmp_path: Path) -> None:
+    async with served(tmp_path, "-u", "alice") as session:
+        await session.call_tool("save_memory", {"content": "My cat is called Miso."})
+        await session.call_tool("record_work", {"scene": "coding", "messages": json.loads(json.dumps(tool_trace()))})
+        listed = (await session.list_resources()).resources
+        assert [str(r.uri) for r in listed] == ["memory://recent"]
+        text = (await session.read_resource("memory://recent")).contents[0].text
+        rows = read_fences(text)[0].rows
+        assert {row["scene"] for row in rows} == {"chat", "coding"} and all(row["id"] for row in rows)
+        assert any(row.get("memory") == "My cat is called Miso." for row in rows)
+        unknown = pytest.raises(Exception, match="unknown resource")
+        with unknown:
+            await session.read_resource("memory://everything")
 
 
 def _agent_script(messages: list[BaseMessage]) -> AIMessage:
@@ -124,13 +141,18 @@ async def test_streamable_http_on_a_loopback_port(tmp_path: Path) -> None:
 
     from mcp.client.streamable_http import streamable_http_client
 
+    from mcp.client.streamable_http import create_mcp_http_client
+
     port = _free_port()
+    token = "k3Jx9QpL2mN7vR4tY8wZ1aB6cD0eF5gH"
+    env = {**os.environ, "HY_MEMORY_MCP_TOKEN": token}
     proc = subprocess.Popen([sys.executable, "-m", "hy_memory_langgraph.cli", "mcp", "--data-dir", str(tmp_path),
-                             "--mode", "lite", "-u", "carol", "--http", "--port", str(port)],
+                             "--mode", "lite", "-u", "carol", "--http", "--port", str(port)], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _wait_listening(port, proc)
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _), \
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http, \
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (read, write, _), \
                 ClientSession(read, write) as session:
             await session.initialize()
             await session.call_tool("save_memory", {"content": "I live in Porto."})

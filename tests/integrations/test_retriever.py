@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hy_memory_langgraph.errors import MissingContextError
+from hy_memory_langgraph.errors import ForeignUserError, MissingContextError
 from hy_memory_langgraph.integrations import HyMemoryRetriever
 
 
@@ -33,16 +33,19 @@ def _two_users(client) -> None:
     client.add("My cat is called Tiger", user_id="bob")
 
 
-def test_the_run_says_whose_memories_a_retriever_reads(make_client) -> None:
+def test_a_retriever_built_for_one_user_serves_only_that_user(make_client) -> None:
     client = make_client(mode="lite")
     _two_users(client)
     retriever = HyMemoryRetriever(client=client, user_id="alice", k=1)
     assert retriever.invoke("cat name")[0].page_content == "My cat is called Miso"
-    bob = retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}})
-    assert bob[0].page_content == "My cat is called Tiger"
-    # an argument of the call comes before the run
-    again = retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}}, user_id="alice")
-    assert again[0].page_content == "My cat is called Miso"
+    alice = {"configurable": {"user_id": "alice"}}
+    assert retriever.invoke("cat name", config=alice)[0].page_content == "My cat is called Miso"
+    with pytest.raises(ForeignUserError, match="built for user 'alice' but this run names user 'bob'"):
+        retriever.invoke("cat name", config={"configurable": {"user_id": "bob"}})
+    # a call may name its own user; it still has to agree with the run
+    assert retriever.invoke("cat name", user_id="bob")[0].page_content == "My cat is called Tiger"
+    with pytest.raises(ForeignUserError):
+        retriever.invoke("cat name", config=alice, user_id="bob")
 
 
 async def test_a_retriever_without_a_user_reads_the_run_or_refuses(make_client) -> None:
@@ -79,3 +82,49 @@ def test_a_retriever_inside_a_graph_reads_the_runtime_context(make_client) -> No
     out = builder.compile().invoke({"messages": [{"role": "user", "content": "cat name"}]},
                                    context=Who(user_id="bob"))
     assert out["messages"][-1].content == "My cat is called Tiger"
+
+
+# ------------------------------------------------------ the vector-store retriever's conventions
+def _four(client) -> None:
+    for text in ("My cat is called Miso", "Miso likes tuna", "My cat sleeps on the sofa",
+                 "My cat is grey"):
+        client.add(text, user_id="u1")
+
+
+async def test_search_kwargs_k_is_honoured_sync_async_and_batched(make_client) -> None:
+    client = make_client(mode="lite")
+    _four(client)
+    retriever = HyMemoryRetriever(client=client, user_id="u1", search_kwargs={"k": 1})
+    assert len(retriever.invoke("my cat")) == 1
+    assert len(await retriever.ainvoke("my cat")) == 1
+    assert [len(d) for d in retriever.batch(["my cat", "tuna"])] == [1, 1]
+    assert [len(d) for d in await retriever.abatch(["my cat", "tuna"])] == [1, 1]
+    plain = HyMemoryRetriever(client=client, user_id="u1")
+    assert len(plain.invoke("my cat")) == 4
+    assert len(plain.invoke("my cat", search_kwargs={"k": 2})) == 2  # one call's search_kwargs
+    assert len(await plain.ainvoke("my cat", search_kwargs={"k": 3})) == 3
+    assert len(retriever.invoke("my cat", k=2)) == 2  # a call beats the constructor
+
+
+def test_a_score_threshold_drops_weak_hits(make_client) -> None:
+    client = make_client(mode="lite")
+    _four(client)
+    everything = HyMemoryRetriever(client=client, user_id="u1").invoke("cat tuna")
+    cut = sorted(d.metadata["score"] for d in everything)[-2]
+    strict = HyMemoryRetriever(client=client, user_id="u1", search_type="similarity_score_threshold",
+                               search_kwargs={"score_threshold": cut})
+    kept = strict.invoke("cat tuna")
+    assert 1 <= len(kept) < len(everything) and all(d.metadata["score"] >= cut for d in kept)
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"search_kwargs": {"fetch_k": 20}}, "fetch_k"),
+    ({"search_kwargs": {"filter": {"a": 1}}}, "filter"),
+    ({"search_type": "mmr"}, "mmr"),
+    ({"search_type": "similarity_score_threshold"}, "score_threshold"),
+])
+def test_search_options_the_memory_does_not_take_are_refused(make_client, fields, message) -> None:
+    from hy_memory_langgraph.errors import InvalidInputError
+    client = make_client(mode="lite")
+    with pytest.raises(InvalidInputError, match=message):
+        HyMemoryRetriever(client=client, user_id="u1", **fields).invoke("my cat")

@@ -14,6 +14,7 @@ from langgraph.prebuilt import ToolNode, ToolRuntime, create_react_agent
 from langgraph.warnings import LangGraphDeprecatedSinceV10
 
 from hy_memory_langgraph.errors import InvalidInputError, MissingContextError
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.integrations import create_memory_tools
 from hy_memory_langgraph.testing import ScriptedChatModel
 
@@ -87,7 +88,7 @@ def test_forget_only_deletes_the_users_own_memories(make_client) -> None:
     forget = by_name(create_memory_tools(client))["forget_memory"]
     assert "No memory" in forget.invoke({"memory_id": memory_id, "runtime": runtime("bob")})
     assert client.get(memory_id) is not None
-    assert forget.invoke({"memory_id": memory_id, "runtime": runtime("alice")}) == f"Forgot {memory_id}."
+    assert forget.invoke({"memory_id": memory_id, "runtime": runtime("alice")}) == f'Forgot "{memory_id}".'
     assert client.get(memory_id) is None
 
 
@@ -97,9 +98,9 @@ def test_search_tool_lists_ids_and_respects_the_limit(make_client) -> None:
         client.add(text, user_id="u1")
     search = by_name(create_memory_tools(client))["search_memory"]
     out = search.invoke({"query": "tea", "limit": 2, "runtime": runtime("u1")})
-    lines = out.splitlines()  # quoted data: the block's markers around one line per memory
-    assert lines[0] == "<memories>" and lines[-1] == "</memories>"
-    assert len([line for line in lines if line.startswith("- [")]) == 2
+    [region] = read_fences(out)  # data: one JSON object per memory, with its id
+    assert region.name == "memories" and len(region.rows) == 2
+    assert all(row["id"] and "tea" in row["memory"] for row in region.rows)
     assert search.invoke({"query": "tea", "runtime": runtime("nobody")}) == "No memories found."
 
 
@@ -118,7 +119,8 @@ def test_working_scene_search_renders_facts(make_client) -> None:
     client.add(trace, scene="working", user_id="u1")
     search = by_name(create_memory_tools(client, scene="working"))["search_memory"]
     out = search.invoke({"query": "Q3 sales PDF", "runtime": runtime("u1")})
-    assert "sales_q3" in out and "ids: " in out
+    rows = read_fences(out)[0].rows
+    assert any("sales_q3" in row.get("fact", "") for row in rows) and all(row["id"] for row in rows)
 
 
 def test_the_schema_describes_every_argument_and_bounds_the_limit(make_client) -> None:

@@ -13,10 +13,11 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import ScriptedChatModel
 
-__all__ = ["PLAIN", "WS", "Call", "StageScript", "chain_search", "edit_trace", "experience", "extraction",
-           "routing_script", "section", "stage_of", "three_chain_writes", "tool_trace"]
+__all__ = ["PLAIN", "WS", "Call", "StageScript", "chain_rows", "chain_search", "edit_trace", "experience", "extraction",
+           "routing_script", "rows", "section", "stage_of", "three_chain_writes", "tool_trace"]
 
 _MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("coding_extract", ("memory writer of a coding agent", "编程智能体的记忆整理员")),
@@ -108,9 +109,14 @@ def tool_trace(user: str = "Fix the timeout in the search client.", *, tool: str
     return msgs
 
 
+def rows(prompt: str, tag: str) -> list[Any]:
+    """The rows of the data region ``tag`` of a rendered prompt, decoded."""
+    return next(region.rows for region in read_fences(prompt) if region.name == tag)
+
+
 def section(prompt: str, tag: str) -> str:
-    """Text between ``<tag>`` and ``</tag>`` of a rendered prompt."""
-    return prompt.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
+    """The rows of the data region ``tag`` as text, one JSON value per line (decoded)."""
+    return "\n".join(json.dumps(row, ensure_ascii=False) for row in rows(prompt, tag))
 
 
 # ---------------------------------------------------------------- version chain traces
@@ -143,6 +149,12 @@ def chain_search(client: Any, **kw: Any) -> dict[str, Any]:
     args = {"scene": "coding", "user_ids": ["u1"], "workspace_id": WS,
             "branch": "fix/search-timeout", "min_score": -1.0, **kw}
     return client.search("search timeout", **args)
+
+
+def chain_rows(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a search result's ``chain_block`` (threads and their versions)."""
+    [region] = read_fences(found["chain_block"])
+    return region.rows
 
 
 # ---------------------------------------------------------------- routing

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .support import StageScript, extraction, section, tool_trace
+from .support import StageScript, extraction, rows, tool_trace
 
 # ------------------------------------------------ deleting a superseding fact
 
 def _supersede_all(user: str) -> dict[str, Any]:
-    ids = [line.split(":", 1)[0] for line in section(user, "candidates").splitlines()]
+    ids = [row["id"] for row in rows(user, "candidates")]
     return {"supersede": ids, "reason": "continues the task"}
 
 

@@ -10,6 +10,7 @@ from .support import (
     StageScript,
     experience,
     extraction,
+    rows,
     section,
     tool_trace,
 )
@@ -28,7 +29,7 @@ def test_new_messages_hold_every_turn_of_the_call(make_client) -> None:
     client.add(_turns(10, "new"), scene="working", user_id="u1")
     new = section(script.last("working_extract").user, "new_messages")
     assert all(f"new turn {i:02d} please" in new for i in range(1, 11))
-    assert section(script.last("working_extract").user, "history") == "(none)"
+    assert rows(script.last("working_extract").user, "history") == []
 
 
 def test_history_is_capped_at_five_user_turns_of_same_user_and_session(make_client) -> None:
@@ -52,13 +53,14 @@ def test_history_zero_turns_reads_nothing(make_client) -> None:
     client = make_client("pro", script.model(), env={"MEMORY_EXTRACT_HISTORY_TURNS": "0"})
     client.add(_turns(2, "old"), scene="coding", user_id="u1")
     client.add(tool_trace("again"), scene="coding", user_id="u1")
-    assert section(script.last("coding_extract").user, "history") == "(none)"
+    assert rows(script.last("coding_extract").user, "history") == []
 
 
 def _tool_content(prompt: str) -> str:
-    """Content of the last tool line (the tool result closes the NEW MESSAGES block)."""
-    new = section(prompt, "new_messages")
-    return new.rsplit("[tool run_tests] ", 1)[1]
+    """Content of the last row (the tool result closes the NEW MESSAGES block)."""
+    last = rows(prompt, "new_messages")[-1]
+    assert last["tool"] == "run_tests"
+    return str(last["result"])
 
 
 def test_long_tool_result_reaches_the_prompt_cut_head_and_tail(make_client) -> None:
@@ -108,7 +110,7 @@ def test_long_assistant_text_keeps_first_and_last_3000_chars(make_client) -> Non
 
 
 def _supersede_all(user: str) -> dict[str, object]:
-    ids = [line.split(":", 1)[0] for line in section(user, "candidates").splitlines()]
+    ids = [row["id"] for row in rows(user, "candidates")]
     return {"supersede": ids, "reason": "same task"}
 
 
@@ -131,7 +133,7 @@ def test_chinese_start_followed_by_code_uses_zh_templates_everywhere(make_client
     assert script.stages() == ["coding_extract", "coding_extract", "experience_reconcile",
                                "fact_reconcile", "progress_summary"]
     assert {c.lang for c in script.calls} == {"zh"}
-    assert section(script.calls[1].user, "history") != "（无）"
+    assert rows(script.calls[1].user, "history") != []
 
 
 def test_english_start_with_a_chinese_term_stays_en(make_client) -> None:
@@ -140,7 +142,7 @@ def test_english_start_with_a_chinese_term_stays_en(make_client) -> None:
     client.add(tool_trace("Please translate the 用户协议 section of terms.docx into English"),
                scene="working", user_id="u1")
     assert script.last("working_extract").lang == "en"
-    assert section(script.last("working_extract").user, "history") == "(none)"
+    assert rows(script.last("working_extract").user, "history") == []
 
 
 def test_language_ignores_tool_results_and_history(make_client) -> None:
@@ -159,6 +161,6 @@ def test_prompt_carries_time_workspace_and_branch(make_client) -> None:
                branch="fix/search-timeout", memory_at="2024-05-16T10:02:00Z")
     prompt = script.last("coding_extract").user
     assert "2024-05-16T10:02+00:00" in prompt
-    assert "github.com/acme/api" in prompt and "fix/search-timeout" in prompt
+    assert '"github.com/acme/api"' in prompt and '"fix/search-timeout"' in prompt
     assert json.loads(json.dumps(prompt))  # plain text, no placeholder left
     assert "{history}" not in prompt and "{new_messages}" not in prompt

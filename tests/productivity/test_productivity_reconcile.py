@@ -8,6 +8,7 @@ from .support import (
     StageScript,
     experience,
     extraction,
+    rows,
     section,
     tool_trace,
 )
@@ -60,8 +61,9 @@ def test_update_merges_into_the_target(make_client) -> None:
     assert [h["op"] for h in client.history(seed_id)] == ["ADD", "UPDATE"]
     assert _active_tasks(client) == [TASK]
     # the draft and its candidate are in the prompt, under the alias
-    drafts = section(script.last("experience_reconcile").user, "drafts")
-    assert drafts.startswith("d0: task: " + TASK) and "\n  e_0: task: " in drafts
+    drafts = rows(script.last("experience_reconcile").user, "drafts")
+    assert drafts[0]["draft"] == "d0" and drafts[0]["task"] == TASK
+    assert {"candidate": "e_0", "of": "d0"}.items() <= drafts[1].items()
 
 
 def test_update_without_merged_merges_deterministically(make_client) -> None:
@@ -123,7 +125,7 @@ def test_no_candidates_no_reconcile_call(make_client) -> None:
 
 
 def _supersede_all(user: str) -> dict[str, Any]:
-    ids = [line.split(":", 1)[0] for line in section(user, "candidates").splitlines()]
+    ids = [row["id"] for row in rows(user, "candidates")]
     return {"supersede": ids, "reason": "continues the task"}
 
 
@@ -150,9 +152,9 @@ def test_three_writes_form_a_chain(make_client) -> None:
     assert (f2["status"], f2["superseded_by"]) == ("superseded", f3["memory_id"])
     assert f3["status"] == "active" and f3["summary"] == "the whole story"
     # only the active fact is offered (f1 left the candidates), across sessions
-    assert section(script.calls[5].user, "candidates").count("\n") == 0
-    chain = section(script.last("progress_summary").user, "chain").splitlines()
-    assert ["step 1" in chain[0], "step 2" in chain[1], len(chain)] == [True, True, 2]
+    assert len(rows(script.calls[5].user, "candidates")) == 1
+    chain = rows(script.last("progress_summary").user, "chain")
+    assert ["step 1" in chain[0]["statement"], "step 2" in chain[1]["statement"], len(chain)] == [True, True, 2]
     found = client.search("timeout fix", scene="coding", user_ids=["u1"], min_score=-1.0)
     assert [f["memory_id"] for f in found["facts"]] == [f3["memory_id"]]
     ids = {f1["memory_id"]: "f1", f2["memory_id"]: "f2", f3["memory_id"]: "f3"}
@@ -163,8 +165,8 @@ def test_three_writes_form_a_chain(make_client) -> None:
 
 def test_summary_reads_at_most_eight_generations(make_client) -> None:
     _, script, _ = _chain_client(make_client, 10)
-    chain = section(script.last("progress_summary").user, "chain").splitlines()
-    assert len(chain) == 8 and "step 2 " in chain[0] and "step 9 " in chain[-1]
+    chain = rows(script.last("progress_summary").user, "chain")
+    assert len(chain) == 8 and "step 2 " in chain[0]["statement"] and "step 9 " in chain[-1]["statement"]
     assert script.count("progress_summary") == 9
 
 

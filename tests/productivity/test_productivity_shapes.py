@@ -100,7 +100,7 @@ def test_verbatim_fallback_on_and_off(make_client) -> None:
             continue
         fact = client.get(result["memory_id"])
         assert fact["statement"] == "Rename the Q3 folder to Q3-final" and fact["source"] == "verbatim"
-        assert "[tool move_file] Patch applied successfully" in fact["details"]
+        assert '{"tool": "move_file", "result": "Patch applied successfully"}' in fact["details"].splitlines()
         assert fact["files"] == ["Q3", "Q3-final"]
 
 

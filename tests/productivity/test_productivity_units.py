@@ -64,10 +64,10 @@ def test_render_drafts_aliases_shared_candidates_once() -> None:
     cand = Experience(memory_id="exp_x", user_id="u", variant="working", task="c", solution="s",
                       memory_at="2024-01-01T00:00:00+00:00", memory_ts=0.0)
     drafts = [{"task": f"d{i}", "search_keys": [], "solution": "s", "boundary_envs": []} for i in range(3)]
-    block, aliases = render_drafts(drafts, [[cand], [], [cand]])
+    rows, aliases = render_drafts(drafts, [[cand], [], [cand]])
     assert aliases == {"e_0": "exp_x"}
-    assert block.splitlines()[0].startswith("d0:") and block.splitlines()[2].startswith("d2:")
-    assert "d1:" not in block
+    assert [(r.get("draft"), r.get("candidate"), r.get("of")) for r in rows] == [
+        ("d0", None, None), (None, "e_0", "d0"), ("d2", None, None), (None, "e_0", "d2")]
 
 
 def test_commands_and_errors_of_a_trace() -> None:

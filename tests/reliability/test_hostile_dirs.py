@@ -127,3 +127,14 @@ def test_every_read_works_on_a_read_only_data_dir(tmp_path: Path) -> None:
     assert out == {"chat": ["I like green tea"], "new query": 1, "coding": 0, "working": 0,
                    "export": out["export"], "stats": 1, "list": 1, "prompt": True, "close": "closed"}, out
     assert isinstance(out["export"], int) and out["export"] >= 3
+
+
+def test_a_pipeline_log_that_cannot_be_opened_fails_no_call(tmp_path: Path,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "d" / "data" / "pipeline_log.db").mkdir(parents=True)  # a directory where the log goes
+    with caplog.at_level("WARNING", logger="hy_memory_langgraph.client.memory"):
+        client = HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32))
+    assert "pipeline_log.db" in caplog.text and "MEMORY_PIPELINE_LOG_DAYS=0" in caplog.text
+    client.add("I like oolong tea", user_id="alice")
+    assert client.search("tea", user_ids=["alice"])["memories"][0]["content"] == "I like oolong tea"
+    client.close()

@@ -142,7 +142,7 @@ def _import_rows(s: dict[str, str]) -> list[dict[str, Any]]:
 def test_an_import_seals_every_field_of_every_row(tmp_path: Path) -> None:
     s = _secrets()
     client = _client(tmp_path / "d")
-    report = client.import_memories(_import_rows(s))
+    report = client.import_memories(_import_rows(s), user_ids=None)
     assert report["memory"] == 1 and report["refused"] == []
     client.close()
     assert _holding(tmp_path / "d", list(s.values())) == []
@@ -154,7 +154,7 @@ def test_an_import_refuses_a_row_placed_by_a_secret(tmp_path: Path) -> None:
     rows = _import_rows(s)
     rows[1]["value"]["user_id"] = s["github"]
     rows[3]["namespace"] = ["trace_window", "alice", f"password={s['password']}"]
-    report = client.import_memories(rows)
+    report = client.import_memories(rows, user_ids=None)
     assert len(report["refused"]) == 2 and all("secret" in r["reason"] for r in report["refused"])
     assert client.list_memories(s["github"].lower()[:8] + "x")["memories"] == []
     client.close()

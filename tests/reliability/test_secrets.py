@@ -19,6 +19,9 @@ from hy_memory_langgraph.client import HyMemoryClient, WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.redact import find_secret, redact_text
 from hy_memory_langgraph.redact import scan as scan_mod
+from hy_memory_langgraph.redact.cards import card_numbers
+from hy_memory_langgraph.redact.keys import private_key_blocks
+from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 from hy_memory_langgraph.workflow import CredentialsRefusedError
 from tests.productivity.support import StageScript, extraction, tool_trace
@@ -161,11 +164,12 @@ def test_label_patterns_tried_only_where_they_can_match_find_what_a_full_scan_fi
 
 
 def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
-    """The shape and marker spans of ``text`` with every rule tried (no needles, no sizes)."""
+    """The shape and marker spans of ``text`` with every rule tried (no needles, no sizes,
+    the structural detectors without their cheap first tests)."""
     tokens, headers = scan_mod._sized_rules()
     found = [(m.start(), m.end(), kind) for kind, pattern, *_ in tokens for m in pattern.finditer(text)]
-    return found + [(m.start("secret"), m.end("secret"), kind) for kind, pattern, *_ in headers
-                    for m in pattern.finditer(text)]
+    found += private_key_blocks(text) + card_numbers(text) + seed_phrases(text)
+    return found + scan_mod.marker_spans(headers, text)
 
 
 def _tried_spans(text: str) -> list[tuple[int, int, str]]:
@@ -195,7 +199,7 @@ def test_rules_skipped_for_a_missing_needle_find_what_every_rule_finds(text: str
 def test_every_rule_has_needles() -> None:
     """Every rule skips texts without its needles (a rule without them scans every text)."""
     tokens, headers = scan_mod._sized_rules()
-    assert [kind for kind, _, _, needles, _ in (*tokens, *headers) if not needles] == []
+    assert [kind for kind, _, _, needles, *_ in (*tokens, *headers) if not needles] == []
 
 
 def test_every_corpus_case_gets_the_spans_every_rule_finds() -> None:

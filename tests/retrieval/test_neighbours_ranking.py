@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from hy_memory_langgraph.retrieval.fusion import FusionConfig
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.retrieval.ranking import (
     DEFAULT_CHAT_RANKING,
     ChatRanking,
-    add_second_hop,
-    hop_seeds,
-    merge_neighbours,
+    fuse,
     rank_candidates,
 )
+
+pools = st.dictionaries(st.sampled_from("abcdefgh"), st.floats(-5, 50, allow_nan=False), max_size=8)
 
 
 def _turns() -> list[Utterance]:
@@ -46,43 +47,54 @@ def test_zero_window_keeps_own_text_and_long_neighbours_are_cut() -> None:
 def test_rank_candidates_scores_in_unit_range_and_boosts_dates() -> None:
     vector = {"a": 0.84, "b": 0.83, "c": 0.80}
     lexical = {"a": 7.0, "c": 3.0, "b": 1.0}
-    plain = rank_candidates(vector, lexical, query="camping trip", dates={})
+    fused = fuse(vector, lexical, 0.4)
+    plain = rank_candidates(fused, query="camping trip", dates={})
     assert [d for d, _ in plain][0] == "a"
     assert plain[0][1] == pytest.approx(1.0)  # first in both rankings
     assert all(0.0 <= s <= 1.0 for _, s in plain)
-    dated = rank_candidates(vector, lexical, query="camping trip on 7 July, 2023",
+    dated = rank_candidates(fused, query="camping trip on 7 July, 2023",
                             dates={"c": date(2023, 7, 7)}, ranking=ChatRanking(time_boost=2.0))
     assert [d for d, _ in dated][0] == "c"
     assert all(0.0 <= s <= 1.0 for _, s in dated)
 
 
-@pytest.mark.parametrize("method", ["rrf", "zscore", "minmax", "rank", "max"])
-def test_rank_candidates_keeps_fusion_order_for_every_method(method: str) -> None:
-    from hy_memory_langgraph.retrieval.fusion import fuse
+def test_fuse_maps_each_pool_onto_the_unit_range_and_weighs_the_sides() -> None:
+    fused = fuse({"a": 0.83, "b": 0.81}, {"b": 7.5, "c": 2.0}, 0.4)
+    assert fused == [("b", 0.6), ("a", 0.4), ("c", 0.0)]  # a missing side counts 0
+    assert fuse({"y": 1.0}, {"x": 1.0}, 0.5) == [("x", 0.5), ("y", 0.5)]  # ties by id
+    assert fuse({"a": 5.0, "b": 5.0}, {}, 1.0) == [("a", 1.0), ("b", 1.0)]  # all equal: 1.0
+    vector, lexical = {"a": 0.9, "b": 0.5, "c": 0.1}, {"c": 9.0, "b": 1.0, "d": 0.5}
+    assert [d for d, _ in fuse(vector, lexical, 1.0)][:3] == ["a", "b", "c"]
+    assert [d for d, _ in fuse(vector, lexical, 0.0)][:2] == ["c", "b"]
+    assert fuse({}, {}, 0.4) == []
 
-    vector, lexical = {"a": 0.9, "b": 0.7, "c": -0.2}, {"b": 2.0, "d": 1.0}
-    ranking = ChatRanking(fusion=FusionConfig(method, 0.4), time_boost=0.0)
-    got = rank_candidates(vector, lexical, query="q", dates={}, ranking=ranking)
-    assert [d for d, _ in got] == [d for d, _ in fuse(vector, lexical, ranking.fusion)]
-    assert all(0.0 <= s <= 1.0 for _, s in got)
+
+def test_fuse_counts_a_non_finite_score_as_zero() -> None:
+    fused = dict(fuse({"a": math.inf, "b": 0.5, "c": 1.0}, {"a": math.nan, "c": 1.0, "d": 3.0}, 0.5))
+    # inf and nan count 0: vector a 0, b 0.5, c 1; lexical a 0, c 1/3, d 1
+    assert fused == pytest.approx({"c": 0.5 + 1 / 6, "d": 0.5, "b": 0.25, "a": 0.0})
+
+
+@given(pools, pools, st.floats(0, 1))
+def test_fuse_ranks_every_candidate_once_sorted_in_unit_range(vector: dict, lexical: dict, w: float) -> None:
+    fused = fuse(vector, lexical, w)
+    assert sorted(d for d, _ in fused) == sorted(set(vector) | set(lexical))
+    assert all((-a[1], a[0]) <= (-b[1], b[0]) for a, b in zip(fused, fused[1:]))
+    assert all(0.0 <= s <= 1.0 for _, s in fused)
+
+
+def test_rank_candidates_keeps_the_fusion_order_without_dates() -> None:
+    fused = fuse({"a": 0.9, "b": 0.7, "c": -0.2}, {"b": 2.0, "d": 1.0}, DEFAULT_CHAT_RANKING.vector_weight)
+    assert rank_candidates(fused, query="q", dates={}, ranking=ChatRanking(time_boost=0.0)) == fused
+    assert rank_candidates(fused, query="q", dates={}) == fused  # no date named: nothing boosted
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.5])
+def test_vector_weight_is_validated(weight: float) -> None:
+    with pytest.raises(ValueError, match="vector_weight"):
+        ChatRanking(vector_weight=weight)
 
 
 def test_pool_grows_with_the_limit() -> None:
     assert DEFAULT_CHAT_RANKING.pool(10) == DEFAULT_CHAT_RANKING.min_pool
     assert DEFAULT_CHAT_RANKING.pool(1000) == 5000
-
-
-def test_second_hop_off_by_default_and_adds_pools_with_their_weights() -> None:
-    assert not DEFAULT_CHAT_RANKING.vector_hop and not DEFAULT_CHAT_RANKING.lexical_hop
-    first = [("a", 1.0), ("b", 0.6), ("c", 0.2)]
-    ranking = ChatRanking(hop_seeds=1, hop_vector_weight=0.5, hop_lexical_weight=0.5)
-    assert hop_seeds(first, ranking) == {"a": 1.0}
-    assert add_second_hop(first, {}, {}, ranking=ranking) == first
-    # the seed is left out of the pools; "d" (not in the first pass) starts at the lowest
-    # score, 0.2, and gains 0.5 x the range 0.8 from each pool where it is the best
-    out = add_second_hop(first, {"a": 0.99, "d": 0.9, "b": 0.5}, {"d": 3.0, "c": 1.0}, ranking=ranking)
-    assert out == [("a", 1.0), ("d", pytest.approx(1.0)), ("b", 0.6), ("c", 0.2)]
-    strong = add_second_hop(first, {"d": 0.9, "b": 0.5}, {}, ranking=replace(ranking, hop_vector_weight=2.0))
-    assert [d for d, _ in strong] == ["d", "a", "b", "c"] and strong[0][1] == 1.0  # rescaled to [0, 1]
-    assert merge_neighbours({"a": {"a": 1.0, "d": 0.9, "e": 0.8}, "b": {"d": 0.5, "f": 0.95}}, 1) == \
-        {"d": 0.9, "f": 0.95}

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from hy_memory_langgraph.retrieval.ranking import (
     ChatRanking,
     echoing_questions,
+    fuse,
     rank_candidates,
     weigh_questions,
 )
@@ -60,10 +61,10 @@ def test_a_prefix_that_beats_the_rest_holds_the_top(scores: dict[str, float], qu
 def test_rank_candidates_applies_the_weight_last() -> None:
     vector = {"q": 0.9, "fact": 0.8, "other": 0.1}
     lexical = {"q": 5.0, "fact": 2.0}
-    plain = rank_candidates(vector, lexical, query="cat name", dates={})
+    plain = rank_candidates(fuse(vector, lexical, 0.4), query="cat name", dates={})
     assert [d for d, _ in plain][:2] == ["q", "fact"]
     ranking = ChatRanking(question_weight=0.3)
-    weighed = rank_candidates(vector, lexical, query="cat name", dates={}, ranking=ranking,
+    weighed = rank_candidates(fuse(vector, lexical, 0.4), query="cat name", dates={}, ranking=ranking,
                               questions={"q"})
     assert dict(weighed) == {d: s * 0.3 if d == "q" else s for d, s in plain}
     assert [d for d, _ in weighed][0] == "fact"

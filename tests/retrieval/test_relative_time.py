@@ -12,6 +12,7 @@ from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_me
 from hy_memory_langgraph.retrieval.ranking import (
     ChatRanking,
     event_candidates,
+    fuse,
     query_time_spans,
     rank_candidates,
 )
@@ -115,14 +116,16 @@ def test_month_and_year_edges() -> None:
     assert _labels("3 months ago", date(2023, 2, 28)) == ["2022-11"]
 
 
-def test_spans_overlap_with_tolerance_and_any_year() -> None:
+def test_spans_overlap_and_any_year() -> None:
     week = TimeSpan(date(2023, 5, 1), date(2023, 5, 7))
     assert TimeSpan(date(2023, 5, 6), date(2023, 5, 6)).overlaps(week)
-    assert not TimeSpan(date(2023, 5, 9), date(2023, 5, 9)).overlaps(week)
-    assert TimeSpan(date(2023, 5, 9), date(2023, 5, 9)).overlaps(week, tolerance_days=2)
+    assert TimeSpan(date(2023, 5, 7), date(2023, 5, 9)).overlaps(week)
+    assert not TimeSpan(date(2023, 5, 8), date(2023, 5, 9)).overlaps(week)
     june = time_mentions("in June")[0]
     assert june.overlaps(TimeSpan(date(2021, 6, 30), date(2021, 7, 2)))
+    assert june.overlaps(TimeSpan(date(2020, 12, 20), date(2022, 1, 5)))  # across years
     assert not june.overlaps(TimeSpan(date(2021, 7, 2), date(2021, 7, 3)))
+    assert not june.overlaps(TimeSpan(date(2021, 5, 25), date(2021, 5, 31)))
 
 
 def test_boost_matches_event_spans_as_well_as_dates() -> None:
@@ -148,11 +151,9 @@ def test_rank_candidates_reads_events_only_when_switched_on() -> None:
     vector, lexical = {"a": 0.9, "b": 0.85, "c": 0.5}, {"a": 5.0, "b": 4.5, "c": 1.0}
     dates = {"a": date(2023, 5, 20), "b": date(2023, 5, 20)}
     events = {"b": relative_spans("我三天前去了杭州", date(2023, 5, 20))}
-    query = "What happened on 17 May 2023?"
-    off = rank_candidates(vector, lexical, query=query, dates=dates, events=events,
-                          ranking=ChatRanking(event_spans=False))
-    on = rank_candidates(vector, lexical, query=query, dates=dates, events=events,
-                         ranking=ChatRanking(event_spans=True))
+    query, fused = "What happened on 17 May 2023?", fuse(vector, lexical, 0.4)
+    off = rank_candidates(fused, query=query, dates=dates, events=events, ranking=ChatRanking(event_spans=False))
+    on = rank_candidates(fused, query=query, dates=dates, events=events, ranking=ChatRanking(event_spans=True))
     assert [d for d, _ in off] == ["a", "b", "c"]
     assert [d for d, _ in on] == ["b", "a", "c"]
     assert all(0.0 <= s <= 1.0 for _, s in on)
@@ -161,9 +162,9 @@ def test_rank_candidates_reads_events_only_when_switched_on() -> None:
 def test_rank_candidates_resolves_the_query_against_now() -> None:
     vector, lexical = {"a": 0.9, "b": 0.85, "c": 0.5}, {"a": 5.0, "b": 4.5, "c": 1.0}
     dates = {"a": date(2023, 4, 1), "b": date(2023, 5, 13)}
-    query = "what did I do last weekend"
-    assert [d for d, _ in rank_candidates(vector, lexical, query=query, dates=dates)] == ["a", "b", "c"]
-    assert [d for d, _ in rank_candidates(vector, lexical, query=query, dates=dates, now=WED)] == ["b", "a", "c"]
+    query, fused = "what did I do last weekend", fuse(vector, lexical, 0.4)
+    assert [d for d, _ in rank_candidates(fused, query=query, dates=dates)] == ["a", "b", "c"]
+    assert [d for d, _ in rank_candidates(fused, query=query, dates=dates, now=WED)] == ["b", "a", "c"]
 
 
 def test_event_candidates_are_enough_for_the_top() -> None:
@@ -177,13 +178,13 @@ def test_event_candidates_are_enough_for_the_top() -> None:
         lexical = {i: rng.random() * 8 for i in ids if rng.random() < 0.6}
         dates = {i: date(2023, 5, rng.choice((6, 20))) for i in ids}
         events = {i: [TimeSpan(date(2023, 5, 3), date(2023, 5, 9))] for i in ids if rng.random() < 0.2}
-        limit = rng.choice((1, 5, 10))
-        every = rank_candidates(vector, lexical, query=query, dates=dates, ranking=on, events=events)[:limit]
-        read = event_candidates(vector, lexical, query=query, dates=dates, limit=limit, ranking=on)
-        some = rank_candidates(vector, lexical, query=query, dates=dates, ranking=on,
+        limit, fused = rng.choice((1, 5, 10)), fuse(vector, lexical, 0.4)
+        every = rank_candidates(fused, query=query, dates=dates, ranking=on, events=events)[:limit]
+        read = event_candidates(fused, query=query, dates=dates, limit=limit, ranking=on)
+        some = rank_candidates(fused, query=query, dates=dates, ranking=on,
                                events={i: events[i] for i in read if i in events})[:limit]
         assert some == every
         assert len(read) < len(set(vector) | set(lexical))
-    assert event_candidates({"a": 1.0}, {}, query="tea", dates={}, limit=1, ranking=on) == []
-    assert event_candidates({"a": 1.0, "b": 0.5, "c": 0.0}, {}, query="in May 2023", dates={}, limit=1,
-                            ranking=ChatRanking(event_spans=False)) == []
+    assert event_candidates(fuse({"a": 1.0}, {}, 0.4), query="tea", dates={}, limit=1, ranking=on) == []
+    fused = fuse({"a": 1.0, "b": 0.5, "c": 0.0}, {}, 0.4)
+    assert event_candidates(fused, query="in May 2023", dates={}, limit=1, ranking=ChatRanking(event_spans=False)) == []

@@ -307,24 +307,6 @@ def test_search_reads_only_the_query_terms_postings(tmp_path: Path) -> None:
         assert "SCAN hy_lexical_postings" not in plan and "SCAN hy_lexical_docs" not in plan, plan
 
 
-def test_vector_search_like_ranks_by_a_stored_items_vector_without_embedding(
-        make_store: Callable[[], HyMemoryStore]) -> None:
-    store = make_store()
-    texts = {"a": "zelda moreau porto", "b": "zelda moreau bouldering", "c": "bread market", "d": "violin"}
-    for key, text in texts.items():
-        store.put(("chat", "u1"), key, {"text": text, "kind": "x" if key != "d" else "y"})
-    store.put(("chat", "u2"), "z", {"text": "zelda moreau porto", "kind": "x"})
-    assert store.embeddings is not None
-    calls: list[str] = []
-    original = store.embeddings.embed_query
-    store.embeddings.embed_query = lambda text: (calls.append(text), original(text))[1]  # type: ignore[method-assign]
-    hits = store.vector_search_like(("chat", "u1"), "a", filter={"kind": "x"}, limit=3)
-    assert [h.key for h in hits][:2] == ["a", "b"] and hits[0].score == pytest.approx(1.0, abs=1e-5)
-    assert {h.key for h in hits} == {"a", "b", "c"}  # the filter and the namespace hold
-    assert store.vector_search_like(("chat", "u1"), "missing", limit=3) == []
-    assert calls == []
-
-
 # ---------------------------------------------------------------- pending documents
 
 

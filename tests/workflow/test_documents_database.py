@@ -12,6 +12,7 @@ from hy_memory_langgraph.client import WorkflowMemoryService
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.files import WorkflowDocuments, WorkflowFiles
 from tests.workflow.conftest import ALIAS_ZH, ALIAS_ZH_PENDING, WF_ID, msgs
+from tests.workflow.support import prompt_text
 
 SAVES: list[dict[str, Any]] = [
     {"msg_list": msgs(ALIAS_ZH_PENDING)},
@@ -28,7 +29,7 @@ def _run(documents: WorkflowDocuments) -> tuple[list[list[tuple[str, str]]], lis
              for args in SAVES]
     prompts = [service.memory_prompt("u1"), service.memory_prompt("u1", workflow_id=WF_ID),
                service.memory_prompt("nobody")]
-    return saved, prompts
+    return saved, [{**p, "memoryPrompt": prompt_text(p["memoryPrompt"])} for p in prompts]  # nonce aside
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

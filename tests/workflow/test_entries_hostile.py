@@ -7,6 +7,7 @@ import unicodedata
 
 from hy_memory_langgraph.workflow.entries import Entry, one_line, parse_entries
 from hy_memory_langgraph.workflow.render import render_prompt
+from tests.workflow.support import prompt_text
 
 
 def test_an_entry_is_one_visible_line() -> None:
@@ -16,6 +17,6 @@ def test_an_entry_is_one_visible_line() -> None:
     assert "\n" not in line and "\u2028" not in line
     assert not any(unicodedata.category(c) == "Cf" for c in line)
     prompt = render_prompt({"user": [Entry.make("pref", text)], "global": []})
-    assert [ln for ln in prompt.splitlines() if ln.startswith("## ")] == \
-        ["## 用户画像 (user.md)", "## 长期记忆 (memory.md)"]
-    assert [e.kind for e in parse_entries(prompt)] == ["pref", "note"]  # the entry and "（暂无）"
+    lines = prompt_text(prompt).splitlines()
+    assert [ln for ln in lines if ln.startswith("## ")] == ["## 用户画像 (user.md)", "## 长期记忆 (memory.md)"]
+    assert [e.kind for e in parse_entries("\n".join(lines))] == ["pref", "note"]  # the entry and "（暂无）"

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import RaisingChatModel, ScriptedChatModel
 from hy_memory_langgraph.workflow import PENDING_ID
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
@@ -47,10 +48,11 @@ def test_prompt_carries_messages_hint_context_and_existing_memory(make_service: 
     assert result["saved"] is False and result["source"] == "llm"
     system, user = (m.content for m in model.prompts[0])
     assert "维度" in system  # Chinese exchange → zh template
-    assert f"工作流 ID 提示：{WF_ID}" in user
-    assert '"scene": "search"' in user
-    assert "- [pref:replyStyle] 以后回复简洁点" in user
-    assert "assistant: 匹配到两个工作流" in user
+    assert f'工作流 ID 提示："{WF_ID}"' in user
+    regions = {region.name: region.rows for region in read_fences(user)}
+    assert regions["dynamic_context"] == [{"scene": "search"}]
+    assert "- [pref:replyStyle] 以后回复简洁点" in regions["existing"]
+    assert any(row.get("assistant", "").startswith("匹配到两个工作流") for row in regions["messages"])
 
 
 def test_alias_id_not_in_exchange_becomes_pending(make_service: Any) -> None:

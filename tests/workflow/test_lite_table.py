@@ -15,6 +15,7 @@ import pytest
 
 from hy_memory_langgraph.client import WorkflowMemoryService
 from tests.workflow.conftest import msgs
+from tests.workflow.support import prompt_text
 
 A = "assistant"
 W = "100003460000000060"          # the seed's workflowId
@@ -194,7 +195,7 @@ def test_lite_table(service: WorkflowMemoryService, messages: list[dict[str, str
     assert [(e["dimension"], e["line"]) for e in result["entries"]] == expected
     assert result["saved"] is bool(expected)
     if expected:  # what is saved is what the next prompt shows
-        prompt = service.memory_prompt("u1", workflow_id)["memoryPrompt"]
+        prompt = prompt_text(service.memory_prompt("u1", workflow_id)["memoryPrompt"])
         assert all(line in prompt for _, line in expected if not _.startswith("workflow:") or workflow_id)
 
 

@@ -21,6 +21,7 @@ from hy_memory_langgraph.workflow import (
 )
 from hy_memory_langgraph.workflow.oa_context import as_oa_context_provider
 from tests.workflow.conftest import ALIAS_ZH, msgs
+from tests.workflow.support import prompt_text
 
 OA_FILE = Path(__file__).resolve().parent / "data" / "oa_context.json"
 SPEC = "tests.workflow.oa_providers:{}"
@@ -29,7 +30,7 @@ SPEC = "tests.workflow.oa_providers:{}"
 @pytest.fixture
 def remembered(service: WorkflowMemoryService) -> str:
     service.memory_extract("u1", msg_list=msgs(ALIAS_ZH, "以后回复简洁点"))
-    return service.memory_prompt("u1")["memoryPrompt"]
+    return prompt_text(service.memory_prompt("u1")["memoryPrompt"])
 
 
 def _prompt(make_service: Any, provider: Any) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def _raising(user_id: str) -> Mapping[str, Any]:
 
 def test_raising_provider_keeps_the_memory(make_service: Any, remembered: str) -> None:
     result = _prompt(make_service, CallableOAContextProvider(_raising))
-    assert result["available"] is True and result["memoryPrompt"] == remembered
+    assert result["available"] is True and prompt_text(result["memoryPrompt"]) == remembered
     assert result["oaContext"] is None and result["oaContextMissing"] is True
     assert result["memoryNotSupported"] is False
     assert result["diagnosis"]["code"] == "OA_CONTEXT_FAILED"
@@ -54,13 +55,13 @@ def test_raising_provider_keeps_the_memory(make_service: Any, remembered: str) -
 
 def test_none_provider_is_missing_without_diagnosis(make_service: Any, remembered: str) -> None:
     result = _prompt(make_service, CallableOAContextProvider(lambda user_id: None))
-    assert result["available"] is True and result["memoryPrompt"] == remembered
+    assert result["available"] is True and prompt_text(result["memoryPrompt"]) == remembered
     assert result["oaContext"] is None and result["oaContextMissing"] is True and result["diagnosis"] is None
 
 
 def test_provider_returning_a_non_mapping_is_a_failure(make_service: Any, remembered: str) -> None:
     result = _prompt(make_service, CallableOAContextProvider(lambda user_id: ["10.0.9909.01"]))
-    assert result["available"] is True and result["memoryPrompt"] == remembered
+    assert result["available"] is True and prompt_text(result["memoryPrompt"]) == remembered
     assert "returned list; expected a mapping or None" in result["diagnosis"]["message"]
 
 
@@ -96,7 +97,7 @@ def test_file_provider_rereads_and_reports_a_broken_file(make_service: Any, tmp_
     assert service.memory_prompt("u1")["oaContext"]["smartGrouping"] is True
     path.write_text("{broken", encoding="utf-8")
     result = service.memory_prompt("u1")
-    assert result["available"] is True and result["memoryPrompt"] == remembered
+    assert result["available"] is True and prompt_text(result["memoryPrompt"]) == remembered
     assert result["oaContext"] is None and "MEMORY_OA_CONTEXT_FILE" in result["diagnosis"]["message"]
 
 

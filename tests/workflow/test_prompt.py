@@ -17,6 +17,7 @@ from hy_memory_langgraph.workflow import (
 from hy_memory_langgraph.workflow.files import escape_name
 from hy_memory_langgraph.workflow.oa_context import build_oa_context, parse_version
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
+from tests.workflow.support import prompt_text
 
 OA = {"version": "10.0.10000.01",
       "user": {"position": "工程师", "department": "研发部", "subcompany": "", "employeeId": "E42"}}
@@ -32,7 +33,7 @@ def filled(service: WorkflowMemoryService) -> WorkflowMemoryService:
 def test_prompt_without_workflow_id_has_profile_and_global_only(filled: WorkflowMemoryService) -> None:
     result = filled.memory_prompt("u1")
     assert result["available"] is True and result["dataEmpty"] is False
-    prompt = result["memoryPrompt"]
+    prompt = prompt_text(result["memoryPrompt"])
     assert prompt.startswith("## 用户画像 (user.md)\n- [pref:replyStyle] 以后回复简洁点\n")
     assert "## 长期记忆 (memory.md)\n- [alias] 问题流程 → E10客户问题支持解决流程" in prompt
     assert "工作流记忆" not in prompt and "加急" not in prompt
@@ -40,10 +41,10 @@ def test_prompt_without_workflow_id_has_profile_and_global_only(filled: Workflow
 
 
 def test_prompt_with_workflow_id_adds_its_section(filled: WorkflowMemoryService) -> None:
-    prompt = filled.memory_prompt("u1", WF_ID)["memoryPrompt"]
+    prompt = prompt_text(filled.memory_prompt("u1", WF_ID)["memoryPrompt"])
     assert prompt.index("## 用户画像") < prompt.index("## 长期记忆") < prompt.index(f"## 工作流记忆 (workflow:{WF_ID})")
     assert '- [rule] 选项"加急"的意思是"当天处理"' in prompt
-    other = filled.memory_prompt("u1", "999")["memoryPrompt"]
+    other = prompt_text(filled.memory_prompt("u1", "999")["memoryPrompt"])
     assert "## 工作流记忆 (workflow:999)\n- （暂无）" in other
 
 
@@ -109,7 +110,7 @@ def test_provider_failure_keeps_the_memory_body_and_reports_it(filled: WorkflowM
     expected = filled.memory_prompt("u1")
     result = make_service(oa_context_provider=_Raising()).memory_prompt("u1")
     assert result["available"] is True and result["memoryNotSupported"] is False
-    assert result["memoryPrompt"] == expected["memoryPrompt"] != ""
+    assert prompt_text(result["memoryPrompt"]) == prompt_text(expected["memoryPrompt"]) != ""
     assert result["oaContext"] is None and result["oaContextMissing"] is True
     diagnosis = result["diagnosis"]
     assert {k: diagnosis[k] for k in ("code", "status", "fail", "dataEmpty")} == {

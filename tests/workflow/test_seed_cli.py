@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from hy_memory_langgraph.cli import main
+from tests.workflow.support import prompt_text
 
 REPO = Path(__file__).resolve().parents[2]
 OA_FILE = Path(__file__).resolve().parent / "data" / "oa_context.json"
@@ -89,10 +90,10 @@ def test_seed_examples_verbatim_through_the_cli(tmp_path: Path) -> None:
     assert code == code_wf == 0
     assert glob["data"]["available"] is True and glob["data"]["oaContext"] is None
     assert glob["data"]["oaContextMissing"] is True
-    assert f"## 长期记忆 (memory.md)\n{SEED_ALIAS_LINE}" in glob["data"]["memoryPrompt"]
+    assert f"## 长期记忆 (memory.md)\n{SEED_ALIAS_LINE}" in prompt_text(glob["data"]["memoryPrompt"])
     assert "工作流记忆" not in glob["data"]["memoryPrompt"]
-    assert f"## 工作流记忆 (workflow:{SEED_ID})\n- （暂无）" in wf["data"]["memoryPrompt"]
-    assert SEED_ALIAS_LINE in wf["data"]["memoryPrompt"] and wf["data"]["workflowId"] == SEED_ID
+    assert f"## 工作流记忆 (workflow:{SEED_ID})\n- （暂无）" in prompt_text(wf["data"]["memoryPrompt"])
+    assert SEED_ALIAS_LINE in prompt_text(wf["data"]["memoryPrompt"]) and wf["data"]["workflowId"] == SEED_ID
     assert wf["data"]["oaContext"] == {"version": "10.0.9909.01", "smartGrouping": True,
                                        "user": {"position": "工程师", "department": "研发部",
                                                 "subcompany": None, "employeeId": "default"}}

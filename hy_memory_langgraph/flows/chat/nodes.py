@@ -25,7 +25,7 @@ from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
     redact_after,
-    render_transcript,
+    transcript_rows,
     truncate_chars_head_tail,
 )
 from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
@@ -92,7 +92,7 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
                     memory_at=iso(state["at"]), memory_ts=state["at"].timestamp(),
                     owner=turn.role, role=turn.role, source="turn", context=turn.context,
                     carried=turn.carried, turn_hash=turn.key, turn_index=index,
-                    question=turn.question,
+                    question=False,  # question-only turns are never stored (services.turns)
                     **_fields(state)))
         change.ops.extend(traces.append_ops(user_id, session_id, msgs, scene="chat", window=window))
         ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
@@ -112,8 +112,8 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
     reply = ask_json(
         ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
         memory_at=prompt_time(state["at"]), user_id=state["user_id"],
-        history=render_transcript(compress_for_prompt(history, **limits)) or "(none)",
-        new_messages=render_transcript(compress_for_prompt(state["msgs"], **limits)),
+        history=transcript_rows(compress_for_prompt(history, **limits)),
+        new_messages=transcript_rows(compress_for_prompt(state["msgs"], **limits)),
     )
     if reply is None or not isinstance(reply.get("facts"), list):
         note_fallback("extraction unusable: the raw turns are stored")
@@ -154,12 +154,14 @@ def route_after_candidates(state: ChatWriteState) -> str:
     return "reconcile" if state.get("candidates") else "apply_decisions"
 
 
-def _fact_line(i: int, fact: dict[str, Any], at: str) -> str:
-    return f"n{i}: [subject={fact['subject'] or '-'} owner={fact['owner']} at={at}] {fact['content']}"
+def _fact_row(i: int, fact: dict[str, Any], at: str) -> dict[str, Any]:
+    return {"id": f"n{i}", "subject": fact["subject"] or "-", "owner": fact["owner"], "at": at,
+            "text": fact["content"]}
 
 
-def _candidate_line(i: int, m: ChatMemory) -> str:
-    return f"c{i}: [subject={m.subject or '-'} owner={m.owner} at={m.memory_at}] {m.content}"
+def _candidate_row(i: int, m: ChatMemory) -> dict[str, Any]:
+    return {"id": f"c{i}", "subject": m.subject or "-", "owner": m.owner, "at": m.memory_at,
+            "text": m.content}
 
 
 def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -168,8 +170,8 @@ def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[st
     at = iso(state["at"])
     reply = ask_json(
         runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]),
-        new_facts="\n".join(_fact_line(i, f, at) for i, f in enumerate(facts)),
-        candidates="\n".join(_candidate_line(i, m) for i, m in enumerate(candidates)),
+        new_facts=[_fact_row(i, f, at) for i, f in enumerate(facts)],
+        candidates=[_candidate_row(i, m) for i, m in enumerate(candidates)],
     )
     if reply is None:
         note_fallback("reconcile unusable: every fact is added")

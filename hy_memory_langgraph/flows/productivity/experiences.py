@@ -93,37 +93,31 @@ def route_after_experience_candidates(state: ProductivityWriteState) -> str:
     return "apply_experiences"
 
 
-def _line(task: str, keys: list[str], solution: str, envs: list[str]) -> str:
+def _row(task: str, keys: list[str], solution: str, envs: list[str]) -> dict[str, Any]:
     solution = " ".join(solution.split())
     if len(solution) > _SOLUTION_CHARS:
         solution = solution[:_SOLUTION_CHARS] + " …"
-    return f"task: {task} / keys: {'; '.join(keys)} / solution: {solution} / envs: {'; '.join(envs)}"
-
-
-def _draft_line(draft: dict[str, Any]) -> str:
-    return _line(draft["task"], draft.get("search_keys") or [], draft["solution"],
-                 draft.get("boundary_envs") or [])
-
-
-def _candidate_line(exp: Experience) -> str:
-    return _line(exp.task, exp.search_keys, exp.solution, exp.boundary_envs)
+    return {"task": task, "keys": keys, "solution": solution, "envs": envs}
 
 
 def render_drafts(drafts: list[dict[str, Any]],
-                  candidates: list[list[Experience]]) -> tuple[str, dict[str, str]]:
-    """The ``drafts`` prompt block (drafts with candidates only) and alias → memory id."""
+                  candidates: list[list[Experience]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The ``drafts`` prompt rows (each draft that has candidates, then its candidates)
+    and alias → memory id."""
     aliases: dict[str, str] = {}
     by_id: dict[str, str] = {}
-    lines: list[str] = []
+    rows: list[dict[str, Any]] = []
     for i, (draft, cands) in enumerate(zip(drafts, candidates)):
         if not cands:
             continue
-        lines.append(f"d{i}: {_draft_line(draft)}")
+        rows.append({"draft": f"d{i}", **_row(draft["task"], draft.get("search_keys") or [],
+                                              draft["solution"], draft.get("boundary_envs") or [])})
         for cand in cands:
             alias = by_id.setdefault(cand.memory_id, f"e_{len(by_id)}")
             aliases[alias] = cand.memory_id
-            lines.append(f"  {alias}: {_candidate_line(cand)}")
-    return "\n".join(lines), aliases
+            rows.append({"candidate": alias, "of": f"d{i}",
+                         **_row(cand.task, cand.search_keys, cand.solution, cand.boundary_envs)})
+    return rows, aliases
 
 
 def reconcile_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ else the deterministic lite fact (:func:`deterministic_fact`), and the state car
 
 from __future__ import annotations
 
+import json
 import posixpath
 from typing import Any, Final
 
@@ -29,9 +30,9 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.flows.productivity.input import (
     default_subject,
+    history_rows,
     merge_unique,
-    render_history,
-    render_new_messages,
+    new_message_rows,
     work_messages,
 )
 from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
@@ -65,8 +66,8 @@ def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryC
         ctx.llm, f"{state['route']}_extract", get_scene(state["route"]).extract_prompt or "", lang,
         memory_at=prompt_time(state["at"]), workspace=state.get("workspace_id") or "",
         branch=state.get("branch") or "",
-        history=render_history(ctx, state["user_id"], state.get("session_id"), lang),
-        new_messages=render_new_messages(state["msgs"], ctx.config),
+        history=history_rows(ctx, state["user_id"], state.get("session_id")),
+        new_messages=new_message_rows(state["msgs"], ctx.config),
     )
     drafts, fact = parse_extraction(reply, state["touched_files"])
     failed = extraction_failed(reply, fact)
@@ -155,6 +156,11 @@ def _fact(raw: Any, touched: list[str]) -> dict[str, Any] | None:
     }
 
 
+def _transcript_text(msgs: list[Msg], config: MemoryConfig) -> str:
+    """The compressed work messages as text: one JSON object per message."""
+    return "\n".join(json.dumps(row, ensure_ascii=False) for row in new_message_rows(msgs, config))
+
+
 def verbatim_fact(msgs: list[Msg], touched: list[str], config: MemoryConfig) -> dict[str, Any] | None:
     """The fallback fact: raw user text as statement, compressed trace as details."""
     work = work_messages(msgs)
@@ -166,7 +172,7 @@ def verbatim_fact(msgs: list[Msg], touched: list[str], config: MemoryConfig) -> 
         "subject": default_subject(work, touched),
         "statement": truncate_chars_head_tail(statement, _MAX_VERBATIM_STATEMENT, half),
         "files": list(touched),
-        "details": truncate_chars_head_tail(render_new_messages(work, config),
+        "details": truncate_chars_head_tail(_transcript_text(work, config),
                                             _MAX_VERBATIM_DETAILS, _MAX_VERBATIM_DETAILS // 2),
         "source": "verbatim",
     }

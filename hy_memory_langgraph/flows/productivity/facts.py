@@ -78,16 +78,16 @@ def _cut(text: str) -> str:
     return flat if len(flat) <= _STATEMENT_CHARS else flat[:_STATEMENT_CHARS] + " …"
 
 
-def _candidate_line(alias: str, fact: Fact) -> str:
-    return (f"{alias}: [subject={fact.subject or '-'} branch={fact.branch or '-'} "
-            f"at={fact.memory_at}] {_cut(fact.statement)}")
+def _candidate_row(alias: str, fact: Fact) -> dict[str, Any]:
+    return {"id": alias, "subject": fact.subject or "-", "branch": fact.branch or "-",
+            "at": fact.memory_at, "statement": _cut(fact.statement)}
 
 
-def _new_fact_line(state: ProductivityWriteState) -> str:
+def _new_fact_row(state: ProductivityWriteState) -> dict[str, Any]:
     fact = state["fact_draft"]
     assert fact is not None
-    return (f"subject={fact['subject'] or '-'} / branch={state.get('branch') or '-'} / "
-            f"time={iso(state['at'])} / {_cut(fact['statement'])}")
+    return {"subject": fact["subject"] or "-", "branch": state.get("branch") or "-",
+            "at": iso(state["at"]), "statement": _cut(fact["statement"])}
 
 
 def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -96,8 +96,8 @@ def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext
     aliases = {f"f_{i}": c.memory_id for i, c in enumerate(candidates)}
     reply = ask_json(
         runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"],
-        new_fact=_new_fact_line(state),
-        candidates="\n".join(_candidate_line(a, c) for a, c in zip(aliases, candidates)),
+        new_fact=_new_fact_row(state),
+        candidates=[_candidate_row(a, c) for a, c in zip(aliases, candidates)],
     )
     if reply is None:
         note_fallback("fact reconcile unusable: the fact is inserted, nothing superseded")
@@ -114,9 +114,9 @@ def summarize_progress(state: ProductivityWriteState,
     """One call: progress of the task over the superseded facts and their ancestors."""
     ctx = runtime.context
     chain = repo_of(state, ctx).ancestors(state["superseded_ids"], SUMMARY_GENERATIONS)
-    lines = [f"[{f.memory_at}] {f.subject or '-'}: {_cut(f.statement)}" for f in chain]
+    rows = [{"at": f.memory_at, "subject": f.subject or "-", "statement": _cut(f.statement)} for f in chain]
     reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
-                     chain="\n".join(lines), new_fact=_new_fact_line(state))
+                     chain=rows, new_fact=_new_fact_row(state))
     if reply is None:
         note_fallback("progress summary unusable: the fact is stored without one")
     summary = as_str((reply or {}).get("summary"))

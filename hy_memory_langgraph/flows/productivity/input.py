@@ -23,8 +23,8 @@ from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
     files_from_tool_calls,
-    render_transcript,
     tool_names,
+    transcript_rows,
 )
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id
 from hy_memory_langgraph.services.context import MemoryContext
@@ -32,13 +32,12 @@ from hy_memory_langgraph.timeutil import iso
 
 __all__ = [
     "ASSISTANT_KEEP_CHARS", "ASSISTANT_MAX_CHARS", "compress", "default_subject",
-    "merge_unique", "prepare_productivity", "record_fields", "render_history",
-    "render_new_messages", "repo_of", "work_messages",
+    "history_rows", "merge_unique", "new_message_rows", "prepare_productivity", "record_fields",
+    "repo_of", "work_messages",
 ]
 
 ASSISTANT_MAX_CHARS: Final = 6000
 ASSISTANT_KEEP_CHARS: Final = 3000
-_NONE: Final = {"en": "(none)", "zh": "（无）"}
 _SUBJECT_CHARS: Final = 80
 
 
@@ -62,17 +61,16 @@ def compress(msgs: list[Msg], config: MemoryConfig) -> list[Msg]:
     )
 
 
-def render_new_messages(msgs: list[Msg], config: MemoryConfig) -> str:
-    """``NEW MESSAGES``: all work messages of this call, compressed."""
-    return render_transcript(compress(work_messages(msgs), config))
+def new_message_rows(msgs: list[Msg], config: MemoryConfig) -> list[dict[str, Any]]:
+    """``NEW MESSAGES``: all work messages of this call, compressed, as transcript rows."""
+    return transcript_rows(compress(work_messages(msgs), config))
 
 
-def render_history(ctx: MemoryContext, user_id: str, session_id: str | None, lang: str) -> str:
-    """``LAST 5 USER TURNS`` of the same user and session, compressed."""
+def history_rows(ctx: MemoryContext, user_id: str, session_id: str | None) -> list[dict[str, Any]]:
+    """``LAST 5 USER TURNS`` of the same user and session, compressed, as transcript rows."""
     turns = ctx.config.coding.prompt_history_turns
     history = ctx.productivity_traces.recent_messages(user_id, session_id, turns=turns)
-    text = render_transcript(compress(work_messages(history), ctx.config))
-    return text or _NONE.get(lang, _NONE["en"])
+    return transcript_rows(compress(work_messages(history), ctx.config))
 
 
 def prepare_productivity(state: ProductivityWriteState) -> dict[str, Any]:

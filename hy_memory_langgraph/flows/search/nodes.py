@@ -79,10 +79,9 @@ def _analysis_kind(state: SearchState, ctx: MemoryContext) -> str:
     return "classify"
 
 
-def _bounded(queries: list[str], max_chars: int) -> str:
+def _bounded(queries: list[str], max_chars: int) -> list[str]:
     budget = max(200, max_chars // max(1, len(queries)))
-    lines = [f"{i + 1}. {truncate_chars_head_tail(q, budget, budget // 2)}" for i, q in enumerate(queries[-8:])]
-    return "\n".join(lines)
+    return [truncate_chars_head_tail(q, budget, budget // 2) for q in queries[-8:]]
 
 
 def _day(value: Any, *, end: bool) -> datetime | None:

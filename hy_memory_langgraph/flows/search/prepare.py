@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Final
+from typing import Any
 
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.contracts import PreparedSearch
 from hy_memory_langgraph.flows.search.state import SEARCH_MODES, SearchArgs
 from hy_memory_langgraph.ids import random_id, require_id, scope_id
+from hy_memory_langgraph.limits import check_search
 from hy_memory_langgraph.redact import redact_text
 from hy_memory_langgraph.scenes import validate_scene
 from hy_memory_langgraph.timeutil import coerce_datetime
-
-#: The most results one search returns (bounds the statements' ``LIMIT`` values).
-MAX_SEARCH_LIMIT: Final = 10_000
-
 
 def _queries(args: SearchArgs) -> list[str]:
     query, queries = args.get("query"), args.get("queries")
@@ -60,11 +57,9 @@ def _limits(args: SearchArgs) -> tuple[str, int, float | None]:
     mode = args.get("search_mode") or "default"
     if mode not in SEARCH_MODES:
         raise InvalidInputError(f"search_mode={mode!r} is not allowed; use 'default' or 'agentic'")
-    limit = args.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_SEARCH_LIMIT:
-        raise InvalidInputError(
-            f"limit must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r}); to read every "
-            "memory of a user, use client.export_memories([user_id])")
+    limit = args.get("limit", 10)  # its largest value: MEMORY_MAX_SEARCH_LIMIT (check_search)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise InvalidInputError(f"limit must be an integer >= 1 (got {limit!r})")
     min_score = args.get("min_score")
     if min_score is not None and (not isinstance(min_score, (int, float))
                                   or isinstance(min_score, bool) or math.isnan(min_score)):
@@ -86,6 +81,8 @@ def prepare_search(args: SearchArgs, config: MemoryConfig) -> PreparedSearch:
         >>> search["effective_query"]
         'is my password [REDACTED:password] still set?'
     """
+    check_search(config.limits, query=args.get("query"), queries=args.get("queries"),
+                 user_ids=args.get("user_ids"), limit=args.get("limit", 10))  # sizes first, bounded
     scene = validate_scene(args.get("scene"))
     mode, limit, min_score = _limits(args)
     redact = config.redact_secrets  # queries and scopes as writes store text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,7 +15,7 @@ from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.workflow.files import dimension_of
 from hy_memory_langgraph.workflow.lite import lite_candidates
-from hy_memory_langgraph.workflow.render import render_prompt
+from hy_memory_langgraph.workflow.render import prompt_rows
 from hy_memory_langgraph.workflow.routing import context_workflow_id
 from hy_memory_langgraph.workflow.validation import ExtractRequest
 
@@ -32,13 +31,12 @@ def route_by_mode(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]
     return "extract_llm" if ctx.mode == "pro" and ctx.llm is not None else "extract_lite"
 
 
-def _existing(ctx: WorkflowContext, request: ExtractRequest) -> str:
+def _existing(ctx: WorkflowContext, request: ExtractRequest) -> list[str]:
     dims = ["user", "global"]
     for wid in (request.workflow_id, context_workflow_id(request.dynamic_context)):
         if wid and dimension_of(wid) not in dims:
             dims.append(dimension_of(wid))
-    text = render_prompt({d: ctx.files.read(request.user_id, d, request.memory_app_id) for d in dims})
-    return text or "(none)"
+    return prompt_rows({d: ctx.files.read(request.user_id, d, request.memory_app_id) for d in dims})
 
 
 def _valid_entries(parsed: dict[str, Any] | None) -> list[dict[str, Any]] | None:
@@ -61,9 +59,9 @@ def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) 
     user_text = "\n".join(m.text for m in request.messages if m.role == "user")
     parsed = ask_json(
         ctx.llm, STAGE, "workflow_extract", detect_text_language(user_text),
-        messages="\n".join(f"{m.role}: {m.text}" for m in request.messages),
+        messages=[{m.role: m.text} for m in request.messages],
         workflow_id=request.workflow_id or "",
-        dynamic_context=json.dumps(request.dynamic_context, ensure_ascii=False),
+        dynamic_context=request.dynamic_context,
         existing=_existing(ctx, request),
     )
     entries = _valid_entries(parsed)

@@ -17,6 +17,7 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.write.state import WriteArgs
 from hy_memory_langgraph.ids import optional_id, random_id, require_clean_label, require_id, scope_id
+from hy_memory_langgraph.limits import check_write
 from hy_memory_langgraph.messages import cap_message_bytes, normalize_messages, redact_messages
 from hy_memory_langgraph.redact import redact_value
 from hy_memory_langgraph.scenes import validate_scene
@@ -40,6 +41,7 @@ def prepare_write(args: WriteArgs, config: MemoryConfig) -> PreparedWrite:
         >>> write["msgs"][0].content, write["scene"]
         ('token: [REDACTED:github_token]', None)
     """
+    check_write(config.limits, args.get("messages"), args.get("metadata"))  # sizes first, bounded
     scene = validate_scene(args.get("scene"))
     metadata = json_object(args.get("metadata"), "metadata")
     messages = args.get("messages")

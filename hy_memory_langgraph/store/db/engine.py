@@ -49,7 +49,13 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
-from hy_memory_langgraph.errors import ConfigError, ReadOnlyStoreError, StoreCorruptionError, StoreError
+from hy_memory_langgraph.errors import (
+    ConfigError,
+    MissingExtraError,
+    ReadOnlyStoreError,
+    StoreCorruptionError,
+    StoreError,
+)
 from hy_memory_langgraph.store.db import deferred, direct
 from hy_memory_langgraph.store.db.driver import observed
 from hy_memory_langgraph.store.db.locks import LOCK_OPTION, begin_with_scopes, lock_log, store_lock_key
@@ -166,7 +172,7 @@ def _require_psycopg(setting: str) -> None:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        raise ConfigError(
+        raise MissingExtraError(
             f"{setting} points at PostgreSQL but the psycopg driver is not installed; "
             "run: pip install 'hy-memory-langgraph[postgres]'"
         ) from None

@@ -38,7 +38,7 @@ from hy_memory_langgraph.store.schema.tables import (
 )
 from hy_memory_langgraph.store.sql.statements import chunks, live
 
-__all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_feedback", "lexical_search",
+__all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_search",
            "lexical_status", "PendingDocuments"]
 
 #: ``(lowest ts, highest ts)``, both inclusive; ``None`` leaves that side open.
@@ -182,27 +182,3 @@ def keys_of(conn: Connection, item_ids: Sequence[int], now: int) -> dict[int, tu
         found.update({item_id: (key, None if ts is None else float(ts))
                       for item_id, key, ts in conn.execute(stmt).all()})
     return found
-
-
-def lexical_feedback(conn: Connection, namespace: str, keys: Sequence[str], *, pending_ok: bool = False
-                     ) -> tuple[int, dict[str, dict[str, int]], dict[str, int]]:
-    """What pseudo-relevance feedback needs about the documents of ``keys``: the namespace's
-    document count, each document's term counts, and the document frequency of their terms.
-
-    Three statements (the namespace, the documents' postings, the terms' frequencies);
-    rows read grow with the documents' lengths and their terms' frequencies only.
-    ``pending_ok`` as for :func:`lexical_search`.
-    """
-    space = _space(conn, namespace, pending_ok)
-    if space is None or not keys:
-        return 0, {}, {}
-    p, i = lexical_postings.c, items.c
-    # items by (namespace, key), then their postings by item id: no scan of the namespace
-    stmt = (sa.select(i.key, p.term, p.tf).join_from(items, lexical_postings, p.item_id == i.id)
-            .where(i.namespace == namespace, i.key.in_(list(keys)), p.space_id == space.id))
-    counts: dict[str, dict[str, int]] = {}
-    for key, term, tf in conn.execute(stmt).all():
-        counts.setdefault(key, {})[term] = int(tf)
-    terms = sorted({t for c in counts.values() for t in c})
-    df = {t: int(n) for t, n in conn.execute(_DF, {"space": space.id, "terms": terms})} if terms else {}
-    return _indexed_docs(space), counts, df

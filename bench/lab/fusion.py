@@ -1,17 +1,17 @@
-"""Fusion of a vector ranking and a lexical ranking into one hybrid ranking.
+"""Fusion methods measured against the shipped min-max fusion.
 
 Both inputs are candidate pools ``{doc_id: score}`` (the top hits of each retriever, higher
 is better). Each method maps every pool onto a common scale, then takes the weighted sum
 ``weight * vector + (1 - weight) * lexical``; a document missing from one pool gets that
 pool's floor (see each method). Methods:
 
+* ``"minmax"``: the library's :func:`~hy_memory_langgraph.retrieval.ranking.fuse` (shipped).
 * ``"rrf"``: reciprocal rank, ``1 / (k + rank)`` (rank from 1). Uses ranks only, so it does
-  not care how either retriever spreads its scores (e5 cosines sit in a narrow band near
-  0.8; BM25 scores are unbounded and query dependent). Missing: 0.
-* ``"minmax"``: ``(s - min) / (max - min)`` over the pool. Missing: 0.
+  not care how either retriever spreads its scores. Missing: 0.
 * ``"zscore"``: ``(s - mean) / std`` over the pool. Missing: the pool's lowest z-score.
 * ``"rank"``: rank percentile, ``1 - (rank - 1) / len(pool)``. Missing: 0.
-* ``"max"``: the legacy fusion, raw cosine with BM25 divided by its maximum. Missing: 0.
+* ``"max"``: the ranking before the LoCoMo work, raw cosine with BM25 divided by its
+  maximum. Missing: 0.
 
 Ties in the fused ranking break by document id, so the output is deterministic.
 
@@ -27,12 +27,9 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = [
-    "FUSION_METHODS",
-    "FusionConfig",
-    "fuse",
-    "normalize_pool",
-]
+from hy_memory_langgraph.retrieval import ranking as shipped
+
+__all__ = ["FUSION_METHODS", "FusionConfig", "fuse", "fused", "minmax_pool", "normalize_pool"]
 
 Scores = Mapping[str, float]
 
@@ -67,8 +64,6 @@ def _ranked(scores: Scores) -> list[str]:
 
 
 def _clean(scores: Scores) -> dict[str, float]:
-    if all(math.isfinite(s) for s in scores.values()):
-        return dict(scores)
     return {d: (s if math.isfinite(s) else 0.0) for d, s in scores.items()}
 
 
@@ -81,27 +76,18 @@ def _rank_percentile(scores: Scores, _k: float) -> tuple[dict[str, float], float
     return {d: 1.0 - i / n for i, d in enumerate(_ranked(scores))}, 0.0
 
 
-def _minmax(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
-    clean = _clean(scores)
-    lo, hi = min(clean.values()), max(clean.values())
-    if hi - lo <= 0.0 or not math.isfinite(hi - lo):
-        return {d: 1.0 for d in clean}, 0.0
-    return {d: (s - lo) / (hi - lo) for d, s in clean.items()}, 0.0
-
-
 def _zscore(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
     clean = _clean(scores)
     mean = sum(clean.values()) / len(clean)
-    var = sum((s - mean) ** 2 for s in clean.values()) / len(clean)
-    std = math.sqrt(var)
+    std = math.sqrt(sum((s - mean) ** 2 for s in clean.values()) / len(clean))
     if std <= 0.0 or not math.isfinite(std):
         return {d: 0.0 for d in clean}, 0.0
     normed = {d: (s - mean) / std for d, s in clean.items()}
     return normed, min(normed.values())
 
 
-def _raw(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
-    return _clean(scores), 0.0
+def _minmax(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
+    return minmax_pool(scores), 0.0
 
 
 def _by_max(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
@@ -112,13 +98,18 @@ def _by_max(scores: Scores, _k: float) -> tuple[dict[str, float], float]:
 
 Normalizer = Callable[[Scores, float], tuple[dict[str, float], float]]
 
-_NORMALIZERS: dict[str, Normalizer] = {
-    "rrf": _rrf,
-    "rank": _rank_percentile,
-    "minmax": _minmax,
-    "zscore": _zscore,
-}
+_NORMALIZERS: dict[str, Normalizer] = {"rrf": _rrf, "rank": _rank_percentile, "minmax": _minmax, "zscore": _zscore}
 FUSION_METHODS = frozenset({*_NORMALIZERS, "max"})
+
+
+def minmax_pool(scores: Scores) -> dict[str, float]:
+    """One pool min-max normalised as the shipped fusion does it (its vector side at weight 1).
+
+    Example:
+        >>> minmax_pool({"a": 3.0, "b": 1.0})
+        {'a': 1.0, 'b': 0.0}
+    """
+    return dict(shipped.fuse(scores, {}, 1.0))
 
 
 def normalize_pool(scores: Scores, method: str, *, rrf_k: float = 60.0) -> tuple[dict[str, float], float]:
@@ -133,8 +124,8 @@ def normalize_pool(scores: Scores, method: str, *, rrf_k: float = 60.0) -> tuple
         The normalised pool and the value a document missing from it gets.
 
     Example:
-        >>> normalize_pool({"a": 3.0, "b": 1.0}, "minmax")
-        ({'a': 1.0, 'b': 0.0}, 0.0)
+        >>> normalize_pool({"a": 3.0, "b": 1.0}, "rank")
+        ({'a': 1.0, 'b': 0.5}, 0.0)
     """
     if method not in _NORMALIZERS:
         raise ValueError(f"method must be one of {sorted(_NORMALIZERS)}, got {method!r}")
@@ -154,15 +145,38 @@ def fuse(vector: Scores, lexical: Scores, config: FusionConfig) -> list[tuple[st
     Returns:
         ``(doc_id, fused score)`` for every document of either pool.
     """
+    if config.method == "minmax":
+        return shipped.fuse(vector, lexical, config.weight)
     if config.method == "max":
-        nv, floor_v = _raw(vector, 0.0) if vector else ({}, 0.0)
+        nv, floor_v = (_clean(vector), 0.0) if vector else ({}, 0.0)
         nl, floor_l = _by_max(lexical, 0.0) if lexical else ({}, 0.0)
     else:
         nv, floor_v = normalize_pool(vector, config.method, rrf_k=config.rrf_k)
         nl, floor_l = normalize_pool(lexical, config.method, rrf_k=config.rrf_k)
     w = config.weight
-    fused = {
-        d: w * nv.get(d, floor_v) + (1.0 - w) * nl.get(d, floor_l)
-        for d in dict.fromkeys([*vector, *lexical])
-    }
+    fused = {d: w * nv.get(d, floor_v) + (1.0 - w) * nl.get(d, floor_l) for d in dict.fromkeys([*vector, *lexical])}
     return [(d, fused[d]) for d in _ranked(fused)]
+
+
+def fused(vector: Scores, lexical: Scores, fusion: FusionConfig) -> list[tuple[str, float]]:
+    """The two pools fused by ``fusion`` and mapped monotonically onto [0, 1], best first:
+    what the library's :func:`~hy_memory_langgraph.retrieval.ranking.rank_candidates`
+    ranks. Min-max is the library's :func:`~hy_memory_langgraph.retrieval.ranking.fuse`
+    itself; RRF scores are multiplied by ``k + 1`` (1.0 = first in both rankings), z-scores
+    go through a logistic, the others are clipped (a negative cosine).
+
+    Example:
+        >>> fused({"a": 0.83, "b": 0.81}, {"b": 7.5}, FusionConfig("rrf", 0.5, 60))
+        [('b', 0.9919354838709679), ('a', 0.5)]
+    """
+    if fusion.method == "minmax":
+        return shipped.fuse(vector, lexical, fusion.weight)
+    return [(d, _bounded(s, fusion)) for d, s in fuse(vector, lexical, fusion)]
+
+
+def _bounded(score: float, fusion: FusionConfig) -> float:
+    if fusion.method == "rrf":
+        return min(1.0, score * (fusion.rrf_k + 1.0))
+    if fusion.method == "zscore":
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, score))))
+    return min(1.0, max(0.0, score))

@@ -1,4 +1,4 @@
-"""Fusion of vector and lexical candidate pools."""
+"""The lab's fusion methods (bench/lab/fusion.py), beside the shipped min-max fusion."""
 
 from __future__ import annotations
 
@@ -8,12 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hy_memory_langgraph.retrieval.fusion import (
-    FUSION_METHODS,
-    FusionConfig,
-    fuse,
-    normalize_pool,
-)
+from bench.lab.fusion import FUSION_METHODS, FusionConfig, fuse, fused, normalize_pool
+from hy_memory_langgraph.retrieval import ranking as shipped
 
 pools = st.dictionaries(st.sampled_from("abcdefgh"), st.floats(-5, 50, allow_nan=False), max_size=8)
 
@@ -79,3 +75,17 @@ def test_fuse_ranks_every_candidate_once_and_is_sorted(vector: dict, lexical: di
     ids = [d for d, _ in fused]
     assert sorted(ids) == sorted(set(vector) | set(lexical))
     assert all((-a[1], a[0]) <= (-b[1], b[0]) for a, b in zip(fused, fused[1:]))
+
+
+def test_minmax_is_the_shipped_fusion() -> None:
+    vector, lexical = {"a": 0.9, "b": 0.7, "c": -0.2}, {"b": 2.0, "d": 1.0}
+    assert fuse(vector, lexical, FusionConfig("minmax", 0.3)) == shipped.fuse(vector, lexical, 0.3)
+    assert fused(vector, lexical, FusionConfig("minmax", 0.3)) == shipped.fuse(vector, lexical, 0.3)
+
+
+@given(pools, pools, st.sampled_from(sorted(FUSION_METHODS)), st.floats(0, 1))
+def test_fused_keeps_the_fusion_order_in_unit_range(vector: dict, lexical: dict, method: str, w: float) -> None:
+    fusion = FusionConfig(method, w)
+    got = fused(vector, lexical, fusion)
+    assert [d for d, _ in got] == [d for d, _ in fuse(vector, lexical, fusion)]
+    assert all(0.0 <= s <= 1.0 for _, s in got)

@@ -1,0 +1,176 @@
+"""Labelled values in ordinary grammar: words between the label and the value, in any order.
+
+People name a secret and give it in their own language's grammar: "мой пароль от вайфая
+Zx!9…", "salasanani on …", "wifin salasana on …", "Hesabın şifresi …", "ο κωδικός μου για το
+wifi είναι …", "رمز عبور وای‌فای … است", "PIN ATM saya 123456". No list of separators follows
+every copula, case ending and word order, so this pass judges the value instead of the
+words before it. After a label (a word, stem or phrase of ``patterns.toml``, with the rest
+of its token: ``ПИН-код``, ``PIN-koodini``, ``şifresi``) the next :data:`WINDOW` tokens of
+the same sentence are read, and a token that looks like the label's value is its value:
+
+* after a password label, a token that looks like a password (:func:`~.judge.credential_like`:
+  letters with a digit or a symbol, six characters or more; no word, date, price, phone
+  number, number with its unit, path, address, reference or code);
+* after a PIN or card-code label, also digits alone, three to eight of them, unless a
+  unit follows ("4 digits", "30 days"), a word before them governs them ("expires in
+  2027"), or digits stand next to them (a phone number: "sent to +44 7700 900123");
+* after a secret label (a key, a token), a token that looks random, 16 characters or
+  more, or groups of four characters that do together (a 2FA key: ``jbsw y3dp ehpk 3pxp``),
+  within four words (a lone ``key``: right after it).
+
+When the window holds a separator (``:``, ``=``, a dash, a copula of ``patterns.toml``), the
+first such token after it is the value (``password for my iPhone15 is …``); else the first
+one. The window ends at a sentence's end, a line break, a qualifier (``password manager``,
+``PIN length``) or another label. Loose words (``pass``, ``pw``) take no value this way.
+
+Example:
+    >>> from hy_memory_langgraph.redact.scan import label_heads
+    >>> text = "мой пароль от вайфая Zx9!kq2P, не забудь"
+    >>> [text[s:e] for s, e, _ in bridged_spans(text, label_heads(text))]
+    ['Zx9!kq2P']
+    >>> text = "the password must have at least 12 characters"
+    >>> bridged_spans(text, label_heads(text))
+    []
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+from hy_memory_langgraph.redact.judge import credential_like, grouped_key, looks_random, quantity, reference
+from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class
+
+__all__ = ["WINDOW", "bridged_spans"]
+
+Span = tuple[int, int, str]
+#: Most tokens read after a label (within its sentence).
+WINDOW: Final = 12
+#: The rest of a label's token (``ПИН`` + ``-код``, ``PIN`` + ``-koodini``).
+_TOKEN_REST: Final = re.compile(r"[^\s:：=,，、;；.。!?！？()（）\"'“”]{0,40}")
+#: A token of the window, and what ends the window (a sentence's end, a line break).
+_WINDOW_TOKEN: Final = re.compile(r"\n|[.!?。！？](?=\s|$)|[^\s、，,;；()（）]+")
+_ENDS_SENTENCE: Final = re.compile(r"\s|$")
+_TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
+_SEPARATOR_TOKEN: Final = re.compile(r"[:=：＝\-–—→]+|=>|->")
+_DIGITS: Final = re.compile(r"\d{3,8}")
+_KEY_TOKEN: Final = re.compile(r"[A-Za-z0-9+/=_.~%-]+")
+_SEPARATORS: Final = (":", "=", "：", "＝", "-", "–", "—", "→")
+_CJK_IDEOGRAPH: Final = re.compile(r"[\u3400-\u9fff]")
+_CODE_AFTER: Final = ("(", '"', "'", "`", "[", ".")
+_QUOTES: Final = frozenset("\"'`")
+_WORD_BEFORE: Final = re.compile(r"\S{0,40}\Z")
+#: Label words whose value is digits alone (in code they are often a name: ``pin``).
+_DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
+#: Most words between a label and its value, by the label's class: a lone "key" takes the
+#: next token only ("setup key jbsw …"; "the key insight from 3f2a…" is prose), a secret's
+#: label four ("secret for the admin account …"); a password's label the whole window. A
+#: token right after a noun an id follows ("commit", "order") is that id, never a value.
+_FILLERS: Final[dict[str, int]] = {"weak": 0, "secret": 4}
+_NUMBER: Final = re.compile(r"\+?\(?\d+\)?[.,]?")
+
+
+def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
+    """The values found after each of the ``labels`` (matches of the label head: groups
+    ``name`` or ``phrase``) in ``text``."""
+    found: list[Span] = []
+    for label in labels:
+        span = _bridged(text, label)
+        if span is not None:
+            found.append(span)
+    return found
+
+
+def _bridged(text: str, label: re.Match[str]) -> Span | None:
+    rest = _TOKEN_REST.match(text, label.end())
+    end = rest.end() if rest else label.end()
+    name = text[label.start():end]
+    kind = name_class(name) or name_class(label.group("phrase") or label.group("name") or "")
+    head = (label.group("name") or label.group("phrase") or "").lower()
+    rules = load_rules()
+    if kind is None or head in ("pass", "pw", "otp"):
+        return None
+    codes = kind == "password" and code_label(name)
+    if head == "pin" and not codes:
+        return None
+    digits_only = head in _DIGITS_ONLY  # a PIN, a card's code: never a word of code (cid, pin)
+    if _CJK_IDEOGRAPH.search(text, label.end(), end):
+        return None  # 密码错误: the label is part of a longer word, not followed by its value
+    if text.startswith(_CODE_AFTER, end) or text[label.start() - 1:label.start()] in _QUOTES \
+            or _in_address(text, label.start(), end):
+        return None  # a call or a definition (encrypt_password(…)), a name in a string, a part of a URL or path
+    tokens = _window(text, end)
+    if tokens and text.startswith(_SEPARATORS, tokens[0][0]):
+        return None  # "password: …", "password=…": the label pattern's to judge
+    separated = governed = False
+    first: Span | None = None
+    fillers = 0  # words between the label and a value: a key's or a token's takes few (_FILLERS)
+    for i, (start, stop) in enumerate(tokens):
+        raw = text[start:stop]
+        token = raw.strip(_TRIM)
+        lowered = token.lower()
+        if _SEPARATOR_TOKEN.fullmatch(raw) or raw.endswith((":", "：")) or lowered in rules.copulas:
+            separated = True
+            if raw.endswith((":", "：")) and len(token) > 1 and name_class(token):
+                return None  # the next label's own separator
+            continue
+        if lowered in rules.qualifiers or (name_class(token) is not None and first is None):
+            return None
+        neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
+        named = i > 0 and text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() in rules.before_numbers
+        value = None if named else _value(text, start, raw, token, kind, codes,
+                                          governed or any(map(_NUMBER.fullmatch, neighbours)))
+        governed = governed or lowered in rules.before_numbers
+        if value is not None and digits_only and not token.isdigit():
+            value = None
+        if value is not None:
+            if separated:
+                return value
+            first = first or value
+        elif not separated:
+            fillers += 1
+            if fillers > _FILLERS.get(kind, WINDOW):
+                return first
+    return first
+
+
+def _in_address(text: str, start: int, end: int) -> bool:
+    """Whether the label at ``start`` (its token to ``end``) is part of a URL, a path or an
+    e-mail address (``postgres://user:password@…``, ``~/.config/token``)."""
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    word = (before.group() if before else "") + text[start:end]
+    return any(c in word for c in "/@\\")
+
+
+def _window(text: str, pos: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of the tokens after ``pos``, up to :data:`WINDOW`, in one sentence."""
+    tokens = []
+    for match in _WINDOW_TOKEN.finditer(text, pos, min(len(text), pos + 30 * WINDOW)):
+        token = match.group()
+        if token == "\n" or (len(token) == 1 and token in ".!?。！？"):
+            break
+        tokens.append((match.start(), match.end()))
+        ends_sentence = token[-1] in "!?。！？" or (token[-1] == "." and _ENDS_SENTENCE.match(text, match.end()))
+        if len(tokens) == WINDOW or ends_sentence:
+            break  # the window's last token, or one that ends a sentence ("ASAP.")
+    return tokens
+
+
+def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: bool, counted: bool) -> Span | None:
+    """The span of ``token`` (``raw`` as written, at ``start``) when it is the label's value;
+    ``counted``: a number here is a count, a date or part of a longer number (a word
+    before it governs it, or digits stand next to it: a phone number)."""
+    offset = start + raw.index(token) if token else start
+    stop = offset + len(token)
+    if not token or reference(token) or '"' in token or text.startswith("(", stop):
+        return None  # JSON around it, or a call: code
+    if kind == "password":
+        if codes and _DIGITS.fullmatch(token):
+            return None if counted or quantity(text, stop) else (offset, stop, "password")
+        return (offset, stop, "password") if credential_like(token) else None
+    grouped = grouped_key(text, offset, token)  # a key written in groups of four
+    if grouped is not None:
+        return offset, grouped, "secret_value"
+    return (offset, stop, "secret_value") if _KEY_TOKEN.fullmatch(token) and looks_random(token, min_length=16) \
+        else None
