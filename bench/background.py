@@ -46,22 +46,28 @@ MODEL_S = 0.5
 _NOTE = re.compile(r"note (\d+) is ([a-z]+-\d+)")
 
 
-def _new_messages(body: dict[str, Any]) -> str:
+def _section(body: dict[str, Any], tag: str) -> list[Any]:
+    """The JSON values of one data section of a rendered prompt (one per line)."""
     prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
-    return prompt.split("<new_messages>")[-1].split("</new_messages>")[0]
+    inside = prompt.split(f"<{tag} ")[-1].split(f"</{tag} ")[0]
+    values = []
+    for line in inside.splitlines():
+        try:
+            values.append(json.loads(line))
+        except ValueError:
+            continue
+    return values
 
 
 def _extract(body: dict[str, Any]) -> dict[str, Any]:
     """One fact per user message of the new messages, derived from its text alone."""
-    lines = [line[len("[user]"):].strip() for line in _new_messages(body).splitlines()
-             if line.startswith("[user]")]
-    return {"facts": [{"content": f"The user said: {text}", "subject": "user", "owner": "user"} for text in lines]}
+    said = [v["user"] for v in _section(body, "new_messages") if isinstance(v, dict) and "user" in v]
+    return {"facts": [{"content": f"The user said: {text}", "subject": "user", "owner": "user"} for text in said]}
 
 
 def _reconcile(body: dict[str, Any]) -> dict[str, Any]:
-    prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
-    facts = sorted(set(re.findall(r"^n(\d+):", prompt, re.M)), key=int)
-    return {"operations": [{"fact": f"n{i}", "op": "ADD"} for i in facts]}
+    facts = [v["id"] for v in _section(body, "new_facts") if isinstance(v, dict) and "id" in v]
+    return {"operations": [{"fact": fact, "op": "ADD"} for fact in facts]}
 
 
 def _responder(delay: float = MODEL_S) -> StageResponder:

@@ -123,7 +123,7 @@ VARIABLES: Final[tuple[Variable, ...]] = (
              "the two OA variables)", readme=False),
     Variable("MEMORY_BACKGROUND_DELAY_S", "memory", "background_delay_s", float_parser(0.0, 3600.0),
              "`5` (0–3600)", "seconds a queued write (`add(..., background=True)`) waits for more requests of its "
-             "session, extracted together in one call"),
+             "session, extracted together in one call", readme=False),
     Variable("MEMORY_DB_URL", "memory", "db_url", parse_db_url, "unset",
              "PostgreSQL URL (`postgresql+psycopg://…`) holding every store, one schema each"),
     Variable("MEMORY_DB_SCHEMA_PREFIX", "memory", "db_schema_prefix", parse_schema_prefix, "empty",

@@ -141,10 +141,10 @@ def test_two_workers_keep_each_session_in_order(make_client: Callable[..., HyMem
     other.join()
     seen: dict[str, list[int]] = {}
     for prompt in model.prompts:
-        new = str(prompt[-1].content).split("<new_messages>")[-1]
+        new = str(prompt[-1].content).split("<new_messages ")[-1]
         for session in range(12):
             seen.setdefault(f"s{session}", []).extend(
-                step for step in range(4) if f"session {session} step {step}\n" in new + "\n")
+                step for step in range(4) if f'"session {session} step {step}"' in new)
     assert seen == {f"s{session}": [0, 1, 2, 3] for session in range(12)}
 
 
