@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Final, NoReturn
 
 from hy_memory_langgraph.cli.common import USER_ENV
+from hy_memory_langgraph.cli.worker_command import add_worker_command
 from hy_memory_langgraph.scenes import SCENES
 
 __all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
@@ -352,6 +353,7 @@ def build_parser(version: str) -> CommandParser:
     _transfer_commands(sub, parent)
     _other_commands(sub, parent)
     _mcp_command(sub, parent)
+    add_worker_command(sub, parent)
     return parser
 
 

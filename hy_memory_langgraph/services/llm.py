@@ -21,7 +21,9 @@ def ask_json(llm: LLMGateway | None, stage: str, prompt: str, lang: str,
     """Render ``prompt`` in ``lang``, call the model once, parse a JSON object.
 
     Returns ``None`` (and logs why) when there is no model, the call fails or the
-    reply holds no usable JSON object: callers then take their documented fallback.
+    reply holds no usable JSON object: callers then take their documented fallback. A
+    failed call raises instead with a gateway that says so (``raise_errors``: a
+    background run, retried later from its checkpoint).
     """
     if llm is None:
         return None
@@ -29,6 +31,8 @@ def ask_json(llm: LLMGateway | None, stage: str, prompt: str, lang: str,
     try:
         reply = llm.invoke(stage, user, system=system)
     except HyMemoryError as exc:
+        if llm.raise_errors:
+            raise
         logger.warning("LLM stage %s failed (%s); using the fallback", stage, exc)
         note_llm_error(f"{stage}: call failed ({type(exc.__cause__ or exc).__name__})")
         return None

@@ -44,6 +44,7 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.timeutil import iso
 
@@ -181,13 +182,14 @@ def _revise(target: Experience, state: ProductivityWriteState, op: str,
 
 
 def _store(repo: ProductivityRepository, request_id: str, changed: list[Experience],
-           new: list[Experience]) -> None:
-    """One change: the revised experiences and the new ones."""
+           new: list[Experience], extra: list[Any]) -> None:
+    """One change: the revised experiences, the new ones and ``extra`` puts (a journal entry)."""
     change = repo.begin(request_id)
     for revised in changed:
         change.save(revised, revised.last_op)
     for record in new:
         change.add(record, "ADD")
+    change.ops.extend(extra)
     repo.commit(change)
 
 
@@ -201,6 +203,10 @@ def _all_added(state: ProductivityWriteState) -> tuple[list[Experience], list[di
 def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Write the decided operations in one change; one op per draft in the result."""
     repo = repo_of(state, runtime.context)
+    journal = Journal.of(repo.store, state, "apply_experiences")
+    done = journal.replay()
+    if done is not None:
+        return done
     drafts = state["experience_drafts"]
     decisions = state.get("experience_decisions") or [{"op": "ADD"} for _ in drafts]
     targets = {c.memory_id: c for cands in state.get("experience_candidates") or [] for c in cands}
@@ -230,10 +236,12 @@ def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryCont
             entry["deleted_id"] = target_id
         ops.append(entry)
         linked.append(record.memory_id)
+    update = {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}
     try:
-        _store(repo, state["request_id"], list(changed.values()), new)
+        _store(repo, state["request_id"], list(changed.values()), new, journal.ops(update))
     except ConflictError:  # a target changed meanwhile: keep every draft as a new experience
         note_fallback("reconciled experiences changed concurrently: every draft is added")
         new, ops, linked = _all_added(state)
-        _store(repo, state["request_id"], [], new)
-    return {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}
+        update = {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}
+        _store(repo, state["request_id"], [], new, journal.ops(update))
+    return update

@@ -29,6 +29,7 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.timeutil import iso
 
@@ -122,14 +123,23 @@ def summarize_progress(state: ProductivityWriteState,
     return {"progress_summary": summary or None}
 
 
-def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact]) -> None:
-    """One change: the new fact and the retirement of the facts it supersedes."""
+def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact],
+           journal: Journal) -> dict[str, Any]:
+    """One change: the new fact, the retirement of the facts it supersedes and the
+    journal entry of the node's update (returned)."""
     change = repo.begin(request_id)
     change.add(fact, "SUPERSEDE" if retired else "INSERT")
     for old in retired:
         old.status, old.superseded_by = SUPERSEDED, fact.memory_id
         change.save(old, "SUPERSEDED", related=fact.memory_id)
+    ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
+            "statement": fact.statement}]
+    ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
+            for old in retired]
+    update = {"fact_ops": ops, "fact_id": fact.memory_id}
+    change.ops.extend(journal.ops(update))
     repo.commit(change)
+    return update
 
 
 def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -137,6 +147,10 @@ def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) 
     draft = state["fact_draft"]
     assert draft is not None
     repo = repo_of(state, runtime.context)
+    journal = Journal.of(repo.store, state, "insert_fact")
+    done = journal.replay()
+    if done is not None:
+        return done
     by_id = {c.memory_id: c for c in state.get("fact_candidates") or []}
     retired = [by_id[i] for i in state.get("superseded_ids") or [] if i in by_id]
     fact = Fact(
@@ -148,13 +162,8 @@ def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) 
         supersedes=[old.memory_id for old in retired],
     )
     try:
-        _store(repo, state["request_id"], fact, retired)
+        return _store(repo, state["request_id"], fact, retired, journal)
     except ConflictError:  # an older fact changed meanwhile: keep the new one, supersede none
         note_fallback("superseded facts changed concurrently: the fact is inserted alone")
-        fact.supersedes, retired = [], []
-        _store(repo, state["request_id"], fact, retired)
-    ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
-            "statement": fact.statement}]
-    ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
-            for old in retired]
-    return {"fact_ops": ops, "fact_id": fact.memory_id}
+        fact.supersedes = []
+        return _store(repo, state["request_id"], fact, [], journal)
