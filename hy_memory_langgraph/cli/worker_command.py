@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["WORKER_DESCRIPTION", "add_worker_command"]
 
@@ -17,7 +17,7 @@ time and the others wait. Needs a chat model (OPENAI_API_KEY...) unless --mode l
 """
 
 
-def add_worker_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def add_worker_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     """Register ``worker`` on the subcommands ``sub`` (``parent``: the common options)."""
     worker = sub.add_parser("worker", parents=[parent], help="process queued background writes",
                             description=WORKER_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)

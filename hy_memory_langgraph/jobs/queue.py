@@ -123,8 +123,8 @@ class Job:
     payload: dict[str, Any] | None
 
     @classmethod
-    def of(cls, row: Any) -> Job:
-        data = row._mapping
+    def of(cls, data: Any) -> Job:
+        """The job of a row read as a mapping (``Result.mappings()``)."""
         payload = json.loads(data["payload"]) if data.get("payload") else None
         return cls(id=int(data["id"]), request_id=data["request_id"], user_id=data["user_id"],
                    session_key=data["session_key"], state=data["state"], attempts=int(data["attempts"]),
@@ -226,7 +226,7 @@ class JobQueue:
         if self.postgres:
             query = query.with_for_update(skip_locked=True, of=j)
         with write_tx(self.engine) as conn:
-            found = conn.execute(query).first()
+            found = conn.execute(query).mappings().first()
             if found is None:
                 return None
             head = Job.of(found)
@@ -243,16 +243,16 @@ class JobQueue:
         if head.run_id is not None:
             rows = conn.execute(sa.select(JOBS).where(JOBS.c.run_id == head.run_id,
                                                       JOBS.c.state.in_(ACTIVE)).order_by(JOBS.c.id))
-            return [Job.of(r) for r in rows]
+            return [Job.of(r) for r in rows.mappings()]
         later = sa.select(JOBS).where(JOBS.c.session_key == head.session_key, JOBS.c.state == "queued",
                                       JOBS.c.id > head.id).order_by(JOBS.c.id).limit(MAX_MERGED - 1)
         if self.postgres:
             later = later.with_for_update()
         merge_key = conn.execute(sa.select(JOBS.c.merge_key).where(JOBS.c.id == head.id)).scalar()
         members = [head]
-        for row in conn.execute(later):
+        for row in conn.execute(later).mappings():
             job = Job.of(row)
-            if row._mapping["merge_key"] != merge_key or job.run_id is not None \
+            if row["merge_key"] != merge_key or job.run_id is not None \
                     or abs(job.at_ts - head.at_ts) > MERGE_SPAN_S:
                 break  # contiguous only: a request never overtakes an earlier one
             members.append(job)
@@ -338,7 +338,7 @@ class JobQueue:
         if user_ids is not None:
             query = query.where(JOBS.c.user_id.in_(list(user_ids)))
         with read_tx(self.engine, single=True) as conn:
-            return [Job.of(r) for r in conn.execute(query)]
+            return [Job.of(r) for r in conn.execute(query).mappings()]
 
     def counts(self) -> dict[str, int]:
         """Rows per state."""
