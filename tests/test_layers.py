@@ -24,7 +24,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hy_memory_langgraph"
 
 LAYERS: dict[str, int] = {
     "errors": 0, "scenes": 0, "config": 0, "ids": 0, "timeutil": 0, "redact": 0, "values": 0, "results": 0,
-    "threads": 0, "embedding_batch": 0, "fences": 0, "lazy": 0, "limits": 0,
+    "openmp": 0, "embedding_batch": 0, "fences": 0, "lazy": 0, "limits": 0,
     "store": 1, "models": 1, "messages": 1, "prompts": 1, "retrieval": 1, "runlog": 1,
     "repos": 2, "chain": 2, "workflow": 2, "jobs": 2,
     "services": 3,
