@@ -38,12 +38,12 @@ from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError, St
 from hy_memory_langgraph.ids import optional_id, require_id, require_ids
 from hy_memory_langgraph.limits import check_user_ids
 from hy_memory_langgraph.models import LLMGateway, Mode, resolve_embeddings
+from hy_memory_langgraph.pipeline_log import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.repos.records import Record
 from hy_memory_langgraph.results import HistoryEvent, MemoryDict, MemoryPage
-from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, validate_scene
 from hy_memory_langgraph.services.context import MemoryContext, Stores
 from hy_memory_langgraph.store.db.faults import database_faults

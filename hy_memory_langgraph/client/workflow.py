@@ -14,7 +14,7 @@ from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_grap
 from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.runlog import PipelineRecorder
+from hy_memory_langgraph.pipeline_log import PipelineRecorder
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,

@@ -22,12 +22,12 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.jobs.pending import PendingTurn
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.models.calibration import Calibration
+from hy_memory_langgraph.pipeline_log import PipelineRecorder
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.retrieval.lexical import LexicalCache
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
-from hy_memory_langgraph.runlog import PipelineRecorder
 
 __all__ = ["BoundedCache", "MemoryContext", "Stores"]
 

@@ -29,9 +29,9 @@ from hy_memory_langgraph.messages import (
     truncate_chars_head_tail,
 )
 from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask_json

@@ -29,8 +29,8 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivityWriteState,
 )
 from hy_memory_langgraph.messages import Msg, files_from_tool_calls
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.redact import redact_text
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso

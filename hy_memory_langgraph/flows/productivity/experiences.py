@@ -39,10 +39,10 @@ from hy_memory_langgraph.models.parsing import (
     as_str,
     as_str_list,
 )
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.repos.filters import scope_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask_json

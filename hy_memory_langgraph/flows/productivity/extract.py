@@ -39,7 +39,7 @@ from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.messages import Msg, truncate_chars_head_tail, user_text
 from hy_memory_langgraph.models.parsing import as_float, as_list, as_str, as_str_list
-from hy_memory_langgraph.runlog.meter import note_fallback
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json

@@ -24,8 +24,8 @@ from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.search.state import SearchState
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
 from hy_memory_langgraph.models.parsing import as_choice, as_str
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json

@@ -11,7 +11,7 @@ from hy_memory_langgraph.flows.workflow.state import (
     WorkflowExtractState,
 )
 from hy_memory_langgraph.messages import detect_text_language
-from hy_memory_langgraph.runlog.meter import note_fallback
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.services.llm import ask_json
 from hy_memory_langgraph.workflow.files import dimension_of
 from hy_memory_langgraph.workflow.lite import lite_candidates

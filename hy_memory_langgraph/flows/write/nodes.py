@@ -32,8 +32,8 @@ from hy_memory_langgraph.messages import (
     strip_tool_trace,
 )
 from hy_memory_langgraph.models.parsing import as_choice
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts import scene_definitions
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask_json

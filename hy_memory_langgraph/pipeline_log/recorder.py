@@ -1,7 +1,7 @@
 """Collect the stage records of each request and write them soon after the request ends.
 
 Records are buffered per request id (a request runs in one graph invocation) and
-emitted through the ``hy_memory_langgraph.runlog.recorder`` logger as they happen (INFO
+emitted through the ``hy_memory_langgraph.pipeline_log.recorder`` logger as they happen (INFO
 for stages, WARNING for fallbacks). :meth:`PipelineRecorder.flush` marks a request as
 ended; the records of every request ended within ``flush_delay`` seconds (1 s) are
 written together, in one transaction, by a background timer (or by :meth:`close`), so
@@ -11,7 +11,7 @@ sees records before they are written; a process killed hard loses at most the la
 
 Example:
     >>> import tempfile, os
-    >>> from hy_memory_langgraph.runlog.meter import StageMeter
+    >>> from hy_memory_langgraph.pipeline_log.meter import StageMeter
     >>> rec = PipelineRecorder(PipelineLogStore(os.path.join(tempfile.mkdtemp(), "l.db"),
     ...                                         retention_days=1), keep_text=False)
     >>> rec.stage("r1", graph="memory_write", node="route", duration_ms=1.0,
@@ -31,9 +31,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Final
 
-from hy_memory_langgraph.runlog.meter import StageMeter
-from hy_memory_langgraph.runlog.store import PipelineLogStore
-from hy_memory_langgraph.runlog.summary import summarize
+from hy_memory_langgraph.pipeline_log.meter import StageMeter
+from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
+from hy_memory_langgraph.pipeline_log.summary import summarize
 
 __all__ = ["STAGE_NAMES", "PipelineRecorder"]
 
