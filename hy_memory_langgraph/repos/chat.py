@@ -42,7 +42,7 @@ from hy_memory_langgraph.repos.records import (
     readable_record,
     record_from_value,
 )
-from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.bm25 import tokenize
 from hy_memory_langgraph.store import IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
 

@@ -33,7 +33,7 @@ from collections import Counter
 from typing import Final
 
 from hy_memory_langgraph.repos.records import ChatMemory
-from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.bm25 import tokenize
 from hy_memory_langgraph.retrieval.neighbours import NEIGHBOUR_MAX_CHARS, Utterance
 from hy_memory_langgraph.store import LexicalOp
 

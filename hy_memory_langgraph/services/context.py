@@ -26,7 +26,7 @@ from hy_memory_langgraph.pipeline_log import PipelineRecorder
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.trace import TraceRepository
-from hy_memory_langgraph.retrieval.lexical import LexicalCache
+from hy_memory_langgraph.retrieval.bm25 import LexicalCache
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 
 __all__ = ["BoundedCache", "MemoryContext", "Stores"]

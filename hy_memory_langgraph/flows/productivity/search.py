@@ -12,7 +12,7 @@ embeddings (about 0).
 Facts: active facts only, by vector (cosine on ``"subject: statement"``). A fact is
 kept when its calibrated similarity reaches :data:`FACT_GATE` (0.30). Kept facts are
 ordered by ``cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)``: BM25
-(CJK-aware tokenizer of :mod:`hy_memory_langgraph.retrieval.lexical`) over the kept pool
+(CJK-aware tokenizer of :mod:`hy_memory_langgraph.retrieval.bm25`) over the kept pool
 only moves facts whose cosines are within a few hundredths of each other.
 
 Experiences: first those linked from the kept facts (written by the same ``add``, or
@@ -36,7 +36,7 @@ from hy_memory_langgraph.models.calibration import LanguageScale
 from hy_memory_langgraph.repos.filters import in_scope, scope_filter, time_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, Fact, Record
-from hy_memory_langgraph.retrieval.lexical import BM25Index
+from hy_memory_langgraph.retrieval.bm25 import BM25Index
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 
