@@ -28,22 +28,19 @@ from hy_memory_langgraph.messages import (
     transcript_rows,
     truncate_chars_head_tail,
 )
-from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
+from hy_memory_langgraph.prompts.replies import CHAT_OPS, OWNERS, ChatExtract, ChatReconcile
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
-from hy_memory_langgraph.services.llm import ask_json
-from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_hashes
+from hy_memory_langgraph.services.llm import ask
+from hy_memory_langgraph.services.turns import plan_turns, turn_hashes
 from hy_memory_langgraph.timeutil import iso, prompt_time
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
-           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates",
-           "CHAT_OPS"]
+           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates"]
 
-CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
-_OWNERS = OWNERS
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
 #: What one extraction may write, whatever the model answers (a garbled or manipulated
@@ -109,23 +106,17 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
     history = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"),
                                               turns=ctx.config.coding.extract_history_turns)
     limits = {"tool_result_max_bytes": ctx.config.coding.tool_result_max_bytes}
-    reply = ask_json(
-        ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
+    reply = ask(
+        ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]), ChatExtract,
         memory_at=prompt_time(state["at"]), user_id=state["user_id"],
         history=transcript_rows(compress_for_prompt(history, **limits)),
         new_messages=transcript_rows(compress_for_prompt(state["msgs"], **limits)),
     )
-    if reply is None or not isinstance(reply.get("facts"), list):
+    if reply is None:
         note_fallback("extraction unusable: the raw turns are stored")
         return {"facts": [], "fallback": "extract_failed"}
-    facts = []
-    for raw in as_list(reply.get("facts")):
-        content = as_str(raw.get("content") if isinstance(raw, dict) else raw).strip()
-        if content:
-            subject = as_str(raw.get("subject")) if isinstance(raw, dict) else ""
-            owner = as_choice(raw.get("owner") if isinstance(raw, dict) else None, _OWNERS, "user")
-            facts.append({"content": truncate_chars_head_tail(content, _FACT_CHARS, _FACT_CHARS // 2 - 40),
-                          "subject": subject.strip()[:_SUBJECT_CHARS], "owner": owner})
+    facts = [{"content": truncate_chars_head_tail(f.content, _FACT_CHARS, _FACT_CHARS // 2 - 40),
+              "subject": f.subject[:_SUBJECT_CHARS], "owner": f.owner} for f in reply.facts]
     if len(facts) > MAX_FACTS:
         note_fallback(f"extraction gave {len(facts)} facts: the first {MAX_FACTS} are kept")
         facts = facts[:MAX_FACTS]
@@ -168,30 +159,27 @@ def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[st
     """One reconcile call; decisions are checked against the hard rules."""
     facts, candidates = state["facts"], state["candidates"]
     at = iso(state["at"])
-    reply = ask_json(
-        runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]),
+    reply = ask(
+        runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]), ChatReconcile,
         new_facts=[_fact_row(i, f, at) for i, f in enumerate(facts)],
         candidates=[_candidate_row(i, m) for i, m in enumerate(candidates)],
     )
     if reply is None:
         note_fallback("reconcile unusable: every fact is added")
     decided: dict[int, dict[str, Any]] = {}
-    for raw in as_list((reply or {}).get("operations")):
-        if not isinstance(raw, dict):
-            continue
-        index = _index(raw.get("fact"), "n", len(facts))
+    for decision in reply.operations if reply else []:
+        index = _index(decision.fact, "n", len(facts))
         if index is None or index in decided:
             continue
-        target = _index(raw.get("target"), "c", len(candidates))
-        decided[index] = _checked(
-            as_choice(raw.get("op"), CHAT_OPS, "ADD"), facts[index],
-            candidates[target] if target is not None else None, state["at"], as_str(raw.get("content")),
-        )
+        target = _index(decision.target, "c", len(candidates))
+        decided[index] = _checked(decision.op, facts[index],
+                                  candidates[target] if target is not None else None, state["at"],
+                                  decision.content)
     return {"decisions": [decided.get(i) or {"op": "ADD"} for i in range(len(facts))]}
 
 
-def _index(value: Any, prefix: str, size: int) -> int | None:
-    text = as_str(value).strip().lower().removeprefix(prefix)
+def _index(text: str, prefix: str, size: int) -> int | None:
+    text = text.lower().removeprefix(prefix)
     return int(text) if text.isdigit() and int(text) < size else None
 
 
@@ -324,7 +312,7 @@ def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[
 
 def _chat_result(state: PreparedWrite, ops: list[dict[str, Any]]) -> dict[str, Any]:
     """The result of a chat write (``docs/design.md#return-shapes``)."""
-    if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in _OWNERS):
+    if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in OWNERS):
         ops = [{"op": "SKIP", "memory_id": None,
                 "reason": "no user or assistant text left once tool traces were removed"}]
     ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]

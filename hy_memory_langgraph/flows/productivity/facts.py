@@ -23,14 +23,14 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.flows.productivity.input import record_fields, repo_of
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.models.parsing import as_str, as_str_list
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
+from hy_memory_langgraph.prompts.replies import FactReconcile, ProgressSummary
 from hy_memory_langgraph.repos.filters import scope_filter, subject_key
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["FACT_CANDIDATES", "FACT_OPS", "SUMMARY_GENERATIONS", "embed_text",
@@ -94,14 +94,14 @@ def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext
     """One call: which offered candidates the new fact supersedes."""
     candidates = state["fact_candidates"]
     aliases = {f"f_{i}": c.memory_id for i, c in enumerate(candidates)}
-    reply = ask_json(
-        runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"],
+    reply = ask(
+        runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"], FactReconcile,
         new_fact=_new_fact_row(state),
         candidates=[_candidate_row(a, c) for a, c in zip(aliases, candidates)],
     )
     if reply is None:
         note_fallback("fact reconcile unusable: the fact is inserted, nothing superseded")
-    chosen = [aliases[a] for a in as_str_list((reply or {}).get("supersede")) if a in aliases]
+    chosen = [aliases[a] for a in (reply.supersede if reply else []) if a in aliases]
     return {"superseded_ids": list(dict.fromkeys(chosen))}
 
 
@@ -115,12 +115,11 @@ def summarize_progress(state: ProductivityWriteState,
     ctx = runtime.context
     chain = repo_of(state, ctx).ancestors(state["superseded_ids"], SUMMARY_GENERATIONS)
     rows = [{"at": f.memory_at, "subject": f.subject or "-", "statement": _cut(f.statement)} for f in chain]
-    reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
-                     chain=rows, new_fact=_new_fact_row(state))
+    reply = ask(ctx.llm, "progress_summary", "progress_summary", state["lang"], ProgressSummary,
+                chain=rows, new_fact=_new_fact_row(state))
     if reply is None:
         note_fallback("progress summary unusable: the fact is stored without one")
-    summary = as_str((reply or {}).get("summary"))
-    return {"progress_summary": summary or None}
+    return {"progress_summary": (reply.summary if reply else "") or None}
 
 
 def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact],

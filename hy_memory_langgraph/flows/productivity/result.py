@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.flows.productivity.experiences import EXPERIENCE_OPS
+from hy_memory_langgraph.prompts.replies import EXPERIENCE_OPS
 from hy_memory_langgraph.flows.productivity.facts import FACT_OPS
 from hy_memory_langgraph.flows.productivity.input import work_messages
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
