@@ -74,4 +74,4 @@ _HOMES: Final = {
 }
 
 
-__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals(), __all__)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

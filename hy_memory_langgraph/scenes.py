@@ -23,18 +23,6 @@ from typing import Any, Final, Literal
 
 from hy_memory_langgraph.errors import InvalidSceneError
 
-__all__ = [
-    "DEFAULT_SCENE",
-    "PRODUCTIVITY_SCENES",
-    "SCENES",
-    "SCENE_REGISTRY",
-    "Pipeline",
-    "Scene",
-    "get_scene",
-    "is_productivity",
-    "validate_scene",
-]
-
 #: ``"chat"`` or the name of a graph family (``hy_memory_langgraph/flows/families.py``).
 Pipeline = str
 

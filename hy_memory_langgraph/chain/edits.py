@@ -45,8 +45,6 @@ from hy_memory_langgraph.chain.diffs import (
 from hy_memory_langgraph.chain.symbols import FILE_SYMBOL, split_hunk
 from hy_memory_langgraph.messages import Msg, ToolCall
 
-__all__ = ["Edit", "dedupe", "extract_edits", "normalize_path", "result_failed"]
-
 #: Thread file key → the file's current lines, or ``None`` (full-text symbol location).
 FileReader = Callable[[str], "list[str] | None"]
 

@@ -41,8 +41,6 @@ from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 
-__all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
-
 _META = sa.MetaData()
 THREADS: Final = sa.Table(
     "threads", _META,

@@ -25,8 +25,6 @@ from hy_memory_langgraph.cli.progress import Progress
 from hy_memory_langgraph.cli.session import checked_json, open_client, open_reader
 from hy_memory_langgraph.errors import ConflictError
 
-__all__ = ["add", "delete", "get", "history", "list_memories", "log", "search", "stats", "update"]
-
 _WRITE_KEYS: Final = ("messages", "user_id", "scene", "session_id", "agent_id", "workspace_id",
                       "branch", "metadata", "memory_at")
 

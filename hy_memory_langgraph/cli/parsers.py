@@ -16,9 +16,7 @@ from hy_memory_langgraph.cli.common import USER_ENV
 from hy_memory_langgraph.cli.worker_command import add_worker_command
 from hy_memory_langgraph.scenes import SCENES
 
-__all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
-
-SCENE_CHOICES: Final = SCENES
+_SCENE_CHOICES: Final = SCENES
 #: Largest ``--limit`` of a search or a list page.
 MAX_LIMIT: Final = 10_000
 
@@ -90,7 +88,7 @@ class UsageError(Exception):
         self.message, self.parser = message, parser
 
 
-class CommandParser(argparse.ArgumentParser):
+class _CommandParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting and, for
     an unknown option, names the closest option of the subcommand given (it keeps its own
     list of options and subcommands: argparse has no public one)."""
@@ -99,7 +97,7 @@ class CommandParser(argparse.ArgumentParser):
         #: Option strings of this parser and of its ``parents``; its subcommand parsers.
         self.option_names: list[str] = [o for parent in kwargs.get("parents") or []
                                         for o in getattr(parent, "option_names", [])]
-        self.subcommands: list[CommandParser] = []
+        self.subcommands: list[_CommandParser] = []
         super().__init__(*args, **kwargs)
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
@@ -108,12 +106,12 @@ class CommandParser(argparse.ArgumentParser):
         return action
 
     def add_subparsers(self, **kwargs: Any) -> Any:
-        kwargs.setdefault("parser_class", CommandParser)
+        kwargs.setdefault("parser_class", _CommandParser)
         action = super().add_subparsers(**kwargs)
         make = action.add_parser
 
-        def add_parser(name: str, **options: Any) -> CommandParser:
-            made: CommandParser = make(name, **options)
+        def add_parser(name: str, **options: Any) -> _CommandParser:
+            made: _CommandParser = make(name, **options)
             self.subcommands.append(made)
             return made
 
@@ -211,7 +209,7 @@ def _mode(parser: argparse.ArgumentParser) -> None:
 
 
 def _scope(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scene", choices=SCENE_CHOICES, help="chat, working or coding (default: routing decides)")
+    parser.add_argument("--scene", choices=_SCENE_CHOICES, help="chat, working or coding (default: routing decides)")
     parser.add_argument("--workspace-id", help="working/coding scope, e.g. a repository URL")
     parser.add_argument("--branch", help="working/coding scope inside the workspace")
 
@@ -249,7 +247,7 @@ def _memory_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
 
     listing = _command(sub, "list", parent, "a user's memories, newest first, a page at a time")
     _user(listing)
-    listing.add_argument("--scene", choices=SCENE_CHOICES, help="only this scene (default: every scene)")
+    listing.add_argument("--scene", choices=_SCENE_CHOICES, help="only this scene (default: every scene)")
     listing.add_argument("--limit", "-k", type=_limit, default=20, metavar="N", help="memories per page (default 20)")
     listing.add_argument("--offset", type=_offset, default=0, metavar="N", help="skip this many (default 0)")
     listing.add_argument("--page", type=_limit, metavar="P", help="page P of --limit memories (sets --offset)")
@@ -364,13 +362,13 @@ def _mcp_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     mcp.set_defaults(raw_exit=True)
 
 
-def build_parser(version: str) -> CommandParser:
+def build_parser(version: str) -> _CommandParser:
     """The full parser; ``--data-dir`` and ``--json`` work before or after the subcommand."""
-    parser = CommandParser(prog="hy-memory", description=DESCRIPTION,
+    parser = _CommandParser(prog="hy-memory", description=DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hy-memory {version}")
     _common(parser, top=True)
-    parent = CommandParser(add_help=False)
+    parent = _CommandParser(add_help=False)
     _common(parent)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _memory_commands(sub, parent)

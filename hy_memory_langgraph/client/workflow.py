@@ -14,7 +14,7 @@ from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_grap
 from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.pipeline_log import PipelineRecorder
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
@@ -33,8 +33,6 @@ from hy_memory_langgraph.workflow.oa_context import (
 )
 from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.validation import optional_id, validate_extract
-
-__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config"]
 
 _OA_FAILED = ("OA_CONTEXT_FAILED", 502, "oaContext")
 

@@ -13,8 +13,6 @@ from typing import Any, TypedDict
 
 from hy_memory_langgraph.messages import Msg
 
-__all__ = ["PreparedSearch", "PreparedWrite", "ResultOutput"]
-
 
 class ResultOutput(TypedDict, total=False):
     """What every memory graph returns: the public result dict."""

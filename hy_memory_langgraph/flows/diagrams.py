@@ -15,8 +15,6 @@ from hy_memory_langgraph.flows.search.graph import build_search_graph
 from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.flows.write.graph import build_write_graph
 
-__all__ = ["render_diagrams"]
-
 _GRAPHS: tuple[tuple[str, str, Callable[[], Any]], ...] = (
     ("Write graph (`client.add`)",
      "every write, lite or pro, runs this graph; the client validates, normalises and redacts "

@@ -33,8 +33,6 @@ from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.flows.productivity.graph import build_productivity_graph, build_productivity_search_graph
 from hy_memory_langgraph.scenes import SCENE_REGISTRY, get_scene
 
-__all__ = ["CHAT", "FAMILIES", "GraphFamily", "check_scene_families", "family_of"]
-
 #: The family of the routing graphs themselves (and of every fallback).
 CHAT: Final = "chat"
 

@@ -17,9 +17,8 @@ from typing import Any
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.pipeline_log import PipelineRecorder, stage_meter
-
-__all__ = ["add_recorded_nodes", "recorded"]
+from hy_memory_langgraph.pipeline_log.meter import stage_meter
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 
 
 def _request_id(state: Any, update: Any) -> str | None:

@@ -58,9 +58,6 @@ from hy_memory_langgraph.integrations.scope import MemoryScope
 from hy_memory_langgraph.integrations.tools import MAX_LIMIT, SAVE_DESCRIPTION, MemoryOps
 from hy_memory_langgraph.limits import check_nesting
 
-__all__ = ["ALLOWED_HOSTS_ENV", "TOKEN_ENV", "HttpAccess", "allowed_hosts", "build_mcp_server", "http_access",
-           "http_app", "serve_http", "serve_stdio"]
-
 logger = logging.getLogger(__name__)
 
 #: The environment variable holding the bearer token of the HTTP server.
@@ -376,7 +373,7 @@ class _Sessions:
 
 
 @dataclass(frozen=True)
-class HttpAccess:
+class _HttpAccess:
     """Who may use the HTTP server: the bearer token every request must send, and the
     ``Host`` values answered (:func:`http_access` checks and builds it)."""
 
@@ -384,17 +381,17 @@ class HttpAccess:
     hosts: tuple[str, ...]
 
 
-def http_access(token: str | None, host: str, port: int, extra_hosts: Sequence[str] = ()) -> HttpAccess:
+def http_access(token: str | None, host: str, port: int, extra_hosts: Sequence[str] = ()) -> _HttpAccess:
     """The access rules of an HTTP server on ``host:port``, checked before anything listens.
 
     Raises:
         ConfigError: No token or a token too short (any address: a loopback port is open
             to every local user), or a wildcard ``host`` without ``extra_hosts``.
     """
-    return HttpAccess(_check_token(token, host), tuple(allowed_hosts(host, port, extra_hosts)))
+    return _HttpAccess(_check_token(token, host), tuple(allowed_hosts(host, port, extra_hosts)))
 
 
-def http_app(server: Any, access: HttpAccess) -> Any:
+def http_app(server: Any, access: _HttpAccess) -> Any:
     """The ASGI app serving ``server`` over streamable HTTP at ``/mcp``: the bearer token
     required, ``Host`` and ``Origin`` checked against ``access.hosts``."""
     _mcp()
@@ -418,7 +415,7 @@ def http_app(server: Any, access: HttpAccess) -> Any:
     return _BearerAuth(app, access.token)
 
 
-def serve_http(server: Any, access: HttpAccess, *, host: str, port: int) -> None:
+def serve_http(server: Any, access: _HttpAccess, *, host: str, port: int) -> None:
     """Serve :func:`http_app` with uvicorn on ``host:port`` until interrupted."""
     import uvicorn
 

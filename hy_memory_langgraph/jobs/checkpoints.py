@@ -43,10 +43,8 @@ from hy_memory_langgraph.jobs.lease import AdvisoryLease
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import BUSY_TIMEOUT_MS, schema_name
 
-__all__ = ["STATE_TYPES", "Checkpoints", "SealedSerializer"]
-
 #: The classes a write graph's state holds (what a checkpoint may bring back to life).
-STATE_TYPES: Final = (
+_STATE_TYPES: Final = (
     ("hy_memory_langgraph.messages.types", "Msg"),
     ("hy_memory_langgraph.messages.types", "ToolCall"),
     ("hy_memory_langgraph.repos.records", "ChatMemory"),
@@ -65,7 +63,7 @@ class SealedSerializer(SerializerProtocol):
 
     def __init__(self, sealed: Seal = seal) -> None:
         self.seal = sealed
-        self.inner = JsonPlusSerializer(allowed_msgpack_modules=list(STATE_TYPES))
+        self.inner = JsonPlusSerializer(allowed_msgpack_modules=list(_STATE_TYPES))
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         kind, data = self.inner.dumps_typed(obj)

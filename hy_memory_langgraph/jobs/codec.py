@@ -28,8 +28,6 @@ from typing import Any, Final
 from hy_memory_langgraph.errors import StoreCorruptionError
 from hy_memory_langgraph.messages import has_tool_trace, messages_from_dicts, messages_to_dicts
 
-__all__ = ["MERGE_SPAN_S", "decode_write", "encode_write", "merge_key", "merge_writes", "session_key"]
-
 #: The fields of a prepared write that place it (the merge key's part besides the metadata).
 _PLACE: Final = ("user_id", "agent_id", "session_id", "scene", "workspace_id", "branch")
 #: Writes whose times lie further apart than this are never merged (a caller replaying

@@ -17,8 +17,6 @@ from hy_memory_langgraph.pipeline_log.meter import count_llm
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["LLMGateway", "LLMUsage", "StageUsage"]
-
 
 @dataclass
 class StageUsage:

@@ -35,12 +35,10 @@ from hy_memory_langgraph.pipeline_log.meter import StageMeter
 from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
 from hy_memory_langgraph.pipeline_log.summary import summarize
 
-__all__ = ["STAGE_NAMES", "PipelineRecorder"]
-
 logger = logging.getLogger(__name__)
 
 #: Stage name of each node (``graph:node``); other nodes are logged under their own name.
-STAGE_NAMES: Final[dict[str, str]] = {
+_STAGE_NAMES: Final[dict[str, str]] = {
     "memory_write:route": "scene_route", "memory_write:judge_scene": "scene_judge",
     "memory_write:strip_tools": "strip_tools", "memory_write:store_turns": "store",
     "chat_write:store_turns": "store", "chat_write:extract_facts": "extract",
@@ -93,7 +91,7 @@ class PipelineRecorder:
               trace: StageMeter, update: dict[str, Any] | None, error: str | None = None) -> None:
         """Record one finished (or failed) node of ``request_id``."""
         record: dict[str, Any] = {
-            "request_id": request_id, "stage": STAGE_NAMES.get(f"{graph}:{node}", node),
+            "request_id": request_id, "stage": _STAGE_NAMES.get(f"{graph}:{node}", node),
             "graph": graph, "node": node, "ts": time.time(),
             "duration_ms": round(duration_ms, 3),
             **trace.counts(),

@@ -39,8 +39,6 @@ from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_t
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.sql.statements import chunks
 
-__all__ = ["PipelineLogStore", "MIGRATIONS"]
-
 _DAY: Final = 86_400.0
 _PRUNE_EVERY_S: Final = 3_600.0
 

@@ -32,8 +32,6 @@ from hy_memory_langgraph.redact.judge import looks_random
 from hy_memory_langgraph.redact.rules import NameClass, load_rules, name_class, split_name
 from hy_memory_langgraph.redact.scan import Span, label_starts, scan
 
-__all__ = ["carried_spans"]
-
 #: How much of the first message's end and of the second's start is read together.
 _TAIL: Final = 160
 _HEAD: Final = 240

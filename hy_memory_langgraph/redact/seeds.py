@@ -31,8 +31,6 @@ import unicodedata
 from pathlib import Path
 from typing import Final
 
-__all__ = ["KIND", "MIN_WORDS", "seed_phrases"]
-
 KIND: Final = "seed_phrase"
 #: Fewest words of a phrase (BIP39's shortest mnemonic).
 MIN_WORDS: Final = 12

@@ -7,11 +7,3 @@
 """
 
 from __future__ import annotations
-
-from hy_memory_langgraph.repos.chat import ChatRepository
-from hy_memory_langgraph.repos.namespaces import encode_label
-from hy_memory_langgraph.repos.productivity import ProductivityRepository
-from hy_memory_langgraph.repos.records import ChatMemory, Experience, Fact, Record
-
-__all__ = ["ChatMemory", "ChatRepository", "Experience", "Fact", "ProductivityRepository",
-           "Record", "encode_label"]

@@ -46,8 +46,6 @@ from hy_memory_langgraph.retrieval.bm25 import tokenize
 from hy_memory_langgraph.store import IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
 
-__all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_hash"]
-
 #: Namespace label of the lite-turn index (turn key → memory id).
 TURNS: Final = "chat_turns"
 
@@ -68,7 +66,7 @@ def turn_hash(owner: str, session_id: str | None, text: str) -> str:
 
 
 @dataclass(frozen=True)
-class ChatCandidates:
+class _ChatCandidates:
     """The two candidate pools of one chat search, by memory id.
 
     Attributes:
@@ -255,7 +253,7 @@ class ChatRepository(RecordRepository):
         return not (status.pending and self._ranked().read_only)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
-                   ts_range: tuple[float | None, float | None] | None = None) -> ChatCandidates:
+                   ts_range: tuple[float | None, float | None] | None = None) -> _ChatCandidates:
         """The best ``pool`` memories by vector similarity and by BM25 (``k1``, ``b``), read
         from the store's indexes without loading any memory (call :meth:`lexical_ready` first).
 
@@ -266,7 +264,7 @@ class ChatRepository(RecordRepository):
         lexical = ranked.lexical_search(namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b,
                                         ts_range=ts_range)
         vector = ranked.vector_search_keys(namespace, query, limit=pool, ts_range=ts_range)
-        return ChatCandidates(vector={h.key: h.score for h in vector},
+        return _ChatCandidates(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
 

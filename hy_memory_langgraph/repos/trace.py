@@ -43,8 +43,6 @@ from hy_memory_langgraph.messages import (
 )
 from hy_memory_langgraph.repos.namespaces import encode_label
 
-__all__ = ["MAX_HISTORY_TURNS", "MIN_SCRUB_CHARS", "TraceRepository"]
-
 MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"
 _WINDOW_KEY = "recent"

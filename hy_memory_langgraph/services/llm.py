@@ -15,8 +15,6 @@ from hy_memory_langgraph.pipeline_log.meter import note_llm_error
 from hy_memory_langgraph.prompts import load_prompt
 from hy_memory_langgraph.prompts.replies import Reply
 
-__all__ = ["ask"]
-
 logger = logging.getLogger(__name__)
 
 R = TypeVar("R", bound=Reply)

@@ -86,8 +86,6 @@ from hy_memory_langgraph.store.vector.index import METRICS
 from hy_memory_langgraph.store.vector.scoped import ScopedIndex
 from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
 
-__all__ = ["HyMemoryStore"]
-
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 

@@ -14,30 +14,3 @@ The extraction graph lives in :mod:`hy_memory_langgraph.flows.workflow.graph`, t
 service that runs it in :mod:`hy_memory_langgraph.client.workflow`, the CLI mirror in
 :mod:`hy_memory_langgraph.cli.workflow`.
 """
-
-from hy_memory_langgraph.workflow.entries import PENDING_ID, Entry
-from hy_memory_langgraph.workflow.errors import (
-    CredentialsRefusedError,
-    MemoryNotSupportedError,
-    WorkflowStorageError,
-)
-from hy_memory_langgraph.workflow.oa_context import (
-    CallableOAContextProvider,
-    FileOAContextProvider,
-    OAContextProvider,
-    StaticOAContextProvider,
-    smart_grouping,
-)
-
-__all__ = [
-    "PENDING_ID",
-    "CallableOAContextProvider",
-    "CredentialsRefusedError",
-    "Entry",
-    "FileOAContextProvider",
-    "MemoryNotSupportedError",
-    "OAContextProvider",
-    "StaticOAContextProvider",
-    "WorkflowStorageError",
-    "smart_grouping",
-]

@@ -13,7 +13,7 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from hy_memory_langgraph.pipeline_log import PipelineLogStore
+from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
 from hy_memory_langgraph.testing import RaisingChatModel
 from tests.productivity.support import StageScript, extraction, tool_trace
 

@@ -23,7 +23,7 @@ from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.keys import private_key_blocks
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
-from hy_memory_langgraph.workflow import CredentialsRefusedError
+from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 from tests.productivity.support import StageScript, extraction, tool_trace
 
 SECRETS: dict[str, str] = {

@@ -8,7 +8,7 @@ import pytest
 
 from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import RaisingChatModel, ScriptedChatModel
-from hy_memory_langgraph.workflow import PENDING_ID
+from hy_memory_langgraph.workflow.entries import PENDING_ID
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
 
 EXCHANGE = msgs(

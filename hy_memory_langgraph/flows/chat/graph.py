@@ -20,8 +20,6 @@ from hy_memory_langgraph.flows.contracts import PreparedWrite, ResultOutput
 from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["build_chat_graph"]
-
 
 def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, PreparedWrite,
                                              ResultOutput]:

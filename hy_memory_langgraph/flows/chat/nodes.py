@@ -38,9 +38,6 @@ from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.services.turns import plan_turns, turn_hashes
 from hy_memory_langgraph.timeutil import iso, prompt_time
 
-__all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
-           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates"]
-
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
 #: What one extraction may write, whatever the model answers (a garbled or manipulated

@@ -15,8 +15,6 @@ from hy_memory_langgraph.services.chat_search import hybrid_search
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.pending import PENDING, pending_hits
 
-__all__ = ["chat_search"]
-
 
 def chat_search(state: PreparedSearch, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """The chat retrieval node: hybrid search over every requested user, with the turns

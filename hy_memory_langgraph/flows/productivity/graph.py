@@ -65,8 +65,6 @@ from hy_memory_langgraph.flows.productivity.state import (
 from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["build_productivity_graph", "build_productivity_search_graph"]
-
 
 def _route_by_mode(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> str:
     return "extract" if runtime.context.mode == "pro" and runtime.context.llm else "lite_fact"

@@ -28,8 +28,6 @@ from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.messages import Msg, ToolCall, tool_names, user_text
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["lite_fact", "deterministic_fact", "commands_of", "errors_of"]
-
 _LABELS: Final = {
     "en": ("Request", "Tools", "Files", "Commands", "Errors", "Outcome"),
     "zh": ("请求", "工具", "文件", "命令", "错误", "结果"),

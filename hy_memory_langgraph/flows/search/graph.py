@@ -18,8 +18,6 @@ from hy_memory_langgraph.flows.search.state import SearchState
 from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["build_search_graph"]
-
 
 def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, PreparedSearch,
                                                ResultOutput]:

@@ -30,8 +30,6 @@ from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask
 
-__all__ = ["analyze_query", "route_after_analysis", "route_after_route_search", "route_search"]
-
 _PROMPT_BY_ANALYSIS = {"full": "query_analysis", "classify": "query_classify", "rewrite": "query_rewrite"}
 
 

@@ -20,9 +20,7 @@ from hy_memory_langgraph.workflow.render import prompt_rows
 from hy_memory_langgraph.workflow.routing import context_workflow_id
 from hy_memory_langgraph.workflow.validation import ExtractRequest
 
-__all__ = ["MAX_ENTRIES", "STAGE", "extract_lite", "extract_llm", "route_by_mode"]
-
-STAGE = "workflow_extract"
+_STAGE = "workflow_extract"
 #: Entries one extraction may save, whatever the model answers (the rest are dropped).
 MAX_ENTRIES = 32
 
@@ -55,7 +53,7 @@ def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) 
     ctx, request = runtime.context, state["request"]
     user_text = "\n".join(m.text for m in request.messages if m.role == "user")
     parsed = ask(
-        ctx.llm, STAGE, "workflow_extract", detect_text_language(user_text), WorkflowExtract,
+        ctx.llm, _STAGE, "workflow_extract", detect_text_language(user_text), WorkflowExtract,
         messages=[{m.role: m.text} for m in request.messages],
         workflow_id=request.workflow_id or "",
         dynamic_context=request.dynamic_context,

@@ -18,8 +18,6 @@ from hy_memory_langgraph.flows.workflow.state import (
     WorkflowExtractState,
 )
 
-__all__ = ["build_workflow_extract_graph"]
-
 
 def build_workflow_extract_graph() -> CompiledStateGraph:
     """validate → extract (LLM in pro, rules in lite) → route dimensions → merge + save.

@@ -7,8 +7,6 @@ from typing import Any
 from hy_memory_langgraph.flows.workflow.state import WorkflowExtractState
 from hy_memory_langgraph.workflow.validation import validate_extract
 
-__all__ = ["validate_input"]
-
 
 def validate_input(state: WorkflowExtractState) -> dict[str, Any]:
     """Raises :class:`~hy_memory_langgraph.errors.InvalidInputError` on bad input."""

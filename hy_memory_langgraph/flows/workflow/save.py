@@ -16,8 +16,6 @@ from hy_memory_langgraph.workflow.entries import Entry
 from hy_memory_langgraph.workflow.merge import merge_entry
 from hy_memory_langgraph.workflow.routing import route_candidates
 
-__all__ = ["merge_and_save", "route_dimensions"]
-
 
 def route_dimensions(state: WorkflowExtractState) -> dict[str, Any]:
     request = state["request"]

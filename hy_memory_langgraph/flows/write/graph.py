@@ -22,8 +22,6 @@ from hy_memory_langgraph.flows.write.nodes import (
 from hy_memory_langgraph.flows.write.state import WriteState
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["build_write_graph"]
-
 
 def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, PreparedWrite,
                                               ResultOutput]:

@@ -38,9 +38,6 @@ from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask
 
-__all__ = ["judge_scene", "route_after_judge", "route_after_route", "route_to_chat", "route_write",
-           "strip_tools"]
-
 logger = logging.getLogger(__name__)
 
 #: ``route`` value while the scene judge still has to decide.

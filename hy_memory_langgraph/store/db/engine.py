@@ -58,23 +58,6 @@ from hy_memory_langgraph.errors import (
 )
 from hy_memory_langgraph.store.db.locks import LOCK_OPTION, lock_log, lock_scopes, store_lock_key
 
-__all__ = [
-    "BUSY_TIMEOUT_MS",
-    "READ_ONLY_OPTION",
-    "checkpoint",
-    "create_store_engine",
-    "is_absent",
-    "is_read_only",
-    "read_only_reason",
-    "release_engine",
-    "parse_url",
-    "schema_name",
-    "schema_of",
-    "store_url",
-    "read_tx",
-    "write_tx",
-]
-
 BUSY_TIMEOUT_MS = 30_000
 #: SQLite: what begins a transaction, by the connection's ``_BEGIN_OPTION`` (``NONE``: each
 #: statement is its own transaction, the driver being in autocommit).

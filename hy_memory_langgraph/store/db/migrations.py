@@ -49,8 +49,6 @@ from hy_memory_langgraph.store.db.engine import (
     write_tx,
 )
 
-__all__ = ["Migration", "MigrationContext", "open_database", "setup", "applied_versions", "VERSIONS"]
-
 _meta = sa.MetaData()
 VERSIONS = sa.Table(
     "hy_schema_migrations",

@@ -31,9 +31,6 @@ from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import chunks, live
 
-__all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_search",
-           "lexical_status", "PendingDocuments"]
-
 #: ``(lowest ts, highest ts)``, both inclusive; ``None`` leaves that side open.
 TimeRange = tuple[float | None, float | None]
 

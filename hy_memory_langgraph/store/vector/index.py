@@ -38,17 +38,6 @@ from hy_memory_langgraph.errors import (
 from hy_memory_langgraph.openmp import check_thread_count
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair, build_ivf, rerank_depth
 
-__all__ = [
-    "POS_BITS",
-    "MAX_VECTORS_PER_ITEM",
-    "BRUTE_FORCE_MAX",
-    "ID_BYTES",
-    "METRICS",
-    "VectorIndex",
-    "pack",
-    "normalize",
-]
-
 POS_BITS = 20
 MAX_VECTORS_PER_ITEM = 1 << POS_BITS
 BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector scan

@@ -38,8 +38,6 @@ from hy_memory_langgraph.workflow.lite.patterns import (
 from hy_memory_langgraph.workflow.lite.preferences import preference_candidates
 from hy_memory_langgraph.workflow.validation import Message
 
-__all__ = ["ALIAS_PATTERNS", "lite_candidates", "names_workflow", "parse_alias_sentence"]
-
 
 def _overlaps(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
     return any(sentence.start < end and start < sentence.end for start, end in spans)

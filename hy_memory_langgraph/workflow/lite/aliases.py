@@ -33,8 +33,6 @@ from hy_memory_langgraph.workflow.lite.patterns import (
     strip_quotes,
 )
 
-__all__ = ["ALIAS_PATTERNS", "alias_statement", "parse_alias_sentence"]
-
 _ID = r"(?P<id>\d{1,40}|（待确认）|\(待确认\)|待确认|pending|\(pending\))"
 _QUOTED = rf"[{Q_OPEN}](?P<{{name}}>[^{Q_CLOSE}\n]{{{{1,80}}}})[{Q_CLOSE}]"
 _NOT_Q = f"{Q_OPEN}{Q_CLOSE}"

@@ -10,21 +10,6 @@ from dataclasses import dataclass
 
 from hy_memory_langgraph.messages import is_cjk
 
-__all__ = [
-    "Q_CLOSE",
-    "Q_OPEN",
-    "Sentence",
-    "is_question",
-    "is_value_like",
-    "is_zh",
-    "names_workflow",
-    "quoted",
-    "split_display",
-    "split_sentences",
-    "strip_quotes",
-    "workflow_phrase",
-]
-
 Q_OPEN = "\"“「『'‘"
 Q_CLOSE = "\"”」』'’"
 _QUOTES = Q_OPEN + Q_CLOSE + "《》"
