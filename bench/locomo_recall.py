@@ -680,7 +680,7 @@ def _recall(found: list[str], evidence: list[str], k: int) -> float:
 
 
 def e2e_mode(args: argparse.Namespace) -> None:
-    from hy_memory_langgraph.services.chat_search import hybrid_search
+    from hy_memory_langgraph.services.hybrid_search import hybrid_search
 
     single = {name: replace(DEFAULT_CHAT_RANKING, vector_weight=weight)
               for name, weight in (("BM25 only", 0.0), ("vector only", 1.0))}

@@ -36,7 +36,7 @@ from bench.lab.hop import Hop, add_second_hop, hop_terms, merge_neighbours
 from bench.lab.stemming import snowball_tokenize
 from hy_memory_langgraph.messages import is_question_only
 from hy_memory_langgraph.models.calibration import LanguageScale
-from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW
+from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW
 from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions

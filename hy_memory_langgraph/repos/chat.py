@@ -5,7 +5,7 @@ Layout (see :mod:`.base`): ``("chat", user)`` / ``memory_id`` → a :class:`Chat
 its events; ``("chat_turns", user)`` / :func:`turn_hash` → ``{"memory_id"}`` finds the lite
 turn a new turn repeats (one ``get``, no scan). On a store with a persistent lexical
 index, every batch that writes an active memory also writes its lexical document
-(:mod:`.lexical`), so a search reads only its candidates (:meth:`ChatRepository.candidates`),
+(:mod:`.chat_terms`), so a search reads only its candidates (:meth:`ChatRepository.candidates`),
 never every memory.
 
 Example:
@@ -31,7 +31,7 @@ from hy_memory_langgraph.errors import ConflictError, StoreError
 from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
-from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
+from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, lexical_op
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.productivity import parse_id
 from hy_memory_langgraph.repos.records import (
@@ -241,7 +241,7 @@ class ChatRepository(RecordRepository):
         """Whether :meth:`candidates` can answer for ``user_id``.
 
         Needs a store with a lexical index whose documents of the user were built with
-        :data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`. On a read-only store
+        :data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`. On a read-only store
         holding documents still waiting for their postings the answer is ``False`` (search
         then works in process).
         """

@@ -17,7 +17,7 @@ from hy_memory_langgraph.flows.productivity.graph import (
     build_productivity_search_graph,
 )
 from hy_memory_langgraph.flows.productivity.lite import commands_of, errors_of
-from hy_memory_langgraph.flows.productivity.search import EXPERIENCE_GATE, FACT_GATE
+from hy_memory_langgraph.flows.productivity.retrieval import EXPERIENCE_GATE, FACT_GATE
 from hy_memory_langgraph.messages import normalize_messages
 from hy_memory_langgraph.repos.filters import subject_key
 from hy_memory_langgraph.repos.productivity import (

@@ -16,7 +16,6 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import ConflictError
-from hy_memory_langgraph.flows.chat.search import hybrid_search
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
@@ -33,6 +32,7 @@ from hy_memory_langgraph.prompts.replies import CHAT_OPS, OWNERS, ChatExtract, C
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.hybrid_search import hybrid_search
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.services.turns import plan_turns, turn_hashes

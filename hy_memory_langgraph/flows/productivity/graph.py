@@ -53,7 +53,7 @@ from hy_memory_langgraph.flows.productivity.facts import (
 from hy_memory_langgraph.flows.productivity.input import prepare_productivity
 from hy_memory_langgraph.flows.productivity.lite import lite_fact
 from hy_memory_langgraph.flows.productivity.result import finish_productivity
-from hy_memory_langgraph.flows.productivity.search import (
+from hy_memory_langgraph.flows.productivity.retrieval import (
     finish_productivity_search,
     search_experiences,
     search_facts,

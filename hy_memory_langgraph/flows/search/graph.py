@@ -6,7 +6,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.flows import families
-from hy_memory_langgraph.flows.chat.search import chat_search
+from hy_memory_langgraph.flows.chat.retrieval import chat_search
 from hy_memory_langgraph.flows.contracts import PreparedSearch, ResultOutput
 from hy_memory_langgraph.flows.search.nodes import (
     analyze_query,

@@ -31,8 +31,8 @@ from datetime import date, datetime, timezone
 from typing import Any, Protocol
 
 from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, session_of, utterance
 from hy_memory_langgraph.repos.filters import time_filter
-from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
 from hy_memory_langgraph.retrieval.query import TimeSpan
@@ -214,7 +214,7 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory]) -> dict[str, str]:
     """What BM25 indexes per memory: a turn (with the trivial turns it carries) and its
-    session neighbours (:data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`), else
+    session neighbours (:data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`), else
     ``retrieval_text``; cached per user until its revision changes."""
     revision = ctx.chat_repo.revision(user_id)
     cached = ctx.search_cache.get(("chat_lexical", user_id))
