@@ -62,8 +62,8 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.stages import add_recorded_nodes
 
 
 def _route_by_mode(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> str:

@@ -15,8 +15,8 @@ from hy_memory_langgraph.flows.search.nodes import (
     route_search,
 )
 from hy_memory_langgraph.flows.search.state import SearchState
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.stages import add_recorded_nodes
 
 
 def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, PreparedSearch,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hy_memory_langgraph.flows.workflow.state import WorkflowExtractState
+from hy_memory_langgraph.workflow.state import WorkflowExtractState
 from hy_memory_langgraph.workflow.validation import validate_extract
 
 

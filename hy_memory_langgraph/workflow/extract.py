@@ -6,10 +6,6 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.flows.workflow.state import (
-    WorkflowContext,
-    WorkflowExtractState,
-)
 from hy_memory_langgraph.messages import detect_text_language
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import WorkflowExtract
@@ -18,6 +14,10 @@ from hy_memory_langgraph.workflow.files import dimension_of
 from hy_memory_langgraph.workflow.lite import lite_candidates
 from hy_memory_langgraph.workflow.render import prompt_rows
 from hy_memory_langgraph.workflow.routing import context_workflow_id
+from hy_memory_langgraph.workflow.state import (
+    WorkflowContext,
+    WorkflowExtractState,
+)
 from hy_memory_langgraph.workflow.validation import ExtractRequest
 
 _STAGE = "workflow_extract"
