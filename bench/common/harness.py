@@ -34,7 +34,7 @@ from bench.lab.expansion import TermStats, drop_common_terms, expand_with_feedba
 from bench.lab.fusion import FusionConfig, fuse, fused
 from bench.lab.hop import Hop, add_second_hop, hop_terms, merge_neighbours
 from bench.lab.stemming import snowball_tokenize
-from hy_memory_langgraph.messages import is_question_only
+from hy_memory_langgraph.messages.signal import is_question_only
 from hy_memory_langgraph.models.calibration import LanguageScale
 from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW
 from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize

@@ -13,7 +13,7 @@ cannot walk (raw bytes) is refused, so nothing reaches a checkpoint unsealed. Re
 accepts only this package's state types (and LangGraph's safe ones).
 
 Example:
-    >>> from hy_memory_langgraph.messages import Msg
+    >>> from hy_memory_langgraph.messages.types import Msg
     >>> serde = SealedSerializer()
     >>> kind, data = serde.dumps_typed({"msgs": [Msg(role="user", content="pw: Hunter2!x")]})
     >>> serde.loads_typed((kind, data))["msgs"][0].content

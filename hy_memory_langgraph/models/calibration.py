@@ -55,7 +55,7 @@ from typing import Any, Final
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from hy_memory_langgraph.messages import detect_text_language
+from hy_memory_langgraph.messages.language import detect_text_language
 from hy_memory_langgraph.models.identity import base_embeddings, model_identity
 from hy_memory_langgraph.models.reference_sentences import (
     REFERENCE_SENTENCES,

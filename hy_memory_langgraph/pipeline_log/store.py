@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
+from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database

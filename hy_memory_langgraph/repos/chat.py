@@ -29,7 +29,7 @@ from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem
 
 from hy_memory_langgraph.errors import ConflictError, StoreError
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import is_question_only, match_text
+from hy_memory_langgraph.messages.signal import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
 from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, lexical_op
 from hy_memory_langgraph.repos.namespaces import encode_label

@@ -23,7 +23,7 @@ The history (the session's recent window) gives the context and carried turns of
 write's first turn, so a trivial turn at the end of one write is carried into the next.
 
 Example:
-    >>> from hy_memory_langgraph.messages import Msg
+    >>> from hy_memory_langgraph.messages.types import Msg
     >>> plan = plan_turns([Msg(role="user", content="ok"), Msg(role="user", content="Do you like tea?"),
     ...                    Msg(role="user", content="I like tea")], history=[], session_id="s", stored={})
     >>> [(t.op, t.reason, t.carried.splitlines()) for t in plan]
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
+from hy_memory_langgraph.messages.signal import is_question_only, is_trivial
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.prompts.replies import OWNERS
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.repos.records import ChatMemory

@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.messages import detect_text_language
+from hy_memory_langgraph.messages.language import detect_text_language
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import WorkflowExtract
 from hy_memory_langgraph.services.llm import ask

@@ -20,13 +20,10 @@ from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import (
-    compress_for_prompt,
-    detect_language,
-    redact_after,
-    transcript_rows,
-    truncate_chars_head_tail,
-)
+from hy_memory_langgraph.messages.compression import compress_for_prompt, truncate_chars_head_tail
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.render import transcript_rows
+from hy_memory_langgraph.messages.turns import redact_after
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import CHAT_OPS, OWNERS, ChatExtract, ChatReconcile
 from hy_memory_langgraph.repos.chat import ChatRepository

@@ -28,7 +28,8 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
-from hy_memory_langgraph.messages import Msg, files_from_tool_calls
+from hy_memory_langgraph.messages.files import files_from_tool_calls
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.redact import redact_text
 from hy_memory_langgraph.scenes import get_scene

@@ -37,7 +37,9 @@ from hy_memory_langgraph.flows.productivity.input import (
 )
 from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.messages import Msg, truncate_chars_head_tail, user_text
+from hy_memory_langgraph.messages.compression import truncate_chars_head_tail
+from hy_memory_langgraph.messages.turns import user_text
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import ExperienceDraft, FactDraft, ProductivityExtract
 from hy_memory_langgraph.scenes import get_scene

@@ -18,14 +18,12 @@ from typing import Any, Final, Literal
 
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.messages import (
-    Msg,
-    compress_for_prompt,
-    detect_language,
-    files_from_tool_calls,
-    tool_names,
-    transcript_rows,
-)
+from hy_memory_langgraph.messages.compression import compress_for_prompt
+from hy_memory_langgraph.messages.files import files_from_tool_calls
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.render import transcript_rows
+from hy_memory_langgraph.messages.turns import tool_names
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso

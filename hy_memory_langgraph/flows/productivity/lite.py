@@ -25,7 +25,8 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.productivity.input import default_subject, work_messages
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.messages import Msg, ToolCall, tool_names, user_text
+from hy_memory_langgraph.messages.turns import tool_names, user_text
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.services.context import MemoryContext
 
 _LABELS: Final = {

@@ -22,7 +22,8 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.search.state import SearchState
-from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
+from hy_memory_langgraph.messages.compression import truncate_chars_head_tail
+from hy_memory_langgraph.messages.language import detect_language
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.prompts.replies import QueryAnalysis

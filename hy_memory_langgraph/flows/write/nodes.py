@@ -24,13 +24,10 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.write.state import WriteState
-from hy_memory_langgraph.messages import (
-    Msg,
-    detect_language,
-    has_tool_trace,
-    judge_summary,
-    strip_tool_trace,
-)
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.render import judge_summary
+from hy_memory_langgraph.messages.turns import has_tool_trace, strip_tool_trace
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.prompts.replies import SceneJudge

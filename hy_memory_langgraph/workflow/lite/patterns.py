@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hy_memory_langgraph.messages import is_cjk
+from hy_memory_langgraph.messages.language import is_cjk
 
 Q_OPEN = "\"“「『'‘"
 Q_CLOSE = "\"”」』'’"
