@@ -40,7 +40,7 @@ _ID_TAIL_ZH = r"(?:\s*[，,；;、]?\s*(?:workflowId|workflow_id|工作流\s*ID|
 _ID_TAIL_EN = r"(?:\s*[,;]?\s*(?:workflowId|workflow_id|workflow\s+id|id)\s*[=:]?\s*" + _ID + r")?"
 
 #: Alias fact sentences: quoted zh, quoted en, unquoted zh, unquoted en.
-ALIAS_PATTERNS = (
+_ALIAS_PATTERNS = (
     re.compile(
         r"(?:业务)?别名\s*" + _QUOTED.format(name="alias")
         + r"\s*(?:=|＝|→|->|即|对应|指|就是)\s*(?:工作流|流程)?\s*" + _QUOTED.format(name="name")
@@ -98,7 +98,7 @@ def parse_alias_sentence(text: str) -> list[dict[str, Any]]:
     """Alias candidates of every alias fact sentence in ``text`` (with ``span``)."""
     out: list[dict[str, Any]] = []
     taken: list[tuple[int, int]] = []
-    for pattern in ALIAS_PATTERNS:
+    for pattern in _ALIAS_PATTERNS:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
