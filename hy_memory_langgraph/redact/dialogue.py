@@ -12,7 +12,12 @@ each pair of neighbouring messages as well:
   ("4821", "it's Tr0ub4dor&3") is its value. A word ("yes", "later") is not. After a
   question for a token or a key, an answer that looks random is.
 
-Only the second message changes; placeholders already in it are never touched again.
+* a seed phrase given in two messages (its first words end the first, the rest start the
+  second) is read as one, its checksum included (:func:`~.seeds.split_phrase`).
+
+Only the second message changes (:func:`carried_spans`), except the first half of a phrase
+cut in two, which :func:`split_spans` gives too, for a writer that still holds the first
+message; placeholders already in a message are never touched again.
 
 Example:
     >>> carried_spans("Sure. What's the wifi password?", "it's GreenTea#42")
@@ -31,8 +36,10 @@ from typing import Final
 from hy_memory_langgraph.redact.judge import looks_random
 from hy_memory_langgraph.redact.rules import NameClass, load_rules, name_class, split_name
 from hy_memory_langgraph.redact.scan import Span, label_starts, scan
+from hy_memory_langgraph.redact.seeds import KIND as SEED_PHRASE
+from hy_memory_langgraph.redact.seeds import split_phrase
 
-__all__ = ["carried_spans"]
+__all__ = ["carried_spans", "split_spans"]
 
 #: How much of the first message's end and of the second's start is read together.
 _TAIL: Final = 160
@@ -59,7 +66,28 @@ _ASKED: Final = frozenset({"pin", "otp", "passcode"})
 
 
 def carried_spans(previous: str, current: str) -> list[Span]:
-    """Spans of ``current`` that hold the value of a label ending ``previous``."""
+    """Spans of ``current`` that hold the value of a label ending ``previous``, or the rest
+    of a secret begun there."""
+    return split_spans(previous, current)[1]
+
+
+def split_spans(previous: str, current: str) -> tuple[list[Span], list[Span]]:
+    """The spans of ``previous`` and of ``current`` that hold a secret given across the
+    two: a seed phrase's first and last words; else :func:`carried_spans` only.
+
+    Example:
+        >>> split_spans("first half: legal winner thank year wave sausage",
+        ...             "worth useful legal winner thank yellow")
+        ([(12, 48, 'seed_phrase')], [(0, 38, 'seed_phrase')])
+    """
+    phrase = split_phrase(previous, current)
+    if phrase is not None:
+        start, end = phrase
+        return [(start, len(previous.rstrip()), SEED_PHRASE)], [(len(current) - len(current.lstrip()), end, SEED_PHRASE)]
+    return [], _carried_value(previous, current)
+
+
+def _carried_value(previous: str, current: str) -> list[Span]:
     tail = previous[-_TAIL:]
     window = f"{tail}\n{current[:_HEAD]}"
     if window in _NOTHING_CARRIED:  # the graph's second pass over what the client redacted
