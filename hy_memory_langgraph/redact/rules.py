@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 __all__ = ["CASE_CHANGE", "GROUP_WORDS", "NameClass", "Rules", "code_label", "describes_member", "group_kind",
-           "label_words", "load_rules", "mentions_password", "name_class", "session_name", "split_name"]
+           "label_words", "load_rules", "mentions_password", "name_class", "session_name", "split_name", "trie"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
@@ -68,6 +69,8 @@ class Rules:
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
         before_numbers: Words after which a number is a date or a count (``in``, ``since``).
         function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
+        two_factor: Words that speak of two-factor setup (``2fa``, ``authenticator``, ``二段階認証``).
+        code_lists: Labels of a list of backup codes (``backup codes``, ``резервные коды``).
     """
 
     tokens: tuple[tuple[str, re.Pattern[str]], ...]
@@ -89,6 +92,8 @@ class Rules:
     cjk_units: tuple[str, ...]
     before_numbers: frozenset[str]
     function_words: frozenset[str]
+    two_factor: tuple[str, ...]
+    code_lists: tuple[str, ...]
 
 
 @functools.cache
@@ -116,7 +121,28 @@ def load_rules() -> Rules:
         qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
         before_numbers=frozenset(labels["before_numbers"]), function_words=frozenset(labels["function_words"]),
+        two_factor=tuple(labels["two_factor"]), code_lists=tuple(labels["code_lists"]),
     )
+
+
+def trie(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` with common beginnings factored out (``pa(?:ss…)``):
+    Python's engine tries an alternation's branches one by one, a trie's a letter at a
+    time. A word that is a prefix of another is tried after it (longest first)."""
+    by_first: dict[str, list[str]] = {}
+    ends = False
+    for word in words:
+        if word:
+            by_first.setdefault(word[0], []).append(word[1:])
+        else:
+            ends = True
+    if not by_first:
+        return ""
+    branches = [re.escape(c) + trie(rest) for c, rest in sorted(by_first.items())]
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if not ends:
+        return body
+    return f"(?:{body})?" if len(branches) == 1 else body + "?"
 
 
 def split_name(name: str) -> list[str]:

@@ -43,9 +43,10 @@ from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
                                               not_a_value, plain_word, prose_clause, quantity, reference)
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
+from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
-                                              name_class, split_name)
+                                              name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 
 __all__ = ["Span", "label_heads", "label_starts", "marker_spans", "scan"]
@@ -125,26 +126,6 @@ _INFLECTION: Final = r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_])
 _MAX_NEEDLES: Final = 32
 
 
-def _trie(words: Iterable[str]) -> str:
-    """A regex alternation of ``words`` with common beginnings factored out (``pa(?:ss…)``):
-    Python's engine tries an alternation's branches one by one, a trie's a letter at a
-    time. A word that is a prefix of another is tried after it (longest first)."""
-    by_first: dict[str, list[str]] = {}
-    ends = False
-    for word in words:
-        if word:
-            by_first.setdefault(word[0], []).append(word[1:])
-        else:
-            ends = True
-    if not by_first:
-        return ""
-    branches = [re.escape(c) + _trie(rest) for c, rest in sorted(by_first.items())]
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    if not ends:
-        return body
-    return f"(?:{body})?" if len(branches) == 1 else body + "?"
-
-
 @functools.cache
 def _phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The phrase labels (lower case) that begin with an ASCII character (other languages'
@@ -175,7 +156,7 @@ def _folded_forms(word: str) -> set[str]:
 def _label_head() -> str:
     """The start both label patterns share: a whole ASCII token holding a label word
     (``name``), or a phrase label with its ending (``phrase``)."""
-    return (r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + _trie(label_words()) + r"[A-Za-z0-9_.-]{0,40})"
+    return (r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + trie(label_words()) + r"[A-Za-z0-9_.-]{0,40})"
             r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")")
 
 
@@ -370,8 +351,8 @@ def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     read in the folded text; the other phrase labels (any case)."""
     latin, other = _phrases()
     words = {w.lower() for w in label_words()}
-    return (re.compile(_trie(words)), re.compile(_trie({f for w in latin for f in _folded_forms(w)})),
-            re.compile(_trie(other), re.IGNORECASE))
+    return (re.compile(trie(words)), re.compile(trie({f for w in latin for f in _folded_forms(w)})),
+            re.compile(trie(other), re.IGNORECASE))
 
 
 def _label_starts(text: str, folded: str | None = None) -> list[int]:
@@ -596,6 +577,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in seed_phrases(text)]
+    spans += [(start, end, kind, _SHAPE) for start, end, kind in otp_spans(text, folded)]
     if may_hold_keys(text, folded):
         spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
     spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]

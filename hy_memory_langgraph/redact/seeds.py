@@ -102,12 +102,12 @@ _AS_SPACES: Final = str.maketrans({c: " " for c in ",，、;；:：|"})
 
 def _word(token: str) -> str:
     """A token as a list word would be looked up: lower case, its numbering and edges off."""
-    numbered = _NUMBERED.match(token)
+    numbered = _NUMBERED.match(token) if token[:1].isdigit() else None
     return token[numbered.end() if numbered else 0:].strip(_EDGES).lower()
 
 
 def _member(token: str, words: dict[str, int]) -> bool:
-    return _word(token) in words or _NUMBERING.fullmatch(token) is not None or token.lower() in _AND
+    return _word(token) in words or token.lower() in _AND or _NUMBERING.fullmatch(token) is not None
 
 
 def _may_hold_run(text: str, words: dict[str, int]) -> bool:
