@@ -23,8 +23,8 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
-__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random",
-           "marker_value", "named_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
+__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "literal_password",
+           "looks_random", "marker_value", "named_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -152,7 +152,7 @@ def holds_credential(value: str) -> bool:
                for token in _CREDENTIAL_TOKEN.findall(value))
 
 
-def _literal_password(value: str) -> bool:
+def literal_password(value: str) -> bool:
     """A string literal that reads as a password: letters with a digit, or with a symbol
     inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names), or
     random letters."""
@@ -174,7 +174,6 @@ def marker_value(test: str, value: str) -> int | None:
     (``None``: none of it). Every value that stands for a secret (:func:`reference`) is
     none; ``"random"``: a value that looks random (16 characters or more, a session
     cookie's); ``"cookie"``: a Cookie header's value, when it holds a credential;
-    ``"literal"``: a string passed to a call, not a plain word;
     ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
     ``Credential=…, Signature=…``), all of it, if it holds a credential; other tests take
@@ -185,8 +184,6 @@ def marker_value(test: str, value: str) -> int | None:
         return len(value) if _random_enough(value) else None
     if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
         return len(value) if holds_credential(value) else None
-    if test == "literal":  # a string passed to a call: a name ("clicked", "read_only", "guest@") is no password
-        return len(value) if _literal_password(value) else None
     if test == "credential":
         first = value.split(None, 1)[0]
         end = len(value.rstrip()) if "=" in first.rstrip("=") or first.endswith(",") else len(first)

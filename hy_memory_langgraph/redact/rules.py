@@ -71,6 +71,7 @@ class Rules:
         function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
         two_factor: Words that speak of two-factor setup (``2fa``, ``authenticator``, ``二段階認証``).
         code_lists: Labels of a list of backup codes (``backup codes``, ``резервные коды``).
+        calls: Names and words of calls that take a credential by its place (:mod:`.calls`).
     """
 
     tokens: tuple[tuple[str, re.Pattern[str]], ...]
@@ -94,6 +95,7 @@ class Rules:
     function_words: frozenset[str]
     two_factor: tuple[str, ...]
     code_lists: tuple[str, ...]
+    calls: dict[str, frozenset[str]]
 
 
 @functools.cache
@@ -122,6 +124,7 @@ def load_rules() -> Rules:
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
         before_numbers=frozenset(labels["before_numbers"]), function_words=frozenset(labels["function_words"]),
         two_factor=tuple(labels["two_factor"]), code_lists=tuple(labels["code_lists"]),
+        calls={name: frozenset(words) for name, words in data["calls"].items()},
     )
 
 

@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.bridge import bridged_spans
+from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
                                               not_a_value, plain_word, prose_clause, quantity, reference)
@@ -581,6 +582,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     if may_hold_keys(text, folded):
         spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
     spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
+    spans += [(*span, _MARKER) for span in call_spans(text, folded)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)
