@@ -94,21 +94,27 @@ def call_spans(text: str, folded: str) -> list[Span]:
     if not any(needle in folded for needle in load_rules().calls["needles"]):
         return []  # most texts: a few substring tests
     found: list[Span] = []
+    read = 0  # a call inside an argument list already read is not read again (linear time)
     for call in _CALL.finditer(text):
-        kind = _call_kind(call.group("name"))
-        if kind is not None and (not found or call.start() >= found[-1][1]):
+        kind = _call_kind(call.group("name")) if call.start() >= read else None
+        if kind is not None:
             named = "password" if call.group("name").lower() in load_rules().calls["setter_names"] \
                 else name_class(call.group("name"))
-            span = _credential(text, call.end(), kind, named)
+            span, read = _credential(text, call.end(), kind, named)
             if span is not None:
                 found.append(span)
     return found
 
 
-def _credential(text: str, pos: int, kind: _CallKind, named: str | None) -> Span | None:
-    args = _arguments(text, pos, ruby=text[pos - 1] in _QUOTES or text[pos - 1] in " \t")
-    if not args:
-        return None
+def _credential(text: str, pos: int, kind: _CallKind, named: str | None) -> tuple[Span | None, int]:
+    """The credential among the arguments of a call of ``kind`` whose list starts at ``pos``
+    (``named``: the class of a setter's name), and where the list read ends."""
+    args, end = _arguments(text, pos, ruby=text[pos - 1] in _QUOTES or text[pos - 1] in " \t")
+    return (_placed(args, kind, named) if args else None), end
+
+
+def _placed(args: list[tuple[int, int, str] | None], kind: _CallKind, named: str | None) -> Span | None:
+    """The argument that holds the credential, by its place (the module's rules)."""
     if kind == "setter":
         value = args[0]
         if value is None or not _secret(value[2], "password" if named == "password" else "secret"):
@@ -116,7 +122,8 @@ def _credential(text: str, pos: int, kind: _CallKind, named: str | None) -> Span
         return value[0], value[1], "password"
     places = [a for a in args if a is None or (a[2] and not _NUMBER.fullmatch(a[2]))]
     first = places[0] if places else None
-    host = first is None or _host(first[2]) or (_EMAIL.fullmatch(first[2]) is None and _PLACE.fullmatch(first[2]))
+    host = first is None or _host(first[2]) or (_EMAIL.fullmatch(first[2]) is None
+                                                and _PLACE.fullmatch(first[2]) is not None)
     if kind == "auth" and len(places) == 2:
         host = False  # login(EMAIL, "…"): a user and a password
     for value in places[2 if host else 1:]:
@@ -139,11 +146,12 @@ def _host(value: str) -> bool:
     return _EMAIL.fullmatch(value) is None and _HOST.fullmatch(value) is not None
 
 
-def _arguments(text: str, pos: int, ruby: bool) -> list[tuple[int, int, str] | None]:
+def _arguments(text: str, pos: int, ruby: bool) -> tuple[list[tuple[int, int, str] | None], int]:
     """The positional arguments of the call whose list starts at ``pos`` (after its ``(``,
     or after the name and spaces in Ruby): each a string literal's ``(start, end, value)``
     (a number as its digits, an empty string as ``""``), ``None`` for anything else;
-    keyword arguments are left out. At most :data:`_MAX_ARGS` characters are read."""
+    keyword arguments are left out; and where the list read ends. At most :data:`_MAX_ARGS`
+    characters are read."""
     args: list[tuple[int, int, str] | None] = []
     end = min(len(text), pos + _MAX_ARGS)
     i = pos
@@ -169,7 +177,7 @@ def _arguments(text: str, pos: int, ruby: bool) -> list[tuple[int, int, str] | N
         if i >= end or text[i] != ",":
             break
         i += 1
-    return args
+    return args, i
 
 
 def _closing(text: str, start: int, end: int) -> int | None:

@@ -55,6 +55,15 @@ _REFERENCE: Final = re.compile(
     r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted))"
     r"[.,;:!?)]*")
+_VARIABLE: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _unsayable_name(name: str) -> bool:
+    """Whether a name after ``$`` is no variable's: random letters and digits (three case
+    changes or digit runs among its words' parts, or looks random)."""
+    return looks_random(name, min_length=8) and not wordy(name)
+
+
 #: A credential's token inside a header's value: a run of the characters keys and tokens use.
 _CREDENTIAL_TOKEN: Final = re.compile(r"[A-Za-z0-9+/_.~%-]{8,}={0,2}")
 
@@ -139,10 +148,15 @@ def reference(value: str) -> bool:
     ``$DB_PASS``, ``${TOKEN}``, ``YOUR_API_KEY``, ``********``, ``your password here``).
 
     Example:
-        >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "hunter22")]
+        >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "$nzr4OtPvwglTwN")]
         [True, True, True, False, False]
     """
-    return _REFERENCE.fullmatch(value.strip()) is not None
+    match = _REFERENCE.fullmatch(value.strip())
+    if match is None:
+        return False
+    variable = _VARIABLE.fullmatch(match.group().rstrip(".,;:!?)"))
+    # a variable's name is words ($DB_PASS, $dbPassword); $nzr4OtPvwglTwN is a password
+    return variable is None or len(variable.group(1)) < 8 or not _unsayable_name(variable.group(1))
 
 
 def holds_credential(value: str) -> bool:

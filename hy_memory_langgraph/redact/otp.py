@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from typing import Final
@@ -83,8 +84,8 @@ def otp_spans(text: str, folded: str) -> list[Span]:
     found = [*ascii_words.finditer(folded), *(() if text.isascii() else others.finditer(text))]
     if not found:
         return []
-    labels = [m for m in found if m.group().lower() in lists]
-    context = [m.end() for m in found if m.group().lower() not in lists]
+    labels = sorted((m for m in found if m.group().lower() in lists), key=lambda m: m.start())
+    context = sorted(m.end() for m in found if m.group().lower() not in lists)
     return _setup_keys(text, context) + _code_lists(text, labels)
 
 
@@ -95,16 +96,18 @@ def _setup_keys(text: str, context: list[int]) -> list[Span]:
         return []
     found = []
     for key in _BASE32.finditer(text):
-        near = any(key.start() - CONTEXT <= end <= key.start() for end in context)
-        if near and _DIGIT.search(key.group()) and any(c.isalpha() for c in key.group()):
+        i = bisect.bisect_right(context, key.start())  # the two-factor words that end before the key
+        if i and context[i - 1] >= key.start() - CONTEXT and _DIGIT.search(key.group()) and any(c.isalpha() for c in key.group()):
             found.append((key.start(), key.end(), "otp_secret"))
     return found
 
 
 def _code_lists(text: str, labels: list[re.Match[str]]) -> list[Span]:
     """The codes listed after each of the ``labels``."""
-    found = []
+    found: list[Span] = []
     for label in labels:
+        if found and label.start() < found[-1][1]:
+            continue  # a label inside a list already taken
         colon = _COLON.match(text, _ENDING.match(text, label.end()).end())  # type: ignore[union-attr]
         start = _BEFORE_CODE.match(text, colon.end() if colon else label.end()).end()  # type: ignore[union-attr]
         end = _list_end(text, start)

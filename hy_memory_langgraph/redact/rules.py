@@ -68,6 +68,7 @@ class Rules:
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
         before_numbers: Words after which a number is a date or a count (``in``, ``since``).
+        before_ids: Nouns an id follows (``model``, ``commit``, ``booking``): the next token is no value.
         function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
         two_factor: Words that speak of two-factor setup (``2fa``, ``authenticator``, ``二段階認証``).
         code_lists: Labels of a list of backup codes (``backup codes``, ``резервные коды``).
@@ -92,6 +93,7 @@ class Rules:
     units: frozenset[str]
     cjk_units: tuple[str, ...]
     before_numbers: frozenset[str]
+    before_ids: frozenset[str]
     function_words: frozenset[str]
     two_factor: tuple[str, ...]
     code_lists: tuple[str, ...]
@@ -122,7 +124,8 @@ def load_rules() -> Rules:
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
         qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
-        before_numbers=frozenset(labels["before_numbers"]), function_words=frozenset(labels["function_words"]),
+        before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
+        function_words=frozenset(labels["function_words"]),
         two_factor=tuple(labels["two_factor"]), code_lists=tuple(labels["code_lists"]),
         calls={name: frozenset(words) for name, words in data["calls"].items()},
     )

@@ -41,8 +41,8 @@ from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.bridge import bridged_spans
 from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
-from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
-                                              not_a_value, plain_word, prose_clause, quantity, reference)
+from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, looks_random, marker_value,
+                                              named_value, not_a_value, plain_word, prose_clause, quantity, reference)
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
 from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
@@ -107,8 +107,9 @@ _ASIDE: Final = r",[ \t]*[^\W\d_][^,\n:=：|]{0,30},"
 #: first one: separated by commas, slashes or "and", each holding a digit.
 _PLURAL_CODES: Final = re.compile(r"(?i)codes\b")
 _CODE_LIST: Final = re.compile(r"(?:(?:[ \t]*[,;/][ \t]*|[ \t]+(?:and|or)[ \t]+|[ \t]+)(?=[^\s,;]*\d)[^\s,;]{3,39}[^\s,;.!?)])*")
-#: Loose password words that are nouns: followed by words in prose, still a label.
-_LOOSE_NOUN_LABELS: Final = frozenset({"pin", "pw", "otp"})
+#: Loose password words that are nouns: followed by words in prose, still a label ("pass"
+#: only before a value that reads as a password: "pass for the shared account → Zedo#018").
+_LOOSE_NOUN_LABELS: Final = frozenset({"pin", "pw", "otp", "pass"})
 _WORD_TOKEN: Final = re.compile(r"[^\W\d_][\w-]*")
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
@@ -188,9 +189,9 @@ def _near_pattern() -> re.Pattern[str]:
     (``密码忘了，后来改成 Login_888``, ``社保密码，记得是 880115``), or none after a Chinese
     label (``支付密码123456``)."""
     return re.compile(
-        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff\u0e00-\u0e7f]{1,6}[ \t]?"
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u3040-\u30ff\u4e00-\u9fff\u0e00-\u0e7f\uac00-\ud7af]{1,6}[ \t]?"
         r"|[ \t]?[\u4e00-\u9fff，、]{1,9}(?:是|为|為|成|成了|为了)[ \t]?|(?<=[\u4e00-\u9fff]))"
-        r"(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
+        r"(?=(?P<value>[!#-&(-+\--:<-~]{3,200}))",
         re.IGNORECASE)
 
 
@@ -304,7 +305,7 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     kind = name_class(label)
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
-            and (head.lower() == "pw" or value.isdigit()):
+            and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
         kind = "password"
     return label, kind
 
