@@ -10,6 +10,8 @@ label, only a place among the call's arguments. A call counts by its name's word
 * a *setter* names a password or a secret (``setPassword``, ``set_password``,
   ``withPassword``, ``Password``, ``auth``, ``setApiKey``) and takes it alone: its first
   argument;
+* a *client* of a service (``cohere.Client('…')``, ``WebClient('…')``) takes its key first:
+  a random-looking literal of 20 characters or more;
 * an *auth* call names a login (``login``, ``auth``, ``authenticate``, ``credentials``,
   ``simple_bind_s``…) and a *connect* call a connection (``connect``, ``getConnection``,
   ``FTP``, ``SshClient``, ``PDO``, ``Sequelize``…): its password follows its user. The
@@ -45,7 +47,7 @@ from hy_memory_langgraph.redact.rules import load_rules, name_class, split_name
 __all__ = ["call_spans"]
 
 Span = tuple[int, int, str]
-_CallKind = Literal["setter", "auth", "connect"]
+_CallKind = Literal["setter", "auth", "connect", "client"]
 #: A call: its name (dotted, ``::`` or ``->`` paths; ``new X(``, ``X.new(``), then ``(`` or,
 #: in Ruby, spaces and a quote; also a keyword argument given a tuple (``auth=("bob", …)``).
 _CALL: Final = re.compile(r"(?<![\w$])(?:new\s+)?(?P<name>[A-Za-z_]\w{0,60})(?:\.new)?"
@@ -85,6 +87,8 @@ def _call_kind(name: str) -> _CallKind | None:
         return "auth"
     if name.lower() in calls["connect_names"] or not calls["connect_words"].isdisjoint(words):
         return "connect"
+    if words[-1] in calls["client_words"]:
+        return "client"  # cohere.Client('…'), a service's client made with its key
     return None
 
 
@@ -115,6 +119,10 @@ def _credential(text: str, pos: int, kind: _CallKind, named: str | None) -> tupl
 
 def _placed(args: list[tuple[int, int, str] | None], kind: _CallKind, named: str | None) -> Span | None:
     """The argument that holds the credential, by its place (the module's rules)."""
+    if kind == "client":
+        value = args[0]
+        return (value[0], value[1], "secret_value") if value and looks_random(value[2], min_length=20) \
+            and not _PLACE.fullmatch(value[2]) else None
     if kind == "setter":
         value = args[0]
         if value is None or not _secret(value[2], "password" if named == "password" else "secret"):

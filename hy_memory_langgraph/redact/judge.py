@@ -47,13 +47,16 @@ _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za
 _ATTRIBUTE_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _TRAILING_DIGITS: Final = re.compile(r"\d{3,}$")
 #: What stands for a value instead of being one: a template's field (``<token>``, ``{{ key }}``,
-#: ``{token}``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``, ``%PASSWORD%``), an
-#: environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask (``********``,
-#: ``xxxx``, ``…``), words that ask for the value (``your_password``, ``<your password here>``).
+#: ``{token}``, ``%(key)s``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``,
+#: ``%PASSWORD%``), an environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask
+#: (``********``, ``xxxx``, ``…``), words that ask for the value (``your_password``, ``<your
+#: password here>``, ``sk-...your-key-here``, ``changeme``, ``REPLACE_ME``).
 _REFERENCE: Final = re.compile(
     r"(?:<[^<>\n]{1,80}>|\[[A-Za-z _-]{1,40}\]|\$\{[^{}\n]{1,80}\}|\$\(.{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,60}"
     r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
-    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted))"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted)"
+    r"|%\([A-Za-z_]\w{0,60}\)[sdr]|\S*(?:\.\.\.|…|(?i:your[_ -]?(?:api[_ -]?)?(?:key|token|secret|password|pass)"
+    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|x{6,}))\S*)"
     r"[.,;:!?)]*")
 _VARIABLE: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 

@@ -44,8 +44,10 @@ from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, looks_random, marker_value,
                                               named_value, not_a_value, plain_word, prose_clause, quantity, reference)
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
+from hy_memory_langgraph.redact.lines import line_spans
 from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
+from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
                                               name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
@@ -59,6 +61,11 @@ Span = tuple[int, int, str]
 _SHAPE, _PREFIXED, _MARKER, _LABEL = 0, 1, 2, 3
 
 _PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
+#: What comes right before a variable's name (``${DB_PASSWORD:-x}``, ``%(SECRET_KEY)s``).
+_SIGILS: Final = ("$", "${", "%(", "%{", "{{")
+#: Eight or more of a filler (``x``, ``X``, ``0``, ``*``): a credential's shape filled in by
+#: hand (``ghp_xxxx…``, ``AKIA0000…``), no one's key.
+_FILLER_RUN: Final = re.compile(r"([xX0*])\1{7,}")
 _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: Separators between a label and its value; the colon family allows a clause as value.
 _COLONS: Final = (":", "=", "：", "＝", "|", "→", "=>", "->", "-", "–", "—", "::")
@@ -312,8 +319,9 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
 
 def _label_span(text: str, match: re.Match[str]) -> Span | None:
     value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
-    if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")):
-        return None
+    if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")) \
+            or text.endswith(_SIGILS, 0, match.start()):
+        return None  # ${DB_PASSWORD:?missing}: a variable's name, not a label
     label, kind = _label_kind(match, value)
     start = match.start("value")
     grouped = grouped_key(text, start, value) if kind is not None else None
@@ -575,7 +583,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     present = ({n for n in plain if n in text}, {n for n in fold if n in folded})
     size = len(text)
     spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern, *_ in _tried(tokens, size, present)
-             for m in pattern.finditer(text)]
+             for m in pattern.finditer(text) if not _FILLER_RUN.search(m.group())]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in seed_phrases(text)]
@@ -584,6 +592,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
         spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
     spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
     spans += [(*span, _MARKER) for span in call_spans(text, folded)]
+    spans += [(*span, _MARKER) for span in line_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)
@@ -637,6 +646,9 @@ def scan(text: str) -> list[Span]:
         spans += [(origin[s], origin[e], kind, rank) for s, e, kind, rank in _spans(view)]
     protected = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
     starts = [start for start, _ in protected]
+    # public keys by their shape: a label before one ("my public key:") takes it for a secret
+    public = public_spans(text) if spans else []
+    public_starts = [start for start, _ in public]
     kept: list[Span] = []
     for start, end, kind, rank in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
         if kept and start < kept[-1][1]:
@@ -644,7 +656,7 @@ def scan(text: str) -> list[Span]:
         if rank >= _MARKER and end - start >= _MAX_VALUE:
             end = _whole_token(text, end)
         span = (start, end, kind)
-        if not _overlaps(protected, starts, span):
+        if not _overlaps(protected, starts, span) and not (rank == _LABEL and _overlaps(public, public_starts, span)):
             kept.append(span)
     return kept
 
