@@ -321,7 +321,7 @@ _VENDORS: Final[dict[str, Callable[[random.Random], str]]] = {
     "braintree": lambda r: "access_token$production$" + _chars(r, 16, string.ascii_lowercase + string.digits) + "$"
                            + _chars(r, 32, _HEXD),
     "square": lambda r: "EAAA" + _mixed(r, 60, _URLSAFE),
-    "adyen": lambda r: "AQE" + _mixed(r, 100, _ALNUM + "+/=") ,
+    "adyen": lambda r: "AQE" + _chars(r, 8, string.ascii_lowercase + string.digits) + "." + _mixed(r, 70, _URLSAFE),
     "razorpay": lambda r: _mixed(r, 24),
     "flutterwave": lambda r: "FLWSECK-" + _chars(r, 32, _HEXD) + "-X",
     "mollie": lambda r: "live_" + _mixed(r, 30),
