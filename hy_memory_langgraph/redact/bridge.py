@@ -142,12 +142,14 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
         raw = text[start:stop]
         token = raw.strip(_TRIM)
         lowered = token.lower()
+        if lowered in rules.qualifiers:
+            return None  # "token sha256: …", "password length: 12"
         if _SEPARATOR_TOKEN.fullmatch(raw) or raw.endswith((":", "：")) or lowered in rules.copulas:
             separated = True
             if raw.endswith((":", "：")) and len(token) > 1 and name_class(token):
                 return None  # the next label's own separator
             continue
-        if lowered in rules.qualifiers or (name_class(token) is not None and first is None):
+        if name_class(token) is not None and first is None:
             return None
         neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
         before = text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() if i > 0 else ""

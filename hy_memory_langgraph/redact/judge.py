@@ -210,7 +210,8 @@ def marker_value(test: str, value: str) -> int | None:
 
 #: Tokens that are no credential whatever label comes before them: dates, times, versions,
 #: prices, numbers with a unit (``24h``, ``5pm``, ``12mm``, ``2nd``, ``100MB``, ``3-digit``),
-#: e-mail addresses, URLs and paths (phone numbers: :func:`not_a_value`).
+#: digests by their hash's name (``SHA256:nThb…``, ``MD5:de:ad:…``, ``sha384-oqVu…``), e-mail
+#: addresses, URLs and paths (phone numbers: :func:`not_a_value`).
 _NOT_A_VALUE: Final = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{1,2}[/.]\d{1,2}[/.]\d{2}"
     r"|\d{1,2}[:h.]\d{2}(?::\d{2})?(?:[ap]\.?m\.?)?"
@@ -218,6 +219,7 @@ _NOT_A_VALUE: Final = re.compile(
     r"|(?:[A-Z]{0,3}[$€£¥₹₩₽]|[$€£¥₹₩₽][A-Z]{0,3})\s?\d[\d.,]*[kKmM]?|\d[\d.,]*\s?[$€£¥₹₩₽]"
     r"|\d+(?:[.,]\d+)?(?:%|°[CF]?|[a-zµ]{1,3}|[KMGT]B|[AP]M)"
     r"|\d+-[^\W\d_]+"
+    r"|(?i:sha(?:1|224|256|384|512)|md5)[:=-][A-Za-z0-9+/=:_-]+"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     r"|(?:[a-z][a-z0-9+.-]*:)?//\S*|www\.\S*"
     r"|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*|(?:[\w-]+/)+[\w-]*\.[A-Za-z]{1,5}")
