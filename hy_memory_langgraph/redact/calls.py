@@ -8,8 +8,11 @@ label, only a place among the call's arguments. A call counts by its name's word
 (:func:`~.rules.split_name`; ``patterns.toml``'s ``[calls]``):
 
 * a *setter* names a password or a secret (``setPassword``, ``set_password``,
-  ``withPassword``, ``Password``, ``auth``, ``setApiKey``) and takes it alone: its first
-  argument;
+  ``withPassword``, ``Password``, ``auth``, ``setApiKey``) and takes it alone, or last
+  (``keyring.set_password(service, user, …)``);
+* a *keyed* setter (``define``, ``setItem``, ``setenv``, ``setProperty``, ``res.cookie``) takes
+  a setting's name and its value: the value, when the name names a secret or a session
+  (:func:`~.judge.setting_value`); getters' defaults stay (``os.getenv("TOKEN", "…")``);
 * a *client* of a service (``cohere.Client('…')``, ``WebClient('…')``) takes its key first:
   a random-looking literal of 20 characters or more;
 * an *auth* call names a login (``login``, ``auth``, ``authenticate``, ``credentials``,
@@ -41,13 +44,13 @@ import functools
 import re
 from typing import Final, Literal
 
-from hy_memory_langgraph.redact.judge import literal_password, looks_random, reference
-from hy_memory_langgraph.redact.rules import load_rules, name_class, split_name
+from hy_memory_langgraph.redact.judge import literal_password, looks_random, reference, setting_value
+from hy_memory_langgraph.redact.rules import load_rules, name_class, session_name, split_name
 
 __all__ = ["call_spans"]
 
 Span = tuple[int, int, str]
-_CallKind = Literal["setter", "auth", "connect", "client"]
+_CallKind = Literal["setter", "auth", "connect", "client", "keyed"]
 #: A call: its name (dotted, ``::`` or ``->`` paths; ``new X(``, ``X.new(``), then ``(`` or,
 #: in Ruby, spaces and a quote; also a keyword argument given a tuple (``auth=("bob", …)``).
 _CALL: Final = re.compile(r"(?<![\w$])(?:new\s+)?(?P<name>[A-Za-z_]\w{0,60})(?:\.new)?"
@@ -89,6 +92,8 @@ def _call_kind(name: str) -> _CallKind | None:
         return "connect"
     if words[-1] in calls["client_words"]:
         return "client"  # cohere.Client('…'), a service's client made with its key
+    if not calls["keyed_verbs"].isdisjoint(words):
+        return "keyed"  # define('DB_PASSWORD', '…'), localStorage.setItem('auth_token', '…'), os.Setenv(…)
     return None
 
 
@@ -124,11 +129,17 @@ def _placed(args: list[tuple[int, int, str] | None], kind: _CallKind, named: str
         value = args[0]
         return (value[0], value[1], "secret_value") if value and looks_random(value[2], min_length=20) \
             and not _PLACE.fullmatch(value[2]) else None
-    if kind == "setter":
-        value = args[0]
+    if kind == "setter":  # its value alone, or last: keyring.set_password(service, user, "…")
+        value = args[0] if len(args) == 1 else args[-1]
         if value is None or not _secret(value[2], "password" if named == "password" else "secret"):
             return None
         return value[0], value[1], "password"
+    if kind == "keyed":  # a setting's name, then its value: setItem("auth_token", "…")
+        key, value = args[0], args[1] if len(args) > 1 else None
+        named = (name_class(key[2]) or ("weak" if session_name(key[2]) else None)) if key else None
+        if named is None or value is None or not setting_value(value[2], named):
+            return None
+        return value[0], value[1], "password" if named == "password" else "secret_value"
     places = [a for a in args if a is None or (a[2] and not _NUMBER.fullmatch(a[2]))]
     first = places[0] if places else None
     host = first is None or _host(first[2]) or (_EMAIL.fullmatch(first[2]) is None

@@ -24,7 +24,7 @@ from typing import Final
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
 __all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "literal_password",
-           "looks_random", "marker_value", "named_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
+           "looks_random", "marker_value", "named_value", "setting_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -332,3 +332,39 @@ def prose_clause(clause: str) -> bool:
     if len(tokens) < 2 or any(credential_like(t) for t in tokens):
         return False  # one token, or a password among the words ("email Ciho-weto-55 (the bank one later)")
     return not load_rules().function_words.isdisjoint(t.lower() for t in tokens)
+
+
+#: Fewest characters of a secret setting's value (a password's may be shorter).
+_MIN_SETTING: Final = 6
+_SETTING_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off", "~", "[]",
+                                     "{}", "''", '""', "undefined", "redacted"})
+#: Punctuation of code in a value (a call, a string, a format): ``f"{a}:{b}"``, ``'D->DdD'``.
+_CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\]\"'<>`]|->|=>|::")
+#: A name of words joined by ``_``, ``.`` or ``-``, each perhaps with a number after it.
+_SNAKE_NAME: Final = re.compile(r"_*[A-Za-z]+\d*(?:[_.-][A-Za-z]+\d*)*_*")
+
+
+def setting_value(value: str, kind: str) -> bool:
+    """Whether ``value``, given to a setting named for a secret of class ``kind`` (a line of
+    configuration, a setter's argument), is one, as structured data judges it: under a
+    password's name any value but a reference or code; under a secret's name a token of six
+    characters or more that looks random, or holds letters and digits and is no name made of
+    words (``token_counter2``), number, address, path or code; under a lone key a
+    random-looking one.
+
+    Example:
+        >>> [setting_value(v, "secret") for v in ("HaK6HN6Jd0", "token_counter", "vault", "${TOKEN}")]
+        [True, False, False, False]
+    """
+    if not value or value.lower() in _SETTING_NULLISH or value.startswith("[REDACTED:") or reference(value) \
+            or code_value(value, "=") or named_value(value):
+        return False  # password = os.environ["DB_PASSWORD"], token: settings.TOKEN
+    if kind == "password":
+        return True
+    if " " in value or len(value) < _MIN_SETTING or value.isdigit() or not_a_value(value) \
+            or _CODE_PUNCTUATION.search(value):
+        return False
+    if kind == "weak":
+        return looks_random(value, min_length=16)
+    return looks_random(value, min_length=8) or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+                                                  and _SNAKE_NAME.fullmatch(value) is None)

@@ -6,9 +6,9 @@ setting a line: ``NAME=value``, ``name = value``, ``name: value``, ``"NAME=value
 ``name    value``. Such a line is structured data written as text, and is judged as
 structured data is (:mod:`.values`), not as prose: under a name of a password (``DB_PASSWORD``,
 ``smtp.pass``) any value; under a name of a secret (``STRIPE_SECRET``, ``api_key``,
-``aws_secret_access_key``) any value of :data:`MIN_SECRET` characters or more that is one
+``aws_secret_access_key``) any value of six characters or more that is one
 token and no reference, name made of words (``token_counter``, ``vault``), number, address,
-path or code; under a lone ``key`` a random-looking one. A name with a qualifier describes a secret and holds none
+path or code; under a lone ``key`` a random-looking one (:func:`~.judge.setting_value`). A name with a qualifier describes a secret and holds none
 (``TOKEN_TTL=3600``, ``password_min_length: 12``).
 
 Example:
@@ -22,14 +22,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from hy_memory_langgraph.redact.judge import code_value, looks_random, named_value, not_a_value, reference
+from hy_memory_langgraph.redact.judge import looks_random, setting_value
 from hy_memory_langgraph.redact.rules import load_rules, name_class, split_name
 
-__all__ = ["MIN_SECRET", "line_spans"]
+__all__ = ["line_spans"]
 
 Span = tuple[int, int, str]
-#: Fewest characters of a secret's value (a password's may be shorter).
-MIN_SECRET: Final = 6
 #: A setting on its own line: perhaps ``export``/``set``/a list's dash, perhaps a quote
 #: around the whole (``"NAME=value",`` in a JSON array), a name, ``=``, ``:`` or a run of
 #: spaces of a table (``api_key     …``), and the value to the line's end.
@@ -37,14 +35,6 @@ _LINE: Final = re.compile(r"(?m)^[ \t]*(?:export[ \t]+|set[ \t]+|-[ \t]+)?(?P<q>
                           r"(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?(?:[ \t]*(?P<sep>[=:])[ \t]*|[ \t]{2,})"
                           r"(?P<value>[^\n]*)$")
 _QUOTED: Final = re.compile(r"""(?P<quote>["'])(?P<inner>[^"'\n]*)(?P=quote)""")
-#: Punctuation of code in a value (a call, a string, a format): ``f"{a}:{b}"``, ``'D->DdD'``.
-_CODE: Final = re.compile(r"[(){}\[\]\"'<>`]|->|=>|::")
-#: A name of words joined by ``_``, ``.`` or ``-``, each perhaps with a number after it.
-_SNAKE_NAME: Final = re.compile(r"_*[A-Za-z]+\d*(?:[_.-][A-Za-z]+\d*)*_*")
-_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off", "~", "[]", "{}",
-                             "''", '""', "undefined", "redacted"})
-
-
 def line_spans(text: str) -> list[Span]:
     """``(start, end, kind)`` of the values of secret-named settings on lines of ``text``."""
     if "=" not in text and ":" not in text and "  " not in text:
@@ -69,22 +59,10 @@ def _value(text: str, line: re.Match[str], kind: str) -> Span | None:
         value, start = quoted.group("inner"), start + 1
     else:
         value = raw.split(" #", 1)[0].rstrip().rstrip(",;")
-    if not value or value.lower() in _NULLISH or value.startswith(("[REDACTED:", "|", ">", "{", "[", "!", "&", "*")) \
-            or reference(value) or (line.group("sep") is None and kind != "password" and not looks_random(value)):
+    if not value or value.startswith(("|", ">", "{", "[", "!", "&", "*")) \
+            or (line.group("sep") is None and kind != "password" and not looks_random(value)):
+        return None  # a block, a structure, a YAML tag or anchor; a table's value that is a word
+    if kind == "password" and quoted is None and " " in value:
         return None
-    if code_value(value, "=") or named_value(value):
-        return None  # password = os.environ["DB_PASSWORD"], token: settings.TOKEN
-    if kind == "password":
-        return (start, start + len(value), "password") if quoted is not None or " " not in value else None
-    if " " in value or len(value) < MIN_SECRET or value.isdigit() or not_a_value(value) or _CODE.search(value):
-        return None
-    if kind == "weak" and not looks_random(value, min_length=16):
-        return None
-    if not (looks_random(value, min_length=8) or _mixed(value)):
-        return None
-    return start, start + len(value), "secret_value"
-
-
-def _mixed(value: str) -> bool:
-    """Letters and digits, and no name made of words (``token_counter2``, ``api_key_env``)."""
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and _SNAKE_NAME.fullmatch(value) is None
+    return (start, start + len(value), "password" if kind == "password" else "secret_value") \
+        if setting_value(value, kind) else None

@@ -60,6 +60,7 @@ class Rules:
             :data:`STEM_ENDING` letters after it, is of the class (``salasanani``, ``anahtarı``).
         loose: Password words that need a separator before their value.
         codes: Password words whose value may be digits alone (a PIN, a card's CVV).
+        networks: Words naming a wireless network: a lone ``key`` in their sentence is its password.
         pairs: Word pairs naming a secret.
         phrase_password, phrase_secret: Labels of each class found as a run of characters
             (lower case): Chinese, other languages, names of several words.
@@ -84,6 +85,7 @@ class Rules:
     codes: frozenset[str]
     secret: frozenset[str]
     weak: frozenset[str]
+    networks: frozenset[str]
     pairs: frozenset[tuple[str, str]]
     phrase_password: tuple[str, ...]
     phrase_secret: tuple[str, ...]
@@ -118,7 +120,7 @@ def load_rules() -> Rules:
         password_stems=tuple(labels["password_stems"]), secret_stems=tuple(labels["secret_stems"]),
         codes=frozenset(labels["codes"]),
         secret=frozenset(labels["secret"]),
-        weak=frozenset(labels["weak"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
+        weak=frozenset(labels["weak"]), networks=frozenset(labels["networks"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),

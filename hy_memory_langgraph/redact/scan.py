@@ -310,11 +310,26 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _WORD_TOKEN.fullmatch(w)]
     label = " ".join([head, *words])
     kind = name_class(label)
+    if kind == "weak" and head.lower() == "key" and _names_network(match.string, match.start(), words):
+        kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
             and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
         kind = "password"
     return label, kind
+
+
+#: Most characters of a label's sentence read before it for a network's name.
+_NETWORK_WINDOW: Final = 120
+_SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
+
+
+def _names_network(text: str, start: int, words: list[str]) -> bool:
+    """Whether the words after a label, or its sentence before it, name a wireless network."""
+    before = text[max(0, start - _NETWORK_WINDOW):start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    tokens = [*re.split(r"[^\w-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
+    return not load_rules().networks.isdisjoint(tokens)
 
 
 def _label_span(text: str, match: re.Match[str]) -> Span | None:

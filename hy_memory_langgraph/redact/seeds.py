@@ -148,8 +148,8 @@ def _runs(text: str) -> list[_Run]:
     mask = 0
     for token in _TOKEN.finditer(text):
         raw = token.group()
-        if _NUMBERING.fullmatch(raw) or (run and raw.lower() in _AND):
-            continue
+        if _NUMBERING.fullmatch(raw) or (run and raw.lower() in _AND and not words.get(_word(raw), 0) & mask):
+            continue  # numbering, or an "and" that is no word of the run's list (和 is a Chinese list's)
         word = _word(raw)
         # a word before a colon is the phrase's label ("seed: …"), not one of its words
         own = 0 if text.startswith((":", "："), token.end()) else words.get(word, 0)
@@ -187,7 +187,8 @@ def _phrase(run: list[tuple[str, int, int, str]], mask: int) -> tuple[int, int] 
     """The first and last word (indices into ``run``) of the longest seed phrase that is the
     run, or begins or ends it, in one of the lists of ``mask``. A phrase inside a longer run
     is read where the run shows a phrase's edge: a word or two of prose around it ("my
-    wallet … please keep"), a change of separator (a line break after words apart), or
+    wallet … please keep"; the phrase's words apart as prose's are, so a list of tags
+    separated by commas is not cut), a change of separator (a line break after words apart), or
     numbering that starts again at 1; a list of words goes on alike, and is not cut into
     many phrases to try."""
     lists = _lists()
@@ -207,10 +208,10 @@ def _phrase(run: list[tuple[str, int, int, str]], mask: int) -> tuple[int, int] 
 
 def _edge(run: list[tuple[str, int, int, str]], first: int, length: int) -> bool:
     """Whether the words ``first`` to ``first + length`` of ``run`` stand apart from the rest."""
-    if len(run) - length <= _PROSE_AROUND:
-        return True
     inside = {_DIGIT.sub("#", gap) for _, _, _, gap in run[first + 1:first + length]}
     gap = run[first][3] if first else run[first + length][3]
+    if len(run) - length <= _PROSE_AROUND and all(not g.strip() for g in inside):
+        return True  # words apart as in prose: "my wallet abandon … about"
     return _DIGIT.sub("#", gap) not in inside or (first > 0 and _NUMBERED_ONE.search(gap) is not None)
 
 
