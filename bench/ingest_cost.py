@@ -119,9 +119,8 @@ class StatementCounter:
     Two counts: statements the store issues (a SQLAlchemy ``before_cursor_execute``
     listener on every engine; an ``executemany`` is one statement, ``BEGIN`` counts,
     ``COMMIT`` is not a statement) and statement executions SQLite runs (its trace
-    callback; every row of an ``executemany`` is one). A cursor listener switches the
-    store from its driver path (:mod:`hy_memory_langgraph.store.db.direct`) to SQLAlchemy's
-    execution of the same statements, so the timed adds run without it.
+    callback; every row of an ``executemany`` is one). The timed adds run without it
+    (the trace callback costs time).
     """
 
     def __init__(self) -> None:

@@ -32,6 +32,12 @@ on the corpus as lite mode stores it, the shipped ranking with the weight 1.0 (o
 weight chosen inside each fold from :data:`QUESTION_WEIGHTS`, and the shipped search space
 tuned with and without the weight.
 
+``cv --section reactions`` measures turns with no statement in them (question-only turns,
+and reactions: :func:`bench.lab.reactions.is_reaction`) stored as now (question-only
+turns weighted by the shipped ranking), weighted like question-only turns, or carried
+instead of stored (like trivial turns); the shipped search space tuned inside each fold on
+the corpus as each rule stores it, and the share of the shipped ranking's top 5 they fill.
+
 ``cv --section multihop`` measures a zero-LLM second hop for multi-hop questions on top of
 the shipped ranking (fixed): (a) the first-pass top memories' stored vectors as extra
 queries, (b) their feedback terms as a second BM25 query, (c) both; the hop's tunables
@@ -39,7 +45,7 @@ queries, (b) their feedback terms as a second BM25 query, (c) both; the hop's tu
 "best or none" row whose space also holds the hop switched off.
 
 Usage:
-    python -m bench.locomo_recall [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|multihop|temporal]
+    python -m bench.locomo_recall [cv] [--data PATH] [--quick] [--section all|main|ablation|lite-rules|questions|reactions|multihop|temporal]
     python -m bench.locomo_recall e2e [--data PATH] [--fast] [--store memory|sqlite] [--twice]
 """
 
@@ -77,9 +83,10 @@ from bench.common.harness import (
     pooled,
     with_,
 )
-from bench.common.lite_rules import apply_lite_rules
+from bench.common.lite_rules import apply_lite_rules, reaction_ids
 from bench.common.locomo import Conversation, iter_questions, load_locomo
 from bench.lab.fusion import FusionConfig
+from hy_memory_langgraph.messages import is_question_only
 from hy_memory_langgraph.models import E5Embeddings
 from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
@@ -246,6 +253,8 @@ def cv_mode(args: argparse.Namespace) -> None:
         return lite_rules_section(corpora, fusions, quick)
     if args.section == "questions":
         return questions_section(corpora, fusions, quick)
+    if args.section == "reactions":
+        return reactions_section(corpora, fusions, quick)
     runs = attach_embeddings(corpora, EmbeddingCache(E5_TAG), *_e5_fns(), scale=_e5_scale())
     if args.section == "multihop":
         return multihop_section(runs, quick)
@@ -330,8 +339,7 @@ def multihop_section(runs: list[CorpusRun], quick: bool) -> None:
     ref = rows["shipped default (no hop)"]
     _table_and_deltas(rows, ref, list(rows)[1:])
     for name, results in list(rows.items())[1:]:
-        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(results, ref, strict=True))
-        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(results, ref, strict=True))
+        better, worse = _folds_moved(results, ref)
         print(f"\n{name}: folds better / worse (R@10) {better} / {worse}; chosen per fold:")
         for r in results:
             print(f"  held out {r.held_out}: {r.chosen.label()}")
@@ -405,11 +413,12 @@ def temporal_section(runs: list[CorpusRun], fusions: list[FusionConfig], quick: 
           + "; ".join(f"{r.held_out}: {r.chosen.label()}" for r in wide_on))
 
 
-LITE_RULES: dict[str, tuple[bool, bool]] = {
-    "every turn stored (before)": (False, False),
-    "trivial turns carried, not stored": (True, False),
-    "duplicate turns skipped": (False, True),
-    "both rules (shipped)": (True, True),
+LITE_RULES: dict[str, tuple[bool, bool, bool]] = {
+    "every turn stored (before)": (False, False, False),
+    "trivial turns carried, not stored": (True, False, False),
+    "duplicate turns skipped": (False, True, False),
+    "both rules": (True, True, False),
+    "both rules, question-only turns carried too (shipped)": (True, True, True),
 }
 
 
@@ -424,22 +433,25 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
     shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
     cache, fns = EmbeddingCache(E5_TAG), _e5_fns()
     print("\n## Lite write rules (held-out, shipped space tuned in-fold; delta vs every turn stored)\n")
-    print("| corpus as stored | memories | dropped: trivial / duplicate / evidence | pooled R@5 / R@10 "
+    print("| corpus as stored | memories | dropped: trivial / duplicate / question / evidence | pooled R@5 / R@10 "
           "| fold mean | delta R@5 / R@10 | folds better / worse (R@10) | shipped ranking, untuned |")
     print("|---|---:|---|---|---|---|---|---|")
     ref: list[FoldResult] | None = None
-    for name, (trivial, dedup) in LITE_RULES.items():
-        transformed = [apply_lite_rules(c, trivial=trivial, dedup=dedup) for c in corpora]
+    for name, (trivial, dedup, questions) in LITE_RULES.items():
+        transformed = [apply_lite_rules(c, trivial=trivial, dedup=dedup, questions=questions) for c in corpora]
         runs = attach_embeddings([c for c, _ in transformed], cache, *fns, scale=_e5_scale())
         res = run_cv(runs, cfgs, f"lite-{name}")
-        dropped = {k: sum(d[k] for _, d in transformed) for k in ("trivial", "duplicate", "evidence_dropped")}
-        fixed = np.concatenate([evaluate(run, shipped) for run in runs]).mean(axis=0)
+        dropped = {k: sum(d[k] for _, d in transformed)
+                   for k in ("trivial", "duplicate", "question", "evidence_dropped")}
+        per_question = np.concatenate([evaluate(run, shipped) for run in runs])
+        fixed_ref = per_question if fixed_ref is None else fixed_ref
+        paired[name] = per_question - fixed_ref
+        fixed = per_question.mean(axis=0)
         ref = ref or res
         delta = pooled(res) - pooled(ref)
-        better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
-        worse = sum(a.scores[:, 1].mean() < b.scores[:, 1].mean() - 1e-12 for a, b in zip(res, ref, strict=True))
+        better, worse = _folds_moved(res, ref)
         print(f"| {name} | {sum(len(r.corpus.docs) for r in runs)} | {dropped['trivial']} / "
-              f"{dropped['duplicate']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
+              f"{dropped['duplicate']} / {dropped['question']} / {dropped['evidence_dropped']} | {_fmt(pooled(res))} | "
               f"{_fmt(fold_mean(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | "
               f"{_fmt(fixed)} |", flush=True)
 
@@ -447,7 +459,9 @@ def lite_rules_section(corpora: list, fusions: list[FusionConfig], quick: bool) 
 def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -> None:
     """Held-out recall with ``question_weight`` tuned inside each fold vs fixed at 1.0.
 
-    The corpus is stored as lite mode stores it (both write rules). Two spaces: the shipped
+    The corpus is stored with the trivial and duplicate rules only: question-only turns
+    stored, as lite mode did before it carried them (the weight still ranks such turns
+    stored earlier, imported or edited into a question). Two spaces: the shipped
     ranking (only the weight tuned), and the shipped search space of the lite-rules section
     (minmax/zscore fusion, k1/b and the kept knobs tuned too, with or without the weight).
     """
@@ -487,6 +501,81 @@ def questions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -
           f"(R@5 / R@10 {_fmt(score)})")
 
 
+#: Rules for turns with no statement: (carry reactions, carry question-only turns, weight
+#: reactions like question-only turns). Every row keeps the shipped question weighting.
+NO_STATEMENT_RULES: dict[str, tuple[bool, bool, bool]] = {
+    "all stored; question-only turns weighted (before)": (False, False, False),
+    "all stored; reactions weighted like question-only turns": (False, False, True),
+    "question-only turns carried, not stored (shipped)": (False, True, False),
+    "reactions carried, not stored": (True, False, False),
+    "reactions and question-only turns carried, not stored": (True, True, False),
+}
+
+
+def reactions_section(corpora: list, fusions: list[FusionConfig], quick: bool) -> None:
+    """Held-out recall of the corpus as each rule for turns with no statement stores it.
+
+    The space is the shipped one around the shipped ranking (minmax/zscore fusion, k1/b,
+    time boost and pool tuned inside each fold; question weighting as shipped). "In top
+    5": the share of the shipped ranking's top-5 hits that are question-only or reaction
+    turns (of the corpus as lite mode stores it today), over every question.
+    """
+    fams = [f for f in fusions if f.method in ("minmax", "zscore")] or fusions
+    shipped = RankConfig.from_ranking(DEFAULT_CHAT_RANKING)
+    cfgs = space(shipped, fusions=fams, quick=quick, **ABLATION_BASE)
+    cache, fns = EmbeddingCache(E5_TAG), _e5_fns()
+    lite = [apply_lite_rules(c, trivial=True, dedup=True)[0] for c in corpora]
+    no_statement = {c.id: reaction_ids(c) | {d.id for d in c.docs if is_question_only(d.text)} for c in lite}
+    print("\n## Turns with no statement (held-out, shipped space tuned in-fold; delta vs all stored)\n")
+    for c in lite:
+        reactions = reaction_ids(c)
+        questions = {d.id for d in c.docs if is_question_only(d.text)}
+        gold = {g for q in c.queries for g in q.gold}
+        print(f"  {c.id}: {len(c.docs)} memories; question-only {len(questions)} ({len(questions & gold)} evidence), "
+              f"reactions {len(reactions)} ({len(reactions & gold)} evidence)", file=sys.stderr)
+    print("| corpus as stored | memories | carried: reactions / questions / evidence | pooled R@5 / R@10 "
+          "| fold mean | delta R@5 / R@10 | folds better / worse (R@10) | R@10 per fold | shipped ranking, untuned "
+          "| no-statement turns in the top 5 |")
+    print("|---|---:|---|---|---|---|---|---|---|---:|")
+    ref: list[FoldResult] | None = None
+    fixed_ref: np.ndarray | None = None
+    paired: dict[str, np.ndarray] = {}
+    for name, (reactions, questions, weighted) in NO_STATEMENT_RULES.items():
+        transformed = [apply_lite_rules(c, trivial=True, dedup=True, reactions=reactions, questions=questions)
+                       for c in corpora]
+        runs = attach_embeddings([c for c, _ in transformed], cache, *fns, scale=_e5_scale())
+        if weighted:
+            for run in runs:
+                run.questions = run.questions | reaction_ids(run.corpus)
+        res = run_cv(runs, cfgs, f"no-statement-{name}")
+        ref = ref or res
+        delta = pooled(res) - pooled(ref)
+        better, worse = _folds_moved(res, ref)
+        per_question = np.concatenate([evaluate(run, shipped) for run in runs])
+        fixed_ref = per_question if fixed_ref is None else fixed_ref
+        paired[name] = per_question - fixed_ref
+        fixed = per_question.mean(axis=0)
+        tops = [run.rank(qi, shipped, depth=5) for run in runs for qi in range(len(run.corpus.queries))]
+        junk = [sum(d in no_statement[run.corpus.id] for d in run.rank(qi, shipped, depth=5))
+                for run in runs for qi in range(len(run.corpus.queries))]
+        share = sum(junk) / max(1, sum(len(t) for t in tops))
+        dropped = {k: sum(d[k] for _, d in transformed) for k in ("reaction", "question", "evidence_dropped")}
+        folds = " ".join(f"{r.scores[:, 1].mean():.3f}" for r in res)
+        print(f"| {name} | {sum(len(r.corpus.docs) for r in runs)} | {dropped['reaction']} / {dropped['question']} / "
+              f"{dropped['evidence_dropped']} | {_fmt(pooled(res))} | {_fmt(fold_mean(res))} | "
+              f"{delta[0]:+.3f} / {delta[1]:+.3f} | {better} / {worse} | {folds} | {_fmt(fixed)} | {share:.3f} |",
+              flush=True)
+    print("\nThe shipped ranking fixed (no tuning), each question paired with itself in the first row "
+          "(mean delta, 95 % bootstrap interval over questions, 2,000 resamples):\n")
+    rng = np.random.default_rng(0)
+    for name, delta in list(paired.items())[1:]:
+        boots = np.array([delta[rng.integers(0, len(delta), len(delta))].mean(axis=0) for _ in range(2000)])
+        low, high = np.percentile(boots, [2.5, 97.5], axis=0)
+        print(f"* {name}: R@5 {delta[:, 0].mean():+.4f} ({low[0]:+.4f}..{high[0]:+.4f}), R@10 "
+              f"{delta[:, 1].mean():+.4f} ({low[1]:+.4f}..{high[1]:+.4f}); questions with R@10 up "
+              f"{int((delta[:, 1] > 1e-9).sum())} / down {int((delta[:, 1] < -1e-9).sum())}")
+
+
 def _question_counts(runs: list[CorpusRun]) -> None:
     """How many stored turns are question-only, and how many of them are evidence."""
     for run in runs:
@@ -512,9 +601,15 @@ def _delta_header() -> None:
     print("|---|---|---|---|---|")
 
 
+def _folds_moved(res: list[FoldResult], ref: list[FoldResult]) -> tuple[int, int]:
+    """Held-out folds where ``res`` has a higher / a lower R@10 than ``ref``."""
+    pairs = [(a.scores[:, 1].mean(), b.scores[:, 1].mean()) for a, b in zip(res, ref, strict=True)]
+    return sum(a > b + 1e-12 for a, b in pairs), sum(a < b - 1e-12 for a, b in pairs)
+
+
 def _delta_row(name: str, res: list[FoldResult], ref: list[FoldResult]) -> None:
     delta = pooled(res) - pooled(ref)
-    better = sum(a.scores[:, 1].mean() > b.scores[:, 1].mean() + 1e-12 for a, b in zip(res, ref, strict=True))
+    better = _folds_moved(res, ref)[0]
     cats, ref_cats = by_category(res), by_category(ref)
     cat_delta = ", ".join(f"{c} {cats[c][1] - ref_cats[c][1]:+.3f}" for c in CATEGORIES.values() if c in cats)
     print(f"| {name} | {_fmt(pooled(res))} | {delta[0]:+.3f} / {delta[1]:+.3f} | {better}/{len(res)} | {cat_delta} |",
@@ -642,10 +737,12 @@ def main() -> None:
     parser.add_argument("mode", nargs="?", choices=["cv", "e2e"], default="cv")
     parser.add_argument("--data", type=Path, default=LOCOMO_PATH.resolve())
     parser.add_argument("--quick", action="store_true", help="cv: small grids (smoke run)")
-    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions", "multihop", "temporal"],
+    parser.add_argument("--section", choices=["all", "main", "ablation", "lite-rules", "questions", "reactions", "multihop",
+                                              "temporal"],
                         default="all",
                         help="cv: everything; only the main held-out table; only the ablation; "
-                             "only the lite write rules; only question_weight; only the second hop; "
+                             "only the lite write rules; only question_weight; only turns with no statement; "
+                             "only the second hop; "
                              "or only the relative time phrases")
     parser.add_argument("--fast", action="store_true", help="e2e: hashing embeddings instead of e5-small")
     parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")

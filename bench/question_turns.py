@@ -2,7 +2,9 @@
 and ``question_echo``.
 
 The repro: a lite client stores a few statements (one per write and session) and, later,
-turns that only ask about one of them (``"What's the name of your cat?"``). The search
+turns that only ask about one of them (``"What's the name of your cat?"``; lite writes
+now carry such turns instead of storing them, so the probe edits stored turns into them,
+as data written before, imported or edited holds them). The search
 ``"what's the name of my cat"`` shares more words with those questions than with the fact
 that answers it (``"My cat is called Miso."``). For each weight (1.0 = off, the shipped
 default, then the grid of ``locomo_recall.py cv --section questions``) and each echo
@@ -39,12 +41,19 @@ QUERY = "what's the name of my cat"
 
 
 def _client(embeddings: Embeddings, data_dir: str) -> HyMemoryClient:
-    """A lite client holding the repro's memories (each turn its own write and session)."""
+    """A lite client holding the repro's memories (each turn its own write and session).
+
+    Lite writes no longer store question-only turns (they are carried into the next
+    stored turn); the questions here are stored turns edited into questions, which search
+    ranks like the question-only turns earlier versions stored.
+    """
     client = HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=embeddings)
     for i, text in enumerate(STATEMENTS):
         client.add([{"role": "user", "content": text}], user_id="u1", session_id=f"s{i}")
     for i, text in enumerate(QUESTIONS):
-        client.add([{"role": "assistant", "content": text}], user_id="u1", session_id=f"q{i}")
+        placeholder = client.add([{"role": "assistant", "content": f"Placeholder {i}."}], user_id="u1",
+                                 session_id=f"q{i}")["memory_ids"][0]
+        client.update(placeholder, text)
     return client
 
 

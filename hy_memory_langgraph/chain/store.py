@@ -38,14 +38,8 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
 from hy_memory_langgraph.redact.gate import Seal, seal
-from hy_memory_langgraph.store.db.engine import (
-    checkpoint,
-    create_store_engine,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 
 __all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
 
@@ -97,13 +91,11 @@ def _owned(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]
     return sa.func.substr(column, 1, len(prefix)) == prefix
 
 
-def _create_v1(ctx: MigrationContext) -> None:
-    # Version 1 is the layout these tables had before versioning; this module's
-    # tables still are exactly that. A later change must be a new migration.
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_META)
 
 
-MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create_v1),)
+MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create),)
 
 
 def owner_of(user_id: str, workspace_id: str | None) -> str:
@@ -162,12 +154,7 @@ class ChainStore:
                  sealed: Seal = seal) -> None:
         #: The privacy gate every text of a row passes before it is written.
         self.seal = sealed
-        self.engine, self.local_path = create_store_engine(path, schema=schema)
-        try:
-            setup(self.engine, "version_chain", MIGRATIONS)
-        except BaseException:
-            release_engine(self.engine)
-            raise
+        self.engine, self.local_path = open_database(path, "version_chain", MIGRATIONS, schema=schema)
 
     def close(self) -> None:
         release_engine(self.engine)
@@ -178,7 +165,8 @@ class ChainStore:
         """Store the edits of one write: one new round per touched thread.
 
         A round identical (same removed and added lines) to the thread's latest round
-        is skipped (a retried write). Returns the hunks and rounds stored.
+        is skipped (a retried write); when that round is this request's own (a background
+        run resumed after a crash), it counts as recorded. Returns the hunks and rounds.
         """
         out = Recorded()
         drafts = [d for d in group_rounds(edits) if d.removed or d.added]
@@ -192,6 +180,9 @@ class ChainStore:
                 thread_id = self._thread_id(conn, owner, branch, file, symbol, at)
                 earlier = self._round_rows(conn, [thread_id])
                 if earlier and (earlier[-1]["removed"], earlier[-1]["added"]) == (removed, added):
+                    if request_id is not None and earlier[-1]["request_id"] == request_id:
+                        out.hunks += draft.hunks  # this request's own round, recorded before a crash
+                        out.rounds.append((thread_id, earlier[-1]["number"]))
                     continue
                 number = (earlier[-1]["number"] if earlier else 0) + 1
                 reverts = find_reverts(removed, added,

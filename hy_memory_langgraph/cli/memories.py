@@ -22,7 +22,7 @@ from hy_memory_langgraph.cli.common import (
     user_id_of,
 )
 from hy_memory_langgraph.cli.progress import Progress
-from hy_memory_langgraph.cli.session import checked_json, open_client
+from hy_memory_langgraph.cli.session import checked_json, open_client, open_reader
 from hy_memory_langgraph.errors import ConflictError
 
 __all__ = ["add", "delete", "get", "history", "list_memories", "log", "search", "stats", "update"]
@@ -161,23 +161,31 @@ def _text_of(memory: dict[str, Any]) -> str:
 def list_memories(args: argparse.Namespace) -> Any:
     user_id = user_id_of(args)
     offset = args.offset if args.page is None else (args.page - 1) * args.limit
-    with open_client(args, writes=False) as client:
-        page = client.list_memories(user_id, scene=args.scene, limit=args.limit, offset=offset)
+    with open_reader(args) as reader:
+        page = reader.list_memories(user_id, scene=args.scene, limit=args.limit, offset=offset)
     if not args.json:
         shown = len(page["memories"])
-        first = offset + 1 if shown else offset
-        print(f"memories of {user_id}, newest first: {first}-{offset + shown}"
-              + (" (more: --offset " + str(offset + shown) + ")" if page["has_more"] else ""))
+        if not shown:
+            print(f"no memories of {user_id}" + (f" after the first {offset}" if offset else ""))
+        else:
+            print(f"memories of {user_id}, newest first: {offset + 1}-{offset + shown}"
+                  + (" (more: --offset " + str(offset + shown) + ")" if page["has_more"] else ""))
         for m in page["memories"]:
             print(f"{m['updated_at'][:19]}  {m['scene']:<8} {_text_of(m)}  [{m['memory_id']}]")
     return page
 
 
+def _not_found(what: str, args: argparse.Namespace) -> CliError:
+    """``NOT_FOUND`` for an id, naming the user when ``-u`` asked for theirs only."""
+    owner = f" of {args.user_id}" if getattr(args, "user_id", None) else ""
+    return CliError("NOT_FOUND", f"no {what}{owner} in this data dir", EXIT_INTERNAL)
+
+
 def get(args: argparse.Namespace) -> Any:
-    with open_client(args, writes=False) as client:
-        memory = client.get(args.memory_id)
+    with open_reader(args) as reader:
+        memory = reader.get(args.memory_id, user_id=args.user_id)
     if memory is None:
-        raise CliError("NOT_FOUND", f"no memory {args.memory_id!r} in this data dir", EXIT_INTERNAL)
+        raise _not_found(f"memory {args.memory_id!r}", args)
     if not args.json:
         print_json(memory, compact=False)
     return memory
@@ -187,11 +195,11 @@ def update(args: argparse.Namespace) -> Any:
     if not args.text.strip():
         raise CliError("INVALID_INPUT", "TEXT is empty: give the memory's new text")
     with open_client(args, writes=False) as client:
-        if client.get(args.memory_id) is None:
-            raise CliError("NOT_FOUND", f"no memory {args.memory_id!r} in this data dir", EXIT_INTERNAL)
+        if client.get(args.memory_id, user_id=args.user_id) is None:
+            raise _not_found(f"memory {args.memory_id!r}", args)
         try:
             memory = client.update(args.memory_id, args.text, memory_at=args.memory_at,
-                                   expected_version=args.expected_version)
+                                   expected_version=args.expected_version, user_id=args.user_id)
         except ConflictError as exc:
             raise CliError("CONFLICT", str(exc), EXIT_INTERNAL) from exc
     if not args.json:
@@ -201,8 +209,8 @@ def update(args: argparse.Namespace) -> Any:
 
 
 def log(args: argparse.Namespace) -> Any:
-    with open_client(args, writes=False) as client:
-        records = client.pipeline_log(args.request_id)
+    with open_reader(args) as reader:
+        records = reader.pipeline_log(args.request_id)
     if not records:
         raise CliError("NOT_FOUND", f"no pipeline log for request {args.request_id!r} in this "
                        "data dir (unknown, or older than MEMORY_PIPELINE_LOG_DAYS)", EXIT_INTERNAL)
@@ -217,10 +225,10 @@ def log(args: argparse.Namespace) -> Any:
 
 
 def history(args: argparse.Namespace) -> Any:
-    with open_client(args, writes=False) as client:
-        events = client.history(args.memory_id)
+    with open_reader(args) as reader:
+        events = reader.history(args.memory_id, user_id=args.user_id)
     if not events:
-        raise CliError("NOT_FOUND", f"no history for {args.memory_id!r} in this data dir", EXIT_INTERNAL)
+        raise _not_found(f"history for {args.memory_id!r}", args)
     if not args.json:
         for e in events:
             content = e.get("content") or ""
@@ -238,7 +246,7 @@ def delete(args: argparse.Namespace) -> Any:
         if args.all:
             data: dict[str, Any] = {"user_id": args.user_id, "deleted": client.delete_all(args.user_id)}
         else:
-            outcome = {memory_id: client.delete(memory_id) for memory_id in args.memory_ids}
+            outcome = {memory_id: client.delete(memory_id, user_id=args.user_id) for memory_id in args.memory_ids}
             data = {"deleted": [i for i, ok in outcome.items() if ok],
                     "not_found": [i for i, ok in outcome.items() if not ok]}
     if not args.json:
@@ -250,13 +258,13 @@ def delete(args: argparse.Namespace) -> Any:
             for memory_id in data["not_found"]:
                 print(f"not found {memory_id}", file=sys.stderr)
     if not args.all and data["not_found"] and not data["deleted"]:
-        raise CliError("NOT_FOUND", f"no memory {', '.join(data['not_found'])} in this data dir", EXIT_INTERNAL)
+        raise _not_found(f"memory {', '.join(data['not_found'])}", args)
     return data
 
 
 def stats(args: argparse.Namespace) -> Any:
-    with open_client(args, writes=False) as client:
-        summary = client.stats()
+    with open_reader(args) as reader:
+        summary = reader.stats()
     if not args.json:
         print(f"data dir: {summary['data_dir']}")
         print(f"users with memories: {summary['users']}   history events: {summary['history_events']}   "

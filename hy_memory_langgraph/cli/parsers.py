@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Final, NoReturn
 
 from hy_memory_langgraph.cli.common import USER_ENV
+from hy_memory_langgraph.cli.worker_command import add_worker_command
 from hy_memory_langgraph.scenes import SCENES
 
 __all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
@@ -90,34 +91,66 @@ class UsageError(Exception):
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting, and
-    suggests the closest option for an unknown one."""
+    """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting and, for
+    an unknown option, names the closest option of the subcommand given (it keeps its own
+    list of options and subcommands: argparse has no public one)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        #: Option strings of this parser and of its ``parents``; its subcommand parsers.
+        self.option_names: list[str] = [o for parent in kwargs.get("parents") or []
+                                        for o in getattr(parent, "option_names", [])]
+        self.subcommands: list[CommandParser] = []
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.option_names += action.option_strings
+        return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("parser_class", CommandParser)
+        action = super().add_subparsers(**kwargs)
+        make = action.add_parser
+
+        def add_parser(name: str, **options: Any) -> CommandParser:
+            made: CommandParser = make(name, **options)
+            self.subcommands.append(made)
+            return made
+
+        action.add_parser = add_parser
+        return action
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(_with_suggestion(message, self), self)
+        raise UsageError(message, self)
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command_parser", None) or self
+            raise UsageError(_unrecognized(extras, command, _options_of(self)), command)
+        return parsed
 
 
 def _options_of(parser: argparse.ArgumentParser) -> list[str]:
-    found = [o for action in parser._actions for o in action.option_strings]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found += _options_of(sub)
+    found = list(getattr(parser, "option_names", []))
+    for sub in getattr(parser, "subcommands", []):
+        found += _options_of(sub)
     return sorted(set(found))
 
 
-def _with_suggestion(message: str, parser: argparse.ArgumentParser) -> str:
-    prefix = "unrecognized arguments: "
-    if not message.startswith(prefix):
-        return message
-    unknown = [a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("-")]
-    known = _options_of(parser)
+def _unrecognized(extras: Sequence[str], command: argparse.ArgumentParser, everywhere: list[str]) -> str:
+    """The message for arguments ``command`` does not take: for each unknown option, the
+    closest one ``command`` has, or that it belongs to other commands only."""
+    known = _options_of(command)
     hints = []
-    for option in unknown:
+    for option in dict.fromkeys(a.split("=", 1)[0] for a in extras if a.startswith("-")):
         close = difflib.get_close_matches(option, known, n=1, cutoff=0.6)
-        if close:
+        if option in everywhere:
+            hints.append(f"{option} is not an option of {command.prog}")
+        elif close:
             hints.append(f"{option}: did you mean {close[0]}?")
-    return message + (" (" + "; ".join(hints) + ")" if hints else "")
+    return f"unrecognized arguments: {' '.join(extras)}" + (" (" + "; ".join(hints) + ")" if hints else "")
 
 
 def _limit(value: str) -> int:
@@ -165,6 +198,12 @@ def _user(parser: argparse.ArgumentParser, help_text: str = "whose memory") -> N
     parser.add_argument("--user-id", "-u", metavar="USER", help=f"{help_text} (default: ${USER_ENV})")
 
 
+def _owner(parser: argparse.ArgumentParser) -> None:
+    """``--user-id`` of a command given memory ids: only that user's memories count."""
+    parser.add_argument("--user-id", "-u", metavar="USER",
+                        help="only if the memory is USER's (another user's id reads as unknown)")
+
+
 def _mode(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=["lite", "pro"],
                         help="lite: no LLM calls; pro: LLM extraction (default: pro when "
@@ -177,15 +216,15 @@ def _scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--branch", help="working/coding scope inside the workspace")
 
 
-def _command(sub: argparse._SubParsersAction, name: str, parent: argparse.ArgumentParser,
+def _command(sub: Any, name: str, parent: argparse.ArgumentParser,
              help_text: str, description: str | None = None, handler: str | None = None) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, parents=[parent], help=help_text, description=description or help_text,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.set_defaults(handler=handler or HANDLERS[name])
+    parser.set_defaults(handler=handler or HANDLERS[name], command_parser=parser)
     return parser
 
 
-def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _memory_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     add = _command(sub, "add", parent, "remember conversations (JSON / JSONL file, stdin or --text)",
                    ADD_DESCRIPTION)
     add.add_argument("source", nargs="?", metavar="FILE", help="a JSON or JSONL file, or - for stdin")
@@ -217,22 +256,26 @@ def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentP
 
     get = _command(sub, "get", parent, "show one memory by id")
     get.add_argument("memory_id", metavar="MEMORY_ID")
+    _owner(get)
 
     update = _command(sub, "update", parent, "replace a chat memory's text (a new version)")
     update.add_argument("memory_id", metavar="MEMORY_ID")
     update.add_argument("text", metavar="TEXT", help="the memory's new text")
+    _owner(update)
     update.add_argument("--memory-at", metavar="TIME", help="when it holds from (ISO 8601; default: unchanged)")
     update.add_argument("--expected-version", type=_version, metavar="N",
                         help="only if the memory is still at version N (else CONFLICT, exit 1)")
 
     history = _command(sub, "history", parent, "every version of one memory")
     history.add_argument("memory_id", metavar="MEMORY_ID")
+    _owner(history)
 
     delete = _command(sub, "delete", parent, "delete memories by id, or all of a user")
     delete.add_argument("memory_ids", nargs="*", metavar="MEMORY_ID")
     delete.add_argument("--all", action="store_true", help="delete every memory of --user-id")
     delete.add_argument("--user-id", "-u", metavar="USER",
-                        help="with --all: the user whose memories are deleted (never from the environment)")
+                        help="with --all: the user whose memories are deleted; with ids: only if they are "
+                             "USER's (never from the environment)")
 
     log = _command(sub, "log", parent, "the stages one add or search went through (its request_id)")
     log.add_argument("request_id", metavar="REQUEST_ID")
@@ -240,7 +283,7 @@ def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentP
     _command(sub, "stats", parent, "what the data dir holds")
 
 
-def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _transfer_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     export = _command(sub, "export", parent, "write every memory to JSONL (exact round trip)",
                       TRANSFER_DESCRIPTION)
     export.add_argument("--output", "-o", metavar="FILE", help="the JSONL file (default: stdout)")
@@ -260,7 +303,7 @@ def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.Argumen
                      help="draw the progress bar even when stderr is not a terminal")
 
 
-def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _other_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     _command(sub, "demo", parent, "write and search a few memories (no API key needed)",
              "Write a few memories and search them (lite mode, no API key), in a new temporary\n"
              "data dir that is removed afterwards, or in --data-dir (kept).")
@@ -303,7 +346,7 @@ Set up a client (replace alice; the token: e.g. python -c "import secrets; print
 """
 
 
-def _mcp_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _mcp_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     mcp = _command(sub, "mcp", parent, "serve a user's memory over the Model Context Protocol", MCP_DESCRIPTION)
     _user(mcp)
     mcp.add_argument("--session-id", help="the session writes are recorded under")
@@ -327,13 +370,14 @@ def build_parser(version: str) -> CommandParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hy-memory {version}")
     _common(parser, top=True)
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = CommandParser(add_help=False)
     _common(parent)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _memory_commands(sub, parent)
     _transfer_commands(sub, parent)
     _other_commands(sub, parent)
     _mcp_command(sub, parent)
+    add_worker_command(sub, parent)
     return parser
 
 

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from hy_memory_langgraph.cli.common import CliError, dump_json
 from hy_memory_langgraph.cli.progress import Progress
-from hy_memory_langgraph.cli.session import checked_json, open_client
+from hy_memory_langgraph.cli.session import checked_json, open_client, open_reader
 
 __all__ = ["export", "import_"]
 
@@ -24,8 +24,8 @@ def export(args: argparse.Namespace) -> Any:
     to_stdout = args.output in (None, "-")
     if to_stdout and args.json:
         raise CliError("INVALID_INPUT", "--json prints a summary: pass --output FILE for the rows")
-    with open_client(args, writes=False) as client:
-        rows = list(client.export_memories(args.user_ids or None))
+    with open_reader(args) as reader:
+        rows = list(reader.export_memories(args.user_ids or None))
     bar = Progress("rows", total=len(rows), enabled=args.progress)
     stream: TextIO = sys.stdout
     try:

@@ -31,11 +31,8 @@ from hy_memory_langgraph.cli.common import (
     user_id_of,
 )
 from hy_memory_langgraph.cli.session import checked_json
-from hy_memory_langgraph.client import WorkflowMemoryService
-from hy_memory_langgraph.client.workflow import (
-    oa_context_provider_from_config,
-    workflow_documents_for,
-)
+from hy_memory_langgraph.client.stores import workflow_documents_for
+from hy_memory_langgraph.client.workflow import WorkflowMemoryService, oa_context_provider_from_config
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode

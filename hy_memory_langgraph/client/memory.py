@@ -8,37 +8,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
-from sqlalchemy.engine import make_url
 
+from hy_memory_langgraph.client.background import Background
 from hy_memory_langgraph.client.locks import UserLocks
-from hy_memory_langgraph.client.stats import memory_stats
+from hy_memory_langgraph.client.reader import MemoryReader, data_location, located
+from hy_memory_langgraph.client.reader import faults as _faults
+from hy_memory_langgraph.client.reader import in_thread as _in_thread
 from hy_memory_langgraph.client.stores import StoreFactory, StoreRegistry
-from hy_memory_langgraph.client.transfer import UNSET, Unset, export_rows, import_rows
-from hy_memory_langgraph.client.workflow import (
-    WorkflowMemoryService,
-    oa_context_provider_from_config,
-    workflow_documents_for,
-)
+from hy_memory_langgraph.client.transfer import UNSET, Unset, import_rows
+from hy_memory_langgraph.client.workflow import WorkflowMemoryService, oa_context_provider_from_config
 from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError, StoreError
+from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.flows.search.graph import build_search_graph
 from hy_memory_langgraph.flows.search.prepare import prepare_search
 from hy_memory_langgraph.flows.search.state import SearchArgs
 from hy_memory_langgraph.flows.write.graph import build_write_graph
 from hy_memory_langgraph.flows.write.prepare import prepare_write
 from hy_memory_langgraph.flows.write.state import WriteArgs
-from hy_memory_langgraph.ids import optional_id, random_id, require_id, require_ids
-from hy_memory_langgraph.limits import check_content, check_extract, check_user_ids
+from hy_memory_langgraph.ids import optional_id, random_id, require_id
+from hy_memory_langgraph.limits import check_content, check_extract
 from hy_memory_langgraph.models import (
     BoundedEmbeddings,
     CachedEmbeddings,
@@ -51,32 +47,24 @@ from hy_memory_langgraph.models import (
     resolve_mode,
 )
 from hy_memory_langgraph.redact import redact_text, redact_value
-from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.base import version_texts
-from hy_memory_langgraph.repos.chat import ChatRepository
-from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
-from hy_memory_langgraph.repos.records import Fact, Record
+from hy_memory_langgraph.repos.records import Fact
 from hy_memory_langgraph.results import (
     ChatMemoryDict,
-    HistoryEvent,
     ImportReport,
-    MemoryDict,
     MemoryExtractResult,
-    MemoryPage,
     MemoryPromptResult,
+    QueuedWriteResult,
     SearchResult,
     WriteResult,
 )
-from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
-from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, get_scene, validate_scene
-from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, get_scene
 from hy_memory_langgraph.store import IndexCache
 from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.values import json_object, require_text
 from hy_memory_langgraph.workflow import OAContextProvider
-from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.oa_context import OAContextFunction
 
 if TYPE_CHECKING:  # a chat model's class loads only when one is given or configured
@@ -84,27 +72,9 @@ if TYPE_CHECKING:  # a chat model's class loads only when one is given or config
 
 __all__ = ["HyMemoryClient"]
 
-logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-#: Largest ``offset + limit`` of :meth:`HyMemoryClient.list_memories`.
-MAX_LIST_WINDOW = 100_000
-
-
-def _faults(method: Callable[..., T]) -> Callable[..., T]:
-    """Database errors that escape a store (a chain, log or workflow database) raised as
-    our errors naming the client's data dir or database."""
-
-    @functools.wraps(method)
-    def wrapper(self: HyMemoryClient, *args: Any, **kwargs: Any) -> T:
-        with database_faults(self._where):
-            return method(self, *args, **kwargs)
-
-    return wrapper
-
 
 def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:
-    """:func:`_faults` for a coroutine method."""
+    """:func:`~hy_memory_langgraph.client.reader.faults` for a coroutine method."""
 
     @functools.wraps(method)
     async def wrapper(self: HyMemoryClient, *args: Any, **kwargs: Any) -> Any:
@@ -112,13 +82,6 @@ def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:
             return await method(self, *args, **kwargs)
 
     return wrapper
-
-
-def _hidden(url: str) -> str:
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - an invalid URL is reported by the store that opens it
-        return "the configured database"
 
 
 def _owners(args: Any) -> list[str]:
@@ -129,46 +92,12 @@ def _owners(args: Any) -> list[str]:
     return [u for u in users if isinstance(u, str)] if isinstance(users, (list, tuple)) else []
 
 
-def _page_bounds(limit: Any, offset: Any) -> tuple[int, int]:
-    for name, value, low in (("limit", limit, 1), ("offset", offset, 0)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise InvalidInputError(f"{name} must be an integer >= {low} (got {value!r})")
-    if limit > 10_000 or offset + limit > MAX_LIST_WINDOW:
-        raise InvalidInputError(f"limit must be at most 10000 and offset + limit at most {MAX_LIST_WINDOW} "
-                                f"(got limit={limit}, offset={offset}); export the memory to read it all")
-    return limit, offset
-
-
-def _recorder(config: MemoryConfig) -> PipelineRecorder:
-    """The pipeline log of a client (kept unless retention is 0 days)."""
-    store = None
-    if config.pipeline_log_days > 0:
-        target, schema = config.store_target(config.pipeline_log_store)
-        try:
-            store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
-                                     sealed=gate(config.redact_secrets))
-        except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
-            store = None
-        except StoreError as exc:  # the log never fails a call: records go through logging only
-            logger.warning("the pipeline log cannot be kept (%s); stage records go to logging only. "
-                           "Fix or move aside %s, or set MEMORY_PIPELINE_LOG_DAYS=0", exc, target)
-            store = None
-    return PipelineRecorder(store, keep_text=config.pipeline_log_text)
-
-
-def _in_thread(method: Callable[..., T]) -> Callable[..., Any]:
-    """Build the ``a*`` twin of a blocking method (run in a worker thread)."""
-
-    @functools.wraps(method)
-    async def twin(self: HyMemoryClient, *args: Any, **kwargs: Any) -> T:
-        return await asyncio.to_thread(method, self, *args, **kwargs)
-
-    twin.__doc__ = f"Async twin of :meth:`{method.__name__}`."
-    return twin
-
-
-class HyMemoryClient:
+class HyMemoryClient(MemoryReader):
     """Long-term memory for agents: ``add`` conversations, ``search`` them later.
+
+    A :class:`~hy_memory_langgraph.client.reader.MemoryReader` (``get``, ``list_memories``,
+    ``history``, ``stats``, ``export_memories``, ``pipeline_log``) that also writes,
+    searches, edits and erases, with the models it resolves and the graphs it runs.
 
     Args:
         mode: ``"lite"`` (zero LLM calls), ``"pro"`` (LLM extraction) or ``None``:
@@ -209,8 +138,7 @@ class HyMemoryClient:
                  oa_context_provider: OAContextProvider | OAContextFunction | None = None,
                  embedding_cache: bool | str | Path | ByteStore[str, bytes] | None = None) -> None:
         config = config or MemoryConfig.from_env()
-        url = db_url or config.db_url
-        self._where = _hidden(url) if url else str(Path(data_dir).expanduser() if data_dir else config.data_dir)
+        self._where = data_location(config, data_dir, db_url)
         with database_faults(self._where):
             self._setup(mode, llm, embeddings, config, data_dir, db_url, store_factory,
                         oa_context_provider, embedding_cache)
@@ -218,13 +146,9 @@ class HyMemoryClient:
     def _setup(self, mode: str | None, llm: BaseChatModel | None, embeddings: Any, config: MemoryConfig,
                data_dir: str | Path | None, db_url: str | None, store_factory: StoreFactory | None,
                oa_context_provider: Any, embedding_cache: Any) -> None:
-        if data_dir is not None:
-            config = dataclasses.replace(config, data_dir=Path(data_dir).expanduser())
-        if db_url is not None:
-            config = dataclasses.replace(config, db_url=db_url)
+        config = located(config, data_dir, db_url)
         chat_model = None if mode == "lite" else resolve_chat_model(llm)
         self.mode = resolve_mode(mode, chat_model)
-        self.config = config
         self.llm_usage = LLMUsage()
         gateway = LLMGateway(chat_model, self.llm_usage) if self.mode == "pro" and chat_model else None
         self._owned_cache: HyMemoryKVStore | None = None
@@ -233,15 +157,14 @@ class HyMemoryClient:
         self.index_cache = IndexCache.from_mb(config.index_cache_mb)
         stores = StoreRegistry(config, self.store_embeddings, embedding_dims(self.embeddings),
                                store_factory, self.index_cache)
-        self.recorder = _recorder(config)
+        self._open(config, stores, self.mode, gateway)  # config, recorder, context, documents
         self._locks = UserLocks(config)
-        self.context = MemoryContext(config=config, mode=self.mode, llm=gateway, stores=stores,
-                                     recorder=self.recorder)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
+        self.background = Background(self.config, self.context, self.write_graph, self.recorder, self._locks)
+        self.context.pending = self.background.pending_turns
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
-        self._documents = workflow_documents_for(config)
         self.workflow = WorkflowMemoryService(self._documents, mode=self.mode, llm=gateway,
                                               oa_context_provider=oa_context_provider,
                                               recorder=self.recorder)
@@ -252,15 +175,25 @@ class HyMemoryClient:
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
             metadata: dict[str, Any] | None = None, memory_at: Any = None,
-            config: RunnableConfig | None = None) -> WriteResult:
+            config: RunnableConfig | None = None,
+            background: bool = False) -> WriteResult | QueuedWriteResult:
         """Remember a conversation; returns the scene's write result
         (``docs/design.md#return-shapes``).
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
+
+        ``background=True`` (pro mode): the write is prepared (validated, normalised,
+        redacted) and queued durably in the memory's database, and
+        ``{"success": True, "status": "queued", "request_id": …}`` is returned at once; a
+        worker runs the write graph on it later (``docs/design.md#background-writes``),
+        a search finds its turns meanwhile (marked ``pending``). In lite mode, whose
+        write makes no model call, the write is made at once and its result returned.
         """
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
+        if background and self.mode == "pro":
+            return self._enqueue(args)
         return self._run(self.write_graph, args, config)
 
     @_afaults
@@ -268,12 +201,50 @@ class HyMemoryClient:
                    agent_id: str | None = None, session_id: str | None = None,
                    workspace_id: str | None = None, branch: str | None = None,
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
-                   config: RunnableConfig | None = None) -> WriteResult:
+                   config: RunnableConfig | None = None,
+                   background: bool = False) -> WriteResult | QueuedWriteResult:
         """Async twin of :meth:`add`."""
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
+        if background and self.mode == "pro":
+            return await asyncio.to_thread(self._enqueue, args)
         return await self._arun(self.write_graph, args, config)
+
+    def _enqueue(self, args: WriteArgs) -> QueuedWriteResult:
+        """Prepare ``args`` as every write is prepared, then queue it (one transaction,
+        holding the user's write lock: an erasure waits for it)."""
+        prepared = self._prepared(args)
+        with self._locked(prepared):
+            self.background.enqueue(prepared)
+        return {"success": True, "status": "queued", "request_id": prepared["request_id"]}
+
+    @_faults
+    def pending(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """The background writes not done yet (of ``user_id``), in queue order: each with
+        ``request_id``, ``user_id``, ``session_id``, ``state`` (``queued``, ``running`` or
+        ``failed``), ``attempts``, ``error`` (why the last attempt failed), ``queued_at``,
+        ``ready_at`` and ``started_at`` (seconds since the epoch)."""
+        return self.background.pending(optional_id(user_id, "user_id"))
+
+    @_faults
+    def flush(self, timeout: float | None = None, *, retry_failed: bool = False) -> dict[str, Any]:
+        """Process every queued background write now (the coalescing delay and retry
+        backoffs are skipped) and wait until none is queued or running, or ``timeout``
+        seconds passed; for tests, notebooks and shutdown.
+
+        Args:
+            timeout: Seconds to wait at most (``None``: until done).
+            retry_failed: Queue again, first, the failed writes that were kept.
+
+        Returns:
+            ``outstanding`` (writes still queued or running: ``0`` unless the timeout
+            passed) and ``failed`` (failed writes; :meth:`pending` says why).
+        """
+        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+                                    or timeout < 0):
+            raise InvalidInputError(f"timeout must be a number of seconds >= 0 or None (got {timeout!r})")
+        return self.background.flush(timeout, retry_failed=retry_failed)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -306,44 +277,7 @@ class HyMemoryClient:
                           created_after=created_after, created_before=created_before)
         return await self._arun(self.search_graph, args, config)
 
-    @_faults
-    def pipeline_log(self, request_id: str) -> list[dict[str, Any]]:
-        """The stages a write or search went through, in order (``[]`` when unknown).
-
-        Each record has ``stage``, ``node``, ``graph``, ``duration_ms``, and when they
-        apply ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``decision``
-        (route and reason, analysis, time range), ``decided`` (the model's operations,
-        before they are applied), ``applied``, ``counts``, ``fallback``, ``llm_errors``
-        and ``error``. Text is left out unless ``MEMORY_PIPELINE_LOG_TEXT=true``.
-        """
-        return self.recorder.read(require_id(request_id, "request_id"))
-
     # -- single memories ------------------------------------------------------------------
-    @property
-    def _chat(self) -> ChatRepository:
-        return self.context.chat_repo
-
-    def _productivity(self, memory_id: str) -> ProductivityRepository | None:
-        """The working/coding repository owning ``memory_id`` (``None``: a chat id)."""
-        parsed = parse_id(memory_id)
-        return None if parsed is None else self.context.productivity_repo(parsed[1])
-
-    def _owned(self, memory_id: str, user_id: str | None) -> Record | None:
-        """The memory ``memory_id`` if it exists and, when ``user_id`` is given, is theirs."""
-        record = (self._productivity(memory_id) or self._chat).get(memory_id)
-        return None if record is None or (user_id is not None and record.user_id != user_id) else record
-
-    @_faults
-    def get(self, memory_id: str, *, user_id: str | None = None) -> MemoryDict | None:
-        """One memory (chat memory, working/coding experience or fact) by id, or ``None``.
-
-        With ``user_id`` (any of these methods) only that user's memory is found: an app
-        that passes on ids its users send cannot be made to show, change or erase another
-        user's memory (another user's id reads as an unknown one).
-        """
-        record = self._owned(require_id(memory_id, "memory_id"), optional_id(user_id, "user_id"))
-        return None if record is None else record.to_dict()
-
     @_faults
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
                memory_at: Any = None, expected_version: int | None = None,
@@ -421,6 +355,7 @@ class HyMemoryClient:
         Returns the number of memories (chat, experiences, facts) removed.
         """
         user_id = require_id(user_id, "user_id")
+        self.background.erase_user(user_id, self._stores())  # stops a run of theirs first
         with self._locks.erasing(user_id):  # waits for the user's writes in flight
             return self._erase(user_id)
 
@@ -437,57 +372,12 @@ class HyMemoryClient:
         self.context.stores.flush()
         return removed
 
-    @_faults
-    def list_memories(self, user_id: str, *, scene: str | None = None, limit: int = 20,
-                      offset: int = 0) -> MemoryPage:
-        """A page of ``user_id``'s active memories, most recently updated first.
-
-        Args:
-            user_id: Whose memories.
-            scene: ``"chat"``, ``"working"`` or ``"coding"``; ``None`` lists every scene
-                (working/coding: facts and experiences).
-            limit: Memories in the page (1..10,000).
-            offset: Memories skipped before the page (``offset + limit`` ≤ 100,000).
-
-        Returns:
-            ``user_id``, ``memories`` (each with its ``scene``), ``limit``, ``offset`` and
-            ``has_more`` (a next page exists).
-        """
-        user_id = require_id(user_id, "user_id")
-        scenes = list(SCENES) if scene is None else [str(validate_scene(scene))]
-        limit, offset = _page_bounds(limit, offset)
-        count = offset + limit + 1
-        found: list[tuple[str, Record]] = []
-        for name in scenes:
-            repo, kinds = (self.context.productivity_repo(name), ("fact", "experience")) \
-                if name in PRODUCTIVITY_SCENES else (self._chat, ("chat",))
-            found += [(name, r) for kind in kinds for r in repo.recent(kind, user_id, count)]
-        found.sort(key=lambda pair: (pair[1].updated_at, pair[1].memory_id), reverse=True)
-        page = found[offset:offset + limit]
-        return {"user_id": user_id, "memories": [{**r.to_dict(), "scene": name} for name, r in page],
-                "limit": limit, "offset": offset, "has_more": len(found) > offset + limit}
-
-    @_faults
-    def history(self, memory_id: str, *, user_id: str | None = None) -> list[HistoryEvent]:
-        """Every version of a memory (and of those it superseded), oldest first; with
-        ``user_id`` only that user's events."""
-        memory_id = require_id(memory_id, "memory_id")
-        events = (self._productivity(memory_id) or self._chat).history(memory_id)
-        owner = optional_id(user_id, "user_id")
-        return events if owner is None else [e for e in events if e.get("user_id") == owner]
+    def _stores(self) -> list[Any]:
+        """The memory stores (where background runs keep journal entries)."""
+        stores = self.context.stores
+        return [stores.chat(), stores.trace(), *(stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
 
     # -- export / import / stats --------------------------------------------------------------
-    def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
-        """Every row of an export of this data dir (or of ``user_ids`` only; a string is
-        one user): memories of every scene and status, history, traces, version chain,
-        workflow files.
-
-        See :mod:`hy_memory_langgraph.client.transfer` for the rows and what is left out.
-        """
-        check_user_ids(self.config.limits, user_ids)
-        users = None if user_ids is None else require_ids(user_ids, "user_ids")
-        return export_rows(self.context, self.embeddings, self.config.workflow_dir, user_ids=users)
-
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
                         user_ids: Sequence[str] | str | None | Unset = UNSET,
@@ -503,8 +393,10 @@ class HyMemoryClient:
 
     @_faults
     def stats(self) -> dict[str, Any]:
-        """Counts of this data dir: memories per scene, kind and status, users, files."""
-        return {"mode": self.mode, **memory_stats(self.context, self.config.workflow_dir)}
+        """Counts of this data dir: memories per scene, kind and status, users, files;
+        the client's ``mode``; and ``background`` (requests ``queued``, ``running``,
+        ``failed``, ``cancelled``)."""
+        return {"mode": self.mode, **super().stats(), "background": self.background.counts()}
 
     # -- workflow memory ---------------------------------------------------------------------
     @_faults
@@ -524,51 +416,27 @@ class HyMemoryClient:
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 
-    aget = _in_thread(get)
-    alist_memories = _in_thread(list_memories)
+    apending = _in_thread(pending)
+    aflush = _in_thread(flush)
     aupdate = _in_thread(update)
     adelete = _in_thread(delete)
     adelete_all = _in_thread(delete_all)
-    ahistory = _in_thread(history)
     amemory_prompt = _in_thread(memory_prompt)
     amemory_extract = _in_thread(memory_extract)
-    apipeline_log = _in_thread(pipeline_log)
     aimport_memories = _in_thread(import_memories)
-    astats = _in_thread(stats)
-
-    async def aexport_memories(self, user_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """Async twin of :meth:`export_memories`: the rows as a list (read in a worker
-        thread; use the sync iterator to stream a very large export)."""
-        return await asyncio.to_thread(lambda: list(self.export_memories(user_ids)))
 
     # -- lifecycle ----------------------------------------------------------------------------
     @_faults
     def close(self) -> None:
-        """Close every store, the pipeline log and the workflow documents."""
-        self.context.stores.close()
+        """Stop the background worker (after its current step; a run in progress is
+        resumed by the next worker), then close every store, the pipeline log, the workflow
+        documents, the user locks and the embedding cache."""
+        self.background.close()
+        super().close()
         self._locks.close()
-        self.recorder.close()
-        if isinstance(self._documents, WorkflowDatabase):
-            self._documents.close()
         if self._owned_cache is not None:
             self._owned_cache.close()
             self._owned_cache = None
-
-    async def aclose(self) -> None:
-        """Async twin of :meth:`close`."""
-        await asyncio.to_thread(self.close)
-
-    def __enter__(self) -> HyMemoryClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> HyMemoryClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
     # -- helpers ------------------------------------------------------------------------------
     def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:

@@ -17,12 +17,15 @@ from langgraph.store.base import BaseStore, IndexConfig
 
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.errors import StoreError
 from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache, SealedStore
+from hy_memory_langgraph.workflow.database import WorkflowDatabase
+from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 
-__all__ = ["StoreFactory", "StoreRegistry", "default_store_factory"]
+__all__ = ["StoreFactory", "StoreRegistry", "default_store_factory", "workflow_documents_for"]
 
 #: Opens the store called ``name`` (``chat_memory``, ``coding_memory_cv``…) with an index config.
 StoreFactory = Callable[[str, IndexConfig | None], BaseStore]
@@ -53,18 +56,32 @@ def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None)
     return open_store
 
 
+def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
+    """Where a configuration keeps workflow memory: markdown files under the data dir, or
+    the ``workflow_memory`` schema of ``MEMORY_DB_URL``."""
+    target, schema = config.store_target(config.workflow_store)
+    sealed = gate(config.redact_secrets)
+    if schema is None:
+        return workflow_documents(target, sealed=sealed)
+    return WorkflowDatabase(target, schema=schema, sealed=sealed)
+
+
 class StoreRegistry:
     """Opens each store once, by name, lazily, and closes them together.
 
     Args:
         config: Where the stores live (``MEMORY_DB_URL`` or files under the data dir).
-        embeddings: The embedding model every vector index uses.
+        embeddings: The embedding model every vector index uses; ``None`` opens every
+            store without its vector index (a
+            :class:`~hy_memory_langgraph.client.reader.MemoryReader`'s stores: nothing is
+            embedded, the stored vectors are left as they are).
+        dims: The model's vector size (``None`` with no model).
         factory: Opens a store for a name and an index config; default
             :func:`default_store_factory`.
         index_cache: The scope-index cache of the default factory's stores.
     """
 
-    def __init__(self, config: MemoryConfig, embeddings: Embeddings, dims: int,
+    def __init__(self, config: MemoryConfig, embeddings: Embeddings | None, dims: int | None,
                  factory: StoreFactory | None = None, index_cache: IndexCache | None = None) -> None:
         self.config = config
         self.embeddings = embeddings
@@ -80,9 +97,15 @@ class StoreRegistry:
     def calibration(self) -> Calibration:
         """The similarity anchors of the embedding model (measured once, then read from
         ``config.calibration_path``)."""
+        if self.embeddings is None:
+            raise StoreError("the stores were opened without an embedding model: open a "
+                             "HyMemoryClient to compare vectors")
         return self._calibrations.get(self.embeddings)
 
-    def index(self, fields: list[str]) -> IndexConfig:
+    def index(self, fields: list[str]) -> IndexConfig | None:
+        """The index config of a store indexing ``fields`` (``None`` without a model)."""
+        if self.embeddings is None or self.dims is None:
+            return None
         return {"dims": self.dims, "embed": self.embeddings, "fields": fields}
 
     def open(self, name: str, fields: list[str] | None) -> BaseStore:

@@ -13,10 +13,8 @@ from hy_memory_langgraph.config import MemoryConfig, resolve_object_spec
 from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import random_id, require_id
-from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.runlog import PipelineRecorder
-from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
@@ -36,7 +34,7 @@ from hy_memory_langgraph.workflow.oa_context import (
 from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.validation import optional_id, validate_extract
 
-__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config", "workflow_documents_for"]
+__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config"]
 
 _OA_FAILED = ("OA_CONTEXT_FAILED", 502, "oaContext")
 
@@ -67,16 +65,6 @@ def oa_context_provider_from_config(config: MemoryConfig) -> OAContextProvider |
     if config.oa_context_file is not None:
         return FileOAContextProvider(config.oa_context_file)
     return None
-
-
-def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
-    """Where a configuration keeps workflow memory: markdown files under the data dir, or
-    the ``workflow_memory`` schema of ``MEMORY_DB_URL``."""
-    target, schema = config.store_target(config.workflow_store)
-    sealed = gate(config.redact_secrets)
-    if schema is None:
-        return workflow_documents(target, sealed=sealed)
-    return WorkflowDatabase(target, schema=schema, sealed=sealed)
 
 
 class WorkflowMemoryService:

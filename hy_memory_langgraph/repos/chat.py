@@ -43,7 +43,7 @@ from hy_memory_langgraph.repos.records import (
     record_from_value,
 )
 from hy_memory_langgraph.retrieval.lexical import tokenize
-from hy_memory_langgraph.store import IndexedStore, LexicalCompleteOp
+from hy_memory_langgraph.store import IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
 
 __all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_hash"]
@@ -109,11 +109,14 @@ class ChatRepository(RecordRepository):
     # -- writes -----------------------------------------------------------------------
     def create(self, user_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, supersedes: list[str] | None = None,
-               **fields: Any) -> ChatMemory:
+               memory_id: str | None = None, extra: Sequence[PutOp] = (), **fields: Any) -> ChatMemory:
         """Store a new active memory (``ADD``); with ``supersedes``, retire those in the
-        same change (``SUPERSEDE`` on the new one, ``SUPERSEDED`` on each old one)."""
+        same change (``SUPERSEDE`` on the new one, ``SUPERSEDED`` on each old one).
+
+        ``memory_id``: the new memory's id (default a random one); ``extra``: more puts
+        written in the same batch (a journal entry)."""
         at = memory_at or utcnow()
-        memory = ChatMemory(memory_id=random_id(), user_id=user_id, content=content,
+        memory = ChatMemory(memory_id=memory_id or random_id(), user_id=user_id, content=content,
                             memory_at=iso(at), memory_ts=at.timestamp(),
                             supersedes=list(supersedes or []), **fields)
         change = self.begin(request_id)
@@ -121,20 +124,22 @@ class ChatRepository(RecordRepository):
         for old in self._chat_many(memory.supersedes):
             old.status, old.superseded_by = SUPERSEDED, memory.memory_id
             change.save(old, "SUPERSEDED", related=memory.memory_id)
+        change.ops.extend(extra)
         self.commit(change)
         return memory
 
     def update(self, memory_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, op: str = "UPDATE",
                metadata: dict[str, Any] | None = None,
-               expected_version: int | None = None) -> ChatMemory | None:
+               expected_version: int | None = None, extra: Sequence[PutOp] = ()) -> ChatMemory | None:
         """Replace the content of a memory (a new version); ``None`` when it is gone.
 
         ``memory_at`` moves only forward; ``metadata`` replaces the old one when given.
         The change is guarded: a concurrent update makes it read again and apply on top
         (no update is lost); a concurrent delete makes it return ``None`` with nothing
         written. With ``expected_version`` it is a compare-and-set: the memory must still
-        be at that version, else :class:`ConflictError` and nothing is written.
+        be at that version, else :class:`ConflictError` and nothing is written. ``extra``:
+        more puts written in the same batch as the update (a journal entry).
         """
         for _ in range(RETRIES):
             memory = self._chat(memory_id)
@@ -155,6 +160,7 @@ class ChatRepository(RecordRepository):
                 memory.metadata = metadata
             change = self.begin(request_id)
             change.save(memory, op, previous=previous)
+            change.ops.extend(extra)
             try:
                 self.commit(change)
             except ConflictError:
@@ -163,15 +169,20 @@ class ChatRepository(RecordRepository):
         raise ConflictError(f"memory_id={memory_id!r} kept changing while being updated; retry")
 
     def add_all(self, user_id: str, facts: Sequence[dict[str, Any]], *, request_id: str,
-                memory_at: datetime | None = None, **fields: Any) -> list[ChatMemory]:
+                memory_at: datetime | None = None, ids: Sequence[str] | None = None,
+                extra: Sequence[PutOp] = (), **fields: Any) -> list[ChatMemory]:
         """Store several new memories (``ADD``) in one change: one store batch, one
-        embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field."""
+        embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field;
+        ``ids`` their ids (default random ones); ``extra``: more puts for the same batch."""
         at = memory_at or utcnow()
-        memories = [ChatMemory(memory_id=random_id(), user_id=user_id, memory_at=iso(at),
-                               memory_ts=at.timestamp(), **fields, **fact) for fact in facts]
+        ids = list(ids) if ids is not None else [random_id() for _ in facts]
+        memories = [ChatMemory(memory_id=memory_id, user_id=user_id, memory_at=iso(at),
+                               memory_ts=at.timestamp(), **fields, **fact)
+                    for memory_id, fact in zip(ids, facts, strict=True)]
         change = self.begin(request_id)
         for memory in memories:
             change.add(memory, "ADD")
+        change.ops.extend(extra)
         self.commit(change)
         return memories
 
@@ -232,37 +243,16 @@ class ChatRepository(RecordRepository):
         """Whether :meth:`candidates` can answer for ``user_id``.
 
         Needs a store with a lexical index whose documents of the user were built with
-        :data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`. A user whose memories
-        predate the index (written by an older release) is filled first, once
-        (:meth:`fill_lexical`); on a read-only store that cannot happen and the answer is
-        ``False`` (search then works in process), as it is when a read-only store holds
-        documents still waiting for their postings.
+        :data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`. On a read-only store
+        holding documents still waiting for their postings the answer is ``False`` (search
+        then works in process).
         """
         if not self.caps.lexical:
             return False
         status = self._ranked().lexical_status(self.namespace("chat", user_id))
         if status.window not in (None, LEXICAL_WINDOW):
             return False
-        if status.pending and self._ranked().read_only:
-            return False
-        if status.complete:
-            return True
-        if self._ranked().read_only:
-            return False
-        self.fill_lexical(user_id)
-        return True
-
-    def fill_lexical(self, user_id: str) -> int:
-        """Write the lexical document of every active memory of ``user_id`` that has none,
-        then mark the user's memories complete; returns how many memories were read.
-
-        Documents written meanwhile by other writers are kept (they are newer).
-        """
-        namespace = self.namespace("chat", user_id)
-        memories = self.active(user_id)
-        self.store.batch([*(lexical_op(namespace, m, fill=True) for m in memories),
-                          LexicalCompleteOp(namespace)])
-        return len(memories)
+        return not (status.pending and self._ranked().read_only)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
                    ts_range: tuple[float | None, float | None] | None = None) -> ChatCandidates:

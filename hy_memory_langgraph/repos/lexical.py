@@ -65,20 +65,18 @@ def _terms(text: str) -> dict[str, int]:
     return dict(Counter(tokenize(text)))
 
 
-def lexical_op(namespace: tuple[str, ...], memory: ChatMemory, *, fill: bool = False) -> LexicalOp:
+def lexical_op(namespace: tuple[str, ...], memory: ChatMemory) -> LexicalOp:
     """The lexical document of an active memory, for a store with a lexical index.
 
     Args:
         namespace: Where the memory is stored.
         memory: The memory as it is being written.
-        fill: Write it only where the memory has no document yet (filling a namespace
-            written before the index existed).
     """
     session = session_of(memory)
     if session is None:
         return LexicalOp(namespace, memory.memory_id, _terms(memory.retrieval_text), ts=memory.memory_ts,
-                         window=LEXICAL_WINDOW, fill=fill)
+                         window=LEXICAL_WINDOW)
     content = memory.own_text
     tail = _terms(content[-NEIGHBOUR_MAX_CHARS:]) if len(content) > NEIGHBOUR_MAX_CHARS else None
     return LexicalOp(namespace, memory.memory_id, _terms(content), tail, ts=memory.memory_ts,
-                     group=session, order=turn_order(memory), window=LEXICAL_WINDOW, fill=fill)
+                     group=session, order=turn_order(memory), window=LEXICAL_WINDOW)

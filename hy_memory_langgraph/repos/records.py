@@ -141,8 +141,8 @@ class ChatMemory(Record):
     """One chat memory; only ``content`` is embedded.
 
     ``context`` is the last message with content before a lite turn, and ``carried`` the
-    trivial turns (acknowledgements, emoji) said between it and this turn, which are not
-    memories of their own; both serve lexical retrieval only. ``owner`` says whose fact
+    trivial and question-only turns (acknowledgements, emoji, plain questions) said between
+    it and this turn, which are not memories of their own; both serve lexical retrieval only. ``owner`` says whose fact
     it is (``user`` or ``assistant``); ``subject`` names who or what it is about (empty
     when unknown). ``turn_hash`` identifies a lite turn for duplicate detection and
     ``turn_index`` orders the turns one write stored (both internal). ``question``

@@ -9,9 +9,7 @@ When the records keep text (``MEMORY_PIPELINE_LOG_TEXT``), each request's users 
 beside them (``pipeline_log_users``), so erasure finds what the log holds of a user:
 :meth:`PipelineLogStore.forget_user` drops every record of the user's requests,
 :meth:`PipelineLogStore.forget_texts` the records of them that quote an erased memory.
-Records without text hold nothing of a user (decisions, counts, ids, fallbacks). Schema
-version 2 added the users and dropped the records written before it, whose users are
-unknown.
+Records without text hold nothing of a user (decisions, counts, ids, fallbacks).
 
 Example:
     >>> import tempfile, os
@@ -37,16 +35,8 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
-from hy_memory_langgraph.store.db import direct
-from hy_memory_langgraph.store.db.engine import (
-    checkpoint,
-    create_store_engine,
-    is_read_only,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.sql.statements import chunks
 
 __all__ = ["PipelineLogStore", "MIGRATIONS"]
@@ -63,29 +53,19 @@ _rows = sa.Table(
     sa.Column("ts", sa.Float, nullable=False, index=True),
     sa.Column("record", sa.Text, nullable=False),
 )
-
-
-_owners_metadata = sa.MetaData()
 _users = sa.Table(
-    "pipeline_log_users", _owners_metadata,
+    "pipeline_log_users", _metadata,
     sa.Column("user_id", sa.Text, nullable=False, index=True),
     sa.Column("request_id", sa.String(64), nullable=False),
     sa.Column("ts", sa.Float, nullable=False, index=True),
 )
 
 
-def _create_v1(ctx: MigrationContext) -> None:
-    # The layout before versioning (unchanged since); later changes are new migrations.
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_metadata)
 
 
-def _users_v2(ctx: MigrationContext) -> None:
-    ctx.create_all(_owners_metadata)
-    ctx.conn.execute(_rows.delete())  # whose they were is unknown: erasure could not find them
-
-
-MIGRATIONS: Final = (Migration(1, "pipeline_log table", _create_v1),
-                     Migration(2, "the users of each request", _users_v2))
+MIGRATIONS: Final = (Migration(1, "pipeline_log table, the users of each request", _create),)
 _INSERT: Final = _rows.insert()
 _INSERT_USERS: Final = _users.insert()
 _OF_USER: Final = sa.select(_users.c.request_id).where(_users.c.user_id == sa.bindparam("user_id"))
@@ -105,12 +85,7 @@ class PipelineLogStore:
         self.retention_days = retention_days
         #: The privacy gate every record passes before it is written.
         self.seal = sealed
-        self._engine, _ = create_store_engine(path, schema=schema)
-        try:
-            setup(self._engine, "pipeline_log", MIGRATIONS)
-        except BaseException:
-            release_engine(self._engine)
-            raise
+        self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema)
         self._lock = threading.Lock()
         self._pruned_at = 0.0
         if not is_read_only(self._engine):
@@ -129,8 +104,9 @@ class PipelineLogStore:
                   for request_id, names in (users or {}).items() if request_id in ts
                   for user in dict.fromkeys(names)]
         with write_tx(self._engine) as conn:
-            direct.run(conn, _INSERT, rows)
-            direct.run(conn, _INSERT_USERS, owners)
+            conn.execute(_INSERT, rows)
+            if owners:
+                conn.execute(_INSERT_USERS, owners)
         if time.time() - self._pruned_at > _PRUNE_EVERY_S:
             self.prune()
 

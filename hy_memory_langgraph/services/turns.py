@@ -6,24 +6,28 @@ Rules (``docs/design.md#chat-memory``), per user or assistant message with text,
   pleasantries, emoji, function words only): not a memory (``SKIP``, reason
   ``"trivial"``). Its text is carried into the next stored turn of the same session
   (``carried``), so lexical search still sees it there.
+* **Question** (:func:`~hy_memory_langgraph.messages.is_question_only`: every sentence
+  with content asks, ``"What is my cat called?"``): not a memory either (``SKIP``,
+  reason ``"question"``), carried like a trivial turn. Measured on LoCoMo
+  (``python -m bench.locomo_recall cv --section reactions``): held-out recall is not
+  lower than storing such turns and ranking them lower, and they no longer fill the
+  top hits.
 * **Duplicate**: the same owner already said the same text (once matched) in the same
   session, in an earlier write or earlier in this one, and that memory is still active:
   ``SKIP`` with reason ``"duplicate"`` and the id of that memory.
 * Otherwise a new memory (``ADD``), with ``context`` = the last message with content
-  before it (trivial ones skipped) and ``carried`` = the trivial turns since then, both cut
-  to their last :data:`CONTEXT_CHARS` characters, and ``question`` = whether the turn only
-  asks (:func:`~hy_memory_langgraph.messages.is_question_only`; search ranks such turns
-  below statements when ``ChatRanking.question_weight`` < 1).
+  before it (trivial and question turns skipped) and ``carried`` = the trivial and
+  question turns since then, both cut to their last :data:`CONTEXT_CHARS` characters.
 
 The history (the session's recent window) gives the context and carried turns of the
 write's first turn, so a trivial turn at the end of one write is carried into the next.
 
 Example:
     >>> from hy_memory_langgraph.messages import Msg
-    >>> plan = plan_turns([Msg(role="user", content="ok"), Msg(role="user", content="I like tea")],
-    ...                   history=[], session_id="s", stored={})
-    >>> [(t.op, t.reason, t.carried) for t in plan]
-    [('SKIP', 'trivial', ''), ('ADD', None, 'ok')]
+    >>> plan = plan_turns([Msg(role="user", content="ok"), Msg(role="user", content="Do you like tea?"),
+    ...                    Msg(role="user", content="I like tea")], history=[], session_id="s", stored={})
+    >>> [(t.op, t.reason, t.carried.splitlines()) for t in plan]
+    [('SKIP', 'trivial', []), ('SKIP', 'question', []), ('ADD', None, ['ok', 'Do you like tea?'])]
 """
 
 from __future__ import annotations
@@ -34,13 +38,13 @@ from typing import Final, Literal
 
 from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
+from hy_memory_langgraph.prompts.replies import OWNERS
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.repos.records import ChatMemory
 
-__all__ = ["CONTEXT_CHARS", "OWNERS", "PlannedTurn", "plan_turns", "turn_hashes"]
+__all__ = ["CONTEXT_CHARS", "PlannedTurn", "plan_turns", "turn_hashes"]
 
 #: Roles whose messages are chat memories.
-OWNERS: Final = ("user", "assistant")
 #: Characters kept of ``context`` and of ``carried`` (the end of each).
 CONTEXT_CHARS: Final = 1000
 
@@ -54,12 +58,11 @@ class PlannedTurn:
         role: ``"user"`` or ``"assistant"`` (the memory's owner).
         text: The message text, stripped.
         memory_id: ADD: the new memory's id; SKIP duplicate: the memory it repeats;
-            SKIP trivial: ``None``.
-        reason: ``None``, ``"duplicate"`` or ``"trivial"``.
+            SKIP trivial or question: ``None``.
+        reason: ``None``, ``"duplicate"``, ``"trivial"`` or ``"question"``.
         key: The turn key (ADD).
         context: The last message with content before it (ADD).
-        carried: The trivial turns said since that message, one per line (ADD).
-        question: The turn only asks a question (ADD).
+        carried: The trivial and question turns said since that message, one per line (ADD).
     """
 
     op: Literal["ADD", "SKIP"]
@@ -70,7 +73,6 @@ class PlannedTurn:
     key: str = ""
     context: str = ""
     carried: str = ""
-    question: bool = False
 
 
 def _cut(text: str) -> str:
@@ -81,18 +83,26 @@ def _turn_texts(msgs: Iterable[Msg]) -> list[tuple[str, str]]:
     return [(m.role, m.content.strip()) for m in msgs if m.role in OWNERS and m.content.strip()]
 
 
+def _unstored(text: str) -> str | None:
+    """Why a turn is never a memory (``"trivial"``, ``"question"``), or ``None``."""
+    if is_trivial(text):
+        return "trivial"
+    return "question" if is_question_only(text) else None
+
+
 def turn_hashes(msgs: Sequence[Msg], session_id: str | None) -> list[str]:
-    """The keys of the write's turns that may be stored (the trivial ones never are)."""
+    """The keys of the write's turns that may be stored (trivial and question turns never are)."""
     return list(dict.fromkeys(turn_hash(role, session_id, text) for role, text in _turn_texts(msgs)
-                              if not is_trivial(text)))
+                              if _unstored(text) is None))
 
 
 def _open_context(history: Sequence[Msg]) -> tuple[str, list[str]]:
-    """The last non-trivial turn text in ``history`` and the trivial turns after it (read
-    from the end: a window of several turns costs one triviality test, not one a turn)."""
+    """The last turn text in ``history`` that could be a memory and the trivial and question
+    turns after it (read from the end: a window of several turns costs a test or two, not
+    one a turn)."""
     carried: list[str] = []
     for _, text in reversed(_turn_texts(history)):
-        if not is_trivial(text):
+        if _unstored(text) is None:
             return text, carried[::-1]
         carried.append(text)
     return "", carried[::-1]
@@ -115,8 +125,9 @@ def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str |
     seen = {key: memory.memory_id for key, memory in stored.items()}
     out: list[PlannedTurn] = []
     for role, text in _turn_texts(msgs):
-        if is_trivial(text):
-            out.append(PlannedTurn("SKIP", role, text, reason="trivial"))
+        reason = _unstored(text)
+        if reason is not None:
+            out.append(PlannedTurn("SKIP", role, text, reason=reason))
             carried.append(text)
             continue
         key = turn_hash(role, session_id, text)
@@ -125,7 +136,6 @@ def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str |
         else:
             memory_id = seen[key] = random_id()
             out.append(PlannedTurn("ADD", role, text, memory_id=memory_id, key=key,
-                                   context=_cut(context), carried=_cut("\n".join(carried)),
-                                   question=is_question_only(text)))
+                                   context=_cut(context), carried=_cut("\n".join(carried))))
         context, carried = text, []
     return out

@@ -4,7 +4,10 @@ Design:
 
 * The database (a SQLite file, or one schema of a PostgreSQL database) is the
   source of truth for items *and* vectors (float32 blobs with text and field).
-  Tables are versioned and migrated on open (:mod:`.db.migrations`).
+  Tables are versioned and migrated on open (:mod:`.db.migrations`; one initial
+  schema, version 1). Every statement runs through SQLAlchemy's ``Connection``
+  (statements built once at module level, served by its compiled cache; rows written
+  with ``executemany`` / ``insertmanyvalues``).
 * Exact FAISS ``IndexIDMap2(IndexFlatIP)`` indexes over normalised vectors are
   derived per scope (a namespace's first two labels), loaded lazily and kept in
   a byte-bounded LRU cache (``MEMORY_INDEX_CACHE_MB``). A scope of at least
@@ -40,9 +43,10 @@ Layout, one concern per module:
 
 * :mod:`.store`: the :class:`HyMemoryStore` class (batch orchestration, TTL API);
   :mod:`.extensions`: the typed protocol of what it offers beyond ``BaseStore``.
-* :mod:`.db`: database plumbing every store of the package shares (engines,
-  direct driver execution, migrations, WAL upkeep, faults).
-* :mod:`.schema`: the tables, and the frozen versions migrations created.
+* :mod:`.db`: database plumbing every store of the package shares (engines and
+  transactions, PostgreSQL writer locks, migrations and opening a database migrated,
+  WAL upkeep, faults).
+* :mod:`.schema`: the tables and their migration history.
 * :mod:`.sql`: statements, the filter language and JSON field access, bound SQL only.
 * :mod:`.batch`: planning, guards, the write transaction and exact search of a batch.
 * :mod:`.vector`: the FAISS index of a scope, its namespace map, lazy loading and
@@ -69,7 +73,6 @@ from hy_memory_langgraph.store.extensions import CapabilityFlags, IndexedStore
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.store.lexical.ops import (
            KeyHit,
-           LexicalCompleteOp,
            LexicalOp,
            LexicalStatus,
 )
@@ -80,5 +83,5 @@ from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 
 __all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp",
-           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalCompleteOp",
-           "LexicalOp", "LexicalStatus", "SealedStore", "shared_index_cache"]
+           "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalOp",
+           "LexicalStatus", "SealedStore", "shared_index_cache"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import functools
 import logging
 import os
@@ -42,14 +41,12 @@ from hy_memory_langgraph.store import namespaces
 from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, Coalescer
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.batch.prefetch import Prefetched, prefetch
 from hy_memory_langgraph.store.batch.search import run_key_search, run_search
 from hy_memory_langgraph.store.batch.single import SingleCalls
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
-    create_store_engine,
     is_absent,
     is_read_only,
     parse_url,
@@ -106,7 +103,7 @@ def _faults(method: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
-def _one_statement(plan: BatchPlan, get_requests: Sequence[sql.Request]) -> bool:
+def _one_statement(plan: BatchPlan, get_requests: Sequence[Any]) -> bool:
     """Whether each read of ``plan`` is one statement that needs no snapshot shared with
     the others: gets, listings and searches without a query (a ranked search also reads
     the change log), one of them or the independent calls of a group; or gets that one
@@ -213,8 +210,8 @@ class HyMemoryStore(SingleCalls, BaseStore):
         self._sweeper: TTLSweeper | None = None
         self._where = store_url(path).render_as_string(hide_password=True)
         with database_faults(self._where):
-            self._engine, self._local_file = create_store_engine(
-                path, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
+            self._engine, self._local_file = migrations.open_database(
+                path, COMPONENT, self.MIGRATIONS, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         self._indexer = None if is_read_only(self._engine) else PendingIndexer(self._index_pending)
@@ -300,7 +297,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
     def _open(self, search_threads: int | None, cache: IndexCache,
               approximate: ApproximateSearch | None) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
-        migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
         reading = self.read_only and not is_absent(self._engine)  # may not even write defaults
         with (read_tx(self._engine) if reading else write_tx(self._engine, schema_setup=True)) as conn:
             if not reading:
@@ -317,8 +313,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
                         "written with (e.g. HY_MEMORY_EMBEDDING_MODEL=local for the embedded "
                         "e5), or use another path/data_dir"
                     )
-        if self._local_file is not None:
-            _remove_old_index_files(self._local_file)
         if dims is None:
             return None
         metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
@@ -610,29 +604,25 @@ class HyMemoryStore(SingleCalls, BaseStore):
         ttl_ids: list[int] = []
         results = plan.results
         pairs = [(namespaces.encode(op.namespace), op.key) for _, op in plan.gets]
-        get_requests = sql.keys_requests(pairs, now)  # made once: for the test, the prefetch, the read
-        single = _one_statement(plan, get_requests)
-        with read_tx(self._engine, single=single) as conn:
+        get_requests = sql.keys_requests(pairs, now)  # made once: for the test and the read
+        with read_tx(self._engine, single=_one_statement(plan, get_requests)) as conn:
             if self._scoped is not None and any(op.query for _, op, _ in plan.searches):
                 self._scoped.catch_up(conn, now)
-            early = prefetch(conn, plan, pairs, get_requests, now) if single else Prefetched()  # one round trip
             if plan.gets:
-                rows = early.gets if early.gets is not None else sql.fetch_requested(conn, get_requests, pairs)
+                rows = sql.fetch_requested(conn, get_requests, pairs)
                 for (i, op), pair in zip(plan.gets, pairs, strict=True):
                     row = rows.get(pair)
                     results[i] = sql.row_to_item(row) if row is not None else None
                     if row is not None and op.refresh_ttl and row.ttl_minutes is not None:
                         ttl_ids.append(row.id)
             for i, op, where in plan.searches:
-                outcome = early.searches.get(i) or run_search(conn, op, where, now, self._scoped,
-                                                              query_vectors.get(op.query or ""))
+                outcome = run_search(conn, op, where, now, self._scoped, query_vectors.get(op.query or ""))
                 results[i] = outcome.items
                 if op.refresh_ttl:
                     ttl_ids.extend(outcome.ttl_ids)
             for i, op in plan.lists:
                 prefix = namespaces.encode(namespaces.literal_prefix(op.match_conditions))
-                names = early.lists[i] if i in early.lists else sql.live_namespaces(conn, now, prefix)
-                results[i] = namespaces.list_namespaces(names, op)
+                results[i] = namespaces.list_namespaces(sql.live_namespaces(conn, now, prefix), op)
         return ttl_ids
 
     def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:
@@ -809,16 +799,6 @@ def _groupable_op(op: Op) -> bool:
     operation, made outside a block whose embeddings belong to named users (grouped, its
     embeddings would be made in another caller's context)."""
     return type(op) in GROUPABLE and not EMBEDDING_OWNERS.get()
-
-
-def _remove_old_index_files(db_file: Any) -> None:
-    """Delete whole-store FAISS files left by releases before per-scope indexes."""
-    for suffix in (".faiss", ".faiss.json"):
-        with contextlib.suppress(OSError):
-            db_file.with_name(db_file.name + suffix).unlink()
-    for tmp in db_file.parent.glob(f".{db_file.name}.faiss*.tmp"):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
 
 
 def _index_setup(

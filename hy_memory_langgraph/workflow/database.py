@@ -36,14 +36,9 @@ from typing import Final
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
-from hy_memory_langgraph.store.db.engine import (
-    create_store_engine,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
 from hy_memory_langgraph.redact.gate import Seal, seal
+from hy_memory_langgraph.store.db.engine import read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.files import relative_name, render_document
@@ -61,11 +56,11 @@ DOCUMENTS: Final = sa.Table(
 )
 
 
-def _create_v1(ctx: MigrationContext) -> None:
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_meta)
 
 
-MIGRATIONS: Final = (Migration(1, "workflow_documents table", _create_v1),)
+MIGRATIONS: Final = (Migration(1, "workflow_documents table", _create),)
 
 
 class WorkflowDatabase:
@@ -80,12 +75,7 @@ class WorkflowDatabase:
                  sealed: Seal = seal) -> None:
         #: The privacy gate every document passes before it is written.
         self.seal = sealed
-        self._engine, _ = create_store_engine(url, schema=schema)
-        try:
-            setup(self._engine, "workflow_memory", MIGRATIONS)
-        except BaseException:
-            release_engine(self._engine)
-            raise
+        self._engine, _ = open_database(url, "workflow_memory", MIGRATIONS, schema=schema)
         self._guard = threading.Lock()
         self._user_locks: dict[str, threading.Lock] = {}
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -47,7 +46,6 @@ __all__ = ["WorkflowDocuments", "WorkflowFiles", "dimension_of", "escape_name", 
 
 #: Longest escaped file name (file systems allow 255 bytes).
 _MAX_NAME = 200
-_HASHED = re.compile(r"~[0-9a-f]{32}$")
 _TITLES = {
     "user": "# user.md — 用户画像 (profile: identity, display and communication preferences)",
     "global": "# memory.md — 长期记忆 (global: aliases → workflows, cross-workflow facts, lessons)",
@@ -73,18 +71,6 @@ def escape_name(value: str) -> str:
         return escaped
     digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
     return f"{escaped[:_MAX_NAME - 40]}~{digest}"
-
-
-def _legacy_name(value: str) -> str | None:
-    """The name releases before 2026-12 gave ``value`` when it differs from today's (a
-    ``~`` kept as it was), unless that name has the hashed shape, which another id may
-    own; ``None`` otherwise."""
-    if "~" not in value:
-        return None
-    escaped = quote(value, safe="").replace(".", "%2E")
-    if len(escaped) > _MAX_NAME or _HASHED.search(escaped):
-        return None
-    return escaped
 
 
 def dimension_of(workflow_id: str | None) -> str:
@@ -160,16 +146,8 @@ class WorkflowFiles:
         self.seal = sealed
 
     def user_dir(self, user_id: str) -> Path:
-        """The user's directory; one written under the legacy name of an id with ``~``
-        is moved to today's name on first use."""
-        current = self.root / escape_name(user_id)
-        legacy = _legacy_name(user_id)
-        if legacy is not None and not current.exists() and (self.root / legacy).is_dir():
-            try:
-                os.replace(self.root / legacy, current)
-            except OSError as exc:
-                raise WorkflowStorageError(f"cannot move {self.root / legacy} to {current}: {exc}") from exc
-        return current
+        """The user's directory."""
+        return self.root / escape_name(user_id)
 
     def path(self, user_id: str, dimension: str, app_id: str | None = None) -> Path:
         return self.user_dir(user_id) / relative_name(dimension, app_id)

@@ -24,7 +24,7 @@ from bench.common.harness import (
     select_config,
     with_,
 )
-from bench.common.lite_rules import apply_lite_rules
+from bench.common.lite_rules import apply_lite_rules, reaction_ids
 from bench.lab.fusion import FusionConfig
 from hy_memory_langgraph.testing import HashingEmbeddings
 
@@ -152,8 +152,24 @@ def test_lite_rules_drop_trivial_and_repeated_turns_and_carry_the_trivial_ones()
     corpus = Corpus("c", docs, [Query("where did they camp?", "single-hop", ("d2", "d3"))])
     kept, dropped = apply_lite_rules(corpus, trivial=True, dedup=True)
     assert [d.id for d in kept.docs] == ["d1", "d3", "d6"]  # d6: another session
-    assert dropped == {"trivial": 2, "duplicate": 1, "evidence_dropped": 1}
+    assert dropped == {"trivial": 2, "duplicate": 1, "reaction": 0, "question": 0, "evidence_dropped": 1}
     assert kept.docs[1].carried == "Ben: ok" and kept.docs[2].carried == ""
     assert "Ben: ok" in lexical_texts(kept, LexSpec(prev=0, next=0))[1]
     unchanged, none = apply_lite_rules(corpus, trivial=False, dedup=False)
     assert unchanged.docs == corpus.docs and none["trivial"] == none["duplicate"] == 0
+    asked, dropped = apply_lite_rules(corpus, trivial=True, dedup=True, questions=True)  # as lite stores it now
+    assert [d.id for d in asked.docs] == ["d1", "d6"] and dropped["question"] == 1
+    assert dropped["evidence_dropped"] == 2
+
+
+def test_reactions_are_judged_against_the_last_stored_turn_of_the_session() -> None:
+    when = datetime(2024, 5, 1)
+    docs = [Doc("d1", "Anna: We went camping in the Alps.", "s1", when),
+            Doc("d2", "Ben: Wow, camping in the alps sounds lovely!", "s1", when, role="assistant"),
+            Doc("d3", "Ben: Which valley was it?", "s1", when, role="assistant"),
+            Doc("d4", "Anna: Wow, camping in the alps sounds lovely!", "s2", when)]  # nothing before it in s2
+    corpus = Corpus("c", docs, [])
+    assert reaction_ids(corpus) == {"d2"}
+    kept, dropped = apply_lite_rules(corpus, trivial=True, dedup=True, reactions=True)
+    assert [d.id for d in kept.docs] == ["d1", "d3", "d4"] and dropped["reaction"] == 1
+    assert kept.docs[1].carried == "Ben: Wow, camping in the alps sounds lovely!"

@@ -80,12 +80,12 @@ def test_min_score_and_limit(lite) -> None:
 
 def test_lite_turn_keeps_previous_message_as_context(make_client) -> None:
     client = make_client(mode="lite")
-    client.add("What did you name the puppy?", user_id="u1", session_id="s")
+    client.add("We got a puppy last week.", user_id="u1", session_id="s")
     second = client.add([{"role": "assistant", "content": "We called him Biscuit."}], user_id="u1", session_id="s")
     client.add("Unrelated other session", user_id="u1", session_id="t")
     memory = client.get(second["memory_ids"][0])
     assert memory["content"] == "We called him Biscuit."
-    assert memory["context"] == "What did you name the puppy?"
+    assert memory["context"] == "We got a puppy last week."
     found = client.search("puppy name", user_ids=["u1"], limit=2)["memories"]
     assert "We called him Biscuit." in [m["content"] for m in found]
 

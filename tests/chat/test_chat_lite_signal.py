@@ -1,4 +1,4 @@
-"""Lite chat stores signal: duplicate turns are skipped, trivial turns are carried, not stored."""
+"""Lite chat stores signal: duplicate turns are skipped, trivial and question-only turns are carried, not stored."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hy_memory_langgraph.messages import Msg
-from hy_memory_langgraph.messages.signal import is_trivial
+from hy_memory_langgraph.messages.signal import is_question_only, is_trivial
 from hy_memory_langgraph.services.turns import plan_turns
 from hy_memory_langgraph.testing import HashingEmbeddings
 
@@ -81,7 +81,7 @@ def test_carried_text_is_matched_by_lexical_search(make_client) -> None:
     client.add("Unrelated: the boiler needs a new valve.", user_id="u1", session_id="s2")
     found = client.search("wonderful violinist", user_ids=["u1"], limit=1)["memories"]
     assert found[0]["content"] == "The violinist was from Riga."
-    assert found[0]["carried"] == "Absolutely, wonderful!"
+    assert found[0]["carried"] == "Did you like the concert yesterday?\nAbsolutely, wonderful!"  # neither stored
 
 
 def test_chinese_and_emoji_only_turns(make_client) -> None:
@@ -210,7 +210,7 @@ def test_a_first_turn_takes_its_context_from_the_end_of_the_history(history: lis
     for m in msgs:  # the reference: forward, as a reader of the session would
         if m.role not in ("user", "assistant") or not m.content.strip():
             continue
-        if is_trivial(m.content.strip()):
+        if is_trivial(m.content.strip()) or is_question_only(m.content.strip()):
             carried.append(m.content.strip())
         else:
             context, carried = m.content.strip(), []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from tests.chat.support import store_asked_turns
 
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 
@@ -26,11 +27,11 @@ WEIGHT = 0.1
 
 
 def _write(client, questions: list[str]) -> None:
-    """One memory per write and session, as a long chat would leave them."""
+    """One memory per write and session, as a long chat would leave them; the questions
+    as stored before lite writes skipped them."""
     for i, text in enumerate([*OTHERS, FACT]):
         client.add([{"role": "user", "content": text}], user_id="u1", session_id=f"s{i}")
-    for i, text in enumerate(questions):
-        client.add([{"role": "assistant", "content": text}], user_id="u1", session_id=f"q{i}")
+    store_asked_turns(client, questions)
 
 
 def _search(client, ranking: ChatRanking, limit: int = 10, *,
@@ -126,8 +127,9 @@ def test_the_fact_outranks_the_same_question_asked_before_with_e5(make_client) -
 
     client = make_client(embeddings=E5Embeddings())
     for i, text in enumerate(["My cat is called Miso.", "I work as a nurse in Porto.",
-                              "We went hiking in the Alps last summer.", "What is my cat called?"]):
+                              "We went hiking in the Alps last summer."]):
         client.add([{"role": "user", "content": text}], user_id="u1", session_id=f"s{i}")
+    store_asked_turns(client, ["What is my cat called?"], role="user")  # stored before the skip rule
     off = _search(client, replace(DEFAULT_CHAT_RANKING, question_weight=1.0), query="What is my cat called?")
     assert _rank(off, "What is my cat called?") == 1  # the echo first without the weight
     found = _search(client, DEFAULT_CHAT_RANKING, query="What is my cat called?")

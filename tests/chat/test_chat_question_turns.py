@@ -1,10 +1,12 @@
-"""Lite chat: question-only turns are stored, flagged, and ranked below the facts that answer them."""
+"""Lite chat: question-only turns are not stored (``SKIP``, reason ``"question"``, carried into
+the next stored turn); those stored before (flagged) rank below the facts that answer them."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
+from tests.chat.support import store_asked_turns
 
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
 
@@ -18,11 +20,25 @@ QUESTION_WEIGHT = 0.1
 
 
 def _write(client) -> None:
-    """One memory per write and session, as a long chat would leave them."""
+    """One memory per write and session, as a long chat would leave them; the questions
+    as stored before lite writes skipped them."""
     for i, text in enumerate([*OTHERS, FACT]):
         client.add([{"role": "user", "content": text}], user_id="u1", session_id=f"s{i}")
-    for i, text in enumerate(QUESTIONS):
-        client.add([{"role": "assistant", "content": text}], user_id="u1", session_id=f"q{i}")
+    store_asked_turns(client, QUESTIONS)
+
+
+def test_question_turns_are_carried_not_stored(make_client) -> None:
+    client = make_client()
+    result = client.add([{"role": "user", "content": "What is my cat called?"},
+                         {"role": "assistant", "content": "You told me: Miso, a grey cat."}], user_id="u1",
+                        session_id="s1")
+    assert [(op["op"], op.get("reason")) for op in result["ops"]] == [("SKIP", "question"), ("ADD", None)]
+    assert result["ops"][0]["memory_id"] is None
+    stored = client.get(result["memory_ids"][0])
+    assert stored["carried"] == "What is my cat called?"
+    assert [m.content for m in client.context.chat_repo.active("u1")] == ["You told me: Miso, a grey cat."]
+    found = client.search("cat called", user_ids=["u1"])["memories"]
+    assert [m["content"] for m in found] == ["You told me: Miso, a grey cat."]  # the question's words find it
 
 
 def _ranks(client) -> dict[str, int]:
@@ -35,7 +51,7 @@ def _fact_above_questions(client) -> bool:
     return all(ranks[FACT] < ranks[q] for q in QUESTIONS)
 
 
-def test_question_turns_are_stored_with_their_flag(make_client) -> None:
+def test_stored_question_turns_keep_their_flag(make_client) -> None:
     client = make_client()
     _write(client)
     store = client.context.chat_repo
@@ -82,11 +98,13 @@ def test_memories_without_the_flag_are_classified_from_their_text(make_client) -
 
 def test_an_edited_turn_keeps_its_flag_true_to_its_text(make_client) -> None:
     client = make_client()
-    ids = client.add([{"role": "user", "content": QUESTIONS[0]}], user_id="u1")["memory_ids"]
+    ids = store_asked_turns(client, QUESTIONS[:1])
     repo = client.context.chat_repo
     assert repo.get(ids[0]).question is True
     client.update(ids[0], "My cat is called Miso, by the way.")
     assert repo.get(ids[0]).question is False
+    client.update(ids[0], QUESTIONS[1])
+    assert repo.get(ids[0]).question is True
 
 
 def test_question_weight_is_bounded() -> None:

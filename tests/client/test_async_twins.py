@@ -10,8 +10,9 @@ from hy_memory_langgraph.testing import HashingEmbeddings
 
 
 def _public_methods() -> list[str]:
-    return [name for name, value in vars(HyMemoryClient).items()
-            if callable(value) and not name.startswith(("_", "a")) and inspect.isfunction(value)]
+    """The client's public methods, its reader's included."""
+    return [name for name, _ in inspect.getmembers(HyMemoryClient, inspect.isfunction)
+            if not name.startswith(("_", "a"))]
 
 
 def test_every_public_method_has_an_async_twin() -> None:
@@ -28,6 +29,7 @@ async def test_the_twins_do_what_the_methods_do(tmp_path: Path) -> None:
         again = list(client.export_memories())
         assert [r for r in rows if r["type"] != "header"] == [r for r in again if r["type"] != "header"]
         assert (await client.astats())["users"] == 1
+        assert (await client.astats())["mode"] == "lite"  # the client's override runs
         page = await client.alist_memories("u1")
         assert [m["memory_id"] for m in page["memories"]] == added["memory_ids"]
     copy = HyMemoryClient(mode="lite", data_dir=tmp_path / "b", embeddings=HashingEmbeddings(32))

@@ -22,8 +22,9 @@ def test_agent_recalls_before_the_model_and_remembers_after(make_client) -> None
     system = str(model.prompts[0][0].content)
     assert system.startswith("You are helpful.") and "My cat is called Miso" in system
     assert "Rex" not in system
-    stored = [m["content"] for m in client.search("cat called", user_ids=["u1"])["memories"]]
-    assert "What is my cat called?" in stored and "Your cat is Miso!" in stored
+    stored = {m["content"]: m for m in client.search("cat called", user_ids=["u1"])["memories"]}
+    assert "What is my cat called?" not in stored  # the plain question is no memory of its own
+    assert stored["Your cat is Miso!"]["carried"] == "What is my cat called?"  # its answer carries it
     assert client.llm_usage.total_calls == 0
 
 

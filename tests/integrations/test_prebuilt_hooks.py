@@ -92,5 +92,5 @@ async def test_tool_loop_keeps_the_memory_and_writes_the_turn_once(make_client) 
     assert isinstance(model.prompts[-1][-1], ToolMessage)
     written = [m for m in client.search("weather Porto", user_ids=["alice"], limit=10)["memories"]
                if m["session_id"] == "t9"]
-    assert sorted(m["content"] for m in written) == [
-        "Sunny in Porto. (Miso is known)", "What is the weather, and is my cat called Miso?"]
+    assert [(m["content"], m["carried"]) for m in written] == [  # the question is carried, not stored
+        ("Sunny in Porto. (Miso is known)", "What is the weather, and is my cat called Miso?")]

@@ -331,3 +331,36 @@ async def test_calls_made_for_named_users_run_alone(hy_factory: Callable[..., Hy
     assert grouped == []
     assert (await run("get", NS, "k")).value == {"v": 1}
     assert [type(op).__name__ for op in grouped] == ["GetOp"]
+
+
+def _answers(results: list[Any]) -> list[Any]:
+    out = []
+    for result in results:
+        if isinstance(result, list):
+            out.append([(r.namespace, r.key, r.value) if hasattr(r, "key") else r for r in result])
+        else:
+            out.append(None if result is None else (result.namespace, result.key, result.value))
+    return out
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_grouped_reads_answer_as_alone(open_store: Callable[..., BaseStore], backend: str) -> None:
+    """A grouped batch's reads (independent calls: no common snapshot) give what each call
+    gets alone, and none sees the group's write."""
+    store = open_store(index=None, ttl={"default_ttl": 10.0, "refresh_on_read": True})
+    assert isinstance(store, HyMemoryStore)
+    for i in range(6):
+        store.put((*NS, f"n{i % 2}"), f"k{i}", {"i": i, "even": i % 2 == 0})
+    ops: list[Any] = [
+        GetOp((*NS, "n0"), "k0"), GetOp((*NS, "n1"), "k1"), GetOp((*NS, "n1"), "gone"),
+        SearchOp(NS, None, 2, 1), SearchOp(("docs",), None, 10, 0),
+        SearchOp(NS, {"even": True}, 10, 0),
+        ListNamespacesOp(match_conditions=(MatchCondition("prefix", NS),), max_depth=None),
+        ListNamespacesOp(match_conditions=None, max_depth=2),
+        PutOp((*NS, "n0"), "k9", {"i": 9}),  # written after the reads: none of them sees it
+    ]
+    alone = [store.batch([op])[0] for op in ops[:-1]]
+    grouped = store._batch_alone(ops, grouped=True)
+    assert _answers(grouped[:-1]) == _answers(alone)
+    assert [r.key for r in grouped[5]] == ["k4", "k2", "k0"]
+    assert store.get((*NS, "n0"), "k9") is not None

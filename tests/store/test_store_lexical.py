@@ -25,7 +25,7 @@ from store_helpers import index_config
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
-from hy_memory_langgraph.store import HyMemoryStore, LexicalCompleteOp, LexicalOp
+from hy_memory_langgraph.store import HyMemoryStore, LexicalOp
 from hy_memory_langgraph.store.db import engine as engine_module
 from hy_memory_langgraph.store.lexical import idle
 from hy_memory_langgraph.store.lexical import write as lexical_write
@@ -145,7 +145,7 @@ def test_bm25_in_sql_ranks_like_the_in_process_index(make_store: Callable[[], Hy
     for query in QUERIES:
         _assert_same(_search(store, query, 30), _reference(docs, query, 30))
     status = store.lexical_status(NS)
-    assert (status.complete, status.docs, status.window) == (True, 120, WINDOW)
+    assert (status.docs, status.window) == (120, WINDOW)
 
 
 def test_neighbours_follow_arrivals_changes_and_deletes(make_store: Callable[[], HyMemoryStore]) -> None:
@@ -255,16 +255,6 @@ def test_time_range_filters_before_the_top_k(make_store: Callable[[], HyMemorySt
     assert all(10 <= (h.ts or 0) <= 19 for h in vector)
     everything = store.vector_search_keys(NS, docs[15].text, limit=3)
     assert everything[0].key == "m15" and everything[0].score == pytest.approx(1.0, abs=1e-5)
-
-
-def test_fill_keeps_newer_documents_and_complete_marks_the_namespace(make_store: Callable[[], HyMemoryStore]) -> None:
-    store = make_store()
-    _write(store, [Doc("a", "new text about tea")])
-    store.batch([LexicalOp(NS, "a", {"old": 1}, fill=True), LexicalCompleteOp(NS)])
-    assert [k for k, _ in _search(store, "tea", 5)] == ["a"] and _search(store, "old", 5) == []
-    assert store.lexical_status(NS).complete
-    store.batch([LexicalCompleteOp(("chat", "nobody"))])  # no items there: no row is made
-    assert [ns for ns, _ in _spaces(store)] == ["chat.u1"]
 
 
 def test_a_new_window_rebuilds_the_groups(make_store: Callable[[], HyMemoryStore]) -> None:

@@ -228,15 +228,6 @@ def test_pruned_change_log_reloads_scopes(open_db: Opener, caplog: pytest.LogCap
     assert keys(reader.search(("p", "x"), query="green tea writer", limit=1)) == ["w-last"]
 
 
-def test_old_whole_store_index_files_are_removed(tmp_path: Path) -> None:
-    db = tmp_path / "mem.db"
-    for suffix in (".faiss", ".faiss.json"):
-        db.with_name(db.name + suffix).write_bytes(b"left by an older release")
-    with HyMemoryStore(db, index=index_config(["text"])) as store:
-        _fill(store)
-    assert sorted(p.name for p in tmp_path.iterdir() if "faiss" in p.name) == []
-
-
 def test_dims_mismatch_is_config_error(open_db: Opener) -> None:
     open_db().put(("p",), "k", {"text": "x"})
     with pytest.raises(ConfigError, match="64-dim"):

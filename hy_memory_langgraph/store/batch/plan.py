@@ -43,7 +43,7 @@ from langgraph.store.base import (
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.batch.guards import GuardOp
-from hy_memory_langgraph.store.lexical.ops import LexicalCompleteOp, LexicalOp
+from hy_memory_langgraph.store.lexical.ops import LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM
@@ -107,7 +107,6 @@ class BatchPlan:
     puts: dict[tuple[str, str], PutPlan] = dataclasses.field(default_factory=dict)
     guards: list[tuple[str, str, Mapping[str, Any] | None]] = dataclasses.field(default_factory=list)
     lexical: dict[tuple[str, str], LexicalOp] = dataclasses.field(default_factory=dict)
-    complete: list[str] = dataclasses.field(default_factory=list)
     #: The ops are one-operation calls of several callers, grouped (no shared snapshot owed).
     grouped: bool = False
 
@@ -118,12 +117,12 @@ class BatchPlan:
     @property
     def has_writes(self) -> bool:
         """Whether the batch changes anything (items or the lexical index)."""
-        return bool(self.puts or self.lexical or self.complete)
+        return bool(self.puts or self.lexical)
 
     def scopes(self) -> set[str]:
         """The scopes whose rows the writes of the batch change (their locks, :mod:`..db.locks`)."""
         names = {ns for ns, _ in self.puts} | {ns for ns, _, _ in self.guards}
-        names |= {ns for ns, _ in self.lexical} | set(self.complete)
+        names |= {ns for ns, _ in self.lexical}
         return {scope_of(ns) for ns in names}
 
     def texts(self) -> list[str]:
@@ -254,10 +253,6 @@ def plan_batch(
         if isinstance(op, LexicalOp):
             _check_lexical(op, forbid_nul)
             plan.lexical[(encode(op.namespace), op.key)] = op
-            continue
-        if isinstance(op, LexicalCompleteOp):
-            require_namespace(op.namespace)
-            plan.complete.append(encode(op.namespace))
             continue
         if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
             raise InvalidInputError(f"unknown store operation: {type(op).__name__}")

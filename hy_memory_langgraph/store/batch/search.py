@@ -47,7 +47,7 @@ from hy_memory_langgraph.store.vector.scoped import (
     targets_for_rows,
 )
 
-__all__ = ["SearchOutcome", "listing_outcome", "listing_request", "page_bounds", "run_key_search", "run_search"]
+__all__ = ["SearchOutcome", "page_bounds", "run_key_search", "run_search"]
 
 T = TypeVar("T")
 #: Reads the live rows (or anything per item) of some item ids: ``(conn, ids, now) -> {id: row}``.
@@ -64,21 +64,6 @@ class SearchOutcome:
 
 def page_bounds(op: SearchOp) -> tuple[int, int]:
     return op.offset, op.offset + op.limit
-
-
-def listing_request(conn: Connection, op: SearchOp, where: sa.ColumnElement[bool] | None,
-                    now: int) -> sql.Request | None:
-    """The one prebuilt read answering ``op`` when it has no query (``None``: it has a
-    query, a value filter, or no room for results)."""
-    if op.query or op.limit == 0:
-        return None
-    return sql.newest_first_request(sql.item_where(conn, encode(op.namespace_prefix), now, where),
-                                    op.limit, op.offset)
-
-
-def listing_outcome(rows: Sequence[Row[Any]]) -> SearchOutcome:
-    """The outcome of a search without a query whose listing read gave ``rows``."""
-    return _outcome([(row, None) for row in rows])
 
 
 def _outcome(pairs: list[tuple[Row[Any], float | None]]) -> SearchOutcome:
@@ -102,7 +87,8 @@ def run_search(
     if op.limit == 0:
         return SearchOutcome([], [])
     if scoped is None or query_vector is None or not op.query:
-        return listing_outcome(sql.newest_first(conn, sql.item_where(conn, prefix, now, where), op.limit, op.offset))
+        rows = sql.newest_first(conn, sql.item_where(conn, prefix, now, where), op.limit, op.offset)
+        return _outcome([(row, None) for row in rows])
     if where is None:
         targets = targets_for_prefix(conn, prefix)
     else:

@@ -6,8 +6,8 @@ thousands of calls gathered at once (LangGraph's own large-batch test gathers 60
 every suspended call then holds two coroutine frames and two one-element lists besides
 its task and future, and Python's cyclic collector walks them all again at each full
 collection: half of such a run's time. Here each method validates its arguments and
-builds its operation exactly as ``BaseStore`` does (with the same helpers as LangGraph's
-own batched async stores), then awaits the store's ``_asingle`` (the group commit of
+builds its operation as ``BaseStore`` does (labels checked by LangGraph's public
+``validate_op_namespace``, the same errors), then awaits the store's ``_asingle`` (the group commit of
 :mod:`.coalesce`), so a pending call holds one frame and one future.
 
 A subclass that overrides ``abatch`` to see every call should override these too.
@@ -31,6 +31,7 @@ from typing import Any, Literal
 from langgraph.store.base import (
     NOT_PROVIDED,
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -42,13 +43,30 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
     TTLConfig,
-    _ensure_refresh,
-    _ensure_ttl,
-    _validate_namespace,
-    _validate_namespace_labels,
+    validate_op_namespace,
 )
 
 __all__ = ["SingleCalls"]
+
+
+def _checked(op: Op) -> Op:
+    """``op`` once its namespace labels pass LangGraph's check (``InvalidNamespaceError``)."""
+    validate_op_namespace(op)
+    return op
+
+
+def _refresh(config: TTLConfig | None, asked: bool | None) -> bool:
+    """Whether a read refreshes TTLs: as asked, else the store's ``refresh_on_read`` (on)."""
+    if asked is not None:
+        return asked
+    return True if config is None else config.get("refresh_on_read", True)
+
+
+def _ttl(config: TTLConfig | None, asked: float | None | NotProvided) -> float | None:
+    """A put's TTL in minutes: as asked, else the store's ``default_ttl`` (none)."""
+    if asked is NOT_PROVIDED:
+        return config.get("default_ttl") if config else None
+    return asked  # type: ignore[return-value]
 
 
 class SingleCalls:
@@ -63,45 +81,43 @@ class SingleCalls:
     async def aget(self, namespace: tuple[str, ...], key: str, *,
                    refresh_ttl: bool | None = None) -> Item | None:
         """Get one item (``None`` when absent or expired); see ``BaseStore.aget``."""
-        _validate_namespace_labels(namespace)
         return await self._asingle(  # type: ignore[return-value]
-            GetOp(namespace, str(key), _ensure_refresh(self.ttl_config, refresh_ttl)))
+            _checked(GetOp(namespace, str(key), _refresh(self.ttl_config, refresh_ttl))))
 
     async def asearch(self, namespace_prefix: tuple[str, ...], /, *, query: str | None = None,
                       filter: dict[str, Any] | None = None, limit: int = 10, offset: int = 0,
                       refresh_ttl: bool | None = None) -> list[SearchItem]:
         """Search items under a prefix; see ``BaseStore.asearch``."""
-        _validate_namespace_labels(namespace_prefix)
-        return await self._asingle(SearchOp(  # type: ignore[return-value]
-            namespace_prefix, filter, limit, offset, query, _ensure_refresh(self.ttl_config, refresh_ttl)))
+        return await self._asingle(_checked(SearchOp(  # type: ignore[return-value]
+            namespace_prefix, filter, limit, offset, query, _refresh(self.ttl_config, refresh_ttl))))
 
     async def aput(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any],
                    index: Literal[False] | list[str] | None = None, *,
                    ttl: float | None | NotProvided = NOT_PROVIDED) -> None:
         """Store or replace an item; see ``BaseStore.aput``."""
-        _validate_namespace(namespace)
+        if not namespace:
+            raise InvalidNamespaceError("Namespace cannot be empty.")
+        op = _checked(PutOp(namespace, str(key), value, index=index, ttl=_ttl(self.ttl_config, ttl)))
+        if namespace[0] == "langgraph":
+            raise InvalidNamespaceError(f'Root label for namespace cannot be "langgraph". Got: {namespace}')
         if ttl not in (NOT_PROVIDED, None) and not self.supports_ttl:
             raise NotImplementedError(
                 f"TTL is not supported by {type(self).__name__}. Use a store implementation "
                 "that supports TTL or set ttl=None.")
-        await self._asingle(PutOp(namespace, str(key), value, index=index,
-                                  ttl=_ensure_ttl(self.ttl_config, ttl)))
+        await self._asingle(op)
 
     async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
         """Delete an item; see ``BaseStore.adelete``."""
-        _validate_namespace_labels(namespace)
-        await self._asingle(PutOp(namespace, str(key), None))
+        await self._asingle(_checked(PutOp(namespace, str(key), None)))
 
     async def alist_namespaces(self, *, prefix: NamespacePath | None = None,
                                suffix: NamespacePath | None = None, max_depth: int | None = None,
                                limit: int = 100, offset: int = 0) -> list[tuple[str, ...]]:
         """List namespaces; see ``BaseStore.alist_namespaces``."""
-        _validate_namespace_labels(prefix or ())
-        _validate_namespace_labels(suffix or ())
         conditions = []
         if prefix:
             conditions.append(MatchCondition(match_type="prefix", path=prefix))
         if suffix:
             conditions.append(MatchCondition(match_type="suffix", path=suffix))
-        return await self._asingle(ListNamespacesOp(  # type: ignore[return-value]
-            match_conditions=tuple(conditions), max_depth=max_depth, limit=limit, offset=offset))
+        return await self._asingle(_checked(ListNamespacesOp(  # type: ignore[return-value]
+            match_conditions=tuple(conditions), max_depth=max_depth, limit=limit, offset=offset)))

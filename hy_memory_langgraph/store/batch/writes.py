@@ -28,7 +28,6 @@ from hy_memory_langgraph.store.db.locks import lock_scopes, log_key
 from hy_memory_langgraph.store.lexical.write import apply_lexical
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
-from hy_memory_langgraph.store.sql.log_commit import can_commit_with_log, commit_with_log
 from hy_memory_langgraph.store.ttl import expires_at
 from hy_memory_langgraph.store.vector.mirror import ItemVectors
 
@@ -164,19 +163,13 @@ def apply_writes(
         _sweep(conn, now, entries, local, touched)
     if plan is not None and plan.puts:
         _puts(conn, plan, text_vectors, now, entries, local, touched)
-    pending = apply_lexical(conn, plan.lexical if plan is not None else {},
-                            plan.complete if plan is not None else [], touched.upserted, touched.removed,
+    pending = apply_lexical(conn, plan.lexical if plan is not None else {}, touched.upserted, touched.removed,
                             undocumented=touched.undocumented)
     if not entries:
         return WriteResult(seqs=[], local=local, pending=pending)
-    # the change log is only ever touched under the log lock; the append takes it (and
-    # on PostgreSQL commits in the same round trip, so the lock is held the least)
-    key = log_key(conn)
-    if key is not None and can_commit_with_log(conn):
-        seqs = commit_with_log(conn, entries, key, touched.deleted)
-    else:
-        seqs = sql.append_changes(conn, entries, lock_key=key)
-        sql.forget_change_names(conn, touched.deleted)
+    # the change log is only ever touched under the log lock; the append takes it
+    seqs = sql.append_changes(conn, entries, lock_key=log_key(conn))
+    sql.forget_change_names(conn, touched.deleted)
     high = max(seqs)
     due = high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY
     prune = high - retention if due else None

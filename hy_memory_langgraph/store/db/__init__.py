@@ -5,9 +5,7 @@ PostgreSQL all open their databases here:
 
 * :mod:`.engine`: SQLAlchemy engines for SQLite files or one PostgreSQL database,
   transactions, read-only and absent files;
-* :mod:`.direct`: prebuilt statements run straight on the SQLite or psycopg driver (hot paths);
-* :mod:`.driver`: what statements sent past SQLAlchemy share (watchers, error translation);
-* :mod:`.deferred`: PostgreSQL statements that travel with the commit;
+* :mod:`.locks`: which writers of one PostgreSQL store wait for each other;
 * :mod:`.migrations`: versioned schema migrations, the same on both backends;
 * :mod:`.wal`: checkpointing a SQLite write-ahead log off the writers' path;
 * :mod:`.faults`: database failures turned into the package's errors.

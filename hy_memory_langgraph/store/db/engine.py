@@ -19,7 +19,7 @@ Transactions:
   reader that sees change ``n`` has seen every change before it). The item store's
   own writes use ``write_tx(engine, scopes=...)`` instead: they lock only the scopes
   they change and take the log lock last (:mod:`.locks`), so writers of different
-  users run side by side; the scope locks travel with ``BEGIN`` in one round trip.
+  users run side by side.
 
 Example:
     >>> import tempfile, os
@@ -56,9 +56,7 @@ from hy_memory_langgraph.errors import (
     StoreCorruptionError,
     StoreError,
 )
-from hy_memory_langgraph.store.db import deferred, direct
-from hy_memory_langgraph.store.db.driver import observed
-from hy_memory_langgraph.store.db.locks import LOCK_OPTION, begin_with_scopes, lock_log, store_lock_key
+from hy_memory_langgraph.store.db.locks import LOCK_OPTION, lock_log, lock_scopes, store_lock_key
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -78,7 +76,9 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 30_000
-_BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE"}
+#: SQLite: what begins a transaction, by the connection's ``_BEGIN_OPTION`` (``NONE``: each
+#: statement is its own transaction, the driver being in autocommit).
+_BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE", "NONE": None}
 _BEGIN_OPTION = "hy_begin"
 #: Execution option marking an engine opened on a database this process may only read.
 READ_ONLY_OPTION = "hy_read_only"
@@ -445,8 +445,9 @@ def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False,
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        mode = conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
-        direct.run_text(conn, _BEGIN_MODES[mode])  # on the driver, like the store's statements
+        begin = _BEGIN_MODES[conn.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")]
+        if begin is not None:
+            conn.exec_driver_sql(begin)  # SQLAlchemy's recipe for pysqlite
 
 
 def checkpoint(engine: Engine) -> None:
@@ -462,12 +463,13 @@ def checkpoint(engine: Engine) -> None:
 def read_tx(engine: Engine, *, single: bool = False) -> Iterator[Connection]:
     """A transaction for reads: one consistent snapshot for the whole block.
 
-    ``single``: the block runs one statement, which is its own snapshot; it then runs
-    without ``BEGIN``/``COMMIT`` (on PostgreSQL two round trips fewer; a statement that
-    goes through SQLAlchemy rather than the driver begins a transaction itself).
+    ``single``: the statements of the block need no common snapshot (one statement, or
+    reads of independent calls); they then run without ``BEGIN``/``COMMIT`` (on
+    PostgreSQL in autocommit, two round trips fewer).
     """
     with engine.connect() as conn:
         if single and conn.dialect.name == "sqlite":
+            conn.execution_options(**{_BEGIN_OPTION: "NONE"})
             yield conn
             return
         if conn.dialect.name == "postgresql":
@@ -485,13 +487,12 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
              scopes: Collection[str] | None = None, single: bool = False) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
 
-    With ``scopes`` (PostgreSQL), only those scopes are locked, with ``BEGIN``, both sent
-    with the block's first statement (a block that sends nothing takes no lock and
-    begins nothing, :mod:`.deferred`); the caller may lock more with
-    :func:`~.locks.lock_scopes` when it gave none, and takes :func:`~.locks.lock_log`
-    (or an append that takes it) before it touches the change log. With ``single``
-    (and ``scopes``) on PostgreSQL, each statement commits on its own, without
-    ``BEGIN``: for blocks whose statements need no common transaction and no lock.
+    With ``scopes`` (PostgreSQL), only those scopes are locked, first thing in the
+    transaction; the caller may lock more with :func:`~.locks.lock_scopes` when it gave
+    none, and takes :func:`~.locks.lock_log` (or an append that takes it) before it
+    touches the change log. With ``single`` (and ``scopes``) on PostgreSQL, each
+    statement commits on its own: for blocks whose statements need no common
+    transaction and no lock.
 
     Raises:
         ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
@@ -506,7 +507,8 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
                 conn.execution_options(isolation_level="AUTOCOMMIT")
                 yield conn
                 return
-            with _begun(conn, begin_with_scopes(conn, scopes)):
+            with conn.begin():
+                lock_scopes(conn, scopes)
                 yield conn
             return
         conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
@@ -514,30 +516,3 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
             if scopes is None:
                 lock_log(conn)
             yield conn
-
-
-@contextmanager
-def _begun(conn: Connection, opening: list[str]) -> Iterator[None]:
-    """A transaction this module begins and ends itself (the driver in autocommit): its
-    ``opening`` (``BEGIN`` and the scope locks) travels with the block's first statement,
-    the block's last statement may carry the ``COMMIT``, and statements the block queued
-    travel with it (:mod:`.deferred`); a failed commit rolls back like a failed block."""
-    conn.execution_options(isolation_level="AUTOCOMMIT")
-    if observed(conn):  # whoever watches sees BEGIN as a statement of its own
-        direct.run_text(conn, "; ".join(opening))
-        deferred.mark_begun(conn)
-    else:
-        deferred.send_opening_first(conn.engine)
-        deferred.mark_begun(conn, opening)
-    try:
-        yield
-        if not deferred.is_committed(conn):
-            deferred.end_with_commit(conn)  # with the statements queued meanwhile
-    except BaseException:
-        with contextlib.suppress(Exception):  # a lost connection has nothing to roll back
-            if deferred.is_open(conn):  # (nothing was sent: nothing began)
-                direct.run_text(conn, "ROLLBACK")
-        raise
-    finally:
-        with contextlib.suppress(Exception):  # an invalidated connection has no info left
-            deferred.forget(conn)

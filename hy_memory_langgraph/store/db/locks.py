@@ -30,26 +30,18 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from hy_memory_langgraph.store.db import direct
-
-__all__ = ["LOCK_OPTION", "begin_with_scopes", "lock_log", "log_key", "lock_scopes", "scope_keys", "store_lock_key"]
+__all__ = ["LOCK_OPTION", "lock_log", "log_key", "lock_scopes", "scope_keys", "store_lock_key"]
 
 #: Execution option of a PostgreSQL engine: its store's log-lock key (bigint).
 LOCK_OPTION = "hy_lock_key"
 
 _LOG_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
-
-
-def _scope_locks_sql(log: int, keys: list[int]) -> str:
-    """The statement taking the scope locks ``keys`` of the store whose log key is ``log``.
-
-    The two-key form lives in its own key space: a scope never collides with a log lock.
-    The subquery sorts the keys before the locks are taken, one after another. The keys
-    are integers this module computed, so they are written as literals.
-    """
-    listed = ",".join(str(k) for k in keys)
-    return (f"SELECT count(pg_advisory_xact_lock({log & 0x7FFFFFFF}, k)) FROM "
-            f"(SELECT k FROM unnest(ARRAY[{listed}]::integer[]) AS k ORDER BY k) AS ordered")
+# The scope locks of a store whose log key is ``log``: the two-key form lives in its own
+# key space (a scope never collides with a log lock); the subquery sorts the keys before
+# the locks are taken, one after another.
+_SCOPE_LOCKS = sa.text(
+    "SELECT count(pg_advisory_xact_lock(CAST(:log AS integer), k)) FROM "
+    "(SELECT k FROM unnest(CAST(:keys AS integer[])) AS k ORDER BY k) AS ordered")
 
 
 def _digest(text: str, size: int) -> int:
@@ -84,17 +76,7 @@ def lock_scopes(conn: Connection, scopes: Iterable[str]) -> None:
     keys = scope_keys(scopes)
     if key is None or not keys:
         return
-    direct.run_text(conn, _scope_locks_sql(key, keys))  # carries a held-back BEGIN (.deferred)
-
-
-def begin_with_scopes(conn: Connection, scopes: Iterable[str]) -> list[str]:
-    """PostgreSQL: ``BEGIN`` and the statement taking the locks of ``scopes`` (sent in
-    one simple-protocol string)."""
-    begin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
-    key, keys = log_key(conn), scope_keys(scopes)
-    if key is None or not keys:
-        return [begin]
-    return [begin, _scope_locks_sql(key, keys)]
+    conn.execute(_SCOPE_LOCKS, {"log": key & 0x7FFFFFFF, "keys": keys})
 
 
 def lock_log(conn: Connection) -> None:

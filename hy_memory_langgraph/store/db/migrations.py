@@ -2,16 +2,19 @@
 
 Every component that owns tables (the memory store, the version chain, the
 pipeline log, workflow documents) declares an append-only tuple of
-:class:`Migration` s numbered 1, 2, 3…. :func:`setup` runs on every open: inside
+:class:`Migration` s numbered 1, 2, 3… and opens its database with
+:func:`open_database`. :func:`setup` runs on every open: inside
 one write transaction (serialised with other processes: SQLite's write lock,
 PostgreSQL's advisory lock) it creates the schema and the version table
 ``hy_schema_migrations`` when missing, applies the migrations not yet recorded,
 in order, and records each. Running it again changes nothing.
 
-Rules for authors: never edit or reorder a released migration; add a new one.
-A migration sees the database as the previous one left it, so it must not use
-the component's *current* table definitions for anything but version 1's frozen
-copy (see :mod:`.schema`).
+Rules for authors: until the first release, version 1 creates each component's
+tables from their current definitions. After it, never edit or reorder a released
+migration; add a new one. A migration sees the database as the previous one left it,
+so it writes raw SQL through :class:`MigrationContext` rather than use the current
+table definitions; the change that first alters a table version 1 creates also gives
+version 1 a frozen copy of the released definitions.
 
 Example:
     >>> import sqlalchemy as sa
@@ -25,8 +28,10 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -34,9 +39,17 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.schema import CreateSchema
 
 from hy_memory_langgraph.errors import ReadOnlyStoreError, StoreError
-from hy_memory_langgraph.store.db.engine import is_absent, is_read_only, read_tx, schema_of, write_tx
+from hy_memory_langgraph.store.db.engine import (
+    create_store_engine,
+    is_absent,
+    is_read_only,
+    read_tx,
+    release_engine,
+    schema_of,
+    write_tx,
+)
 
-__all__ = ["Migration", "MigrationContext", "setup", "applied_versions", "VERSIONS"]
+__all__ = ["Migration", "MigrationContext", "open_database", "setup", "applied_versions", "VERSIONS"]
 
 _meta = sa.MetaData()
 VERSIONS = sa.Table(
@@ -158,3 +171,21 @@ def setup(engine: Engine, component: str, migrations: Sequence[Migration]) -> in
             conn.execute(VERSIONS.insert().values(
                 component=component, version=step.version, description=step.description))
     return newest
+
+
+def open_database(path: str | os.PathLike[str], component: str, migrations: Sequence[Migration], *,
+                  schema: str | None = None, wal_autocheckpoint: int | None = None) -> tuple[Engine, Path | None]:
+    """Open the database at ``path`` (:func:`~.engine.create_store_engine`) with
+    ``component``'s tables at the newest version (:func:`setup`).
+
+    Returns:
+        The engine (give it back with :func:`~.engine.release_engine`; it is released
+        here when the setup fails) and the local SQLite file, if any.
+    """
+    engine, local = create_store_engine(path, schema=schema, wal_autocheckpoint=wal_autocheckpoint)
+    try:
+        setup(engine, component, migrations)
+    except BaseException:
+        release_engine(engine)
+        raise
+    return engine, local

@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
+from collections.abc import Callable
 
 from sqlalchemy.engine import Engine
 
@@ -66,7 +67,8 @@ class WalCheckpointer:
         self._engine = engine
         self._delay_s = DELAY_S if delay_s is None else delay_s
         self._pending = threading.Event()
-        self._daemon = Daemon("hy-store-wal-checkpointer", _run, weakref.ref(self), self._pending, self._delay_s)
+        self._daemon = Daemon("hy-store-wal-checkpointer", _run, weakref.WeakMethod(self._checkpoint),
+                             self._pending, self._delay_s)
         self._settled = threading.Condition()
         self._noted = 0  # writes noted so far
         self._covered = 0  # writes noted before the last successful checkpoint began
@@ -110,22 +112,22 @@ class WalCheckpointer:
             self._settled.notify_all()
 
 
-def _run(owner: weakref.ref[WalCheckpointer], pending: threading.Event, delay_s: float,
+def _run(checkpoint: weakref.WeakMethod[Callable[[], None]], pending: threading.Event, delay_s: float,
          closed: threading.Event) -> None:
     """The thread: a checkpoint ``delay_s`` after each write, until closed. It holds its
     checkpointer (and so the engine) only weakly: a store dropped without ``close()`` lets
     the thread end within :data:`IDLE_CHECK_S`."""
     while True:
         if not pending.wait(IDLE_CHECK_S):
-            if owner() is None:
+            if checkpoint() is None:
                 return
             continue
         closed.wait(delay_s)  # let the writes of the next moment join in
         pending.clear()
-        checkpointer = owner()
-        if checkpointer is None:
+        run = checkpoint()
+        if run is None:
             return
-        checkpointer._checkpoint()
-        del checkpointer
+        run()
+        del run
         if closed.is_set():
             return

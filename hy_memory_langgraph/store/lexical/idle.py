@@ -52,7 +52,8 @@ class PendingIndexer:
         self._index = index
         self._quiet_s = QUIET_S if quiet_s is None else quiet_s
         self._wake = threading.Event()
-        self._daemon = Daemon("hy-store-pending-indexer", _run, weakref.ref(self), self._wake, self._quiet_s)
+        self._daemon = Daemon("hy-store-pending-indexer", _run, weakref.WeakMethod(self._index_waiting),
+                             self._wake, self._quiet_s)
         self._idle = threading.Condition()
         self._waiting: set[str] = set()
         self._busy = False
@@ -104,12 +105,12 @@ class PendingIndexer:
                 self._idle.notify_all()
 
 
-def _run(owner: weakref.ref[PendingIndexer], wake: threading.Event, quiet_s: float,
+def _run(index_waiting: weakref.WeakMethod[Callable[[], None]], wake: threading.Event, quiet_s: float,
          closed: threading.Event) -> None:
     """The thread: index what was noted once ``quiet_s`` passes without a note."""
     while True:
         if not wake.wait(IDLE_CHECK_S):
-            if owner() is None:
+            if index_waiting() is None:
                 return
             continue
         while True:  # until a whole quiet_s passes without a new note
@@ -118,8 +119,8 @@ def _run(owner: weakref.ref[PendingIndexer], wake: threading.Event, quiet_s: flo
                 return
             if not wake.is_set():
                 break
-        indexer = owner()
-        if indexer is None:
+        run = index_waiting()
+        if run is None:
             return
-        indexer._index_waiting()
-        del indexer
+        run()
+        del run

@@ -19,10 +19,6 @@ Rules:
   the write transaction: adding, changing or removing a document re-derives its
   neighbours' postings too, so deleted text never stays in anyone's postings.
 * ``ts`` is a time (epoch seconds) searches can be restricted to.
-* A namespace is *complete* when every live item that should have a document
-  has one: namespaces first written after the lexical index existed are complete
-  from the start; older ones become complete with a :class:`LexicalCompleteOp`
-  once the caller has filled them (see :class:`LexicalStatus`).
 
 Example:
     >>> op = LexicalOp(("chat", "u1"), "m1", {"tea": 1}, ts=0.0)
@@ -36,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["KeyHit", "LexicalCompleteOp", "LexicalOp", "LexicalStatus"]
+__all__ = ["KeyHit", "LexicalOp", "LexicalStatus"]
 
 
 class LexicalOp(NamedTuple):
@@ -51,8 +47,6 @@ class LexicalOp(NamedTuple):
         group: The group the document belongs to (``None``: no neighbours).
         order: Position within the group; ties are broken by ``key``.
         window: Previous and next neighbours whose tails a grouped document adds.
-        fill: Write only if the item has no document yet (filling a namespace
-            without overwriting what concurrent writers indexed meanwhile).
     """
 
     namespace: tuple[str, ...]
@@ -63,14 +57,6 @@ class LexicalOp(NamedTuple):
     group: str | None = None
     order: tuple[str, float] = ("", 0.0)
     window: tuple[int, int] = (0, 0)
-    fill: bool = False
-
-
-class LexicalCompleteOp(NamedTuple):
-    """Mark ``namespace`` complete: every live item that should have a lexical
-    document now has one (batch op; applied after the batch's :class:`LexicalOp` s)."""
-
-    namespace: tuple[str, ...]
 
 
 class KeyHit(NamedTuple):
@@ -86,9 +72,6 @@ class LexicalStatus:
     """What the store holds for one namespace.
 
     Attributes:
-        complete: Whether every live item that should have a document has one
-            (``False`` only for namespaces written before the lexical index existed
-            and not yet filled).
         docs: Documents in the namespace.
         window: The neighbour window its grouped documents were built with
             (``None`` when it has no documents).
@@ -96,7 +79,6 @@ class LexicalStatus:
             write indexes them before it answers; see :mod:`.write`).
     """
 
-    complete: bool
     docs: int
     window: tuple[int, int] | None
     pending: int = 0

@@ -28,14 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
-from hy_memory_langgraph.store.schema.tables import (
-    LEXICAL_SINCE,
-    items,
-    lexical_docs,
-    lexical_postings,
-    lexical_spaces,
-    meta,
-)
+from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import chunks, live
 
 __all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_search",
@@ -45,22 +38,12 @@ __all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical
 TimeRange = tuple[float | None, float | None]
 
 _SPACE = sa.select(lexical_spaces.c.id, lexical_spaces.c.docs, lexical_spaces.c.total_len,
-                   lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
-                   lexical_spaces.c.complete, lexical_spaces.c.pending).where(
+                   lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after, lexical_spaces.c.pending).where(
     lexical_spaces.c.namespace == sa.bindparam("ns", type_=sa.Text()))
 _DF = (sa.select(lexical_postings.c.term, sa.func.count())
        .where(lexical_postings.c.space_id == sa.bindparam("space", type_=sa.BigInteger()),
               lexical_postings.c.term.in_(sa.bindparam("terms", expanding=True)))
        .group_by(lexical_postings.c.term))
-_SINCE = sa.select(meta.c.value).where(meta.c.key == LEXICAL_SINCE)
-
-
-def _legacy(conn: Connection, namespace: str) -> bool:
-    since = int(conn.execute(_SINCE).scalar() or 0)
-    if since <= 0:
-        return False
-    stmt = sa.select(items.c.id).where(items.c.namespace == namespace, items.c.id <= since).limit(1)
-    return conn.execute(stmt).first() is not None
 
 
 def lexical_status(conn: Connection, namespace: str, *, pending_ok: bool = False) -> LexicalStatus:
@@ -68,9 +51,9 @@ def lexical_status(conn: Connection, namespace: str, *, pending_ok: bool = False
     ``pending_ok`` as for :func:`lexical_search`."""
     row = _space(conn, namespace, pending_ok)
     if row is None:
-        return LexicalStatus(complete=not _legacy(conn, namespace), docs=0, window=None)
-    return LexicalStatus(complete=bool(row.complete), docs=int(row.docs),
-                         window=(int(row.ctx_before), int(row.ctx_after)), pending=int(row.pending))
+        return LexicalStatus(docs=0, window=None)
+    return LexicalStatus(docs=int(row.docs), window=(int(row.ctx_before), int(row.ctx_after)),
+                         pending=int(row.pending))
 
 
 class PendingDocuments(Exception):

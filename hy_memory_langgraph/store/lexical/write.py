@@ -57,17 +57,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store.db import deferred, direct
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
-from hy_memory_langgraph.store.schema.tables import (
-    LEXICAL_SINCE,
-    items,
-    lexical_docs,
-    lexical_postings,
-    lexical_spaces,
-    meta,
-)
-from hy_memory_langgraph.store.sql.statements import by_namespace, chunks, table_name
+from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
+from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 
 __all__ = ["PENDING_LIMIT", "WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "index_pending", "loads_terms"]
 
@@ -115,7 +107,7 @@ _SET_LENGTH = (sa.update(lexical_docs)
                .values(length=sa.bindparam("b_length", type_=sa.Integer())))
 _SPACE_COLUMNS = (lexical_spaces.c.id, lexical_spaces.c.namespace, lexical_spaces.c.docs,
                   lexical_spaces.c.total_len, lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
-                  lexical_spaces.c.complete, lexical_spaces.c.pending)
+                  lexical_spaces.c.pending)
 # Statements of every write, built once: building one per call costs more than SQLite
 # takes to run it (expanding ``IN`` parameters take the lists).
 _IDS = sa.bindparam("p_ids", expanding=True)
@@ -130,7 +122,7 @@ _SAVE_SPACE = (sa.update(lexical_spaces)
                .where(lexical_spaces.c.id == sa.bindparam("p_space", type_=sa.BigInteger()))
                .values(docs=sa.bindparam("p_docs"), total_len=sa.bindparam("p_total"),
                        ctx_before=sa.bindparam("p_before"), ctx_after=sa.bindparam("p_after"),
-                       complete=sa.bindparam("p_complete"), pending=sa.bindparam("p_pending")))
+                       pending=sa.bindparam("p_pending")))
 
 
 def dumps_terms(terms: Mapping[str, int] | None) -> str | None:
@@ -161,10 +153,10 @@ class _Doc:
 
     @classmethod
     def of(cls, row: Row[Any]) -> _Doc:
-        length = int(row.length)
-        return cls(int(row.item_id), int(row.space_id), row.key, row.grp,
-                   (row.order_at, float(row.order_ts), row.key), loads_terms(row.terms) or {},
-                   loads_terms(row.tail), max(length, 0), length < 0)
+        """The document of a row of ``_DOC_COLUMNS`` (unpacked: a stretch reads many rows)."""
+        item_id, space_id, key, group, order_at, order_ts, terms, tail, length = row
+        return cls(int(item_id), int(space_id), key, group, (order_at, float(order_ts), key),
+                   loads_terms(terms) or {}, loads_terms(tail), max(int(length), 0), int(length) < 0)
 
     @property
     def lends(self) -> Mapping[str, int]:
@@ -181,7 +173,6 @@ class _Space:
     docs: int
     total_len: int
     window: tuple[int, int]
-    complete: bool
     pending: int  # documents stored without postings
     rebuild: bool = False  # the window changed: re-derive every group
     changed: bool = False
@@ -197,7 +188,6 @@ class _Batch:
     by_namespace: dict[str, _Space] = field(default_factory=dict)
     points: dict[tuple[int, str], list[Order]] = field(default_factory=dict)
     loose: list[_Doc] = field(default_factory=list)  # written ungrouped documents
-    since: int | None = None
 
     def point(self, space_id: int, group: str | None, order: Order) -> None:
         if group is not None:
@@ -213,7 +203,6 @@ class _Batch:
 def apply_lexical(
     conn: Connection,
     ops: Mapping[tuple[str, str], LexicalOp],
-    complete: Collection[str],
     upserted: Mapping[tuple[str, str], int],
     removed: Sequence[tuple[int, str]],
     *,
@@ -225,30 +214,23 @@ def apply_lexical(
     Args:
         conn: The batch's write transaction.
         ops: Lexical ops by ``(encoded namespace, key)`` (the last of each item).
-        complete: Encoded namespaces to mark complete.
         upserted: Ids of the items the batch put, by ``(encoded namespace, key)``.
         removed: ``(item id, encoded namespace)`` of items the batch deleted or expired.
         undocumented: Ids of upserted or removed items known to have no document (none to load).
     """
-    if not (ops or complete or upserted or removed):
+    if not (ops or upserted or removed):
         return set()
     batch = _Batch(conn)
     op_ids = _resolve(conn, ops, upserted)
     old = _load_docs(conn, [i for i in (*(i for i, _ in removed), *upserted.values(), *op_ids.values())
                             if i not in undocumented])
-    _load_spaces(batch, {ns for ns, _ in ops} | set(complete), {d.space_id for d in old.values()})
+    _load_spaces(batch, {ns for ns, _ in ops}, {d.space_id for d in old.values()})
     dropped = [i for i, _ in removed if i in old]
     dropped += [i for pair, i in upserted.items() if pair not in ops and i in old]
     _drop(batch, [old[i] for i in dict.fromkeys(dropped)])
     _write(batch, ops, op_ids, old)
     _take_pending(batch, [s for s in batch.spaces.values() if s.pending and (s.touched or s.rebuild)])
     _rederive(batch)
-    for namespace in complete:
-        space = batch.by_namespace.get(namespace)
-        if space is None and _holds_items(conn, namespace):
-            space = _create_space(batch, namespace, (0, 0))
-        if space is not None:
-            space.complete = space.changed = True
     _save_spaces(batch, {ns for _, ns in removed})
     return {space.namespace for space in batch.spaces.values() if space.pending > 0}
 
@@ -272,45 +254,30 @@ def _resolve(conn: Connection, ops: Mapping[tuple[str, str], LexicalOp],
 def _load_docs(conn: Connection, item_ids: Iterable[int]) -> dict[int, _Doc]:
     found: dict[int, _Doc] = {}
     for part in chunks(list(dict.fromkeys(item_ids))):
-        found.update({int(r.item_id): _Doc.of(r) for r in direct.fetch(conn, _DOCS_OF, {"p_ids": list(part)})})
+        found.update({int(r.item_id): _Doc.of(r) for r in conn.execute(_DOCS_OF, {"p_ids": list(part)})})
     return found
 
 
 def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> None:
-    rows: list[Any] = []  # rows of store/db/direct.py (attribute access)
+    rows: list[Row[Any]] = []
     for stmt, values in ((_SPACES_NAMED, sorted(namespaces)), (_SPACES_NUMBERED, sorted(space_ids))):
         for part in chunks(values):
-            rows += direct.fetch(batch.conn, stmt, {"p_ids": list(part)})
+            rows += batch.conn.execute(stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
-                       (int(row.ctx_before), int(row.ctx_after)), bool(row.complete), int(row.pending))
+                       (int(row.ctx_before), int(row.ctx_after)), int(row.pending))
         batch.spaces[space.id] = batch.by_namespace[space.namespace] = space
 
 
-def _legacy(batch: _Batch, namespace: str) -> bool:
-    """Whether ``namespace`` holds items written before the lexical index existed."""
-    if batch.since is None:
-        value = batch.conn.execute(sa.select(meta.c.value).where(meta.c.key == LEXICAL_SINCE)).scalar()
-        batch.since = int(value or 0)
-    if batch.since <= 0:
-        return False
-    stmt = sa.select(items.c.id).where(items.c.namespace == namespace, items.c.id <= batch.since).limit(1)
-    return batch.conn.execute(stmt).first() is not None
-
-
-def _holds_items(conn: Connection, namespace: str) -> bool:
-    stmt = sa.select(items.c.id).where(items.c.namespace == namespace).limit(1)
-    return conn.execute(stmt).first() is not None
+_NEW_SPACE = sa.insert(lexical_spaces).returning(lexical_spaces.c.id)
 
 
 def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Space:
-    """A new statistics row: complete unless the namespace holds items older than the index."""
-    complete = not _legacy(batch, namespace)
-    space_id = batch.conn.execute(
-        sa.insert(lexical_spaces).values(namespace=namespace, docs=0, total_len=0, ctx_before=window[0],
-                                         ctx_after=window[1], complete=complete)
-        .returning(lexical_spaces.c.id)).scalar_one()
-    space = _Space(int(space_id), namespace, 0, 0, window, complete, 0, changed=True)
+    """A new statistics row."""
+    space_id = batch.conn.execute(_NEW_SPACE, {"namespace": namespace, "docs": 0, "total_len": 0,
+                                               "ctx_before": window[0], "ctx_after": window[1],
+                                               "pending": 0}).scalar_one()
+    space = _Space(int(space_id), namespace, 0, 0, window, 0, changed=True)
     batch.spaces[space.id] = batch.by_namespace[namespace] = space
     return space
 
@@ -320,9 +287,9 @@ def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Sp
 
 def _delete_rows(conn: Connection, item_ids: Sequence[int], *, postings_only: bool = False) -> None:
     for part in chunks(list(item_ids)):
-        direct.run(conn, _DROP_POSTINGS, {"p_ids": list(part)})
+        conn.execute(_DROP_POSTINGS, {"p_ids": list(part)})
         if not postings_only:
-            direct.run(conn, _DROP_DOCS, {"p_ids": list(part)})
+            conn.execute(_DROP_DOCS, {"p_ids": list(part)})
 
 
 def _drop(batch: _Batch, gone: list[_Doc]) -> None:
@@ -343,7 +310,7 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
     replaced: list[int] = []
     for pair, op in ops.items():
         item_id = op_ids.get(pair)
-        if item_id is None or (op.fill and item_id in old):
+        if item_id is None:
             continue
         namespace, key = pair
         space = batch.by_namespace.get(namespace) or _create_space(batch, namespace, op.window)
@@ -377,7 +344,8 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
                 batch.arrived(doc)
             batch.spaces[space_id].touched = True  # its pending documents go with them
     _delete_rows(batch.conn, replaced)
-    direct.run(batch.conn, _INSERT_DOCS, list(rows.values()))
+    if rows:
+        batch.conn.execute(_INSERT_DOCS, list(rows.values()))
 
 
 def _defers(space: _Space, arriving: int) -> bool:
@@ -389,7 +357,7 @@ def _defers(space: _Space, arriving: int) -> bool:
 def _take_pending(batch: _Batch, spaces: Sequence[_Space]) -> None:
     """Add the pending documents of ``spaces`` to what ``batch`` re-derives."""
     for space in spaces:
-        for row in direct.fetch(batch.conn, _PENDING_DOCS, {"p_space": space.id}):
+        for row in batch.conn.execute(_PENDING_DOCS, {"p_space": space.id}):
             batch.arrived(_Doc.of(row))
         space.pending, space.changed = 0, True
 
@@ -441,13 +409,13 @@ def _runs(batch: _Batch, space: _Space, group: str, points: list[Order]) -> list
         first, last = min(points), max(points)
         span = {**params, "p_at": first[0], "p_ts": first[1], "p_key": first[2], "q_at": last[0],
                 "q_ts": last[1], "q_key": last[2], "p_before": reach, "p_after": reach}
-        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _SPAN, span)), key=lambda d: d.order)
+        run = sorted((_Doc.of(r) for r in batch.conn.execute(_SPAN, span)), key=lambda d: d.order)
         return [(run, points)]
     out = []
     for point in points:
         at = {**params, "p_at": point[0], "p_ts": point[1], "p_key": point[2],
               "p_before": reach, "p_from": reach + 1}
-        run = sorted((_Doc.of(r) for r in direct.fetch(batch.conn, _AROUND, at)), key=lambda d: d.order)
+        run = sorted((_Doc.of(r) for r in batch.conn.execute(_AROUND, at)), key=lambda d: d.order)
         out.append((run, [point]))
     return out
 
@@ -487,26 +455,22 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
         lengths.append({"b_item": doc.item_id, "b_length": length})
         postings.extend({"space_id": doc.space_id, "term": term, "item_id": doc.item_id, "tf": tf,
                          "doc_len": length} for term, tf in terms.items())
-    direct.run(batch.conn, _SET_LENGTH, lengths)
-    direct.run(batch.conn, _INSERT_POSTINGS, postings)
+    batch.conn.execute(_SET_LENGTH, lengths)
+    if postings:
+        batch.conn.execute(_INSERT_POSTINGS, postings)
 
 
 # ---------------------------------------------------------------- statistics
-
-
-_DROP_EMPTIED_PG = "DELETE FROM {table} WHERE namespace = ANY(%s::text[]) AND docs = 0"
 
 
 def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     """Write the changed statistics rows; drop those of namespaces left without
     documents by a delete (so an erased namespace leaves no name behind)."""
     saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
-              "p_after": s.window[1], "p_complete": s.complete, "p_pending": s.pending}
+              "p_after": s.window[1], "p_pending": s.pending}
              for s in batch.spaces.values() if s.changed]
-    direct.run(batch.conn, _SAVE_SPACE, saved)
-    if emptied and deferred.defer(batch.conn, _DROP_EMPTIED_PG.format(table=table_name(batch.conn, lexical_spaces)),
-                                  [sorted(emptied)]):
-        return  # PostgreSQL: with the commit
+    if saved:
+        batch.conn.execute(_SAVE_SPACE, saved)
     for part in chunks(sorted(emptied)):
         batch.conn.execute(sa.delete(lexical_spaces).where(
             lexical_spaces.c.namespace.in_(list(part)), lexical_spaces.c.docs == 0))

@@ -1,2 +1,1 @@
-"""The memory store's tables: :mod:`.tables` today, :mod:`.v1` and :mod:`.v3` frozen as
-the migrations that created them."""
+"""The memory store's tables and their migration history (:mod:`.tables`)."""

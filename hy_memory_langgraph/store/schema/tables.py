@@ -3,28 +3,27 @@
 * ``hy_store_items``: one row per item. ``namespace`` is the labels joined by
   ``"."`` (labels may not contain periods), ``scope`` its first
   :data:`SCOPE_DEPTH` labels (the unit of the in-memory vector indexes) when the item
-  has vectors (``NULL`` when it has none; rows written before version 6 keep theirs),
-  ``value`` is JSON text, times are integer microseconds since the Unix epoch
-  (UTC), ``expires_at`` is ``NULL`` for items without a TTL.
+  has vectors (``NULL`` when it has none), ``value`` is JSON text, times are integer
+  microseconds since the Unix epoch (UTC), ``expires_at`` is ``NULL`` for items without
+  a TTL.
 * ``hy_store_vectors``: one row per embedded text of an item (``pos`` 0..n-1),
   with the field path, the text and the raw float32 vector as a blob.
 * ``hy_store_changes``: an append-only change log (``seq`` never reused). Every
   write appends one row per touched item that has or may have had vectors, in the same
   transaction; store objects replay it to keep their in-memory FAISS indexes in step.
-* ``hy_store_meta``: small key/value facts (store uid, vector dims, the last
-  item written before the lexical index existed: ``lexical_since``).
+* ``hy_store_meta``: small key/value facts (store uid, vector dims).
 * ``hy_lexical_spaces`` / ``hy_lexical_docs`` / ``hy_lexical_postings``: the
-  persistent lexical index (see :mod:`.lexical_write` and :mod:`.lexical_read`):
-  per-namespace BM25 statistics, one document per indexed item, and postings.
+  persistent lexical index (see :mod:`..lexical.write` and :mod:`..lexical.read`):
+  per-namespace BM25 statistics (documents, total length, the neighbour window its
+  grouped documents were built with, documents still waiting for their postings),
+  one document per indexed item (its own terms and those it lends its neighbours, its
+  group and position, a time, its indexed length), and ``(space, term, item) -> tf``
+  postings with the document length, so a search reads only its terms' postings.
 
 :data:`MIGRATIONS` is the append-only history of these tables (see
-:mod:`~hy_memory_langgraph.store.db.migrations`): version 1 is the original layout (a frozen copy, so a
-database made before versioning is adopted as is), version 2 adds ``scope``,
-version 3 the lexical index (a frozen copy in :mod:`.schema_v3`), version 4 on
-PostgreSQL the GIN index over the values read as jsonb (nothing on SQLite), version 5
-the lexical documents whose postings are not written yet (``pending``) and the expiry
-index limited to items with a TTL, version 6 the scope index limited to items with a
-scope.
+:mod:`~hy_memory_langgraph.store.db.migrations`): version 1 creates them as defined
+here, with, on PostgreSQL, the GIN index over the values read as jsonb. A change after
+a release is a new migration; version 1 then stays as it was released.
 
 Example:
     >>> import sqlalchemy as sa
@@ -33,7 +32,7 @@ Example:
     >>> sorted(metadata.tables)[0]
     'hy_lexical_docs'
     >>> [m.version for m in MIGRATIONS]
-    [1, 2, 3, 4, 5, 6]
+    [1]
 """
 
 from __future__ import annotations
@@ -41,21 +40,17 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext
-from hy_memory_langgraph.store.schema import v1 as schema_v1
-from hy_memory_langgraph.store.schema import v3 as schema_v3
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, quoted_reader
 
 __all__ = [
     "metadata", "items", "vectors", "changes", "meta", "lexical_spaces", "lexical_docs",
     "lexical_postings", "ID_TYPE", "TEXT_C", "SCOPE_DEPTH", "scope_of", "MIGRATIONS",
-    "COMPONENT", "LEXICAL_SINCE",
+    "COMPONENT", "PG_VALUE_READER",
 ]
 
 #: Labels of a namespace that make its scope: ``("chat", "user_1", "x")`` → ``"chat.user_1"``.
 SCOPE_DEPTH = 2
 COMPONENT = "memory_store"
-#: Meta key: the highest item id written before the lexical index existed (0 for new stores).
-LEXICAL_SINCE = "lexical_since"
 
 
 def scope_of(namespace: str) -> str:
@@ -139,7 +134,6 @@ lexical_spaces = sa.Table(
     sa.Column("total_len", sa.BigInteger, nullable=False),
     sa.Column("ctx_before", sa.Integer, nullable=False),
     sa.Column("ctx_after", sa.Integer, nullable=False),
-    sa.Column("complete", sa.Boolean, nullable=False),
     # documents written without their postings yet (see lexical/write.py)
     sa.Column("pending", sa.BigInteger, nullable=False, server_default="0"),
     sa.UniqueConstraint("namespace", name="uq_hy_lexical_spaces_ns"),
@@ -186,90 +180,24 @@ lexical_postings = sa.Table(
 # ---------------------------------------------------------------- migrations
 
 
-def _create_v1(ctx: MigrationContext) -> None:
-    ctx.create_all(schema_v1.metadata)
-
-
-def _add_scope(ctx: MigrationContext) -> None:
-    table = ctx.table("hy_store_items")
-    if "scope" not in ctx.columns("hy_store_items"):
-        ctx.execute(f"ALTER TABLE {table} ADD COLUMN scope TEXT"
-                    + (' COLLATE "C"' if ctx.dialect == "postgresql" else ""))
-    rows = ctx.execute(f"SELECT DISTINCT namespace FROM {table} WHERE scope IS NULL").all()
-    for (namespace,) in rows:
-        ctx.execute(f"UPDATE {table} SET scope = :scope WHERE namespace = :ns",
-                    {"scope": scope_of(namespace), "ns": namespace})
-    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_scope ON {table} (scope)")
-
-
-def _add_lexical(ctx: MigrationContext) -> None:
-    """Create the lexical index tables; remember the last item written before them.
-
-    Also replaces the items' scope index by one that covers what a scope load reads
-    (id, namespace, expiry), so loading a scope reads no item rows.
-
-    Items written earlier have no lexical document: their namespaces are filled
-    lazily, by whoever searches them (the chat repository re-derives every live
-    record's document once, then marks the namespace complete).
-    """
-    ctx.create_all(schema_v3.metadata)
-    items_table = ctx.table("hy_store_items")
-    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_scope_live ON {items_table} "
-                "(scope, id, namespace, expires_at)")
-    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_scope')}")
-    since = ctx.execute(f"SELECT max(id) FROM {ctx.table('hy_store_items')}").scalar()
-    meta_table = ctx.table("hy_store_meta")
-    ctx.execute(f"DELETE FROM {meta_table} WHERE key = :key", {"key": LEXICAL_SINCE})
-    ctx.execute(f"INSERT INTO {meta_table} (key, value) VALUES (:key, :value)",
-                {"key": LEXICAL_SINCE, "value": str(int(since or 0))})
-
-
 #: The PostgreSQL function every item value is read through for the containment index.
 PG_VALUE_READER = "hy_jsonb_or_empty"
 
 
-def _add_value_index(ctx: MigrationContext) -> None:
-    """PostgreSQL: a GIN index (``jsonb_path_ops``) over each item's value read as jsonb
-    (through an immutable function that reads a damaged value as ``{}``, so one bad row
-    cannot fail the index), which answers the containment test equality filters carry.
-    SQLite: nothing (its filters read the JSON text of the scope's rows)."""
+def _create(ctx: MigrationContext) -> None:
+    """The tables; on PostgreSQL also a GIN index (``jsonb_path_ops``) over each item's
+    value read as jsonb (through an immutable function that reads a damaged value as
+    ``{}``, so one bad row cannot fail the index), which answers the containment test
+    equality filters carry. SQLite's filters read the JSON text of the scope's rows."""
+    ctx.create_all(metadata)
     if ctx.dialect != "postgresql":
         return
     reader = quoted_reader(f"{ctx.schema or 'public'}.{PG_VALUE_READER}")
     ctx.execute(PG_READER_SQL.format(name=reader))
-    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_store_items_value ON {ctx.table('hy_store_items')} "
+    ctx.execute(f"CREATE INDEX ix_hy_store_items_value ON {ctx.table('hy_store_items')} "
                 f"USING gin ({reader}(value) jsonb_path_ops)")
 
 
-def _add_pending(ctx: MigrationContext) -> None:
-    """Lexical documents may wait for their postings: each namespace counts its pending
-    documents, and a partial index finds them (they are marked by ``length`` -1). The
-    expiry index keeps only the items that have a TTL (the sweep's rows)."""
-    if "pending" not in ctx.columns("hy_lexical_spaces"):
-        ctx.execute(f"ALTER TABLE {ctx.table('hy_lexical_spaces')} ADD COLUMN pending BIGINT NOT NULL DEFAULT 0")
-    ctx.execute(f"CREATE INDEX IF NOT EXISTS ix_hy_lexical_docs_pending ON {ctx.table('hy_lexical_docs')} "
-                "(space_id) WHERE length < 0")
-    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_expires')}")
-    ctx.execute(f"CREATE INDEX ix_hy_store_items_expires ON {ctx.table('hy_store_items')} "
-                "(expires_at) WHERE expires_at IS NOT NULL")
-
-
-def _partial_scope_index(ctx: MigrationContext) -> None:
-    """The scope index keeps only items with a scope: from now on, only items with
-    vectors get one (a write of items without vectors then leaves the index alone)."""
-    ctx.execute(f"DROP INDEX IF EXISTS {ctx.index('ix_hy_store_items_scope_live')}")
-    ctx.execute(f"CREATE INDEX ix_hy_store_items_scope_live ON {ctx.table('hy_store_items')} "
-                "(scope, id, namespace, expires_at) WHERE scope IS NOT NULL")
-
-
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "items, vectors, change log, meta", _create_v1),
-    Migration(2, "items.scope: the namespace's first two labels, indexed", _add_scope),
-    Migration(3, "lexical index: spaces, documents, postings; meta lexical_since; "
-              "covering scope index", _add_lexical),
-    Migration(4, "PostgreSQL: GIN index of the item values read as jsonb", _add_value_index),
-    Migration(5, "lexical documents waiting for their postings: spaces.pending, a partial index; "
-              "the expiry index only over items with a TTL",
-              _add_pending),
-    Migration(6, "the scope index only over items with a scope (items with vectors)", _partial_scope_index),
+    Migration(1, "items, vectors, change log, meta, lexical index; PostgreSQL: GIN index of the values", _create),
 )

@@ -25,8 +25,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import ConfigError
-from hy_memory_langgraph.store.db import deferred, direct
-from hy_memory_langgraph.store.db.engine import schema_of
 from hy_memory_langgraph.store.namespaces import decode, prefix_range
 from hy_memory_langgraph.store.schema.tables import changes, items, lexical_docs, meta, scope_of, vectors
 
@@ -45,11 +43,8 @@ __all__ = [
     "row_to_item",
     "stored_value",
     "row_to_search_item",
-    "Request",
     "by_key",
     "keys_requests",
-    "newest_first_request",
-    "namespaces_request",
     "fetch_by_keys",
     "fetch_requested",
     "fetch_by_ids",
@@ -76,7 +71,6 @@ __all__ = [
     "scope_pages",
     "get_meta",
     "set_meta_default",
-    "table_name",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -92,13 +86,6 @@ ITEM_COLUMNS = (
     items.c.updated_at,
     items.c.ttl_minutes,
 )
-
-
-def table_name(conn: Connection, table: sa.Table) -> str:
-    """``table``'s name as SQL text for ``conn`` (schema-qualified and quoted where the
-    store lives in a schema), for the statements written as text."""
-    schema, quote = schema_of(conn), conn.dialect.identifier_preparer.quote
-    return f"{quote(schema)}.{quote(table.name)}" if schema else quote(table.name)
 
 
 def now_us() -> int:
@@ -181,13 +168,13 @@ class Where(NamedTuple):
 
 def _is_narrow(conn: Connection, params: dict[str, Any]) -> bool:
     """Whether few enough rows lie under the prefix for the namespace index to pay off."""
-    approx_rows = int(direct.fetch(conn, _MAX_ID)[0][0] or 0)
+    approx_rows = int(conn.execute(_MAX_ID).scalar() or 0)
     cap = max(_NARROW_MIN, approx_rows // 8)
-    return int(direct.fetch(conn, _COUNT_UNDER, {**params, "hy_cap": cap})[0][0] or 0) < cap
+    return int(conn.execute(_COUNT_UNDER, {**params, "hy_cap": cap}).scalar() or 0) < cap
 
 
 # The clauses item_where builds without an extra filter, built once, and the listing
-# statements over each (so they take the driver path, :mod:`..db.direct`).
+# statements over each (building a statement costs more than SQLite takes to run it).
 _LIVE_UNDER = {_UNDER_RANGE: sa.and_(_LIVE, _UNDER_RANGE), _UNDER_SCAN: sa.and_(_LIVE, _UNDER_SCAN)}
 _LIMIT = sa.bindparam("hy_limit", type_=sa.Integer())
 _OFFSET = sa.bindparam("hy_offset", type_=sa.Integer())
@@ -293,11 +280,8 @@ _BY_NSS_KEYS = sa.select(*ITEM_COLUMNS).where(
 CROSS_MAX = 16
 
 
-#: A prebuilt statement and its parameters (:func:`~..db.direct.fetch_many` runs several).
-Request = tuple[Any, dict[str, Any]]
-
-
-def keys_requests(pairs: Sequence[tuple[str, str]], now: int, *, for_update: bool = False) -> list[Request]:
+def keys_requests(pairs: Sequence[tuple[str, str]], now: int, *,
+                  for_update: bool = False) -> list[tuple[Any, dict[str, Any]]]:
     """The reads of :func:`fetch_by_keys`: one per namespace and chunk of keys, or one in
     all when few namespaces and keys are asked for (at most :data:`CROSS_MAX` pairs of
     them; it may return rows of pairs not asked for: keep those of :func:`by_key`)."""
@@ -327,13 +311,13 @@ def fetch_by_keys(
     return fetch_requested(conn, keys_requests(pairs, now, for_update=for_update), pairs)
 
 
-def fetch_requested(conn: Connection, requests: Sequence[Request],
+def fetch_requested(conn: Connection, requests: Sequence[tuple[Any, dict[str, Any]]],
                     pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Row[Any]]:
     """:func:`fetch_by_keys` with its reads already made (``requests``, of :func:`keys_requests`)."""
     found: dict[tuple[str, str], Row[Any]] = {}
     wanted = set(pairs)
     for stmt, params in requests:
-        found.update(by_key(direct.fetch(conn, stmt, params), wanted))
+        found.update(by_key(conn.execute(stmt, params), wanted))
     return found
 
 
@@ -345,18 +329,12 @@ def fetch_by_ids(conn: Connection, ids: Iterable[int], now: int) -> dict[int, Ro
     return found
 
 
-def newest_first_request(where: Where, limit: int, offset: int) -> Request | None:
-    """The prebuilt read of :func:`newest_first` (``None``: ``where`` has a value filter)."""
-    prebuilt = _listing(where.clause, 1)
-    return None if prebuilt is None else (prebuilt, {**where.params, "hy_limit": limit, "hy_offset": offset})
-
-
 def newest_first(conn: Connection, where: Where, limit: int, offset: int) -> list[Row[Any]]:
     """Matching rows ordered by ``updated_at`` (then id) descending."""
-    request = newest_first_request(where, limit, offset)
-    if request is not None:
-        return direct.fetch(conn, *request)
-    return list(conn.execute(_newest_first(where.clause), {**where.params, "hy_limit": limit, "hy_offset": offset}))
+    stmt = _listing(where.clause, 1)
+    if stmt is None:  # a value filter: built for this call
+        stmt = _newest_first(where.clause)
+    return list(conn.execute(stmt, {**where.params, "hy_limit": limit, "hy_offset": offset}))
 
 
 def without_vectors(where: Where) -> Where:
@@ -380,17 +358,12 @@ def scopes_under(conn: Connection, prefix: str) -> list[str]:
     return list(conn.execute(stmt).scalars())
 
 
-def namespaces_request(conn: Connection, now: int, prefix: str) -> Request:
-    """The read of :func:`live_namespaces`."""
+def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
+    """Distinct encoded namespaces holding at least one live item under ``prefix``."""
     where = item_where(conn, prefix, now)
     stmt = _listing(where.clause, 2)
     assert stmt is not None  # item_where without an extra filter gives a prebuilt clause
-    return stmt, where.params
-
-
-def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
-    """Distinct encoded namespaces holding at least one live item under ``prefix``."""
-    return [row[0] for row in direct.fetch(conn, *namespaces_request(conn, now, prefix))]
+    return list(conn.execute(stmt, where.params).scalars())
 
 
 # ---------------------------------------------------------------- writes
@@ -452,9 +425,14 @@ def upsert_items(conn: Connection, rows: Sequence[dict[str, Any]]) -> Upserted:
     stmt = _UPSERT.get(conn.dialect.name)
     if stmt is None:
         raise ConfigError(f"HyMemoryStore does not support the {conn.dialect.name!r} dialect")
-    returned = direct.insert_returning(conn, stmt, rows)
-    return Upserted({(r.namespace, r.key): r.id for r in returned}, {r.id for r in returned if r.vectorless},
-                    {r.id for r in returned if not r.documented})
+    written = Upserted({}, set(), set())
+    for item_id, namespace, key, vectorless, documented in conn.execute(stmt, list(rows)):  # insertmanyvalues
+        written.ids[(namespace, key)] = item_id
+        if vectorless:
+            written.vectorless.add(item_id)
+        if not documented:
+            written.undocumented.add(item_id)
+    return written
 
 
 _DOCUMENTED = sa.exists().where(lexical_docs.c.item_id == items.c.id).label("documented")
@@ -478,7 +456,7 @@ def delete_items(conn: Connection, pairs: Sequence[tuple[str, str]]) -> list[Row
     found = _DELETE_KEYS["postgresql" if server else "sqlite"]
     for namespace, keys in by_namespace(pairs).items():
         for part in chunks(keys):
-            gone.extend(direct.fetch(conn, found, {"hy_ns": namespace, "hy_keys": list(part)}))
+            gone.extend(conn.execute(found, {"hy_ns": namespace, "hy_keys": list(part)}))
     if not server:
         delete_ids(conn, [r.id for r in gone])
     return gone
@@ -494,37 +472,17 @@ def delete_ids(conn: Connection, ids: Sequence[int]) -> None:
 
 _DROP_VECTORS = sa.delete(vectors).where(vectors.c.item_id.in_(sa.bindparam("hy_ids", expanding=True)))
 _INSERT_VECTORS = sa.insert(vectors)
-_DROP_VECTORS_PG = "DELETE FROM {table} WHERE item_id = ANY(%s::bigint[])"
-
-
-#: At most this many vector rows travel with the commit (values bound client side, as text).
-DEFERRED_VECTOR_ROWS = 64
 
 
 def replace_vectors(
     conn: Connection, item_ids: Sequence[int], rows: Sequence[dict[str, Any]]
 ) -> None:
     """Drop the vectors of ``item_ids`` (rows that existed) and insert ``rows``
-    (item_id, pos, field, text, embedding). On PostgreSQL both travel with the commit
-    (:mod:`..db.deferred`; nothing later in the transaction reads vectors) when there are
-    at most :data:`DEFERRED_VECTOR_ROWS` rows to insert."""
-    deferrable = len(rows) <= DEFERRED_VECTOR_ROWS and deferred.can_defer(conn)
-    insert = direct.insert_text(conn, _INSERT_VECTORS, rows) if deferrable and rows else None
-    if deferrable and (insert is not None or not rows):
-        if item_ids:
-            deferred.defer(conn, _DROP_VECTORS_PG.format(table=table_name(conn, vectors)), [list(item_ids)])
-        if insert is not None:
-            deferred.defer(conn, *insert)
-        return
+    (item_id, pos, field, text, embedding)."""
     for part in chunks(item_ids):
-        direct.run(conn, _DROP_VECTORS, {"hy_ids": list(part)})
-    direct.run(conn, _INSERT_VECTORS, rows)
-
-
-_REFRESH_TTL_PG = (
-    "UPDATE {table} SET expires_at = CAST(%s::bigint + ttl_minutes * 60000000 AS BIGINT) "
-    "WHERE id IN (SELECT id FROM {table} WHERE id = ANY(%s::bigint[]) AND ttl_minutes IS NOT NULL "
-    f"AND coalesce(expires_at, {_NEVER}) > %s::bigint FOR UPDATE SKIP LOCKED)")
+        conn.execute(_DROP_VECTORS, {"hy_ids": list(part)})
+    if rows:
+        conn.execute(_INSERT_VECTORS, list(rows))
 
 
 def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
@@ -532,13 +490,8 @@ def refresh_ttl(conn: Connection, ids: Sequence[int], now: int) -> None:
 
     On PostgreSQL a row another writer holds is skipped, never waited for (its scope is
     not locked by this writer, :mod:`..db.locks`): that writer either deletes it or
-    writes it again, which sets a fresh expiry anyway. There the refresh travels with the
-    commit (:mod:`..db.deferred`); a put of the same item in the batch sets the same
-    expiry, so running it last changes nothing.
+    writes it again, which sets a fresh expiry anyway.
     """
-    if ids and deferred.defer(conn, _REFRESH_TTL_PG.format(table=table_name(conn, items)),
-                              [now, list(ids), now]):
-        return
     new_expiry = sa.cast(now + items.c.ttl_minutes * 60_000_000, sa.BigInteger)
     for part in chunks(ids):
         match = sa.and_(items.c.id.in_(part), items.c.ttl_minutes.is_not(None), live(now))
@@ -587,7 +540,7 @@ def append_changes(conn: Connection, entries: Sequence[dict[str, Any]], *,
     before the entries get their positions (:mod:`..db.locks`).
     """
     if lock_key is None:
-        return [row.seq for row in direct.insert_returning(conn, _APPEND, entries)]
+        return [row.seq for row in conn.execute(_APPEND, list(entries))]
     params = {"hy_lock": lock_key, "hy_ids": [e["item_id"] for e in entries],
               "hy_ops": [e["op"] for e in entries], "hy_nss": [e["namespace"] for e in entries],
               "hy_keys": [e["key"] for e in entries]}
@@ -662,7 +615,7 @@ _SCOPE_PAGE = (_SCOPE_VECTORS.where(items.c.id > sa.bindparam("hy_after", type_=
 def scope_size(conn: Connection, now: int, scope: str) -> tuple[int, int]:
     """How many vectors the live items of one scope hold, and the highest ``pos`` among
     them (``0``: one vector per item)."""
-    count, top = direct.fetch(conn, _SCOPE_SIZE, {"hy_scope": scope, "hy_now": now})[0]
+    count, top = conn.execute(_SCOPE_SIZE, {"hy_scope": scope, "hy_now": now}).one()
     return int(count), int(top)
 
 
@@ -672,8 +625,8 @@ def scope_pages(conn: Connection, now: int, scope: str, rows: int) -> Iterator[l
     For scopes of one vector per item (a page may end inside an item's vectors)."""
     after = -(2**63)
     while True:
-        page = direct.fetch(conn, _SCOPE_PAGE, {"hy_scope": scope, "hy_now": now, "hy_after": after,
-                                                "hy_rows": rows})
+        page = conn.execute(_SCOPE_PAGE, {"hy_scope": scope, "hy_now": now, "hy_after": after,
+                                          "hy_rows": rows}).all()
         if page:
             yield page
         if len(page) < rows:

@@ -37,7 +37,6 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from sqlalchemy.engine import Connection, Row
@@ -173,9 +172,9 @@ class ScopedIndex:
 
     def _group(self, rows: Iterable[Row[object]]) -> dict[int, ItemVectors]:
         grouped: dict[int, tuple[str, list[tuple[int, FloatArray]]]] = {}
-        for row in rows:
-            entry = grouped.setdefault(row.item_id, (row.namespace, []))  # type: ignore[attr-defined]
-            entry[1].append((row.pos, self._decode(row.embedding)))  # type: ignore[attr-defined]
+        for item_id, pos, namespace, embedding in rows:  # unpacked: many rows, attribute reads cost
+            entry = grouped.setdefault(item_id, (namespace, []))
+            entry[1].append((pos, self._decode(embedding)))
         return {
             item_id: (ns, np.stack([v for _, v in sorted(vecs, key=lambda p: p[0])]))
             for item_id, (ns, vecs) in grouped.items()
@@ -231,7 +230,7 @@ class ScopedIndex:
         if snap.seq > high or (high > snap.seq and low > snap.seq + 1):  # the log no longer covers it
             self.snapshots.discard(scope)
             return None
-        latest = {int(row.item_id): str(row.namespace) for row in sql.changes_since(conn, snap.seq)}
+        latest = {int(item_id): str(namespace) for _, item_id, namespace in sql.changes_since(conn, snap.seq)}
         mirror = self._new_mirror()
         mirror.adopt_snapshot(snap.index, snap.item_ids.tolist(), snap.counts.tolist(), snap.namespaces)
         touched = [i for i, ns in latest.items() if i in mirror or (ns and scope_of(ns) == scope)]
@@ -269,23 +268,26 @@ class ScopedIndex:
         namespaces: list[str] = []
         beyond: list[FloatArray] = []  # rows written since ``count`` was read
         for page in sql.scope_pages(conn, now, scope, _FILL_CHUNK):
-            if any(row.pos for row in page):
-                return None
-            block, at = self._block(page), len(item_ids)
+            blobs: list[bytes] = []
+            at = len(item_ids)
+            for item_id, pos, namespace, embedding in page:  # unpacked: attribute reads cost
+                if pos:
+                    return None
+                item_ids.append(int(item_id))
+                namespaces.append(spaces.setdefault(namespace, namespace))
+                blobs.append(embedding)
+            block = self._block(blobs)
             fits = max(0, min(len(page), count - at))
             matrix[at:at + fits] = block[:fits]
             if fits < len(page):
                 beyond.append(block[fits:].copy())
-            item_ids += [int(row.item_id) for row in page]
-            namespaces += [spaces.setdefault(row.namespace, row.namespace) for row in page]
         if beyond:
             matrix = np.concatenate([matrix, *beyond])
         return item_ids, namespaces, matrix[:len(item_ids)]
 
-    def _block(self, page: list[Any]) -> FloatArray:
-        """The ``[n, dims]`` vectors of a page of rows (a view of their joined bytes)."""
+    def _block(self, blobs: list[bytes]) -> FloatArray:
+        """The ``[n, dims]`` vectors of a page's blobs (a view of their joined bytes)."""
         size = self.dims * 4
-        blobs = [row.embedding for row in page]
         sizes = set(map(len, blobs))
         if sizes - {size}:
             raise StoreCorruptionError(f"a stored vector has {min(sizes - {size}) // 4} dims, "
@@ -318,8 +320,8 @@ class ScopedIndex:
             self.seq, self.pending = high, set()
             return
         latest: dict[int, tuple[int, str]] = {}
-        for row in sql.changes_since(conn, self.seq):
-            latest[row.item_id] = (row.seq, scope_of(row.namespace))
+        for seq, item_id, namespace in sql.changes_since(conn, self.seq):  # unpacked: many rows
+            latest[item_id] = (seq, scope_of(namespace))
         self._apply_changes(conn, now, latest, local or {}, mine or set())
         self.seq, self.pending = high, set()
 
