@@ -77,8 +77,11 @@ _MARKUP: Final = r"""[*_`\]\)"'”’]{0,4}"""
 #: An HTML table's next cell, and the end of an element's opening tag (``<password>…``):
 #: separators after which the value is one token.
 _TOKEN_SEPARATORS: Final = r"</t[dh]>\s*<t[dh][^<>\n]{0,40}>|>"
-_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***", "******", "n/a",
+_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "xxx", "***", "******", "n/a",
                              "undefined", "empty", "redacted"})
+#: A line that sets something of its own (``DB_USER=app``, ``port: 8080``): no value of a
+#: label whose line ends empty (``DB_PASSWORD=``).
+_SETTING_LINE: Final = re.compile(r"[ \t]*(?:export[ \t]+)?[\"']?[A-Za-z_][\w.-]{0,80}[\"']?[ \t]*[=:]")
 #: ``&`` ends a value only before the next parameter of a query (``&user=…``, ``&amp;``).
 _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 #: A clause ends at a quote, except an apostrophe inside a word (``mother's``).
@@ -339,6 +342,9 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None  # ${DB_PASSWORD:?missing}: a variable's name, not a label
     label, kind = _label_kind(match, value)
     start = match.start("value")
+    line_start = text.rfind("\n", match.end("sep"), start) + 1
+    if line_start and _SETTING_LINE.match(text, line_start):
+        return None  # "DB_PASSWORD=" empty, then "DB_USER=app": the next line is a setting of its own
     grouped = grouped_key(text, start, value) if kind is not None else None
     if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
         return start, grouped, "password" if kind == "password" else "secret_value"

@@ -47,7 +47,7 @@ _FLOORS = {"label_grammar": 0.96, "pin_card_code": 0.98, "auth_header": 0.98, "c
 #: Held-out near misses altered on the seed-11 corpus, as measured: more is a regression
 #: (the development part's near misses are all kept).
 _HELD_OUT_ALTERED = {"label_grammar": 3, "pin_card_code": 6, "connect_call": 3, "public_key": 3,
-                     "config_no_secret": 3, "error_log": 3}
+                     "config_no_secret": 3}
 
 
 def test_the_corpus_is_split_by_template_and_language_before_rules() -> None:
@@ -292,6 +292,33 @@ def test_a_labels_inflected_forms_take_its_value(stem: str, lang: str) -> None:
 ])
 def test_labels_in_prose_with_no_value_stay(text: str) -> None:
     assert redact_text(text) == text
+
+
+def test_a_lone_key_in_the_sentence_of_a_wireless_network_is_its_password() -> None:
+    rng = random.Random(9)
+    for _ in range(20):
+        password = f"{_token(rng, 4).lower()}{rng.randint(10, 99)}{rng.choice(['me', '!', 'x'])}"
+        network = rng.choice(["guest network", "wifi", "WLAN", "hotspot", "router"])
+        for text in (f"the {network} is Home-5G and the key is {password}", f"the key for the {network} is {password}"):
+            assert password not in redact_text(text), text
+    for text in ("the key is to restart the router first", "the network key is stored in the keychain",
+                 "the key is dese04me"):
+        assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "DB_PASSWORD=\nDB_USER=app", "password:\n  user: bob", "api_key:\nregion: eu-west-1",
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: NO)",
+])
+def test_an_empty_setting_takes_no_value_from_the_next_setting(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_value_on_the_line_after_its_label_still_goes() -> None:
+    rng = random.Random(10)
+    password = f"Kx{rng.randint(10, 99)}-{_token(rng, 6)}"
+    assert password not in redact_text(f"password:\n{password}")
 
 
 def test_a_long_labelled_value_goes_whole() -> None:
