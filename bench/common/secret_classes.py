@@ -1170,17 +1170,7 @@ def build_samples(seed: int = 2027, variants: int = 3) -> list[Sample]:
     (:func:`_drawn`); the second round's from a generator of its own, so adding to it
     leaves the first round's samples as they were."""
     rng = random.Random(seed)
-    samples: list[Sample] = []
-    for cls, templates in _SECRET_TEMPLATES.items():
-        for index, (lang, template) in enumerate(templates):
-            for _ in range(variants):
-                messages, needles = _drawn(template, rng)
-                samples.append(Sample(cls, lang, f"{cls}/{index}", messages, needles, _part(index, lang)))
-    for cls, templates in _NEAR.items():
-        for index, (lang, template) in enumerate(templates):
-            for _ in range(variants):
-                messages, _ = _fill(template, rng)
-                samples.append(Sample(cls, lang, f"{cls}/near/{index}", messages, (), _part(index, lang)))
+    samples = _filled(_SECRET_TEMPLATES, rng, variants, "") + _filled(_NEAR, rng, variants, "near/", near=True)
     for group, templates in _FRESH.items():
         cls, near = group.split("/")[0], group.endswith("/near")
         for index, (lang, template) in enumerate(templates):
@@ -1188,14 +1178,18 @@ def build_samples(seed: int = 2027, variants: int = 3) -> list[Sample]:
                 messages, needles = _fill(template, rng) if near else _drawn(template, rng)
                 samples.append(Sample(cls, lang, f"{group}/fresh/{index}", messages, () if near else needles, "fresh"))
     rng = random.Random(seed + 1)
-    for cls, templates in SECRETS_2.items():
+    return samples + _filled(SECRETS_2, rng, variants, "r2/") + _filled(NEAR_2, rng, variants, "r2/near/", near=True)
+
+
+def _filled(groups: dict[str, list[_Template]], rng: random.Random, variants: int, tag: str,
+            near: bool = False) -> list[Sample]:
+    """The templates of ``groups`` (class: templates), each filled ``variants`` times, named
+    ``<cls>/<tag><n>`` and split by :func:`_part`; near misses hold no needle."""
+    samples = []
+    for cls, templates in groups.items():
         for index, (lang, template) in enumerate(templates):
             for _ in range(variants):
-                messages, needles = _drawn(template, rng)
-                samples.append(Sample(cls, lang, f"{cls}/r2/{index}", messages, needles, _part(index, lang)))
-    for cls, templates in NEAR_2.items():
-        for index, (lang, template) in enumerate(templates):
-            for _ in range(variants):
-                messages, _ = _fill(template, rng)
-                samples.append(Sample(cls, lang, f"{cls}/r2/near/{index}", messages, (), _part(index, lang)))
+                messages, needles = _fill(template, rng) if near else _drawn(template, rng)
+                samples.append(Sample(cls, lang, f"{cls}/{tag}{index}", messages, () if near else needles,
+                                      _part(index, lang)))
     return samples
