@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from hy_memory_langgraph.redact.dialogue import carried_spans
+from hy_memory_langgraph.redact.dialogue import carried_spans, split_spans
 from hy_memory_langgraph.redact.rules import name_class
 from hy_memory_langgraph.redact.values import (
     find_secret,
