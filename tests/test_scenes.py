@@ -10,8 +10,8 @@ import pytest
 from hy_memory_langgraph.cli.parsers import UsageError, build_parser
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import InvalidSceneError
-from hy_memory_langgraph.repos.productivity import new_id, parse_id
 from hy_memory_langgraph.integrations import mcp_server
+from hy_memory_langgraph.repos.productivity import new_id, parse_id
 from hy_memory_langgraph.scenes import (
     CHAT_PIPELINE,
     CHAT_SCENE,

@@ -11,7 +11,7 @@
 
 :mod:`.contracts` holds what the routing graphs hand to the families (``PreparedWrite``,
 ``PreparedSearch``, ``ResultOutput``); :mod:`hy_memory_langgraph.services.stages` wraps
-nodes so each records its pipeline-log stage; :mod:`.results` builds the result dicts; :mod:`.diagrams` draws every
-compiled graph. Nodes take ``runtime: Runtime[MemoryContext]`` and return partial state
-updates.
+nodes so each records its pipeline-log stage; :mod:`.results` builds the result dicts;
+:mod:`.diagrams` draws every compiled graph. Nodes take ``runtime: Runtime[MemoryContext]``
+and return partial state updates.
 """
