@@ -1157,8 +1157,10 @@ def _fill(template: str | tuple[str, ...], rng: random.Random) -> tuple[tuple[st
     return filled, tuple(n for needle in needles for n in ((needle,) if isinstance(needle, str) else needle))
 
 
-def _part(index: int, lang: str) -> str:
-    held = HELD_OUT_LANGS | HELD_OUT_LANGS_2 | HELD_OUT_LANGS_3
+def _part(index: int, lang: str, tag: str = "") -> str:
+    """``"heldout"`` for every third template and the held-out languages (the third round's
+    languages only in its own templates: the earlier rounds' split stays as it was)."""
+    held = HELD_OUT_LANGS | HELD_OUT_LANGS_2 | (HELD_OUT_LANGS_3 if tag.startswith("r3/") else frozenset())
     return "heldout" if index % 3 == 2 or lang in held else "dev"
 
 
@@ -1200,5 +1202,5 @@ def _filled(groups: dict[str, list[_Template]], rng: random.Random, variants: in
             for _ in range(variants):
                 messages, needles = _fill(template, rng) if near else _drawn(template, rng)
                 samples.append(Sample(cls, lang, f"{cls}/{tag}{index}", messages, () if near else needles,
-                                      _part(index, lang)))
+                                      _part(index, lang, tag)))
     return samples
