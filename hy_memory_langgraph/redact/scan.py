@@ -53,6 +53,7 @@ from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
                                               name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
+from hy_memory_langgraph.redact.tables import table_spans
 
 __all__ = ["Span", "label_heads", "label_starts", "marker_spans", "scan"]
 
@@ -624,6 +625,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
     spans += [(*span, _MARKER) for span in call_spans(text, folded)]
     spans += [(*span, _MARKER) for span in line_spans(text)]
+    spans += [(*span, _MARKER) for span in table_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)
