@@ -49,6 +49,7 @@ _BASE32: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Z2-7]{16,128}|[a-z2-7]{
                             r"={0,6}(?![A-Za-z0-9+/_-])")
 _DIGIT: Final = re.compile(r"[2-7]")
 _ANY_DIGIT: Final = re.compile(r"\d")
+_LETTER_CODE: Final = re.compile(r"[A-Za-z]{4}-[A-Za-z]{4}")
 #: A backup code: letters and digits, or two groups joined by a space or a dash (two
 #: groups of letters alone by a dash).
 _CODE: Final = r"[A-Za-z0-9]{4,12}(?:[ -](?=[A-Za-z]*\d)[A-Za-z0-9]{4,12}|-[A-Za-z]{4,12})?"
@@ -80,7 +81,7 @@ def _words() -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str]]:
 def otp_spans(text: str, folded: str) -> list[Span]:
     """``(start, end, kind)`` of the setup keys (``otp_secret``) and backup codes
     (``password``) in ``text``; ``folded`` is its case-folded form (:mod:`.scan`'s)."""
-    if _ANY_DIGIT.search(text) is None and "-" not in text:
+    if _ANY_DIGIT.search(text) is None and ("-" not in text or _LETTER_CODE.search(text) is None):
         return []  # a key holds a digit, a list's codes too unless they are letters and a dash
     ascii_words, others, lists = _words()
     found = [*ascii_words.finditer(folded), *(() if text.isascii() else others.finditer(text))]

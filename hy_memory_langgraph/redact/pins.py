@@ -28,12 +28,15 @@ import re
 from typing import Final
 
 from hy_memory_langgraph.redact.judge import postcode, quantity
-from hy_memory_langgraph.redact.rules import load_rules
+from hy_memory_langgraph.redact.rules import load_rules, trie
 
 __all__ = ["pin_spans"]
 
-#: A value: 4 to 8 digits, no digit, letter, ``+`` or decimal point touching them.
-_VALUE: Final = re.compile(r"(?<![\w+.,/-])\d{4,8}(?![\w-]|[.,:/]\d|\s\d)")
+#: A value: 4 to 8 digits, no digit, letter, ``+`` or decimal point touching them (a run
+#: of four digits found first, its edges looked at then: most texts have none).
+_DIGITS: Final = re.compile(r"\d{4,}")
+_NOT_BEFORE: Final = re.compile(r"[\w+.,/-]")
+_NOT_AFTER: Final = re.compile(r"[\w-]|[.,:/]\d|\s\d")
 #: A word (a run of anything but spaces, digits and punctuation: Thai and Hindi vowel
 #: signs are no letters to ``\w``) or a number, as the label's words are read.
 _TOKEN: Final = re.compile(r"\d+|[^\s\d!-/:-@\[-`{-~，。：；、！？（）「」…—–]+")
@@ -90,12 +93,22 @@ def _opens(tokens: list[str], i: int, opens: tuple[tuple[str, ...], ...]) -> boo
 def pin_spans(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, "password")`` of each code that opens something in ``text``."""
     found = []
-    for value in _VALUE.finditer(text):
-        if quantity(text, value.end()) or postcode(text, value.start(), value.end()):
+    for value in _DIGITS.finditer(text):
+        if value.end() - value.start() > 8 or (value.start() and _NOT_BEFORE.match(text, value.start() - 1)) \
+                or _NOT_AFTER.match(text, value.end()):
             continue
-        if _labelled(text[max(0, value.start() - _WINDOW):value.start()]):
+        before = text[max(0, value.start() - _WINDOW):value.start()].lower()
+        if _hint().search(before) is None or quantity(text, value.end()):
+            continue  # no code word before the number (most numbers: a year, a count)
+        if _labelled(before) and not postcode(text, value.start(), value.end()):
             found.append((value.start(), value.end(), "password"))
     return found
+
+
+@functools.cache
+def _hint() -> re.Pattern[str]:
+    """Any code word, anywhere (a cheap first look before a number)."""
+    return re.compile(trie(_words()[0]))
 
 
 def _labelled(before: str) -> bool:
