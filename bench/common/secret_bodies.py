@@ -556,7 +556,7 @@ def _credential_list(rng: random.Random, arg: str) -> tuple[str, tuple[str, ...]
     """Several accounts at once; ``arg`` ``STYLE[:H1,H2,H3]``: ``md`` (markdown table),
     ``csv``, ``tsv``, ``cols`` (aligned columns), ``bul`` (``- site: user / password``),
     ``lab`` (``- site — H2 user, H3 password``), ``chrome`` / ``bitwarden`` / ``firefox``
-    (password managers' CSV exports). The needles: every password."""
+    (password managers' CSV exports), ``rows`` / ``urlrows`` (an export's rows without a header). The needles: every password."""
     style, *heads = arg.split(":")
     head = heads[0].split(",") if heads else ["site", "user", "password"]
     rows = [(_site(rng), _word(rng, 2) + rng.choice(("", "@gmail.com", "77", ".k")), _password(rng))
@@ -578,6 +578,10 @@ def _credential_list(rng: random.Random, arg: str) -> tuple[str, tuple[str, ...]
     elif style == "bitwarden":
         lines = ["folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp"] \
             + [f",,login,{s},,,0,https://{s},{u},{p}," for s, u, p in rows]
+    elif style == "rows":  # a browser export's rows, without their header
+        lines = [f"{s},https://{s}/login,{u},{p}," for s, u, p in rows]
+    elif style == "urlrows":  # url, user, password a line, tabs between
+        lines = [f"https://{s}\t{u}\t{p}" for s, u, p in rows]
     else:  # firefox
         lines = ['"url","username","password","httpRealm","formActionOrigin","guid","timeCreated"'] \
             + [f'"https://{s}","{u}","{p}",,"https://{s}","{{{_chars(rng, 8, _HEXD)}}}","1700000000000"'

@@ -95,6 +95,9 @@ SECRETS_3: Final[dict[str, list[_Template]]] = {
         ("ja", "パスワードメモ\n§creds:bul§"),
         ("ru", "§creds:cols:Сервис,Логин,Пароль§"),
         ("de", "Passwörter\n§creds:bul§"),
+        ("zxx", "§creds:rows§"),
+        ("zxx", "§creds:urlrows§"),
+        ("en", "pasted from my export:\n§creds:rows§"),
     ],
     "backup_codes": [
         ("en", "Backup codes:\n§bk3:d44:nl§"),
