@@ -44,11 +44,17 @@ _ACCOUNT: Final = re.compile(r"(?m)^[ \t]*(?:[-*•·]|\d{1,2}[.)])[ \t]*[^\s:�
                              r"[^\s/|]{1,80}[ \t]+/[ \t]+(?P<pw>[^\s|]{3,200})[ \t]*$")
 
 
+#: An export's row without its header: a site's address, the user, the password (commas
+#: or tabs between, quoted or not), as browsers and password managers write a login.
+_EXPORT_ROW: Final = re.compile(r"(?m)(?:^|[,\t])\"?https?://[^\s,\"]{1,200}\"?(?P<d>[,\t])\"?[^\s,\"]{1,80}\"?(?P=d)"
+                                r"\"?(?P<pw>[^\s,\"]{3,200})\"?(?=[,\t]|$)")
+
+
 def table_spans(text: str) -> list[Span]:
     """``(start, end, "password")`` of each password in a table or a list of accounts in ``text``."""
-    if "\n" not in text:
-        return []
-    found = _table_cells(text)
+    found = _table_cells(text) if "\n" in text else []
+    found += [(m.start("pw"), m.end("pw"), "password") for m in _EXPORT_ROW.finditer(text)
+              if credential_like(m.group("pw"))]
     accounts = [m for m in _ACCOUNT.finditer(text) if credential_like(m.group("pw"))]
     if len(accounts) >= 2:
         found += [(m.start("pw"), m.end("pw"), "password") for m in accounts]
