@@ -297,6 +297,7 @@ _NEXT_WORD: Final = re.compile(r"[ \t]?([^\W\d_]+|%|[$€£¥₹₩₽])")
 _HOUSE: Final = re.compile(r"(?<![\w])(\d{1,4}[A-Za-z]?)(?![\w])")
 _LINE_WORD: Final = re.compile(r"[^\W\d_]+")
 #: A postcode's place: after a comma, the number and a town's name (``, 69003 Lyon``).
+_AFTER_COMMA: Final = re.compile(r",[ \t]*$")
 _TOWN_AFTER: Final = re.compile(r"[ \t]*(?:[A-Z]{2}[ \t]+)?[^\W\d_a-z][^\W\d_]+")
 
 
@@ -314,16 +315,21 @@ def _address_line(line: str) -> bool:
     return False
 
 
+#: Most characters of a number's line read on each side for an address.
+_ADDRESS_WINDOW: Final = 160
+
+
 def postcode(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``start:end`` of ``text`` is a postcode: its line is an
-    address (:func:`_address_line`) and the number has five digits or more, or a town's
+    """Whether the number at ``start:end`` of ``text`` is a postcode: its line (at most
+    :data:`_ADDRESS_WINDOW` characters each side) is an address (:func:`_address_line`) and the number has five digits or more, or a town's
     name follows it; or, on any line, it follows a comma and a town's name follows it
     (``…, 69003 Lyon``)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line = text[line_start:line_end if line_end >= 0 else len(text)]
+    window_start, window_end = max(0, start - _ADDRESS_WINDOW), min(len(text), end + _ADDRESS_WINDOW)
+    line_start = text.rfind("\n", window_start, start)
+    line_end = text.find("\n", end, window_end)
+    line = text[window_start if line_start < 0 else line_start + 1:window_end if line_end < 0 else line_end]
     town = _TOWN_AFTER.match(text, end) is not None
-    if town and text[:start].rstrip(" \t").endswith(","):
+    if town and _AFTER_COMMA.search(text, max(0, start - 8), start):
         return True
     return (end - start >= 5 or town) and _address_line(line)
 

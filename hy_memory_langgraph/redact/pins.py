@@ -59,7 +59,8 @@ def _words() -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], frozenset[st
     label (a number after them is in another sense)."""
     rules = load_rules()
     breakers = rules.before_ids | rules.before_numbers
-    return (tuple(w.lower() for w in rules.pin_codes), tuple(tuple(w.lower().split()) for w in rules.pin_opens),
+    opens = sorted((tuple(w.lower().split()) for w in rules.pin_opens), key=len, reverse=True)  # longest first
+    return (tuple(w.lower() for w in rules.pin_codes), tuple(opens),
             frozenset(breakers - set(rules.copulas)))
 
 
@@ -85,9 +86,14 @@ def _code(token: str, codes: tuple[str, ...], opens: tuple[tuple[str, ...], ...]
     return False, False
 
 
-def _opens(tokens: list[str], i: int, opens: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether the words from ``tokens[i]`` name what a code opens."""
-    return any(i + len(o) <= len(tokens) and all(_stem(t, w) for t, w in zip(tokens[i:], o)) for o in opens)
+def _opens(tokens: list[str], i: int, opens: tuple[tuple[str, ...], ...]) -> int:
+    """Where the words that end at ``tokens[i]`` and name what a code opens start (``-1``:
+    they name nothing such)."""
+    for words in opens:
+        first = i - len(words) + 1
+        if first >= 0 and all(_stem(t, w) for t, w in zip(tokens[first:i + 1], words)):
+            return first
+    return -1
 
 
 def pin_spans(text: str) -> list[tuple[int, int, str]]:
@@ -125,8 +131,8 @@ def _labelled(before: str) -> bool:
         is_code, compound = _code(token, codes, opens)
         if is_code and code_at < 0:
             code_at, object_at = i, i if compound else object_at
-        if object_at < 0 and (not is_code or _UNSPACED.search(token)) and _opens(tokens, i, opens):
-            object_at = i
+        if object_at < 0 and (not is_code or _UNSPACED.search(token)):
+            object_at = _opens(tokens, i, opens)
         if code_at < 0 and object_at < 0:
             if (len(token) > _SHORT and not _UNSPACED.search(token)) or len(tokens) - i > _BEFORE_VALUE \
                     or token in breakers:

@@ -1,6 +1,7 @@
 """Several accounts at once: a table with a password column, and a list of accounts.
 
-A table is structured data written as text, and is read as such: a header row whose cells
+A table is structured data written as text, and is read as such: a header row (its
+table's first line; a markdown table's has its rule below it) whose cells
 are split by ``|`` (markdown), tabs, commas (CSV, a password manager's export, quoted or
 not) or runs of spaces (aligned columns), one of whose cells names a password in any
 language (``Password``, ``login_password``, ``Passwort``, ``Пароль``, ``パスワード``, ``密码``
@@ -34,7 +35,7 @@ _Cell = tuple[int, int]
 #: Longest header cell that names a column (``login_password``, ``Mot de passe``).
 _HEADER_CELL: Final = 30
 #: A markdown table's rule (``|---|:--:|``).
-_RULE: Final = re.compile(r"^[\s|:+-]*-{3,}[\s|:+-]*$")
+_RULE: Final = re.compile(r"[\s|:+-]*-{3,}[\s|:+-]*")
 _SPLITS: Final = {"|": re.compile(r"\|"), "\t": re.compile(r"\t"), ",": re.compile(r",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)"),
                   "  ": re.compile(r" {2,}")}
 #: Cell values that hold no password.
@@ -103,6 +104,10 @@ def _table_cells(text: str) -> list[Span]:
         delimiter = next((d for d in ("|", "\t", ",", "  ") if d in text[start:end]), None)
         if delimiter is None:
             continue
+        if i > 1 and lines[i - 2][1] + 1 == start and delimiter in text[lines[i - 2][0]:lines[i - 2][1]]:
+            continue  # a row inside a table: its header is the table's first line
+        if delimiter == "|" and (i >= len(lines) or _RULE.fullmatch(text, *lines[i]) is None):
+            continue  # a markdown table's header has its rule below it
         header = _cells(text, start, end, delimiter)
         column = _password_column(text, header) if len(header) >= 2 else None
         if column is None:
@@ -110,7 +115,7 @@ def _table_cells(text: str) -> list[Span]:
         while i < len(lines) and lines[i][0] == lines[i - 1][1] + 1:  # rows to a blank line
             row_start, row_end = lines[i]
             row = _cells(text, row_start, row_end, delimiter)
-            if _RULE.match(text, row_start, row_end) is None:
+            if _RULE.fullmatch(text, row_start, row_end) is None:
                 if len(row) != len(header):
                     break
                 a, b = row[column]
