@@ -54,8 +54,11 @@ _EXPORT_ROW: Final = re.compile(r"(?m)(?:^|[,\t])\"?https?://[^\s,\"]{1,200}\"?(
 def table_spans(text: str) -> list[Span]:
     """``(start, end, "password")`` of each password in a table or a list of accounts in ``text``."""
     found = _table_cells(text) if "\n" in text else []
-    found += [(m.start("pw"), m.end("pw"), "password") for m in _EXPORT_ROW.finditer(text)
-              if credential_like(m.group("pw"))]
+    if "://" in text:
+        found += [(m.start("pw"), m.end("pw"), "password") for m in _EXPORT_ROW.finditer(text)
+                  if credential_like(m.group("pw"))]
+    if "\n" not in text or "/" not in text:
+        return found
     accounts = [m for m in _ACCOUNT.finditer(text) if credential_like(m.group("pw"))]
     if len(accounts) >= 2:
         found += [(m.start("pw"), m.end("pw"), "password") for m in accounts]
