@@ -488,7 +488,8 @@ def _laid_out(words: list[str], layout: str, space: str) -> tuple[str, list[tupl
         cells = [[(f"{i + 1}. ", i) for i in range(n)]]
     elif layout == "grid":
         rows = (n + 3) // 4
-        cells = [[(f"{c * rows + r + 1:>2}. ", c * rows + r) for c in range(4) if c * rows + r < n] for r in range(rows)]
+        cells = [[(f"{c * rows + r + 1:>2}. ", c * rows + r) for c in range(4) if c * rows + r < n]
+                 for r in range(rows)]
     elif layout == "gridrow":
         cells = [[(f"{i + 1:>2}. ", i) for i in range(r, min(r + 3, n))] for r in range(0, n, 3)]
     elif layout == "md":
@@ -556,7 +557,8 @@ def _credential_list(rng: random.Random, arg: str) -> tuple[str, tuple[str, ...]
     """Several accounts at once; ``arg`` ``STYLE[:H1,H2,H3]``: ``md`` (markdown table),
     ``csv``, ``tsv``, ``cols`` (aligned columns), ``bul`` (``- site: user / password``),
     ``lab`` (``- site — H2 user, H3 password``), ``chrome`` / ``bitwarden`` / ``firefox``
-    (password managers' CSV exports), ``rows`` / ``urlrows`` (an export's rows without a header). The needles: every password."""
+    (password managers' CSV exports), ``rows`` / ``urlrows`` (an export's rows without a
+    header). The needles: every password."""
     style, *heads = arg.split(":")
     head = heads[0].split(",") if heads else ["site", "user", "password"]
     rows = [(_site(rng), _word(rng, 2) + rng.choice(("", "@gmail.com", "77", ".k")), _password(rng))

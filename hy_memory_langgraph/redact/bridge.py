@@ -202,7 +202,9 @@ def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: 
         return None  # JSON around it, or a call: code
     if kind == "password":
         if codes and _DIGITS.fullmatch(token):
-            return None if counted or quantity(text, stop) or postcode(text, offset, stop) else (offset, stop, "password")
+            if counted or quantity(text, stop) or postcode(text, offset, stop):
+                return None
+            return offset, stop, "password"
         return (offset, stop, "password") if credential_like(token) else None
     grouped = grouped_key(text, offset, token)  # a key written in groups of four
     if grouped is not None:

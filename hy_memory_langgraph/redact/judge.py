@@ -23,8 +23,9 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
-__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "literal_password", "postcode",
-           "looks_random", "marker_value", "named_value", "setting_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
+__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "literal_password",
+           "looks_random", "marker_value", "named_value", "not_a_value", "plain_word", "postcode", "prose_clause",
+           "quantity", "reference", "setting_value", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -321,9 +322,15 @@ _ADDRESS_WINDOW: Final = 160
 
 def postcode(text: str, start: int, end: int) -> bool:
     """Whether the number at ``start:end`` of ``text`` is a postcode: its line (at most
-    :data:`_ADDRESS_WINDOW` characters each side) is an address (:func:`_address_line`) and the number has five digits or more, or a town's
-    name follows it; or, on any line, it follows a comma and a town's name follows it
-    (``…, 69003 Lyon``)."""
+    :data:`_ADDRESS_WINDOW` characters each side) is an address (:func:`_address_line`)
+    and the number has five digits or more, or a town's name follows it; or, on any line,
+    it follows a comma and a town's name follows it (``…, 69003 Lyon``).
+
+    Example:
+        >>> text = "Flat 4, 27 Park Lane, Mumbai, PIN code: 400001"
+        >>> postcode(text, 40, 46), postcode("door code 4821", 10, 14)
+        (True, False)
+    """
     window_start, window_end = max(0, start - _ADDRESS_WINDOW), min(len(text), end + _ADDRESS_WINDOW)
     line_start = text.rfind("\n", window_start, start)
     line_end = text.find("\n", end, window_end)

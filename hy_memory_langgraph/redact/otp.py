@@ -51,7 +51,8 @@ _DIGIT: Final = re.compile(r"[2-7]")
 _ANY_DIGIT: Final = re.compile(r"\d")
 #: Two codes of letters alone in a row (``abcd-efgh, ijkl-mnop``): a text without a digit is
 #: read for a list only when it has them (hyphenated words in prose seldom come in a row).
-_LETTER_CODES_IN_A_ROW: Final = re.compile(r"[A-Za-z]{4}-[A-Za-z]{4}[\s,;]+(?:\d{1,2}[.)][ \t]*)?[A-Za-z]{4}-[A-Za-z]{4}")
+_LETTER_CODES_IN_A_ROW: Final = re.compile(r"[A-Za-z]{4}-[A-Za-z]{4}[\s,;]+(?:\d{1,2}[.)][ \t]*)?"
+                                           r"[A-Za-z]{4}-[A-Za-z]{4}")
 #: A backup code: letters and digits, or two groups joined by a space or a dash (two
 #: groups of letters alone by a dash).
 _CODE: Final = r"[A-Za-z0-9]{4,12}(?:[ -](?=[A-Za-z]*\d)[A-Za-z0-9]{4,12}|-[A-Za-z]{4,12})?"

@@ -36,8 +36,12 @@ _Cell = tuple[int, int]
 _HEADER_CELL: Final = 30
 #: A markdown table's rule (``|---|:--:|``).
 _RULE: Final = re.compile(r"[\s|:+-]*-{3,}[\s|:+-]*")
-_SPLITS: Final = {"|": re.compile(r"\|"), "\t": re.compile(r"\t"), ",": re.compile(r",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)"),
+#: How each kind of table splits a row: bars, tabs, commas outside quotes (a quoted field
+#: is matched whole and passed over), runs of spaces.
+_SPLITS: Final = {"|": re.compile(r"\|"), "\t": re.compile(r"\t"), ",": re.compile(r"\"[^\"\n]*\"|,"),
                   "  ": re.compile(r" {2,}")}
+#: Longest line read as a header (a header names a few columns).
+_HEADER_LINE: Final = 1_000
 #: Cell values that hold no password.
 _NO_VALUE: Final = frozenset({"", "-", "—", "yes", "no", "true", "false", "none", "null", "n/a", "na", "x"})
 #: A list's line of an account: a bullet, a site, a colon or a dash, a user, a slash, the password.
@@ -69,7 +73,8 @@ def _cells(text: str, start: int, end: int, delimiter: str) -> list[_Cell]:
     """The cells of the line ``text[start:end]`` split at ``delimiter``, trimmed."""
     cells = []
     pos = start
-    for cut in [*(m.start() for m in _SPLITS[delimiter].finditer(text, start, end)), end]:
+    cuts = [m.start() for m in _SPLITS[delimiter].finditer(text, start, end) if m.group()[0] != '"']
+    for cut in [*cuts, end]:
         a, b = pos, cut
         while a < b and text[a] in " \t\"'":
             a += 1
@@ -105,7 +110,7 @@ def _table_cells(text: str) -> list[Span]:
         start, end = lines[i]
         i += 1
         delimiter = next((d for d in ("|", "\t", ",", "  ") if d in text[start:end]), None)
-        if delimiter is None:
+        if delimiter is None or end - start > _HEADER_LINE:
             continue
         if i > 1 and lines[i - 2][1] + 1 == start and delimiter in text[lines[i - 2][0]:lines[i - 2][1]]:
             continue  # a row inside a table: its header is the table's first line
