@@ -30,7 +30,6 @@ from typing import Final
 from hy_memory_langgraph.redact.judge import postcode, quantity
 from hy_memory_langgraph.redact.rules import load_rules, trie
 
-__all__ = ["pin_spans"]
 
 #: A value: 4 to 8 digits, no digit, letter, ``+`` or decimal point touching them (a run
 #: of four digits found first, its edges looked at then: most texts have none).

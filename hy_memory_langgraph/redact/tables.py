@@ -27,7 +27,6 @@ from typing import Final
 from hy_memory_langgraph.redact.judge import credential_like, reference
 from hy_memory_langgraph.redact.rules import mentions_password, name_class
 
-__all__ = ["table_spans"]
 
 Span = tuple[int, int, str]
 #: A cell: ``(start, end)`` in the text, quotes and spaces off.
