@@ -114,7 +114,7 @@ class StoreRegistry:
             if name not in self._stores:
                 index = self.index(fields) if fields else None
                 store = self._factory(name, index)
-                self._stores[name] = SealedStore(store) if self.config.redact_secrets else store
+                self._stores[name] = SealedStore.around(store) if self.config.redact_secrets else store
             return self._stores[name]
 
     def chat(self) -> BaseStore:

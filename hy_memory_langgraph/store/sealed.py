@@ -13,21 +13,31 @@ store drops its old document), so no term of a secret reaches the lexical index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 from langgraph.store.base import BaseStore, Op, PutOp, Result
 
 from hy_memory_langgraph.ids import require_clean_label
 from hy_memory_langgraph.redact.gate import seal
-from hy_memory_langgraph.store.lexical.ops import LexicalOp
+from hy_memory_langgraph.store.extensions import IndexedStore
+from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalOp, LexicalStatus
+from hy_memory_langgraph.store.lexical.read import TimeRange
+
+#: The capability flags (:class:`~hy_memory_langgraph.store.CapabilityFlags`) a sealed store
+#: declares when the wrapped store does.
+_FLAGS: Final = ("supports_or_filters", "replaces_vectors_on_put", "supports_guards", "lists_newest_first",
+                 "supports_lexical_index")
 
 
 class SealedStore(BaseStore):
     """``store`` with one privacy gate in front of every write (reads pass through).
 
-    Everything else the wrapped store offers (capability flags, ranked-key searches,
-    ``close``, TTL) is reached through this object unchanged.
+    Everything else the wrapped store offers (``close``, TTL, its own methods) is reached
+    through this object unchanged. Its capability flags are declared on this object, and
+    :meth:`around` also declares its ranked-key searches
+    (:class:`~hy_memory_langgraph.store.IndexedStore`): protocol checks read attributes
+    statically (Python 3.12 and later), so forwarding alone would hide them.
 
     Args:
         store: Any LangGraph store.
@@ -44,6 +54,14 @@ class SealedStore(BaseStore):
         self.store = store
         self.supports_ttl = store.supports_ttl
         self.ttl_config = store.ttl_config
+        for flag in _FLAGS:
+            if hasattr(store, flag):
+                setattr(self, flag, getattr(store, flag))
+
+    @staticmethod
+    def around(store: BaseStore) -> SealedStore:
+        """``store`` behind the gate, declaring the ranked-key searches it has."""
+        return _SealedIndexedStore(store) if isinstance(store, IndexedStore) else SealedStore(store)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         return self.store.batch(_sealed(ops))
@@ -53,6 +71,27 @@ class SealedStore(BaseStore):
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
+
+
+class _SealedIndexedStore(SealedStore):
+    """A :class:`SealedStore` over a store with ranked-key searches, which it declares."""
+
+    store: Any
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.store.read_only)
+
+    def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
+        return self.store.lexical_status(namespace)
+
+    def lexical_search(self, namespace: tuple[str, ...], terms: Mapping[str, float], *, limit: int,
+                       k1: float, b: float, ts_range: TimeRange | None = None) -> list[KeyHit]:
+        return self.store.lexical_search(namespace, terms, limit=limit, k1=k1, b=b, ts_range=ts_range)
+
+    def vector_search_keys(self, namespace: tuple[str, ...], query: str, *, limit: int,
+                           ts_range: TimeRange | None = None) -> list[KeyHit]:
+        return self.store.vector_search_keys(namespace, query, limit=limit, ts_range=ts_range)
 
 
 def _sealed(ops: Iterable[Op]) -> list[Op]:

@@ -198,6 +198,35 @@ def test_a_value_the_gate_changes_gets_no_lexical_document(tmp_path: Path) -> No
     assert _holding(tmp_path, [secret, secret.lower()]) == []
 
 
+def test_a_sealed_store_declares_what_the_wrapped_store_offers(tmp_path: Path) -> None:
+    """Protocol checks read attributes statically on Python 3.12+ (``inspect.getattr_static``,
+    never ``__getattr__``): the gate must not hide the lexical index from the repositories."""
+    import inspect
+
+    from langgraph.store.memory import InMemoryStore
+
+    from hy_memory_langgraph.repos.base import StoreCapabilities
+    from hy_memory_langgraph.store import CapabilityFlags, HyMemoryStore, IndexedStore
+    members = [*CapabilityFlags.__annotations__, "read_only", "lexical_status", "lexical_search",
+               "vector_search_keys"]
+    inner = HyMemoryStore(str(tmp_path / "s.db"))
+    sealed = SealedStore.around(inner)
+    missing = [m for m in members if _static(sealed, m) is None]
+    assert missing == []
+    assert StoreCapabilities.of(sealed) == StoreCapabilities.of(inner)
+    assert StoreCapabilities.of(sealed).lexical and sealed.read_only is False
+    plain = SealedStore.around(InMemoryStore())
+    assert [m for m in members if _static(plain, m) is not None] == []
+    assert not isinstance(plain, IndexedStore) and not isinstance(plain, CapabilityFlags)
+    assert inspect.getattr_static(sealed, "batch") is not None
+    inner.close()
+
+
+def _static(obj: object, name: str) -> object:
+    import inspect
+    return inspect.getattr_static(obj, name, None)
+
+
 def _put(namespace: tuple[str, ...], key: str, value: dict[str, Any]) -> Any:
     from langgraph.store.base import PutOp
     return PutOp(namespace, key, value, index=False)
