@@ -46,12 +46,15 @@ def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None)
     on_server = ApproximateSearch(min_vectors=config.approximate_min_vectors,
                                   snapshot_dir=Path(config.data_dir) / "ann")
 
+    timeout_s = float(config.db_timeout_s)
+
     def open_store(name: str, index: IndexConfig | None) -> BaseStore:
         target, schema = config.store_target(name)
         if schema is not None:
             return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache,
-                                          approximate=on_server)
-        return HyMemoryStore(target, index=index, index_cache=cache, approximate=approximate)
+                                          approximate=on_server, timeout_s=timeout_s)
+        return HyMemoryStore(target, index=index, index_cache=cache, approximate=approximate,
+                             timeout_s=timeout_s)
 
     return open_store
 
@@ -63,7 +66,7 @@ def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
     sealed = gate(config.redact_secrets)
     if schema is None:
         return workflow_documents(target, sealed=sealed)
-    return WorkflowDatabase(target, schema=schema, sealed=sealed)
+    return WorkflowDatabase(target, schema=schema, sealed=sealed, timeout_s=float(config.db_timeout_s))
 
 
 class StoreRegistry:
@@ -111,13 +114,20 @@ class StoreRegistry:
     def open(self, name: str, fields: list[str] | None) -> BaseStore:
         """The store called ``name`` (opened on first use): with redaction on (the
         default), behind the privacy gate (:class:`~hy_memory_langgraph.store.SealedStore`),
-        so nothing any code path writes through it escapes the gate."""
+        so nothing any code path writes through it escapes the gate.
+
+        A store standing for a database that could not be created (``absent``: a
+        read-only directory, a full disk) reads as empty and is not kept: the next call
+        opens it again, and creates it once it can."""
         with self._lock:
-            if name not in self._stores:
-                index = self.index(fields) if fields else None
-                store = self._factory(name, index)
-                self._stores[name] = SealedStore(store) if self.config.redact_secrets else store
-            return self._stores[name]
+            if name in self._stores:
+                return self._stores[name]
+            index = self.index(fields) if fields else None
+            store = self._factory(name, index)
+            sealed = SealedStore(store) if self.config.redact_secrets else store
+            if getattr(store, "absent", False) is not True:
+                self._stores[name] = sealed
+            return sealed
 
     def chat(self) -> BaseStore:
         return self.open(self._chat_name, list(ChatMemory.index_fields))
@@ -138,7 +148,8 @@ class StoreRegistry:
         with self._lock:
             if self._chain is None:
                 target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets))
+                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets),
+                                         timeout_s=float(self.config.db_timeout_s))
             return self._chain
 
     def flush(self) -> None:

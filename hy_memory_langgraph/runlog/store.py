@@ -37,6 +37,7 @@ from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.store.sql.statements import chunks
 
 __all__ = ["PipelineLogStore", "MIGRATIONS"]
@@ -78,18 +79,20 @@ class PipelineLogStore:
         path: A SQLite file path or a SQLAlchemy URL.
         retention_days: Rows older than this many days are deleted.
         schema: On PostgreSQL, the schema of the table (ignored on SQLite).
+        timeout_s: The longest wait on the database, in seconds (``MEMORY_DB_TIMEOUT_S``).
+
+    Old rows are pruned by the first write, and then every while: opening writes nothing.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, retention_days: float,
-                 schema: str | None = None, sealed: Seal = seal) -> None:
+                 schema: str | None = None, sealed: Seal = seal,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         self.retention_days = retention_days
         #: The privacy gate every record passes before it is written.
         self.seal = sealed
-        self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema)
+        self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema, timeout_s=timeout_s)
         self._lock = threading.Lock()
-        self._pruned_at = 0.0
-        if not is_read_only(self._engine):
-            self.prune()
+        self._pruned_at = 0.0  # the first write prunes
 
     def write(self, records: Sequence[dict[str, Any]],
               users: Mapping[str, Sequence[str]] | None = None) -> None:
