@@ -22,6 +22,7 @@ from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache, SealedStore
+from hy_memory_langgraph.store.db.engine import is_provisional
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 
@@ -116,16 +117,17 @@ class StoreRegistry:
         default), behind the privacy gate (:class:`~hy_memory_langgraph.store.SealedStore`),
         so nothing any code path writes through it escapes the gate.
 
-        A store standing for a database that could not be created (``absent``: a
-        read-only directory, a full disk) reads as empty and is not kept: the next call
-        opens it again, and creates it once it can."""
+        A store standing in for a database that could not be opened as it is
+        (``provisional``: not created in a read-only directory or on a full disk, only
+        readable on a full disk) is not kept: the next call opens it again, and gets the
+        database itself once it can."""
         with self._lock:
             if name in self._stores:
                 return self._stores[name]
             index = self.index(fields) if fields else None
             store = self._factory(name, index)
             sealed = SealedStore(store) if self.config.redact_secrets else store
-            if getattr(store, "absent", False) is not True:
+            if getattr(store, "provisional", False) is not True:
                 self._stores[name] = sealed
             return sealed
 
@@ -148,8 +150,11 @@ class StoreRegistry:
         with self._lock:
             if self._chain is None:
                 target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets),
-                                         timeout_s=float(self.config.db_timeout_s))
+                chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets),
+                                   timeout_s=float(self.config.db_timeout_s))
+                if is_provisional(chain.engine):  # opened again next time (see open())
+                    return chain
+                self._chain = chain
             return self._chain
 
     def flush(self) -> None:

@@ -36,6 +36,7 @@ import sqlalchemy as sa
 from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.store.sql.statements import chunks
@@ -90,7 +91,8 @@ class PipelineLogStore:
         self.retention_days = retention_days
         #: The privacy gate every record passes before it is written.
         self.seal = sealed
-        self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema, timeout_s=timeout_s)
+        with database_faults(os.fspath(path)):
+            self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema, timeout_s=timeout_s)
         self._lock = threading.Lock()
         self._pruned_at = 0.0  # the first write prunes
 

@@ -50,6 +50,7 @@ from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     is_absent,
+    is_provisional,
     is_read_only,
     parse_url,
     read_tx,
@@ -409,11 +410,12 @@ class HyMemoryStore(SingleCalls, BaseStore):
         return self._scoped.cache if self._scoped is not None else None
 
     @property
-    def absent(self) -> bool:
-        """Whether this store stands for a database that does not exist and could not be
-        created (a read-only directory, a full disk): it reads as empty and refuses
-        writes. Opening it again may find it can be created by then."""
-        return is_absent(self._engine)
+    def provisional(self) -> bool:
+        """Whether this store stands in for a database that could not be opened as it is:
+        one that does not exist and could not be created (a read-only directory, a full
+        disk: it reads as empty), or one a full disk leaves only readable. It refuses
+        writes; opening it again later may give the database itself."""
+        return is_provisional(self._engine)
 
     @_faults
     def flush_erasure(self) -> None:
@@ -611,7 +613,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
             now = sql.now_us()
             refusal = write_refusal(self._engine) if plan.has_writes else None
             if refusal is not None:
-                raise type(refusal)(f"{self.url}: {refusal}")
+                raise refusal
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
             if (plan.has_writes or ttl_ids or plan.guards) and not self.read_only:
                 self._write(plan, text_vectors, ttl_ids, now)

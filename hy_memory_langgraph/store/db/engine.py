@@ -44,7 +44,7 @@ import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
 import sqlalchemy as sa
@@ -76,8 +76,9 @@ __all__ = [
     "absent_engine",
     "checkpoint",
     "create_store_engine",
+    "immutable_engine",
     "is_absent",
-    "is_new_file",
+    "is_provisional",
     "is_read_only",
     "read_only_reason",
     "release_engine",
@@ -274,6 +275,23 @@ def absent_engine(reason: str, *, full: bool = False) -> Engine:
     return engine
 
 
+def immutable_engine(file: Path, reason: str, timeout_s: float) -> Engine:
+    """A read-only engine on ``file`` that takes no lock and needs no write-ahead log
+    index (SQLite's ``immutable``), for a database the disk is too full to open otherwise
+    (:mod:`.full_disk`). Every write raises :class:`StoreFullError` (``reason``)."""
+    engine = sa.create_engine("sqlite://", creator=_read_only_connect(file, timeout_s, immutable=True),
+                              execution_options={READ_ONLY_OPTION: reason, _FULL_OPTION: True})
+    _install_sqlite_hooks(engine, busy_ms=int(timeout_s * 1000), readonly=True)
+    return engine
+
+
+def is_provisional(engine: Engine | Connection) -> bool:
+    """Whether the engine stands in for a database that could not be opened as it is (not
+    created, or a full disk): opening it again later may give the database itself."""
+    options = engine.get_execution_options()
+    return bool(options.get(_ABSENT_OPTION) or options.get(_FULL_OPTION))
+
+
 def write_refusal(engine: Engine | Connection) -> StoreError | None:
     """The error a write on ``engine`` raises before it starts (``None``: writes may run):
     :class:`StoreFullError` for a database a full disk kept from being created, else
@@ -354,6 +372,10 @@ def read_only_reason(engine: Engine | Connection) -> str | None:
 INTEGRITY_CHECK_MAX_BYTES = 64 * 1024 * 1024
 
 
+#: SQLite's primary result codes that mean a damaged file: SQLITE_CORRUPT, SQLITE_NOTADB.
+_DAMAGED: Final = (11, 26)
+
+
 def _check_integrity(file: Path, timeout_s: float) -> None:
     """Refuse a damaged database before anything is written into it.
 
@@ -367,6 +389,8 @@ def _check_integrity(file: Path, timeout_s: float) -> None:
         with contextlib.closing(sqlite3.connect(file, timeout=timeout_s)) as conn:
             verdict = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
     except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF not in _DAMAGED:  # busy, full, I/O: opening says what
+            return
         verdict = str(exc)
     if verdict != "ok":
         raise StoreCorruptionError(
@@ -374,10 +398,10 @@ def _check_integrity(file: Path, timeout_s: float) -> None:
             "import an export (hy-memory export, then import) into a new data dir")
 
 
-def _read_only_connect(file: Path, timeout_s: float) -> Any:
-    """A connection factory for a read-only database; ``immutable`` when even the WAL
-    index cannot be created beside it (read-only directory or file system)."""
-    immutable = not _writable(file.parent)
+def _read_only_connect(file: Path, timeout_s: float, *, immutable: bool | None = None) -> Any:
+    """A connection factory for a read-only database; ``immutable`` (default: when even
+    the WAL index cannot be created beside it, a read-only directory or file system)."""
+    immutable = not _writable(file.parent) if immutable is None else immutable
 
     def connect() -> sqlite3.Connection:
         query = "mode=ro" + ("&immutable=1" if immutable else "")
@@ -474,16 +498,6 @@ def _create_private(file: Path) -> None:
     except OSError as exc:
         raise StoreError(f"cannot create the database {file}: {exc.strerror or exc}; "
                          "choose another data dir / path") from exc
-
-
-def is_new_file(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` names a SQLite file that holds nothing yet: absent, or empty with
-    no write-ahead log content (nothing was ever committed to it)."""
-    local = _local_sqlite_file(store_url(path))
-    if local is None:
-        return False
-    wal = local.with_name(local.name + "-wal")
-    return all(not p.exists() or (p.is_file() and p.stat().st_size == 0) for p in (local, wal))
 
 
 def _local_sqlite_file(url: URL) -> Path | None:

@@ -12,9 +12,9 @@ advisory lock) it creates the schema and the version table ``hy_schema_migration
 when missing, applies the migrations not yet recorded, in order, and records each.
 Running it again changes nothing.
 
-A new SQLite database that a full disk keeps from being created opens as an empty,
-unwritable one (:func:`~.engine.absent_engine`): reads answer with nothing, writes raise
-:class:`~hy_memory_langgraph.errors.StoreFullError`.
+A SQLite database a full disk keeps from opening (a new one, or one whose write-ahead
+log index cannot be created) opens as a read-only stand-in (:mod:`.full_disk`): reads
+answer, writes raise :class:`~hy_memory_langgraph.errors.StoreFullError`.
 
 Rules for authors: until the first release, version 1 creates each component's
 tables from their current definitions. After it, never edit or reorder a released
@@ -45,19 +45,17 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.schema import CreateSchema
 
-from hy_memory_langgraph.errors import ReadOnlyStoreError, StoreError, StoreFullError
+from hy_memory_langgraph.errors import ReadOnlyStoreError, StoreError
 from hy_memory_langgraph.store.db.engine import (
-    absent_engine,
     create_store_engine,
     is_absent,
-    is_new_file,
     is_read_only,
     read_tx,
     release_engine,
     schema_of,
     write_tx,
 )
-from hy_memory_langgraph.store.db.faults import translate
+from hy_memory_langgraph.store.db.full_disk import stand_in
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 __all__ = ["Migration", "MigrationContext", "open_database", "setup", "applied_versions", "VERSIONS"]
@@ -195,20 +193,21 @@ def open_database(path: str | os.PathLike[str], component: str, migrations: Sequ
         here when the setup fails) and the local SQLite file, if any (``None`` for a new
         database a full disk kept from being created: see the module docstring).
     """
-    new = is_new_file(path)
     engine, local = create_store_engine(path, schema=schema, wal_autocheckpoint=wal_autocheckpoint,
                                         timeout_s=timeout_s)
     try:
         setup(engine, component, migrations)
     except sa.exc.DBAPIError as exc:
+        stand = stand_in(engine, local, exc, timeout_s)
         release_engine(engine)
-        if not (new and isinstance(translate(exc, str(local)), StoreFullError)):
+        if stand is None:
             raise
-        engine = absent_engine(f"cannot create the database {local}: the disk is full; searches work "
-                               "(there is nothing in it to find), writes need free space: free space "
-                               "and retry", full=True)
-        setup(engine, component, migrations)
-        return engine, None
+        try:
+            setup(stand, component, migrations)
+        except BaseException:
+            release_engine(stand)
+            raise exc from None
+        return stand, None
     except BaseException:
         release_engine(engine)
         raise
