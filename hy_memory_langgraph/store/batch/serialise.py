@@ -10,7 +10,8 @@ from either keeps working here:
   its fields, an ``Enum`` as its value, tuples as arrays;
 * a value orjson refuses that ``PostgresStore`` stores (a key that is not a string,
   ``{1: "a"}`` → ``{"1": "a"}``; an integer beyond 64 bits; a ``float`` subclass such
-  as ``numpy.float64``), as ``PostgresStore`` writes it;
+  as ``numpy.float64``), as ``PostgresStore`` writes it, unless two keys become one name
+  (``{1: "a", "1": "b"}``: ``PostgresStore`` would keep only ``"b"``; refused here);
 * what neither accepts (``bytes``, a set, an arbitrary object, ``NaN`` beside a key that
   is not a string, text with a lone surrogate) raises
   :class:`~hy_memory_langgraph.errors.InvalidInputError` naming the field.
@@ -23,10 +24,14 @@ Example:
     '{"at":"2024-05-01","score":null,"id":"00000000-0000-0000-0000-000000000001"}'
     >>> dumps({1: "a"})
     '{"1":"a"}'
+    >>> dumps({"m": {1: "a", "1": "b"}})
+    Traceback (most recent call last):
+    ...
+    hy_memory_langgraph.errors.InvalidInputError: item value has two keys written as the JSON name '1' (e.g. 1 and '1'); one would be lost when stored: rename one of them
     >>> dumps({"tags": [b"raw"]})
     Traceback (most recent call last):
     ...
-    hy_memory_langgraph.errors.InvalidInputError: item value field 'tags[0]' holds a bytes, which LangGraph's SQL stores cannot store as JSON either; convert it to a JSON value (str, number, bool, None, list, dict)
+    hy_memory_langgraph.errors.InvalidInputError: item value field 'tags[0]' holds a value of type bytes, which LangGraph's SQL stores cannot store as JSON either; convert it to a JSON value (str, number, bool, None, list, dict)
 """
 
 from __future__ import annotations
@@ -56,7 +61,20 @@ def dumps(value: Mapping[str, Any]) -> str:
     text = _postgres(value)
     if text is None:
         raise InvalidInputError(_refusal(value))
+    json.loads(text, object_pairs_hook=_distinct_names)  # keys made strings may collide
     return text
+
+
+def _distinct_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, refusing two with one name: keys that became the same JSON
+    name (``{1: "a", "1": "b"}``), of which reading back would keep only the last."""
+    seen: set[str] = set()
+    for name, _ in pairs:
+        if name in seen:
+            raise InvalidInputError(f"item value has two keys written as the JSON name {name!r} (e.g. 1 "
+                                    "and '1'); one would be lost when stored: rename one of them")
+        seen.add(name)
+    return dict(pairs)
 
 
 def _postgres(value: Any) -> str | None:
@@ -100,9 +118,9 @@ def _refusal(value: dict[str, Any]) -> str:
             if isinstance(item, str):
                 return (f"item value field {path!r} contains a lone surrogate (not valid Unicode "
                         "text); remove the broken characters")
-            return (f"item value field {path!r} holds a {type(item).__name__}, which LangGraph's SQL "
-                    "stores cannot store as JSON either; convert it to a JSON value (str, number, "
-                    "bool, None, list, dict)")
+            return (f"item value field {path!r} holds a value of type {type(item).__name__}, which "
+                    "LangGraph's SQL stores cannot store as JSON either; convert it to a JSON value "
+                    "(str, number, bool, None, list, dict)")
     errors = []
     for dump in (orjson.dumps, lambda v: json.dumps(v, allow_nan=False)):
         try:
