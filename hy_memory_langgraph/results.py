@@ -1,7 +1,8 @@
 """The shapes of what the client returns, as ``TypedDict`` s (``docs/design.md#return-shapes``
 describes each key; a test checks results, these types and the document agree).
 
-Writes: :class:`ChatWriteResult` or :class:`ProductivityWriteResult` (working / coding);
+Writes: :class:`ChatWriteResult` or :class:`ProductivityWriteResult` (working / coding),
+or :class:`QueuedWriteResult` for a background write;
 searches: :class:`ChatSearchResult` or :class:`ProductivitySearchResult`; one memory:
 :class:`ChatMemoryDict`, :class:`ExperienceDict` or :class:`FactDict`; its history:
 :class:`HistoryEvent` s; a page of :meth:`HyMemoryClient.list_memories`:
@@ -21,7 +22,8 @@ __all__ = [
     "ChatMemoryDict", "ChatOp", "ChatSearchResult", "ChatWriteResult", "ExperienceDict",
     "ExperienceOp", "FactDict", "FactOp", "HistoryEvent", "ImportReport", "ListedMemory",
     "MemoryDict", "MemoryExtractResult", "MemoryPage", "MemoryPromptResult",
-    "ProductivitySearchResult", "ProductivityWriteResult", "RefusedRow", "SearchResult", "WriteResult",
+    "ProductivitySearchResult", "ProductivityWriteResult", "QueuedWriteResult", "RefusedRow", "SearchResult",
+    "WriteResult",
 ]
 
 
@@ -69,7 +71,7 @@ class _RecordDict(TypedDict):
 
 
 class ChatMemoryDict(_RecordDict):
-    """One chat memory."""
+    """One chat memory (``pending``: a search hit that is a turn of a queued write)."""
 
     content: str
     subject: str
@@ -78,6 +80,7 @@ class ChatMemoryDict(_RecordDict):
     source: str
     context: str
     carried: str
+    pending: NotRequired[bool]
 
 
 class _ProductivityDict(_RecordDict):
@@ -170,6 +173,14 @@ class ProductivitySearchResult(TypedDict):
     elapsed_ms: float
     chain_block: NotRequired[str]
     chain_used: NotRequired[list[int]]
+
+
+class QueuedWriteResult(TypedDict):
+    """What ``add(..., background=True)`` returns in pro mode: the write is queued."""
+
+    success: bool
+    status: Literal["queued"]
+    request_id: str
 
 
 WriteResult = ChatWriteResult | ProductivityWriteResult

@@ -34,6 +34,7 @@ import json
 import os
 import re
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -43,14 +44,17 @@ from typing import Any
 
 import pytest
 
+from hy_memory_langgraph.prompts import LANGS, available_prompts, load_prompt
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 __all__ = [
     "OpenAIStub",
+    "StageResponder",
     "StubHTTPError",
     "StubRequest",
     "count_tokens",
     "openai_stub_fixture",
+    "stage_of",
 ]
 
 Responder = Callable[[dict[str, Any]], str]
@@ -73,6 +77,64 @@ def _content_text(content: Any) -> str:
             part.get("text", "") if isinstance(part, dict) else str(part) for part in content
         )
     return ""
+
+
+def _openings() -> list[tuple[str, str]]:
+    """``(opening text, prompt name)``: how each packaged prompt's system message begins."""
+    out = []
+    for name in available_prompts():
+        for lang in LANGS:
+            system = load_prompt(name, lang).system.strip()
+            out.append((system.split("{", 1)[0][:120].strip(), name))
+    return sorted(out, key=lambda pair: -len(pair[0]))
+
+
+_OPENINGS: list[tuple[str, str]] = []
+
+
+def stage_of(body: dict[str, Any]) -> str:
+    """The package prompt a chat request was rendered from (its system message's
+    opening), or ``"unknown"``."""
+    if not _OPENINGS:
+        _OPENINGS.extend(_openings())
+    messages = body.get("messages") or []
+    system = next((_content_text(m.get("content")) for m in messages if m.get("role") == "system"), "")
+    return next((name for opening, name in _OPENINGS if opening and system.strip().startswith(opening)),
+                "unknown")
+
+
+class StageResponder:
+    """A responder answering each pipeline stage (:func:`stage_of`) in its own schema.
+
+    Args:
+        replies: Per prompt name, a reply: a dict (sent as JSON), a string, or a function
+            of the request body returning either; a stage without one gets ``{}``.
+        delay_s: Seconds each answer takes (a model's latency).
+
+    Attributes:
+        stages: The stage of every request answered, in order.
+    """
+
+    def __init__(self, replies: dict[str, Any], delay_s: float = 0.0) -> None:
+        self.replies = dict(replies)
+        self.delay_s = delay_s
+        self.stages: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        stage = stage_of(body)
+        with self._lock:
+            self.stages.append(stage)
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        reply = self.replies.get(stage, {})
+        if callable(reply):
+            reply = reply(body)
+        return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+
+    def count(self, stage: str) -> int:
+        with self._lock:
+            return self.stages.count(stage)
 
 
 class StubHTTPError(Exception):
@@ -161,7 +223,7 @@ class OpenAIStub:
         """Bind an ephemeral loopback port and serve from a daemon thread."""
         if self._server is not None:
             return self
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        server = _Server(("127.0.0.1", 0), _make_handler(self))
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(
@@ -321,6 +383,13 @@ class OpenAIStub:
             kind = "invalid_request_error" if exc.status < 500 else "server_error"
             return _Reply(exc.status, {"error": {"message": exc.message, "type": kind,
                                                  "param": None, "code": None}})
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-reply (a killed worker process) is not an error."""
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:

@@ -56,7 +56,7 @@ def test_the_documents_hold_the_generated_variable_tables() -> None:
     assert full in (root / "docs" / "design.md").read_text(encoding="utf-8")
     for name in ENV_VARS:
         assert f"| `{name}` |" in full, name
-    assert len(ENV_VARS) == 31
+    assert len(ENV_VARS) == 32
 
 
 # --------------------------------------------------------------------------- env parsing
@@ -98,6 +98,7 @@ PARSE_CASES = [
     ("MEMORY_INDEX_CACHE_MB", "64", lambda c: c.index_cache_mb, 64),
     ("MEMORY_APPROXIMATE_MIN_VECTORS", "0", lambda c: c.approximate_min_vectors, 0),
     ("MEMORY_DB_TIMEOUT_S", "5", lambda c: c.db_timeout_s, 5),
+    ("MEMORY_BACKGROUND_DELAY_S", " 2.5 ", lambda c: c.background_delay_s, 2.5),
 ]
 
 
@@ -165,6 +166,7 @@ BAD_VALUES = {
     "MEMORY_MAX_USER_IDS": "0x10",
     "MEMORY_MAX_SEARCH_LIMIT": "10001",
     "MEMORY_MAX_IMPORT_ROW_BYTES": "1_000",
+    "MEMORY_BACKGROUND_DELAY_S": "inf",
     # Path variables: a directory where a file is expected, or the reverse.
     "MEMORY_DATA_DIR": "{file}",
     "MEMORY_CODING_DB_PATH": "{dir}",
@@ -201,6 +203,9 @@ def test_bad_value_messages_say_what_is_accepted() -> None:
         MemoryConfig.from_env({"MEMORY_CODING_TOOL_RESULT_MAX_BYTES": "63"})
     with pytest.raises(ConfigError, match="integer >= 0"):
         MemoryConfig.from_env({"MEMORY_QUERY_REWRITE_MAX_CHARS": "-5"})
+    for raw in ("-1", "nan", "3601", "soon"):
+        with pytest.raises(ConfigError, match=r"MEMORY_BACKGROUND_DELAY_S.*seconds from 0 to 3600"):
+            MemoryConfig.from_env({"MEMORY_BACKGROUND_DELAY_S": raw})
 
 
 def test_db_path_must_not_be_a_directory(tmp_path: Path) -> None:
@@ -383,8 +388,8 @@ def test_db_url_password_is_not_in_repr() -> None:
 
 def test_store_targets_follow_the_file_names(tmp_path: Path) -> None:
     cfg = MemoryConfig.from_env({"MEMORY_CODING_DB_PATH": str(tmp_path / "mem.db")}, data_dir=tmp_path)
-    assert sorted(cfg.store_paths()) == ["chat_memory", "hy_code", "mem", "mem_cv", "mem_trace",
-                                         "pipeline_log"]
+    assert sorted(cfg.store_paths()) == ["background", "chat_memory", "hy_code", "mem", "mem_cv",
+                                         "mem_trace", "pipeline_log"]
     assert cfg.store_target("mem_cv") == (str(tmp_path / "mem_cv.db"), None)
     assert cfg.store_target("workflow_memory") == (str(tmp_path / "workflow"), None)
     url = dataclasses.replace(cfg, db_url="postgresql+psycopg://h/db", db_schema_prefix="prod_")

@@ -31,8 +31,6 @@ _REFLECTION = {"getattr", "setattr", "hasattr", "delattr"}
 #: Uses in modules other engineers are rewriting now (stdlib internals), each with its
 #: reason; an entry no longer found fails the test, so it goes when its use goes.
 KNOWN: dict[tuple[str, str], str] = {
-    ("cli/parsers.py", "_actions"): "argparse keeps no public list of a parser's options (suggestions)",
-    ("cli/parsers.py", "_SubParsersAction"): "argparse's sub-command action type (suggestions)",
     ("redact/scan.py", "_parser"): "CPython's own regular-expression parser (pattern checks)",
     ("redact/scan.py", "_constants"): "CPython's regular-expression opcodes (pattern checks)",
 }

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from hy_memory_langgraph import results as R
+from hy_memory_langgraph.testing import ScriptedChatModel
 from tests.productivity.support import tool_trace
 
 DESIGN = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
@@ -51,6 +52,11 @@ def test_every_result_has_its_documented_shape(make_client) -> None:
     rows = list(client.export_memories())
     _fits(make_client("lite").import_memories(rows, user_ids=None), R.ImportReport)
     _fits(client.memory_prompt("u1"), R.MemoryPromptResult)
+    pro = make_client("pro", ScriptedChatModel.from_stages({}), background_delay_s=3600.0)
+    _fits(pro.add("I adopted a grey cat called Miso", user_id="u1", background=True), R.QueuedWriteResult)
+    pending = pro.search("grey cat Miso", user_ids=["u1"])["memories"]
+    assert pending[0]["pending"] is True
+    _fits(pending[0], R.ChatMemoryDict)
     _fits(client.memory_extract("u1", msg_list=[{"msgRole": "user", "msgValue": "以后回复用中文"}]),
           R.MemoryExtractResult)
 
@@ -68,6 +74,7 @@ def _documented(heading: str) -> set[str]:
     ("History", [R.HistoryEvent]),
     ("Working / coding write", [R.ProductivityWriteResult, R.ExperienceOp, R.FactOp]),
     ("Working / coding search", [R.ProductivitySearchResult, R.FactDict, R.ExperienceDict]),
+    ("Queued write", [R.QueuedWriteResult]),
 ])
 def test_the_design_document_names_only_keys_of_the_types(heading: str, shapes: list[Any]) -> None:
     named = set().union(*(shape.__annotations__.keys() for shape in shapes))

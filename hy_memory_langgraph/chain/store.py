@@ -168,7 +168,8 @@ class ChainStore:
         """Store the edits of one write: one new round per touched thread.
 
         A round identical (same removed and added lines) to the thread's latest round
-        is skipped (a retried write). Returns the hunks and rounds stored.
+        is skipped (a retried write); when that round is this request's own (a background
+        run resumed after a crash), it counts as recorded. Returns the hunks and rounds.
         """
         out = Recorded()
         drafts = [d for d in group_rounds(edits) if d.removed or d.added]
@@ -182,6 +183,9 @@ class ChainStore:
                 thread_id = self._thread_id(conn, owner, branch, file, symbol, at)
                 earlier = self._round_rows(conn, [thread_id])
                 if earlier and (earlier[-1]["removed"], earlier[-1]["added"]) == (removed, added):
+                    if request_id is not None and earlier[-1]["request_id"] == request_id:
+                        out.hunks += draft.hunks  # this request's own round, recorded before a crash
+                        out.rounds.append((thread_id, earlier[-1]["number"]))
                     continue
                 number = (earlier[-1]["number"] if earlier else 0) + 1
                 reverts = find_reverts(removed, added,

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, Final, NoReturn
 
 from hy_memory_langgraph.cli.common import USER_ENV
+from hy_memory_langgraph.cli.worker_command import add_worker_command
 from hy_memory_langgraph.scenes import SCENES
 
 __all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
@@ -91,7 +92,33 @@ class UsageError(Exception):
 
 class CommandParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting and, for
-    an unknown option, names the closest option of the subcommand given."""
+    an unknown option, names the closest option of the subcommand given (it keeps its own
+    list of options and subcommands: argparse has no public one)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        #: Option strings of this parser and of its ``parents``; its subcommand parsers.
+        self.option_names: list[str] = [o for parent in kwargs.get("parents") or []
+                                        for o in getattr(parent, "option_names", [])]
+        self.subcommands: list[CommandParser] = []
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.option_names += action.option_strings
+        return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("parser_class", CommandParser)
+        action = super().add_subparsers(**kwargs)
+        make = action.add_parser
+
+        def add_parser(name: str, **options: Any) -> CommandParser:
+            made: CommandParser = make(name, **options)
+            self.subcommands.append(made)
+            return made
+
+        action.add_parser = add_parser
+        return action
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message, self)
@@ -106,11 +133,9 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def _options_of(parser: argparse.ArgumentParser) -> list[str]:
-    found = [o for action in parser._actions for o in action.option_strings]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found += _options_of(sub)
+    found = list(getattr(parser, "option_names", []))
+    for sub in getattr(parser, "subcommands", []):
+        found += _options_of(sub)
     return sorted(set(found))
 
 
@@ -191,7 +216,7 @@ def _scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--branch", help="working/coding scope inside the workspace")
 
 
-def _command(sub: argparse._SubParsersAction, name: str, parent: argparse.ArgumentParser,
+def _command(sub: Any, name: str, parent: argparse.ArgumentParser,
              help_text: str, description: str | None = None, handler: str | None = None) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, parents=[parent], help=help_text, description=description or help_text,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -199,7 +224,7 @@ def _command(sub: argparse._SubParsersAction, name: str, parent: argparse.Argume
     return parser
 
 
-def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _memory_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     add = _command(sub, "add", parent, "remember conversations (JSON / JSONL file, stdin or --text)",
                    ADD_DESCRIPTION)
     add.add_argument("source", nargs="?", metavar="FILE", help="a JSON or JSONL file, or - for stdin")
@@ -258,7 +283,7 @@ def _memory_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentP
     _command(sub, "stats", parent, "what the data dir holds")
 
 
-def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _transfer_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     export = _command(sub, "export", parent, "write every memory to JSONL (exact round trip)",
                       TRANSFER_DESCRIPTION)
     export.add_argument("--output", "-o", metavar="FILE", help="the JSONL file (default: stdout)")
@@ -278,7 +303,7 @@ def _transfer_commands(sub: argparse._SubParsersAction, parent: argparse.Argumen
                      help="draw the progress bar even when stderr is not a terminal")
 
 
-def _other_commands(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _other_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     _command(sub, "demo", parent, "write and search a few memories (no API key needed)",
              "Write a few memories and search them (lite mode, no API key), in a new temporary\n"
              "data dir that is removed afterwards, or in --data-dir (kept).")
@@ -321,7 +346,7 @@ Set up a client (replace alice; the token: e.g. python -c "import secrets; print
 """
 
 
-def _mcp_command(sub: argparse._SubParsersAction, parent: argparse.ArgumentParser) -> None:
+def _mcp_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     mcp = _command(sub, "mcp", parent, "serve a user's memory over the Model Context Protocol", MCP_DESCRIPTION)
     _user(mcp)
     mcp.add_argument("--session-id", help="the session writes are recorded under")
@@ -345,13 +370,14 @@ def build_parser(version: str) -> CommandParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hy-memory {version}")
     _common(parser, top=True)
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = CommandParser(add_help=False)
     _common(parent)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=CommandParser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _memory_commands(sub, parent)
     _transfer_commands(sub, parent)
     _other_commands(sub, parent)
     _mcp_command(sub, parent)
+    add_worker_command(sub, parent)
     return parser
 
 

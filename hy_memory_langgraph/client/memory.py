@@ -6,6 +6,7 @@ write and search graphs. It holds no pipeline logic of its own.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 from collections.abc import Callable, Iterable, Sequence
@@ -16,6 +17,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langchain_core.stores import BaseStore as ByteStore
 
+from hy_memory_langgraph.client.background import Background
 from hy_memory_langgraph.client.locks import UserLocks
 from hy_memory_langgraph.client.reader import MemoryReader, data_location, located
 from hy_memory_langgraph.client.reader import faults as _faults
@@ -52,6 +54,7 @@ from hy_memory_langgraph.results import (
     ImportReport,
     MemoryExtractResult,
     MemoryPromptResult,
+    QueuedWriteResult,
     SearchResult,
     WriteResult,
 )
@@ -158,6 +161,8 @@ class HyMemoryClient(MemoryReader):
         self._locks = UserLocks(config)
         self.write_graph = build_write_graph()
         self.search_graph = build_search_graph()
+        self.background = Background(self.config, self.context, self.write_graph, self.recorder, self._locks)
+        self.context.pending = self.background.pending_turns
         if oa_context_provider is None:
             oa_context_provider = oa_context_provider_from_config(config)
         self.workflow = WorkflowMemoryService(self._documents, mode=self.mode, llm=gateway,
@@ -170,15 +175,25 @@ class HyMemoryClient(MemoryReader):
             agent_id: str | None = None, session_id: str | None = None,
             workspace_id: str | None = None, branch: str | None = None,
             metadata: dict[str, Any] | None = None, memory_at: Any = None,
-            config: RunnableConfig | None = None) -> WriteResult:
+            config: RunnableConfig | None = None,
+            background: bool = False) -> WriteResult | QueuedWriteResult:
         """Remember a conversation; returns the scene's write result
         (``docs/design.md#return-shapes``).
 
         ``config`` is passed to the graph run (LangChain callbacks, tags, run names).
+
+        ``background=True`` (pro mode): the write is prepared (validated, normalised,
+        redacted) and queued durably in the memory's database, and
+        ``{"success": True, "status": "queued", "request_id": …}`` is returned at once; a
+        worker runs the write graph on it later (``docs/design.md#background-writes``),
+        a search finds its turns meanwhile (marked ``pending``). In lite mode, whose
+        write makes no model call, the write is made at once and its result returned.
         """
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
+        if background and self.mode == "pro":
+            return self._enqueue(args)
         return self._run(self.write_graph, args, config)
 
     @_afaults
@@ -186,12 +201,50 @@ class HyMemoryClient(MemoryReader):
                    agent_id: str | None = None, session_id: str | None = None,
                    workspace_id: str | None = None, branch: str | None = None,
                    metadata: dict[str, Any] | None = None, memory_at: Any = None,
-                   config: RunnableConfig | None = None) -> WriteResult:
+                   config: RunnableConfig | None = None,
+                   background: bool = False) -> WriteResult | QueuedWriteResult:
         """Async twin of :meth:`add`."""
         args = WriteArgs(request_id=random_id(), messages=messages, scene=scene, user_id=user_id,
                          agent_id=agent_id, session_id=session_id, workspace_id=workspace_id,
                          branch=branch, metadata=metadata, memory_at=memory_at)
+        if background and self.mode == "pro":
+            return await asyncio.to_thread(self._enqueue, args)
         return await self._arun(self.write_graph, args, config)
+
+    def _enqueue(self, args: WriteArgs) -> QueuedWriteResult:
+        """Prepare ``args`` as every write is prepared, then queue it (one transaction,
+        holding the user's write lock: an erasure waits for it)."""
+        prepared = self._prepared(args)
+        with self._locked(prepared):
+            self.background.enqueue(prepared)
+        return {"success": True, "status": "queued", "request_id": prepared["request_id"]}
+
+    @_faults
+    def pending(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """The background writes not done yet (of ``user_id``), in queue order: each with
+        ``request_id``, ``user_id``, ``session_id``, ``state`` (``queued``, ``running`` or
+        ``failed``), ``attempts``, ``error`` (why the last attempt failed), ``queued_at``,
+        ``ready_at`` and ``started_at`` (seconds since the epoch)."""
+        return self.background.pending(optional_id(user_id, "user_id"))
+
+    @_faults
+    def flush(self, timeout: float | None = None, *, retry_failed: bool = False) -> dict[str, Any]:
+        """Process every queued background write now (the coalescing delay and retry
+        backoffs are skipped) and wait until none is queued or running, or ``timeout``
+        seconds passed; for tests, notebooks and shutdown.
+
+        Args:
+            timeout: Seconds to wait at most (``None``: until done).
+            retry_failed: Queue again, first, the failed writes that were kept.
+
+        Returns:
+            ``outstanding`` (writes still queued or running: ``0`` unless the timeout
+            passed) and ``failed`` (failed writes; :meth:`pending` says why).
+        """
+        if timeout is not None and (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+                                    or timeout < 0):
+            raise InvalidInputError(f"timeout must be a number of seconds >= 0 or None (got {timeout!r})")
+        return self.background.flush(timeout, retry_failed=retry_failed)
 
     @_faults
     def search(self, query: str | None = None, *, queries: list[str] | None = None,
@@ -302,6 +355,7 @@ class HyMemoryClient(MemoryReader):
         Returns the number of memories (chat, experiences, facts) removed.
         """
         user_id = require_id(user_id, "user_id")
+        self.background.erase_user(user_id, self._stores())  # stops a run of theirs first
         with self._locks.erasing(user_id):  # waits for the user's writes in flight
             return self._erase(user_id)
 
@@ -317,6 +371,11 @@ class HyMemoryClient(MemoryReader):
             self.embeddings.forget_owner(user_id)
         self.context.stores.flush()
         return removed
+
+    def _stores(self) -> list[Any]:
+        """The memory stores (where background runs keep journal entries)."""
+        stores = self.context.stores
+        return [stores.chat(), stores.trace(), *(stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
 
     # -- export / import / stats --------------------------------------------------------------
     @_faults
@@ -335,8 +394,9 @@ class HyMemoryClient(MemoryReader):
     @_faults
     def stats(self) -> dict[str, Any]:
         """Counts of this data dir: memories per scene, kind and status, users, files;
-        and the client's ``mode``."""
-        return {"mode": self.mode, **super().stats()}
+        the client's ``mode``; and ``background`` (requests ``queued``, ``running``,
+        ``failed``, ``cancelled``)."""
+        return {"mode": self.mode, **super().stats(), "background": self.background.counts()}
 
     # -- workflow memory ---------------------------------------------------------------------
     @_faults
@@ -356,6 +416,8 @@ class HyMemoryClient(MemoryReader):
         return self.workflow.memory_extract(user_id, msg_list, user_message, assistant_message,
                                             workflow_id, dynamic_context, memory_app_id)
 
+    apending = _in_thread(pending)
+    aflush = _in_thread(flush)
     aupdate = _in_thread(update)
     adelete = _in_thread(delete)
     adelete_all = _in_thread(delete_all)
@@ -366,8 +428,10 @@ class HyMemoryClient(MemoryReader):
     # -- lifecycle ----------------------------------------------------------------------------
     @_faults
     def close(self) -> None:
-        """Close every store, the pipeline log, the workflow documents, the user locks and
-        the embedding cache."""
+        """Stop the background worker (after its current step; a run in progress is
+        resumed by the next worker), then close every store, the pipeline log, the workflow
+        documents, the user locks and the embedding cache."""
+        self.background.close()
         super().close()
         self._locks.close()
         if self._owned_cache is not None:

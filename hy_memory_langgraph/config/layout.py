@@ -9,6 +9,8 @@ The embedded layout under the data dir (names fixed by the contract; with
   scenes share) and ``hy_code_chain/hy_code.db`` (the coding version chain); vector
   collections ``X_coding_keys`` / ``X_working_facts`` (``_cv`` for coding);
 * ``data/pipeline_log.db``: the per-request pipeline log;
+* ``data/background.db``: queued writes (``add(..., background=True)``) and the checkpoints
+  of the write graph runs that process them;
 * ``data/embedding_calibration.json``: the similarity anchors of each embedding model;
 * ``cache/embeddings.db``: the embedding cache, when on;
 * ``workflow/<user>/``: workflow memory (``user.md``, ``memory.md``,
@@ -87,6 +89,12 @@ class StorageLayout:
         return self.data_dir / "data" / "pipeline_log.db"
 
     @property
+    def background_db_path(self) -> Path:
+        """``{data_dir}/data/background.db``: the queue of background writes and the
+        checkpoints of their runs."""
+        return self.data_dir / "data" / "background.db"
+
+    @property
     def calibration_path(self) -> Path:
         """``{data_dir}/data/embedding_calibration.json``: similarity anchors per model."""
         return self.data_dir / "data" / "embedding_calibration.json"
@@ -118,6 +126,11 @@ class StorageLayout:
         """Name of the pipeline log store (``pipeline_log``)."""
         return self.pipeline_log_path.stem
 
+    @property
+    def background_store(self) -> str:
+        """Name of the background queue's store (``background``)."""
+        return self.background_db_path.stem
+
     #: Name of the workflow documents store (only used with ``MEMORY_DB_URL``).
     workflow_store: ClassVar[str] = "workflow_memory"
 
@@ -142,7 +155,8 @@ class StorageLayout:
                 whose stem collides with another store's file).
         """
         paths = [self.chat_db_path, *(self.scene_db_path(s) for s in PRODUCTIVITY_SCENES),
-                 self.trace_db_path, self.chain_db_path, self.pipeline_log_path, *self._family_paths()]
+                 self.trace_db_path, self.chain_db_path, self.pipeline_log_path, self.background_db_path,
+                 *self._family_paths()]
         named = {p.stem: p for p in paths}
         if len(named) != len(paths) or self.workflow_store in named:
             raise ConfigError(

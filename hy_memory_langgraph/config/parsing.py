@@ -19,7 +19,7 @@ from typing import Final
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["bad_value", "int_parser", "parse_bool", "parse_db_path", "parse_db_url", "parse_dir",
+__all__ = ["bad_value", "float_parser", "int_parser", "parse_bool", "parse_db_path", "parse_db_url", "parse_dir",
            "parse_optional_dir", "parse_path", "parse_schema_prefix", "symlink_loop"]
 
 _TRUE: Final = frozenset({"true", "1", "yes", "on"})
@@ -58,6 +58,24 @@ def int_parser(minimum: int) -> Callable[[str, object], int]:
         except ValueError:
             raise bad_value(source, value, accepted) from None
         if number < minimum:
+            raise bad_value(source, value, accepted)
+        return number
+
+    return parse
+
+
+def float_parser(minimum: float, maximum: float) -> Callable[[str, object], float]:
+    """A parser of finite numbers within ``[minimum, maximum]``."""
+    accepted = f"a number of seconds from {minimum:g} to {maximum:g}"
+
+    def parse(source: str, value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise bad_value(source, value, accepted)
+        try:
+            number = float(value.strip() if isinstance(value, str) else value)
+        except ValueError:
+            raise bad_value(source, value, accepted) from None
+        if not minimum <= number <= maximum:  # NaN fails both comparisons
             raise bad_value(source, value, accepted)
         return number
 

@@ -118,7 +118,8 @@ _MEMORY_OVERRIDES: Final = frozenset(
     {"data_dir", "coding", "limits", "enable_query_rewrite", "query_rewrite_max_chars",
      "redact_secrets", "pipeline_log_days", "pipeline_log_text", "max_message_bytes",
      "oa_context_provider_spec", "oa_context_file", "db_url", "db_schema_prefix",
-     "index_cache_mb", "approximate_min_vectors", "db_timeout_s"}
+     "index_cache_mb", "approximate_min_vectors", "db_timeout_s",
+     "background_delay_s"}
 )
 _CODING_OVERRIDES: Final = frozenset(f.name for f in fields(CodingConfig))
 _LIMIT_OVERRIDES: Final = frozenset(f.name for f in fields(Limits))
@@ -156,6 +157,8 @@ class MemoryConfig(StorageLayout):
             before its index becomes approximate (``0``: always exact).
         db_timeout_s: ``MEMORY_DB_TIMEOUT_S``: the longest wait on the database (a lock
             a user's erasure and writes share, connecting, a statement).
+        background_delay_s: ``MEMORY_BACKGROUND_DELAY_S``: seconds a queued write waits for
+            more requests of its session before one extraction takes them together.
 
     Example:
         >>> cfg = MemoryConfig.from_env({}, data_dir="/tmp/mem", chain_block_enabled=True)
@@ -179,6 +182,7 @@ class MemoryConfig(StorageLayout):
     index_cache_mb: int = DEFAULT_INDEX_CACHE_MB
     approximate_min_vectors: int = DEFAULT_APPROXIMATE_MIN_VECTORS
     db_timeout_s: int = 30
+    background_delay_s: float = 5.0
 
     def __post_init__(self) -> None:
         _validate_fields(self, "memory")

@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 
 from hy_memory_langgraph.config.oa import parse_oa_context_file, parse_object_spec
 from hy_memory_langgraph.config.parsing import (
+    float_parser,
     int_parser,
     parse_bool,
     parse_db_path,
@@ -120,6 +121,9 @@ VARIABLES: Final[tuple[Variable, ...]] = (
     Variable("MEMORY_OA_CONTEXT_FILE", "memory", "oa_context_file", parse_oa_context_file, "unset",
              "a JSON file `{\"version\", \"user\": {…}}` giving every user's `oaContext` (at most one of "
              "the two OA variables)", readme=False),
+    Variable("MEMORY_BACKGROUND_DELAY_S", "memory", "background_delay_s", float_parser(0.0, 3600.0),
+             "`5` (0–3600)", "seconds a queued write (`add(..., background=True)`) waits for more requests of its "
+             "session, extracted together in one call", readme=False),
     Variable("MEMORY_DB_URL", "memory", "db_url", parse_db_url, "unset",
              "PostgreSQL URL (`postgresql+psycopg://…`) holding every store, one schema each"),
     Variable("MEMORY_DB_SCHEMA_PREFIX", "memory", "db_schema_prefix", parse_schema_prefix, "empty",

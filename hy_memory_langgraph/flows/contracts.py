@@ -29,10 +29,12 @@ class PreparedWrite(TypedDict, total=False):
 
     ``scene`` is the caller's (validated) scene; ``route`` the scene the write is stored
     under (``chat`` or a productivity scene), decided by the ``route`` node or the scene
-    judge; ``route_reason`` says why.
+    judge; ``route_reason`` says why. ``run_id`` is set when a background worker runs the
+    write (:mod:`hy_memory_langgraph.services.journal`: its writing nodes apply once).
     """
 
     request_id: str
+    run_id: str
     started: float
     scene: str | None
     user_id: str

@@ -124,6 +124,8 @@ class _Tool:
 
 
 def _outcome(scene: str, result: dict[str, Any]) -> str:
+    if result.get("status") == "queued":
+        return f"Queued for {scene} memory (request {result['request_id']}): recorded in the background."
     if not result.get("success", True):
         return f"Nothing recorded: {result.get('error') or result.get('reason') or 'the write failed'}."
     if result.get("scene") != "productivity":
@@ -132,8 +134,8 @@ def _outcome(scene: str, result: dict[str, Any]) -> str:
     return f"Recorded in {scene} memory ({', '.join(ids) or 'nothing new'})."
 
 
-def _tools(client: HyMemoryClient, scope: MemoryScope, k: int) -> list[_Tool]:
-    ops = {scene: MemoryOps(client, scene, k) for scene in ("chat", "working", "coding")}
+def _tools(client: HyMemoryClient, scope: MemoryScope, k: int, background: bool) -> list[_Tool]:
+    ops = {scene: MemoryOps(client, scene, k, background=background) for scene in ("chat", "working", "coding")}
     rewrites = client.mode == "pro"  # pro mode reconciles: a write may update or replace memories
 
     async def search(args: _Search) -> str:
@@ -145,7 +147,7 @@ def _tools(client: HyMemoryClient, scope: MemoryScope, k: int) -> list[_Tool]:
     async def record(args: _Record) -> str:
         result = await client.aadd(args.messages, scene=args.scene, user_id=scope.user_id,
                                    session_id=scope.session_id, workspace_id=scope.workspace_id,
-                                   branch=scope.branch, metadata={"saved_by": "mcp"})
+                                   branch=scope.branch, metadata={"saved_by": "mcp"}, background=background)
         return _outcome(args.scene, dict(result))
 
     async def forget(args: _Forget) -> str:
@@ -186,7 +188,8 @@ def _invalid(tool: str, exc: ValidationError) -> InvalidInputError:
 
 
 def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | None = None,
-                     workspace_id: str | None = None, branch: str | None = None, k: int = 5) -> Any:
+                     workspace_id: str | None = None, branch: str | None = None, k: int = 5,
+                     background: bool = True) -> Any:
     """An MCP server (the SDK's low-level ``Server``) whose tools read and write
     ``user_id``'s memory; run it with :func:`serve_stdio` or :func:`serve_http`.
 
@@ -197,6 +200,9 @@ def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | 
         workspace_id: Working/coding scope of searches and writes (e.g. a repository).
         branch: Scope within ``workspace_id``.
         k: Default number of results of ``search_memory``.
+        background: ``save_memory`` and ``record_work`` queue their write (pro mode:
+            the tool answers without waiting for the model calls of memory); ``False``
+            writes before answering. Lite mode writes at once either way.
 
     Raises:
         InvalidInputError: ``user_id`` is empty.
@@ -206,7 +212,8 @@ def build_mcp_server(client: HyMemoryClient, *, user_id: str, session_id: str | 
         raise InvalidInputError("user_id is required: the MCP server serves one user's memory")
     server_class, types, ReadResourceContents = _mcp()
     server = server_class("hy-memory", version=__version__, instructions=_INSTRUCTIONS)
-    tools = {t.name: t for t in _tools(client, MemoryScope(user_id.strip(), session_id, workspace_id, branch), k)}
+    scope = MemoryScope(user_id.strip(), session_id, workspace_id, branch)
+    tools = {t.name: t for t in _tools(client, scope, k, background)}
     limits = client.config.limits
 
     @server.list_tools()  # type: ignore[untyped-decorator]

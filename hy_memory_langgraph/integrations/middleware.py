@@ -54,6 +54,9 @@ class HyMemoryMiddleware(AgentMiddleware):
             face: :mod:`~hy_memory_langgraph.integrations.scope`).
         limit: How many memories are recalled per model call.
         remember: Whether the last turn is written after each run.
+        background: Queue that write (pro mode: the run ends without waiting for the
+            model calls of memory; the next search finds the turn at once); ``False``
+            writes it before the run ends. Lite mode writes at once either way.
 
     Example:
         >>> from langchain.agents import create_agent  # doctest: +SKIP
@@ -61,12 +64,13 @@ class HyMemoryMiddleware(AgentMiddleware):
     """
 
     def __init__(self, client: HyMemoryClient, *, user_id: UserResolver | None = None, limit: int = 5,
-                 remember: bool = True) -> None:
+                 remember: bool = True, background: bool = True) -> None:
         super().__init__()
         self.client = client
         self.user_id = user_id
         self.limit = limit
         self.remember = remember
+        self.background = background
 
     def _user(self, runtime: Runtime[Any]) -> str:
         own = self.user_id(runtime) if callable(self.user_id) else self.user_id
@@ -104,11 +108,11 @@ class HyMemoryMiddleware(AgentMiddleware):
     def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turn = self._last_turn(state)
         if self.remember and turn:
-            self.client.add(turn, user_id=self._user(runtime))
+            self.client.add(turn, user_id=self._user(runtime), background=self.background)
         return None
 
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turn = self._last_turn(state)
         if self.remember and turn:
-            await self.client.aadd(turn, user_id=self._user(runtime))
+            await self.client.aadd(turn, user_id=self._user(runtime), background=self.background)
         return None

@@ -208,7 +208,7 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
 
 
 def create_remember_node(client: HyMemoryClient, *, scene: str | None = None,
-                         name: str = "remember_turn") -> RunnableLambda:
+                         name: str = "remember_turn", background: bool = True) -> RunnableLambda:
     """A node that writes the finished turn to the user's memory.
 
     Args:
@@ -216,6 +216,9 @@ def create_remember_node(client: HyMemoryClient, *, scene: str | None = None,
         scene: Passed to ``client.add``; ``None`` lets routing decide (chat without
             tools; with tool calls one judge call in pro mode, chat in lite mode).
         name: The node's name when added without one.
+        background: Queue the write (pro mode: the turn ends without waiting for the
+            model calls of memory; a search finds the turn at once); ``False`` writes
+            it before the node returns. Lite mode writes at once either way.
 
     Returns:
         A node returning ``{}``: it writes the latest user message and everything after
@@ -239,7 +242,7 @@ def create_remember_node(client: HyMemoryClient, *, scene: str | None = None,
         scope = _scope(config, name)
         return {"messages": turn, "scene": scene, "user_id": scope.user_id,
                 "session_id": scope.session_id, "workspace_id": scope.workspace_id,
-                "branch": scope.branch}
+                "branch": scope.branch, "background": background}
 
     def remember(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         args = add_args(state, config)

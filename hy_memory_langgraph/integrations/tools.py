@@ -133,8 +133,8 @@ def create_memory_tools(client: HyMemoryClient, *, scene: str | None = None, k: 
 class MemoryOps:
     """What the three tools do for one scope, sync and async."""
 
-    def __init__(self, client: HyMemoryClient, scene: str | None, k: int) -> None:
-        self.client, self.scene, self.k = client, scene, k
+    def __init__(self, client: HyMemoryClient, scene: str | None, k: int, *, background: bool = False) -> None:
+        self.client, self.scene, self.k, self.background = client, scene, k, background
 
     def _search_args(self, scope: MemoryScope, query: str, limit: int | None) -> dict[str, Any]:
         size = self.k if limit is None else max(1, min(int(limit), MAX_LIMIT))
@@ -147,13 +147,12 @@ class MemoryOps:
     async def asearch(self, scope: MemoryScope, query: str, limit: int | None) -> str:
         return _render_hits(await self.client.asearch(**self._search_args(scope, query, limit)))
 
-    @staticmethod
-    def _save_args(scope: MemoryScope, content: str) -> dict[str, Any]:
+    def _save_args(self, scope: MemoryScope, content: str) -> dict[str, Any]:
         if not content.strip():
             raise InvalidInputError("save_memory needs non-empty content")
         return {"messages": [{"role": "user", "content": content.strip()}], "scene": "chat",
                 "user_id": scope.user_id, "session_id": scope.session_id,
-                "metadata": {"saved_by": "save_memory"}}
+                "metadata": {"saved_by": "save_memory"}, "background": self.background}
 
     def save(self, scope: MemoryScope, content: str) -> str:
         return _saved(self.client.add(**self._save_args(scope, content)))
@@ -171,6 +170,8 @@ class MemoryOps:
 
 
 def _saved(result: dict[str, Any]) -> str:
+    if result.get("status") == "queued":
+        return f"Queued (request {result['request_id']}): searchable now, remembered in the background."
     ids = result.get("memory_ids") or []
     return f"Saved ({', '.join(ids)})." if ids else "Already known; nothing new saved."
 

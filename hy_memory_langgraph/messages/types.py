@@ -57,3 +57,7 @@ class Msg:
     tool_call_id: str | None = None
     name: str | None = None
     is_error: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tool_calls, tuple):  # read back from a checkpoint as a list
+            object.__setattr__(self, "tool_calls", tuple(self.tool_calls))

@@ -127,6 +127,9 @@ class LLMGateway:
     Args:
         model: Any LangChain chat model.
         usage: Where to count; a fresh :class:`LLMUsage` by default.
+        raise_errors: A failed call raises to the graph run instead of taking the
+            caller's fallback (a background run retries it later; see
+            :meth:`for_background`).
 
     Example:
         >>> from hy_memory_langgraph.testing import ScriptedChatModel
@@ -137,7 +140,8 @@ class LLMGateway:
         1
     """
 
-    def __init__(self, model: BaseChatModel, usage: LLMUsage | None = None) -> None:
+    def __init__(self, model: BaseChatModel, usage: LLMUsage | None = None, *,
+                 raise_errors: bool = False) -> None:
         from langchain_core.language_models import BaseChatModel  # loaded with the first model
 
         if not isinstance(model, BaseChatModel):
@@ -146,6 +150,14 @@ class LLMGateway:
             )
         self.model = model
         self.usage = usage if usage is not None else LLMUsage()
+        self.raise_errors = raise_errors
+        #: Calls of this gateway that failed.
+        self.failures = 0
+
+    def for_background(self, *, raise_errors: bool) -> LLMGateway:
+        """A gateway for one background run: the same model and usage counters, its own
+        count of failed calls, failures raised (``raise_errors``) or left to the fallbacks."""
+        return LLMGateway(self.model, self.usage, raise_errors=raise_errors)
 
     @staticmethod
     def _messages(
@@ -174,6 +186,7 @@ class LLMGateway:
         }
 
     def _failed(self, stage: str, exc: Exception) -> LLMCallError:
+        self.failures += 1
         self.usage.record(stage, 0, 0, estimated=False, failed=True)
         return LLMCallError(
             f"The LLM call of stage {stage!r} failed ({type(exc).__name__}: {exc}).",

@@ -109,11 +109,14 @@ class ChatRepository(RecordRepository):
     # -- writes -----------------------------------------------------------------------
     def create(self, user_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, supersedes: list[str] | None = None,
-               **fields: Any) -> ChatMemory:
+               memory_id: str | None = None, extra: Sequence[PutOp] = (), **fields: Any) -> ChatMemory:
         """Store a new active memory (``ADD``); with ``supersedes``, retire those in the
-        same change (``SUPERSEDE`` on the new one, ``SUPERSEDED`` on each old one)."""
+        same change (``SUPERSEDE`` on the new one, ``SUPERSEDED`` on each old one).
+
+        ``memory_id``: the new memory's id (default a random one); ``extra``: more puts
+        written in the same batch (a journal entry)."""
         at = memory_at or utcnow()
-        memory = ChatMemory(memory_id=random_id(), user_id=user_id, content=content,
+        memory = ChatMemory(memory_id=memory_id or random_id(), user_id=user_id, content=content,
                             memory_at=iso(at), memory_ts=at.timestamp(),
                             supersedes=list(supersedes or []), **fields)
         change = self.begin(request_id)
@@ -121,20 +124,22 @@ class ChatRepository(RecordRepository):
         for old in self._chat_many(memory.supersedes):
             old.status, old.superseded_by = SUPERSEDED, memory.memory_id
             change.save(old, "SUPERSEDED", related=memory.memory_id)
+        change.ops.extend(extra)
         self.commit(change)
         return memory
 
     def update(self, memory_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, op: str = "UPDATE",
                metadata: dict[str, Any] | None = None,
-               expected_version: int | None = None) -> ChatMemory | None:
+               expected_version: int | None = None, extra: Sequence[PutOp] = ()) -> ChatMemory | None:
         """Replace the content of a memory (a new version); ``None`` when it is gone.
 
         ``memory_at`` moves only forward; ``metadata`` replaces the old one when given.
         The change is guarded: a concurrent update makes it read again and apply on top
         (no update is lost); a concurrent delete makes it return ``None`` with nothing
         written. With ``expected_version`` it is a compare-and-set: the memory must still
-        be at that version, else :class:`ConflictError` and nothing is written.
+        be at that version, else :class:`ConflictError` and nothing is written. ``extra``:
+        more puts written in the same batch as the update (a journal entry).
         """
         for _ in range(RETRIES):
             memory = self._chat(memory_id)
@@ -155,6 +160,7 @@ class ChatRepository(RecordRepository):
                 memory.metadata = metadata
             change = self.begin(request_id)
             change.save(memory, op, previous=previous)
+            change.ops.extend(extra)
             try:
                 self.commit(change)
             except ConflictError:
@@ -163,15 +169,20 @@ class ChatRepository(RecordRepository):
         raise ConflictError(f"memory_id={memory_id!r} kept changing while being updated; retry")
 
     def add_all(self, user_id: str, facts: Sequence[dict[str, Any]], *, request_id: str,
-                memory_at: datetime | None = None, **fields: Any) -> list[ChatMemory]:
+                memory_at: datetime | None = None, ids: Sequence[str] | None = None,
+                extra: Sequence[PutOp] = (), **fields: Any) -> list[ChatMemory]:
         """Store several new memories (``ADD``) in one change: one store batch, one
-        embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field."""
+        embedding call. Each fact gives ``content`` and any other :class:`ChatMemory` field;
+        ``ids`` their ids (default random ones); ``extra``: more puts for the same batch."""
         at = memory_at or utcnow()
-        memories = [ChatMemory(memory_id=random_id(), user_id=user_id, memory_at=iso(at),
-                               memory_ts=at.timestamp(), **fields, **fact) for fact in facts]
+        ids = list(ids) if ids is not None else [random_id() for _ in facts]
+        memories = [ChatMemory(memory_id=memory_id, user_id=user_id, memory_at=iso(at),
+                               memory_ts=at.timestamp(), **fields, **fact)
+                    for memory_id, fact in zip(ids, facts, strict=True)]
         change = self.begin(request_id)
         for memory in memories:
             change.add(memory, "ADD")
+        change.ops.extend(extra)
         self.commit(change)
         return memories
 

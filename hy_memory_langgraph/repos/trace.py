@@ -96,13 +96,15 @@ class TraceRepository:
         with held.lock:
             yield
 
-    def append(self, user_id: str, session_id: str | None, msgs: Sequence[Msg], *, scene: str) -> None:
-        """Record the messages of one write (one read, one batch of two puts)."""
-        if not msgs:
+    def append(self, user_id: str, session_id: str | None, msgs: Sequence[Msg], *, scene: str,
+               extra: Sequence[PutOp] = ()) -> None:
+        """Record the messages of one write (one read, one batch of two puts, and the
+        ``extra`` puts given: a journal entry)."""
+        if not msgs and not extra:
             return
         with self.session_lock(user_id, session_id):
-            window = self._window(user_id, session_id)
-            self.store.batch(self.append_ops(user_id, session_id, msgs, scene=scene, window=window))
+            window = self._window(user_id, session_id) if msgs else []
+            self.store.batch([*self.append_ops(user_id, session_id, msgs, scene=scene, window=window), *extra])
 
     def window_op(self, user_id: str, session_id: str | None) -> GetOp:
         """The read of the recent window (for a caller batching it with other reads)."""

@@ -64,6 +64,7 @@ STAGE_NAMES: Final[dict[str, str]] = {
     "workflow_extract:validate_input": "normalise", "workflow_extract:extract_llm": "extract",
     "workflow_extract:extract_lite": "extract", "workflow_extract:route_dimensions": "route",
     "workflow_extract:merge_and_save": "store",
+    "memory_background:queue": "queue",
 }
 
 

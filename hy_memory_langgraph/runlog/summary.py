@@ -19,7 +19,8 @@ from typing import Any, Final
 __all__ = ["summarize"]
 
 _DECISION_KEYS: Final = ("route", "route_reason", "analysis", "time_range", "lang",
-                         "chain_rounds", "fact_id", "progress_summary", "rewrite")
+                         "chain_rounds", "fact_id", "progress_summary", "rewrite",
+                         "run", "coalesced", "attempt")
 _DECIDED_KEYS: Final = ("decisions", "experience_decisions")
 _APPLIED_KEYS: Final = ("ops", "experience_ops", "fact_ops")
 _COUNTED_KEYS: Final = ("facts", "candidates", "experience_drafts", "experience_candidates",

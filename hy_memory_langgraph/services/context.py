@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -19,6 +19,7 @@ from langgraph.store.base import BaseStore
 
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
+from hy_memory_langgraph.jobs.pending import PendingTurn
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.models.calibration import Calibration
 from hy_memory_langgraph.repos.chat import ChatRepository
@@ -98,6 +99,8 @@ class MemoryContext:
         recorder: Where the pipeline log of each request goes (``None``: no log).
         chat_ranking: The settings of chat search (fusion, BM25, time boost, weight of
             question-only turns); default the shipped choice.
+        pending: The turns of the queued writes of some users (read your writes: chat
+            search ranks them as pending memories); ``None``: no queue.
     """
 
     config: MemoryConfig
@@ -108,6 +111,7 @@ class MemoryContext:
     search_cache: BoundedCache = field(default_factory=BoundedCache)
     recorder: PipelineRecorder | None = None
     chat_ranking: ChatRanking = DEFAULT_CHAT_RANKING
+    pending: Callable[[Sequence[str]], list[PendingTurn]] | None = None
     _chat_repo: ChatRepository | None = field(default=None, init=False, repr=False, compare=False)
 
     @property

@@ -38,13 +38,13 @@ from typing import Final, Literal
 
 from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
+from hy_memory_langgraph.prompts.replies import OWNERS
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.repos.records import ChatMemory
 
-__all__ = ["CONTEXT_CHARS", "OWNERS", "PlannedTurn", "plan_turns", "turn_hashes"]
+__all__ = ["CONTEXT_CHARS", "PlannedTurn", "plan_turns", "turn_hashes"]
 
 #: Roles whose messages are chat memories.
-OWNERS: Final = ("user", "assistant")
 #: Characters kept of ``context`` and of ``carried`` (the end of each).
 CONTEXT_CHARS: Final = 1000
 

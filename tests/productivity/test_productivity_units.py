@@ -11,6 +11,7 @@ from langgraph.store.memory import InMemoryStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.flows.productivity.experiences import render_drafts
 from hy_memory_langgraph.flows.productivity.extract import parse_extraction
+from hy_memory_langgraph.prompts.replies import ProductivityExtract
 from hy_memory_langgraph.flows.productivity.graph import (
     build_productivity_graph,
     build_productivity_search_graph,
@@ -51,13 +52,13 @@ def test_parse_extraction_is_tolerant() -> None:
          "confidence": "95%", "boundary_envs": "py3.11", "files": None},
         {"task": "t", "solution": "dup"}, {"task": "", "solution": "x"}, "junk", {"solution": "no task"},
     ], "fact": {"statement": "did it", "subject": None, "files": "a.py", "details": ["x"]}}
-    drafts, fact = parse_extraction(reply, ["b.py"])
+    drafts, fact = parse_extraction(ProductivityExtract.model_validate(reply), ["b.py"])
     assert len(drafts) == 1 and drafts[0]["search_keys"] == ["a", "b", "c", "d", "e"]
     assert drafts[0]["confidence"] == 0.95 and drafts[0]["boundary_envs"] == ["py3.11"]
     assert fact == {"subject": "a.py", "statement": "did it", "files": ["a.py", "b.py"],
                     "details": '["x"]', "source": "extract"}
     assert parse_extraction(None, []) == ([], None)
-    assert parse_extraction({"fact": {"statement": " "}}, []) == ([], None)
+    assert parse_extraction(ProductivityExtract.model_validate({"fact": {"statement": " "}}), []) == ([], None)
 
 
 def test_render_drafts_aliases_shared_candidates_once() -> None:

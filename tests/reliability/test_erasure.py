@@ -222,3 +222,75 @@ def test_delete_drops_the_log_records_quoting_the_memory(tmp_path: Path, monkeyp
     assert _holding(tmp_path / "d", "ALICE-LOCKER-7731") == []
     assert _holding(tmp_path / "d", "ALICE-CODE-4410") == []
     assert _in_log(_holding(tmp_path / "d", "ALICE-OOLONG-1191"))  # the other memory's stay
+
+
+# ------------------------------------------------------------- background writes
+
+
+def _pro(data_dir: Path, model: Any, monkeypatch: pytest.MonkeyPatch) -> HyMemoryClient:
+    monkeypatch.setenv("MEMORY_PIPELINE_LOG_TEXT", "true")  # the log keeps text too: erased as well
+    monkeypatch.setenv("MEMORY_BACKGROUND_DELAY_S", "3600")  # no run before the test says so
+    return HyMemoryClient(mode="pro", llm=model, data_dir=data_dir, embeddings=HashingEmbeddings(dims=32))
+
+
+def test_delete_all_erases_queued_background_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hy_memory_langgraph.testing import ScriptedChatModel
+
+    model = ScriptedChatModel.from_stages({"chat_extract": {"facts": []}})
+    client = _pro(tmp_path / "d", model, monkeypatch)
+    client.add("My locker number is ALICE-QUEUED-7731", user_id="alice", session_id="s1", background=True)
+    client.add("My locker number is BOB-QUEUED-8842", user_id="bob", session_id="s1", background=True)
+    assert _holding(tmp_path / "d", "ALICE-QUEUED-7731")  # the queue holds it
+    client.delete_all("alice")
+    assert [p["user_id"] for p in client.pending()] == ["bob"]
+    assert client.search("locker", user_ids=["alice"])["memories"] == []  # nothing pending either
+    assert _holding(tmp_path / "d", "ALICE-QUEUED-7731") == []
+    client.flush()
+    assert model.call_count == 1  # bob's run only
+    client.close()
+    assert _holding(tmp_path / "d", "ALICE-QUEUED-7731") == [] and _holding(tmp_path / "d", "BOB-QUEUED-8842")
+
+
+def test_delete_all_stops_a_running_background_write_and_erases_what_it_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's run is inside its reconcile call (checkpoints and journal entries
+    written, facts extracted) when the erasure comes: it is stopped, then everything it
+    left (memories, checkpoint blobs, journal entries, log records) is erased."""
+    from hy_memory_langgraph.testing import ScriptedChatModel
+
+    inside, release = threading.Event(), threading.Event()
+
+    def reconcile(_: Any) -> str:
+        inside.set()
+        assert release.wait(60)
+        return '{"operations": []}'
+
+    def extract(messages: Any) -> str:
+        if "ALICE-RUN-5520" in str(messages[-1].content):
+            return '{"facts": [{"content": "The user\'s badge is ALICE-FACT-5520", "subject": "badge", "owner": "user"}]}'
+        return '{"facts": [{"content": "The user\'s badge is ALICE-OLD-1191", "subject": "badge", "owner": "user"}]}'
+
+    model = ScriptedChatModel.from_stages({"chat_extract": extract, "chat_reconcile": reconcile})
+    client = _pro(tmp_path / "d", model, monkeypatch)
+    inside.set()  # the synchronous add's reconcile (no candidates: none) must not block
+    release.set()
+    client.add("I have a badge", user_id="alice", session_id="s1")
+    inside.clear()
+    release.clear()
+    client.add("My badge is ALICE-RUN-5520", user_id="alice", session_id="s1", background=True)
+    flushing = threading.Thread(target=client.flush)
+    flushing.start()
+    assert inside.wait(60)
+    assert _holding(tmp_path / "d", "ALICE-FACT-5520")  # in the run's checkpoint
+    erasing = threading.Thread(target=client.delete_all, args=("alice",))
+    erasing.start()
+    queue = client.background.queue
+    while [j.state for j in queue.jobs(user_ids=["alice"])] != ["cancelled"]:  # the erasure began
+        erasing.join(0.01)
+    release.set()
+    erasing.join()
+    flushing.join()
+    assert client.list_memories("alice")["memories"] == [] and client.pending() == []
+    client.close()
+    for needle in ("ALICE-RUN-5520", "ALICE-FACT-5520", "ALICE-OLD-1191", "alice"):
+        assert _holding(tmp_path / "d", needle) == [], needle

@@ -223,11 +223,8 @@ def test_own_id_and_time_shapes_hold_no_detectable_secret(seed: int) -> None:
             assert scan(text) == [] and seal_text(text) == text and not carries_secret(text)
 
 
-def test_a_clean_corpus_passes_the_gate_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Real conversations and tool traces, written in lite mode: the gate changes no value
-    (early redaction already did its work, and nothing of our own looks like a secret)."""
-    from hy_memory_langgraph.store import sealed as sealed_module
-    changed: list[Any] = []
+def _spy(changed: list[Any]) -> Any:
+    """``seal``, noting each value it changed in ``changed``."""
 
     def spy(value: Any) -> Any:
         out = seal(value)
@@ -235,7 +232,15 @@ def test_a_clean_corpus_passes_the_gate_unchanged(tmp_path: Path, monkeypatch: p
             changed.append(value)
         return out
 
-    monkeypatch.setattr(sealed_module, "seal", spy)
+    return spy
+
+
+def test_a_clean_corpus_passes_the_gate_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real conversations and tool traces, written in lite mode: the gate changes no value
+    (early redaction already did its work, and nothing of our own looks like a secret)."""
+    from hy_memory_langgraph.store import sealed as sealed_module
+    changed: list[Any] = []
+    monkeypatch.setattr(sealed_module, "seal", _spy(changed))
     turns = _locomo_turns()
     client = _client(tmp_path / "d")
     for n, (speaker, text, session) in enumerate(turns[:300]):
@@ -259,3 +264,85 @@ def _locomo_turns() -> list[tuple[str, str, str]]:
         if key.startswith("session_") and isinstance(turns, list):
             out += [(t["speaker"].lower(), t["text"], key) for t in turns if t.get("text")]
     return out
+
+
+# ------------------------------------------------------------- background writes
+
+
+def test_a_secret_the_model_writes_never_reaches_a_checkpoint_or_the_queue(tmp_path: Path) -> None:
+    """A background run's checkpoints hold the model's facts between nodes (here: while
+    reconcile waits) and a failed attempt's error stays in the queue: both sealed."""
+    import threading
+
+    s = _secrets()
+    inside, release = threading.Event(), threading.Event()
+    attempts = {"reconcile": 0}
+
+    def reconcile(_: Any) -> str:
+        attempts["reconcile"] += 1
+        if attempts["reconcile"] == 1:  # the run's first attempt (the first add had no candidate)
+            raise ConnectionError(f"upstream said: bad key {s['github']}")
+        if attempts["reconcile"] == 2:
+            inside.set()
+            assert release.wait(60)
+        return '{"operations": []}'
+
+    model = ScriptedChatModel.from_stages({"chat_extract": [
+        {"facts": [{"content": "The user has a wifi network", "subject": "wifi", "owner": "user"}]},
+        {"facts": [{"content": f"The home wifi password is {s['password']}", "subject": "wifi", "owner": "user"},
+                   {"content": f"Deploy key: {s['github']}", "subject": f"key {s['aws']}", "owner": "user"}]}],
+        "chat_reconcile": reconcile})
+    client = _client(tmp_path / "d", model, MEMORY_BACKGROUND_DELAY_S="3600")
+    client.add("I have a wifi network at home", user_id="alice", session_id="s1")  # the candidate
+    client.add("the wifi one is base64 V2lGaQ== and the deploy key is on the card", user_id="alice",
+               session_id="s1", background=True)
+    flushing = threading.Thread(target=client.flush)
+    flushing.start()
+    assert inside.wait(60)  # the facts are in the run's checkpoint, the first attempt's error in its row
+    assert _holding(tmp_path / "d", list(s.values())) == []
+    assert "[REDACTED:" in client.pending("alice")[0]["error"]
+    release.set()
+    flushing.join()
+    contents = " ".join(m["content"] for m in client.list_memories("alice")["memories"])
+    assert "wifi password is [REDACTED:" in contents
+    client.close()
+    assert _holding(tmp_path / "d", list(s.values())) == []
+
+
+def test_the_checkpoint_serializer_seals_every_string_and_refuses_what_it_cannot_walk() -> None:
+    from hy_memory_langgraph.jobs.checkpoints import SealedSerializer
+    from hy_memory_langgraph.messages import Msg, ToolCall
+    from hy_memory_langgraph.repos.records import ChatMemory
+
+    s = _secrets()
+    serde = SealedSerializer()
+    call = ToolCall(id="c1", name="login", arguments={"nested": [{"token": s["github"]}]}, raw_arguments="{}")
+    state = {"msgs": [Msg(role="assistant", content="", tool_calls=(call,))],
+             "candidates": [ChatMemory(memory_id="0f" * 16, user_id="u", content=f"key {s['aws']}",
+                                       memory_at="2024-05-01T00:00:00+00:00", memory_ts=0.0,
+                                       metadata={"deep": [[{"pw": f"password: {s['password']}"}]]})]}
+    kind, data = serde.dumps_typed(state)
+    assert all(secret.encode() not in data for secret in s.values())
+    back = serde.loads_typed((kind, data))
+    assert back["msgs"][0].tool_calls[0].name == "login" and isinstance(back["msgs"][0].tool_calls, tuple)
+    assert back["candidates"][0].memory_id == "0f" * 16 and "[REDACTED:" in back["candidates"][0].content
+    with pytest.raises(TypeError, match="privacy gate"):
+        serde.dumps_typed(s["github"].encode())
+
+
+def test_a_clean_background_run_passes_the_checkpoint_gate_unchanged(tmp_path: Path) -> None:
+    """Nothing of LangGraph's or ours in a checkpoint looks like a secret: the gate changes
+    no value of a clean run's checkpoints (so it never corrupts one)."""
+    changed: list[Any] = []
+    model = ScriptedChatModel.from_stages({"chat_extract": {"facts": [
+        {"content": "The user adopted a grey cat called Miso", "subject": "Miso", "owner": "user"}]},
+        "coding_extract": extraction(experiences=[experience("Fix the timeout")])})
+    client = _client(tmp_path / "d", model, MEMORY_BACKGROUND_DELAY_S="3600")
+    client.add("I adopted a grey cat called Miso", user_id="alice", session_id="s1")
+    client.background.checkpoints.serde.seal = _spy(changed)
+    client.add("Miso is two years old now", user_id="alice", session_id="s1", background=True)
+    client.add(tool_trace("Fix the timeout in search.py"), scene="coding", user_id="alice",
+               workspace_id="github.com/example/service", background=True)
+    assert client.flush()["outstanding"] == 0
+    client.close()
+    assert changed == []

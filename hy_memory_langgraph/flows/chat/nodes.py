@@ -20,6 +20,7 @@ from hy_memory_langgraph.flows.chat.search import hybrid_search
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages import (
     compress_for_prompt,
     detect_language,
@@ -27,21 +28,19 @@ from hy_memory_langgraph.messages import (
     transcript_rows,
     truncate_chars_head_tail,
 )
-from hy_memory_langgraph.models.parsing import as_choice, as_list, as_str
+from hy_memory_langgraph.prompts.replies import CHAT_OPS, OWNERS, ChatExtract, ChatReconcile
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.llm import ask_json
-from hy_memory_langgraph.services.turns import OWNERS, plan_turns, turn_hashes
+from hy_memory_langgraph.services.journal import Journal
+from hy_memory_langgraph.services.llm import ask
+from hy_memory_langgraph.services.turns import plan_turns, turn_hashes
 from hy_memory_langgraph.timeutil import iso, prompt_time
 
 __all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
-           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates",
-           "CHAT_OPS"]
+           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates"]
 
-CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
-_OWNERS = OWNERS
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12
 #: What one extraction may write, whatever the model answers (a garbled or manipulated
@@ -68,6 +67,10 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
     """
     ctx = runtime.context
     repo, traces = ctx.chat_repo, ctx.chat_traces
+    journal = Journal.of(repo.store, state, "store_turns")
+    done = journal.replay()
+    if done is not None:
+        return done
     user_id, session_id = state["user_id"], state.get("session_id")
     keys = turn_hashes(state["msgs"], session_id)
     with traces.session_lock(user_id, session_id):
@@ -89,10 +92,12 @@ def store_turns(state: PreparedWrite, runtime: Runtime[MemoryContext]) -> dict[s
                     question=False,  # question-only turns are never stored (services.turns)
                     **_fields(state)))
         change.ops.extend(traces.append_ops(user_id, session_id, msgs, scene="chat", window=window))
+        ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
+                **({"reason": t.reason} if t.reason else {})} for t in plan]
+        update = {"ops": ops, "result": _chat_result(state, ops)}
+        change.ops.extend(journal.ops(update))
         repo.commit(change)
-    ops = [{"op": t.op, "memory_id": t.memory_id, "content": t.text,
-            **({"reason": t.reason} if t.reason else {})} for t in plan]
-    return {"ops": ops, "result": _chat_result(state, ops)}
+    return update
 
 
 def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -101,23 +106,17 @@ def extract_facts(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dic
     history = ctx.chat_traces.recent_messages(state["user_id"], state.get("session_id"),
                                               turns=ctx.config.coding.extract_history_turns)
     limits = {"tool_result_max_bytes": ctx.config.coding.tool_result_max_bytes}
-    reply = ask_json(
-        ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]),
+    reply = ask(
+        ctx.llm, "chat_extract", "chat_extract", detect_language(state["msgs"]), ChatExtract,
         memory_at=prompt_time(state["at"]), user_id=state["user_id"],
         history=transcript_rows(compress_for_prompt(history, **limits)),
         new_messages=transcript_rows(compress_for_prompt(state["msgs"], **limits)),
     )
-    if reply is None or not isinstance(reply.get("facts"), list):
+    if reply is None:
         note_fallback("extraction unusable: the raw turns are stored")
         return {"facts": [], "fallback": "extract_failed"}
-    facts = []
-    for raw in as_list(reply.get("facts")):
-        content = as_str(raw.get("content") if isinstance(raw, dict) else raw).strip()
-        if content:
-            subject = as_str(raw.get("subject")) if isinstance(raw, dict) else ""
-            owner = as_choice(raw.get("owner") if isinstance(raw, dict) else None, _OWNERS, "user")
-            facts.append({"content": truncate_chars_head_tail(content, _FACT_CHARS, _FACT_CHARS // 2 - 40),
-                          "subject": subject.strip()[:_SUBJECT_CHARS], "owner": owner})
+    facts = [{"content": truncate_chars_head_tail(f.content, _FACT_CHARS, _FACT_CHARS // 2 - 40),
+              "subject": f.subject[:_SUBJECT_CHARS], "owner": f.owner} for f in reply.facts]
     if len(facts) > MAX_FACTS:
         note_fallback(f"extraction gave {len(facts)} facts: the first {MAX_FACTS} are kept")
         facts = facts[:MAX_FACTS]
@@ -160,30 +159,27 @@ def reconcile(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[st
     """One reconcile call; decisions are checked against the hard rules."""
     facts, candidates = state["facts"], state["candidates"]
     at = iso(state["at"])
-    reply = ask_json(
-        runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]),
+    reply = ask(
+        runtime.context.llm, "chat_reconcile", "chat_reconcile", detect_language(state["msgs"]), ChatReconcile,
         new_facts=[_fact_row(i, f, at) for i, f in enumerate(facts)],
         candidates=[_candidate_row(i, m) for i, m in enumerate(candidates)],
     )
     if reply is None:
         note_fallback("reconcile unusable: every fact is added")
     decided: dict[int, dict[str, Any]] = {}
-    for raw in as_list((reply or {}).get("operations")):
-        if not isinstance(raw, dict):
-            continue
-        index = _index(raw.get("fact"), "n", len(facts))
+    for decision in reply.operations if reply else []:
+        index = _index(decision.fact, "n", len(facts))
         if index is None or index in decided:
             continue
-        target = _index(raw.get("target"), "c", len(candidates))
-        decided[index] = _checked(
-            as_choice(raw.get("op"), CHAT_OPS, "ADD"), facts[index],
-            candidates[target] if target is not None else None, state["at"], as_str(raw.get("content")),
-        )
+        target = _index(decision.target, "c", len(candidates))
+        decided[index] = _checked(decision.op, facts[index],
+                                  candidates[target] if target is not None else None, state["at"],
+                                  decision.content)
     return {"decisions": [decided.get(i) or {"op": "ADD"} for i in range(len(facts))]}
 
 
-def _index(value: Any, prefix: str, size: int) -> int | None:
-    text = as_str(value).strip().lower().removeprefix(prefix)
+def _index(text: str, prefix: str, size: int) -> int | None:
+    text = text.lower().removeprefix(prefix)
     return int(text) if text.isdigit() and int(text) < size else None
 
 
@@ -218,15 +214,23 @@ def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> d
     The plain ``ADD`` s are written together (one store batch, one embedding call), each
     ``UPDATE`` / ``SUPERSEDE`` in a store batch of its own. A decision whose target is
     gone, retired or already changed by this write, or that meets a concurrent change of
-    its target, is carried out as ``ADD``: the fact is never lost.
+    its target, is carried out as ``ADD``: the fact is never lost. In a background run each
+    batch carries its journal entry (:mod:`~hy_memory_langgraph.services.journal`), so a
+    resumed run applies nothing twice.
     """
     repo = runtime.context.chat_repo
+    journal = Journal.of(repo.store, state, "apply_decisions")
     decisions = state.get("decisions") or [{"op": "ADD"} for _ in state["facts"]]
     ops: list[dict[str, Any]] = []
     added: list[tuple[int, dict[str, Any]]] = []  # (position in ops, fact)
     changed: set[str] = set()
-    for fact, decision in zip(state["facts"], decisions):
+    for index, (fact, decision) in enumerate(zip(state["facts"], decisions)):
         op, target = decision["op"], decision.get("target")
+        applied = journal.replay(f"fact{index}") if op in ("UPDATE", "SUPERSEDE") else None
+        if applied is not None:
+            changed.add(str(target))
+            ops.append(applied)
+            continue
         current = repo.get(target) if target and op != "ADD" else None
         stale = current is None or current.status != ACTIVE or target in changed
         if op in ("UPDATE", "SUPERSEDE") and stale:
@@ -239,52 +243,76 @@ def apply_decisions(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> d
             added.append((len(ops), fact))
             ops.append({})
         else:
-            ops.append(_apply(repo, state, fact, op, target, decision.get("content")))
+            ops.append(_apply(repo, state, fact, op, target, decision.get("content"),
+                              journal, f"fact{index}"))
     if added:
-        memories = repo.add_all(
-            state["user_id"], [{"content": f["content"], "subject": f["subject"], "owner": f["owner"]}
-                               for _, f in added],
-            request_id=state["request_id"], memory_at=state["at"], **_fields(state))
-        for (position, _), memory in zip(added, memories, strict=True):
-            ops[position] = {"op": "ADD", "memory_id": memory.memory_id, "content": memory.content}
+        for position, op_done in _add_all(repo, state, added, journal).items():
+            ops[position] = op_done
     return {"ops": ops}
 
 
+def _add_all(repo: ChatRepository, state: ChatWriteState, added: list[tuple[int, dict[str, Any]]],
+             journal: Journal) -> dict[int, dict[str, Any]]:
+    """The plain ``ADD`` s in one batch: their op by position in the result."""
+    done = journal.replay("adds")
+    if done is not None:
+        return {int(position): op for position, op in done["ops"].items()}
+    ids = [random_id() for _ in added]
+    facts = [{"content": f["content"], "subject": f["subject"], "owner": f["owner"]} for _, f in added]
+    ops = {position: {"op": "ADD", "memory_id": memory_id, "content": fact["content"]}
+           for (position, _), memory_id, fact in zip(added, ids, facts, strict=True)}
+    repo.add_all(state["user_id"], facts, ids=ids, request_id=state["request_id"], memory_at=state["at"],
+                 extra=journal.ops({"ops": {str(p): op for p, op in ops.items()}}, "adds"), **_fields(state))
+    return ops
+
+
 def _apply(repo: ChatRepository, state: ChatWriteState, fact: dict[str, Any], op: str,
-           target: str | None, content: str | None) -> dict[str, Any]:
+           target: str | None, content: str | None, journal: Journal, part: str) -> dict[str, Any]:
     rid = state["request_id"]
     if op == "UPDATE" and target:
-        updated = repo.update(target, content or fact["content"], request_id=rid,
-                              memory_at=state["at"])
+        text = content or fact["content"]
+        done = {"op": "UPDATE", "memory_id": target, "content": text}
+        updated = repo.update(target, text, request_id=rid, memory_at=state["at"],
+                              extra=journal.ops(done, part))
         if updated is not None:
-            return {"op": "UPDATE", "memory_id": target, "content": updated.content}
+            return done
         note_fallback("update target deleted concurrently: the fact is added")
         op = "ADD"
     supersedes = [target] if op == "SUPERSEDE" and target else None
     try:
-        created = repo.create(state["user_id"], fact["content"], request_id=rid,
-                              memory_at=state["at"], subject=fact["subject"], owner=fact["owner"],
-                              supersedes=supersedes, **_fields(state))
+        return _create(repo, state, fact, op, supersedes, journal, part)
     except ConflictError:
         note_fallback("supersede target changed concurrently: the fact is added")
-        op, supersedes = "ADD", None
-        created = repo.create(state["user_id"], fact["content"], request_id=rid,
-                              memory_at=state["at"], subject=fact["subject"], owner=fact["owner"],
-                              **_fields(state))
-    return {"op": op, "memory_id": created.memory_id, "content": created.content,
-            **({"superseded": target} if supersedes else {})}
+        return _create(repo, state, fact, "ADD", None, journal, part)
+
+
+def _create(repo: ChatRepository, state: ChatWriteState, fact: dict[str, Any], op: str,
+            supersedes: list[str] | None, journal: Journal, part: str) -> dict[str, Any]:
+    memory_id = random_id()
+    done = {"op": op, "memory_id": memory_id, "content": fact["content"],
+            **({"superseded": supersedes[0]} if supersedes else {})}
+    repo.create(state["user_id"], fact["content"], request_id=state["request_id"], memory_at=state["at"],
+                subject=fact["subject"], owner=fact["owner"], supersedes=supersedes, memory_id=memory_id,
+                extra=journal.ops(done, part), **_fields(state))
+    return done
 
 
 def finish_chat(state: ChatWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Record the trace and build the result (``store_turns`` does both itself)."""
-    runtime.context.chat_traces.append(state["user_id"], state.get("session_id"), state["msgs"],
-                                       scene="chat")
-    return {"result": _chat_result(state, state.get("ops") or [])}
+    traces = runtime.context.chat_traces
+    journal = Journal.of(traces.store, state, "finish_chat")
+    done = journal.replay()
+    if done is not None:
+        return done
+    update = {"result": _chat_result(state, state.get("ops") or [])}
+    traces.append(state["user_id"], state.get("session_id"), state["msgs"], scene="chat",
+                  extra=journal.ops(update))
+    return update
 
 
 def _chat_result(state: PreparedWrite, ops: list[dict[str, Any]]) -> dict[str, Any]:
     """The result of a chat write (``docs/design.md#return-shapes``)."""
-    if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in _OWNERS):
+    if not ops and not any(m.content.strip() for m in state["msgs"] if m.role in OWNERS):
         ops = [{"op": "SKIP", "memory_id": None,
                 "reason": "no user or assistant text left once tool traces were removed"}]
     ids = [op["memory_id"] for op in ops if op["op"] in ("ADD", "UPDATE", "SUPERSEDE")]

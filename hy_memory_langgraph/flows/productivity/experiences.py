@@ -32,26 +32,20 @@ from hy_memory_langgraph.flows.productivity.input import (
     repo_of,
 )
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.models.parsing import (
-    as_choice,
-    as_float,
-    as_list,
-    as_str,
-    as_str_list,
-)
+from hy_memory_langgraph.prompts.replies import ExperienceMerge, ExperienceReconcile
 from hy_memory_langgraph.repos.filters import scope_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.journal import Journal
+from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import iso
 
-__all__ = ["EXPERIENCE_OPS", "CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
+__all__ = ["CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
            "gather_experience_candidates", "route_after_experience_candidates",
            "reconcile_experiences", "apply_experiences", "render_drafts"]
 
-EXPERIENCE_OPS: Final = ("ADD", "UPDATE", "DELETE", "SKIP")
 #: Stored experiences offered per draft (best cosine first).
 CANDIDATES_PER_DRAFT: Final = 3
 #: Calibrated similarity (:mod:`hy_memory_langgraph.models.calibration`) below which a
@@ -123,47 +117,42 @@ def reconcile_experiences(state: ProductivityWriteState, runtime: Runtime[Memory
     """One call deciding an operation per draft (checked against the offered candidates)."""
     drafts, candidates = state["experience_drafts"], state["experience_candidates"]
     block, aliases = render_drafts(drafts, candidates)
-    reply = ask_json(runtime.context.llm, "experience_reconcile", "experience_reconcile",
-                     state["lang"], drafts=block)
+    reply = ask(runtime.context.llm, "experience_reconcile", "experience_reconcile",
+                state["lang"], ExperienceReconcile, drafts=block)
     if reply is None:
         note_fallback("experience reconcile unusable: every draft is added")
     decided: dict[int, dict[str, Any]] = {}
-    for raw in as_list((reply or {}).get("operations")):
-        if not isinstance(raw, dict):
-            continue
-        index = _draft_index(raw.get("draft"), len(drafts))
+    for decision in reply.operations if reply else []:
+        index = _draft_index(decision.draft, len(drafts))
         if index is None or index in decided:
             continue
         offered = {c.memory_id for c in candidates[index]}
-        target = aliases.get(as_str(raw.get("target")))
-        op = as_choice(raw.get("op"), EXPERIENCE_OPS, "ADD")
-        if op == "ADD" or target not in offered:
+        target = aliases.get(decision.target)
+        if decision.op == "ADD" or target not in offered:
             decided[index] = {"op": "ADD"}
         else:
-            merged = raw.get("merged") if isinstance(raw.get("merged"), dict) else None
-            decided[index] = {"op": op, "target": target, "merged": merged}
+            merged = decision.merged.model_dump() if decision.merged else None  # state holds plain data
+            decided[index] = {"op": decision.op, "target": target, "merged": merged}
     return {"experience_decisions": [decided.get(i, {"op": "ADD"}) for i in range(len(drafts))]}
 
 
-def _draft_index(value: Any, size: int) -> int | None:
-    text = as_str(value).lower().removeprefix("d")
+def _draft_index(text: str, size: int) -> int | None:
+    text = text.lower().removeprefix("d")
     return int(text) if text.isdigit() and int(text) < size else None
 
 
 def _merge(target: Experience, draft: dict[str, Any],
            merged: dict[str, Any] | None) -> dict[str, Any]:
     """UPDATE content: the model's merge when usable, else a deterministic union."""
-    m = merged or {}
-    task, solution = as_str(m.get("task")), as_str(m.get("solution"))
+    m = ExperienceMerge.model_validate(merged or {})
+    task, solution = m.task, m.solution
     if not task or not solution:
         task = target.task
         solution = draft["solution"] if target.solution in draft["solution"] else (
             f"{draft['solution']}\n{target.solution}")
-    keys = as_str_list(m.get("search_keys")) or merge_unique(target.search_keys, draft["search_keys"])
-    envs = merge_unique(as_str_list(m.get("boundary_envs")) or target.boundary_envs,
-                        draft["boundary_envs"])
-    confidence = as_float(m.get("confidence"), max(target.confidence, draft["confidence"]),
-                          lo=0.0, hi=1.0)
+    keys = m.search_keys or merge_unique(target.search_keys, draft["search_keys"])
+    envs = merge_unique(m.boundary_envs or target.boundary_envs, draft["boundary_envs"])
+    confidence = max(target.confidence, draft["confidence"]) if m.confidence is None else m.confidence
     return {"task": task, "search_keys": [k for k in keys if k != task][:MAX_SEARCH_KEYS],
             "solution": solution, "boundary_envs": envs, "confidence": confidence,
             "files": merge_unique(target.files, draft["files"])}
@@ -181,13 +170,14 @@ def _revise(target: Experience, state: ProductivityWriteState, op: str,
 
 
 def _store(repo: ProductivityRepository, request_id: str, changed: list[Experience],
-           new: list[Experience]) -> None:
-    """One change: the revised experiences and the new ones."""
+           new: list[Experience], extra: list[Any]) -> None:
+    """One change: the revised experiences, the new ones and ``extra`` puts (a journal entry)."""
     change = repo.begin(request_id)
     for revised in changed:
         change.save(revised, revised.last_op)
     for record in new:
         change.add(record, "ADD")
+    change.ops.extend(extra)
     repo.commit(change)
 
 
@@ -201,6 +191,10 @@ def _all_added(state: ProductivityWriteState) -> tuple[list[Experience], list[di
 def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Write the decided operations in one change; one op per draft in the result."""
     repo = repo_of(state, runtime.context)
+    journal = Journal.of(repo.store, state, "apply_experiences")
+    done = journal.replay()
+    if done is not None:
+        return done
     drafts = state["experience_drafts"]
     decisions = state.get("experience_decisions") or [{"op": "ADD"} for _ in drafts]
     targets = {c.memory_id: c for cands in state.get("experience_candidates") or [] for c in cands}
@@ -230,10 +224,12 @@ def apply_experiences(state: ProductivityWriteState, runtime: Runtime[MemoryCont
             entry["deleted_id"] = target_id
         ops.append(entry)
         linked.append(record.memory_id)
+    update = {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}
     try:
-        _store(repo, state["request_id"], list(changed.values()), new)
+        _store(repo, state["request_id"], list(changed.values()), new, journal.ops(update))
     except ConflictError:  # a target changed meanwhile: keep every draft as a new experience
         note_fallback("reconciled experiences changed concurrently: every draft is added")
         new, ops, linked = _all_added(state)
-        _store(repo, state["request_id"], [], new)
-    return {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}
+        update = {"experience_ops": ops, "linked_experience_ids": list(dict.fromkeys(linked))}
+        _store(repo, state["request_id"], [], new, journal.ops(update))
+    return update

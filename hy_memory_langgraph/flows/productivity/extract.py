@@ -38,11 +38,11 @@ from hy_memory_langgraph.flows.productivity.input import (
 from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.messages import Msg, truncate_chars_head_tail, user_text
-from hy_memory_langgraph.models.parsing import as_float, as_list, as_str, as_str_list
+from hy_memory_langgraph.prompts.replies import ExperienceDraft, FactDraft, ProductivityExtract
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import prompt_time
 
 __all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
@@ -62,9 +62,9 @@ def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryC
     """One LLM call: experience drafts and the fact draft of this write."""
     ctx = runtime.context
     lang = state["lang"]
-    reply = ask_json(
+    reply = ask(
         ctx.llm, f"{state['route']}_extract", get_scene(state["route"]).extract_prompt or "", lang,
-        memory_at=prompt_time(state["at"]), workspace=state.get("workspace_id") or "",
+        ProductivityExtract, memory_at=prompt_time(state["at"]), workspace=state.get("workspace_id") or "",
         branch=state.get("branch") or "",
         history=history_rows(ctx, state["user_id"], state.get("session_id")),
         new_messages=new_message_rows(state["msgs"], ctx.config),
@@ -82,54 +82,48 @@ def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryC
             "fallback": EXTRACT_FAILED if failed else None}
 
 
-def extraction_failed(reply: dict[str, Any] | None, fact: dict[str, Any] | None) -> bool:
+def extraction_failed(reply: ProductivityExtract | None, fact: dict[str, Any] | None) -> bool:
     """Whether the extraction failed, as opposed to validly returning no fact.
 
     Failed: no reply (call raised, no JSON object), an object with neither
-    ``experiences`` nor ``fact``, or a non-null ``fact`` that does not parse.
+    ``experiences`` nor ``fact``, or a non-empty ``fact`` that does not parse.
     """
-    if not isinstance(reply, dict):
+    if reply is None or not reply.answered:
         return True
-    if "fact" not in reply and "experiences" not in reply:
-        return True
-    raw = reply.get("fact")
-    return fact is None and raw is not None and raw != {}
+    return fact is None and reply.fact is not None and reply.fact != {}
 
 
-def parse_extraction(reply: dict[str, Any] | None,
+def parse_extraction(reply: ProductivityExtract | None,
                      touched: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Validated experience drafts and fact draft from the model's JSON object.
+    """Experience drafts and the fact draft of a reply, with the files the trace touched.
 
-    Experiences need a task and a solution; a fact needs a statement. Anything else is
-    dropped, never raised on.
+    Experiences need a task and a solution (the first of a task is kept); a fact needs a
+    statement. Anything else is dropped, never raised on.
     """
-    if not reply:
+    if reply is None:
         return [], None
     drafts: list[dict[str, Any]] = []
-    for raw in as_list(reply.get("experiences")):
+    for raw in reply.experiences:
         draft = _experience(raw, touched)
         if draft is not None and all(d["task"] != draft["task"] for d in drafts):
             drafts.append(draft)
         if len(drafts) >= MAX_EXPERIENCES:
             break
-    return drafts, _fact(reply.get("fact"), touched)
+    return drafts, _fact(reply.fact_draft, touched)
 
 
-def _experience(raw: Any, touched: list[str]) -> dict[str, Any] | None:
-    if not isinstance(raw, dict):
-        return None
-    task, solution = as_str(raw.get("task")), as_str(raw.get("solution"))
-    if not task or not solution:
+def _experience(raw: ExperienceDraft, touched: list[str]) -> dict[str, Any] | None:
+    if not raw.task or not raw.solution:
         return None
     draft: dict[str, Any] = {
-        "task": task,
-        "search_keys": [k for k in as_str_list(raw.get("search_keys")) if k != task][:MAX_SEARCH_KEYS],
-        "solution": solution,
-        "boundary_envs": as_str_list(raw.get("boundary_envs")),
-        "confidence": as_float(raw.get("confidence"), _DEFAULT_CONFIDENCE, lo=0.0, hi=1.0),
-        "files": as_str_list(raw.get("files")),
+        "task": raw.task,
+        "search_keys": [k for k in raw.search_keys if k != raw.task][:MAX_SEARCH_KEYS],
+        "solution": raw.solution,
+        "boundary_envs": raw.boundary_envs,
+        "confidence": _DEFAULT_CONFIDENCE if raw.confidence is None else raw.confidence,
+        "files": raw.files,
     }
-    text = " ".join([task, solution, *draft["search_keys"], *draft["boundary_envs"]])
+    text = " ".join([raw.task, raw.solution, *draft["search_keys"], *draft["boundary_envs"]])
     draft["files"] = merge_unique(draft["files"], [f for f in touched if _named_in(f, text)])
     return draft
 
@@ -139,19 +133,15 @@ def _named_in(path: str, text: str) -> bool:
     return path in text or (len(base) >= 3 and base in text)
 
 
-def _fact(raw: Any, touched: list[str]) -> dict[str, Any] | None:
-    if not isinstance(raw, dict):
+def _fact(raw: FactDraft | None, touched: list[str]) -> dict[str, Any] | None:
+    if raw is None or not raw.statement:
         return None
-    statement = as_str(raw.get("statement"))
-    if not statement:
-        return None
-    files = merge_unique(as_str_list(raw.get("files")), touched)
-    details = as_str(raw.get("details"))
+    files = merge_unique(raw.files, touched)
     return {
-        "subject": as_str(raw.get("subject")) or (files[0] if files else ""),
-        "statement": statement,
+        "subject": raw.subject or (files[0] if files else ""),
+        "statement": raw.statement,
         "files": files,
-        "details": truncate_chars_head_tail(details, _MAX_DETAILS_CHARS, _MAX_DETAILS_CHARS // 2),
+        "details": truncate_chars_head_tail(raw.details, _MAX_DETAILS_CHARS, _MAX_DETAILS_CHARS // 2),
         "source": "extract",
     }
 

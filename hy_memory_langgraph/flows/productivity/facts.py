@@ -23,13 +23,14 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.flows.productivity.input import record_fields, repo_of
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.models.parsing import as_str, as_str_list
+from hy_memory_langgraph.prompts.replies import FactReconcile, ProgressSummary
 from hy_memory_langgraph.repos.filters import scope_filter, subject_key
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.journal import Journal
+from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import iso
 
 __all__ = ["FACT_CANDIDATES", "FACT_OPS", "SUMMARY_GENERATIONS", "embed_text",
@@ -93,14 +94,14 @@ def reconcile_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext
     """One call: which offered candidates the new fact supersedes."""
     candidates = state["fact_candidates"]
     aliases = {f"f_{i}": c.memory_id for i, c in enumerate(candidates)}
-    reply = ask_json(
-        runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"],
+    reply = ask(
+        runtime.context.llm, "fact_reconcile", "fact_reconcile", state["lang"], FactReconcile,
         new_fact=_new_fact_row(state),
         candidates=[_candidate_row(a, c) for a, c in zip(aliases, candidates)],
     )
     if reply is None:
         note_fallback("fact reconcile unusable: the fact is inserted, nothing superseded")
-    chosen = [aliases[a] for a in as_str_list((reply or {}).get("supersede")) if a in aliases]
+    chosen = [aliases[a] for a in (reply.supersede if reply else []) if a in aliases]
     return {"superseded_ids": list(dict.fromkeys(chosen))}
 
 
@@ -114,22 +115,30 @@ def summarize_progress(state: ProductivityWriteState,
     ctx = runtime.context
     chain = repo_of(state, ctx).ancestors(state["superseded_ids"], SUMMARY_GENERATIONS)
     rows = [{"at": f.memory_at, "subject": f.subject or "-", "statement": _cut(f.statement)} for f in chain]
-    reply = ask_json(ctx.llm, "progress_summary", "progress_summary", state["lang"],
-                     chain=rows, new_fact=_new_fact_row(state))
+    reply = ask(ctx.llm, "progress_summary", "progress_summary", state["lang"], ProgressSummary,
+                chain=rows, new_fact=_new_fact_row(state))
     if reply is None:
         note_fallback("progress summary unusable: the fact is stored without one")
-    summary = as_str((reply or {}).get("summary"))
-    return {"progress_summary": summary or None}
+    return {"progress_summary": (reply.summary if reply else "") or None}
 
 
-def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact]) -> None:
-    """One change: the new fact and the retirement of the facts it supersedes."""
+def _store(repo: ProductivityRepository, request_id: str, fact: Fact, retired: list[Fact],
+           journal: Journal) -> dict[str, Any]:
+    """One change: the new fact, the retirement of the facts it supersedes and the
+    journal entry of the node's update (returned)."""
     change = repo.begin(request_id)
     change.add(fact, "SUPERSEDE" if retired else "INSERT")
     for old in retired:
         old.status, old.superseded_by = SUPERSEDED, fact.memory_id
         change.save(old, "SUPERSEDED", related=fact.memory_id)
+    ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
+            "statement": fact.statement}]
+    ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
+            for old in retired]
+    update = {"fact_ops": ops, "fact_id": fact.memory_id}
+    change.ops.extend(journal.ops(update))
     repo.commit(change)
+    return update
 
 
 def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -137,6 +146,10 @@ def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) 
     draft = state["fact_draft"]
     assert draft is not None
     repo = repo_of(state, runtime.context)
+    journal = Journal.of(repo.store, state, "insert_fact")
+    done = journal.replay()
+    if done is not None:
+        return done
     by_id = {c.memory_id: c for c in state.get("fact_candidates") or []}
     retired = [by_id[i] for i in state.get("superseded_ids") or [] if i in by_id]
     fact = Fact(
@@ -148,13 +161,8 @@ def insert_fact(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) 
         supersedes=[old.memory_id for old in retired],
     )
     try:
-        _store(repo, state["request_id"], fact, retired)
+        return _store(repo, state["request_id"], fact, retired, journal)
     except ConflictError:  # an older fact changed meanwhile: keep the new one, supersede none
         note_fallback("superseded facts changed concurrently: the fact is inserted alone")
-        fact.supersedes, retired = [], []
-        _store(repo, state["request_id"], fact, retired)
-    ops = [{"op": "INSERT", "memory_id": fact.memory_id, "subject": fact.subject,
-            "statement": fact.statement}]
-    ops += [{"op": "SUPERSEDE", "memory_id": old.memory_id, "superseded_by": fact.memory_id}
-            for old in retired]
-    return {"fact_ops": ops, "fact_id": fact.memory_id}
+        fact.supersedes = []
+        return _store(repo, state["request_id"], fact, [], journal)

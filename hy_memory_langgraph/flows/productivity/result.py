@@ -7,13 +7,14 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.flows.productivity.experiences import EXPERIENCE_OPS
+from hy_memory_langgraph.prompts.replies import EXPERIENCE_OPS
 from hy_memory_langgraph.flows.productivity.facts import FACT_OPS
 from hy_memory_langgraph.flows.productivity.input import work_messages
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
 from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.journal import Journal
 
 __all__ = ["finish_productivity", "WRITE_KEYS"]
 
@@ -26,9 +27,11 @@ WRITE_KEYS: tuple[str, ...] = (
 
 def finish_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Append this call's messages to the shared trace store and return the result."""
-    ctx = runtime.context
-    ctx.productivity_traces.append(state["user_id"], state.get("session_id"),
-                                   work_messages(state["msgs"]), scene=state["route"])
+    traces = runtime.context.productivity_traces
+    journal = Journal.of(traces.store, state, "finish")
+    done = journal.replay()
+    if done is not None:
+        return done
     ops = list(state.get("experience_ops") or [])
     fact_ops = list(state.get("fact_ops") or [])
     fact_id = state.get("fact_id")
@@ -48,4 +51,6 @@ def finish_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryCo
     if state.get("fallback"):  # extraction failed: the stored fact is a fallback one
         result["fallback"] = state["fallback"]
     result.update(get_scene(state["route"]).extras("write", state))
+    traces.append(state["user_id"], state.get("session_id"), work_messages(state["msgs"]),
+                  scene=state["route"], extra=journal.ops({"result": result}))
     return {"result": result}

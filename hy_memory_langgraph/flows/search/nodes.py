@@ -23,12 +23,12 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.search.state import SearchState
 from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
-from hy_memory_langgraph.models.parsing import as_choice, as_str
 from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.prompts.replies import QueryAnalysis
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.llm import ask
 
 __all__ = ["analyze_query", "route_after_analysis", "route_after_route_search", "route_search"]
 
@@ -84,8 +84,7 @@ def _bounded(queries: list[str], max_chars: int) -> list[str]:
     return [truncate_chars_head_tail(q, budget, budget // 2) for q in queries[-8:]]
 
 
-def _day(value: Any, *, end: bool) -> datetime | None:
-    text = as_str(value).strip()
+def _day(text: str, *, end: bool) -> datetime | None:
     try:
         day = date.fromisoformat(text[:10])
     except ValueError:
@@ -104,14 +103,13 @@ def analyze_query(state: SearchState, runtime: Runtime[MemoryContext]) -> dict[s
     if kind != "rewrite":  # only reached with the productivity scenes enabled
         values["scenes"] = ", ".join(SCENES)
         values["scene_definitions"] = scene_definitions("search", lang, SCENES)
-    reply = ask_json(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind], lang, **values)
+    reply = ask(ctx.llm, f"query_{kind}", _PROMPT_BY_ANALYSIS[kind], lang, QueryAnalysis, **values)
     if reply is None:
         note_fallback("query analysis unusable: default search with the original query")
         return {"analysis": f"{kind}_failed", "route": DEFAULT_SCENE}
-    scene = _searchable(as_choice(reply.get("scene"), SCENES, DEFAULT_SCENE), ctx)
-    rewrite = as_str(reply.get("rewrite")).strip() or None
-    window = reply.get("time_range") if isinstance(reply.get("time_range"), dict) else {}
-    after, before = _day(window.get("start"), end=False), _day(window.get("end"), end=True)
+    scene = _searchable(reply.scene, ctx)
+    rewrite = reply.rewrite or None
+    after, before = _day(reply.time_range.start, end=False), _day(reply.time_range.end, end=True)
     update: dict[str, Any] = {"analysis": kind, "route": scene}
     if rewrite and kind != "classify":
         update.update(rewrite=rewrite, effective_query=rewrite)

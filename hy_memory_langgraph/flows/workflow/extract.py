@@ -12,7 +12,8 @@ from hy_memory_langgraph.flows.workflow.state import (
 )
 from hy_memory_langgraph.messages import detect_text_language
 from hy_memory_langgraph.runlog.meter import note_fallback
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.prompts.replies import WorkflowExtract
+from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.workflow.files import dimension_of
 from hy_memory_langgraph.workflow.lite import lite_candidates
 from hy_memory_langgraph.workflow.render import prompt_rows
@@ -39,26 +40,22 @@ def _existing(ctx: WorkflowContext, request: ExtractRequest) -> list[str]:
     return prompt_rows({d: ctx.files.read(request.user_id, d, request.memory_app_id) for d in dims})
 
 
-def _valid_entries(parsed: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    """The entries of a reply, or ``None`` when the reply is garbage."""
-    if parsed is None or not isinstance(parsed.get("entries"), list):
+def _valid_entries(reply: WorkflowExtract | None) -> list[dict[str, Any]] | None:
+    """The usable entries of a reply, or ``None`` when the reply is garbage (no reply, or
+    entries given and none usable)."""
+    if reply is None or (reply.given and not reply.entries):
         return None
-    entries = [e for e in parsed["entries"]
-               if isinstance(e, dict) and isinstance(e.get("text"), str) and e["text"].strip()
-               and e.get("dimension") in ("user", "global", "workflow")]
-    if parsed["entries"] and not entries:
-        return None
-    if len(entries) > MAX_ENTRIES:
-        note_fallback(f"workflow extraction gave {len(entries)} entries: the first {MAX_ENTRIES} are kept")
-    return entries[:MAX_ENTRIES]
+    if len(reply.entries) > MAX_ENTRIES:
+        note_fallback(f"workflow extraction gave {len(reply.entries)} entries: the first {MAX_ENTRIES} are kept")
+    return [entry.model_dump() for entry in reply.entries[:MAX_ENTRIES]]
 
 
 def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) -> dict[str, Any]:
     """One ``workflow_extract`` call; garbage → the lite rules (``lite_fallback``)."""
     ctx, request = runtime.context, state["request"]
     user_text = "\n".join(m.text for m in request.messages if m.role == "user")
-    parsed = ask_json(
-        ctx.llm, STAGE, "workflow_extract", detect_text_language(user_text),
+    parsed = ask(
+        ctx.llm, STAGE, "workflow_extract", detect_text_language(user_text), WorkflowExtract,
         messages=[{m.role: m.text} for m in request.messages],
         workflow_id=request.workflow_id or "",
         dynamic_context=request.dynamic_context,

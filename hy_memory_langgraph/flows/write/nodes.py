@@ -31,12 +31,12 @@ from hy_memory_langgraph.messages import (
     judge_summary,
     strip_tool_trace,
 )
-from hy_memory_langgraph.models.parsing import as_choice
 from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.prompts.replies import SceneJudge
 from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.llm import ask_json
+from hy_memory_langgraph.services.llm import ask
 
 __all__ = ["judge_scene", "route_after_judge", "route_after_route", "route_to_chat", "route_write",
            "strip_tools"]
@@ -92,12 +92,12 @@ def judge_scene(state: WriteState, runtime: Runtime[MemoryContext]) -> dict[str,
     ctx = runtime.context
     msgs = state["msgs"]
     lang = detect_language(msgs)
-    reply = ask_json(ctx.llm, "scene_judge", "scene_judge", lang, summary=judge_summary(msgs),
-                     scene_definitions=scene_definitions("write", lang, SCENES))
+    reply = ask(ctx.llm, "scene_judge", "scene_judge", lang, SceneJudge, summary=judge_summary(msgs),
+                scene_definitions=scene_definitions("write", lang, SCENES))
     if reply is None:
         note_fallback("scene judge unusable: routed to chat")
-    scene = as_choice((reply or {}).get("scene"), SCENES, DEFAULT_SCENE)
-    return {"route": scene, "route_reason": "judge" if reply else "judge_failed"}
+        return {"route": DEFAULT_SCENE, "route_reason": "judge_failed"}
+    return {"route": reply.scene, "route_reason": "judge"}
 
 
 def route_after_judge(state: WriteState) -> str:
