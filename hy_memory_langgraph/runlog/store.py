@@ -12,10 +12,10 @@ beside them (``pipeline_log_users``), so erasure finds what the log holds of a u
 Records without text hold nothing of a user (decisions, counts, ids, fallbacks).
 
 Example:
-    >>> import tempfile, os
+    >>> import tempfile, os, time
     >>> log = PipelineLogStore(os.path.join(tempfile.mkdtemp(), "log.db"), retention_days=7)
-    >>> log.write([{"request_id": "r1", "seq": 0, "stage": "normalise", "ts": 0.0}])
-    >>> log.prune(now=0.0)
+    >>> log.write([{"request_id": "r1", "seq": 0, "stage": "normalise", "ts": time.time()}])
+    >>> log.prune()  # the first write pruned already; nothing is a week old
     0
     >>> [r["stage"] for r in log.read("r1")]
     ['normalise']
