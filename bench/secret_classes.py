@@ -11,7 +11,7 @@ a real client (lite mode) and every file under its data dir is read byte for byt
 
 Usage::
 
-    python -m bench.secret_classes [--part dev|heldout|fresh|both|all] [--show N] [--e2e]
+    python -m bench.secret_classes [--part dev|heldout|fresh|both|all] [--round 1|2] [--show N] [--e2e]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from bench.common.secret_classes import CLASSES, Sample, build_samples
+from bench.common.secret_classes import CLASSES, NEAR_CLASSES, Sample, build_samples
 from hy_memory_langgraph.messages import normalize_messages, redact_messages
 
 __all__ = ["caught", "kept", "measure"]
@@ -85,7 +85,7 @@ def _row(name: str, figures: tuple[int, int, int, int]) -> str:
     got, total, kept_, near = figures
     recall = f"{got:>4} / {total:<4} {got / total:.3f}" if total else " " * 17
     precision = f"{kept_:>3} / {near:<3}" if near else ""
-    return f"  {name:<16} {recall}   {precision}"
+    return f"  {name:<21} {recall}   {precision}"
 
 
 def main() -> None:
@@ -94,21 +94,24 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and altered near misses per class")
     parser.add_argument("--e2e", action="store_true", help="also write the secrets through a client, read the files")
     parser.add_argument("--seed", type=int, default=2027)
+    parser.add_argument("--round", choices=("1", "2"), help="only the first round's templates, or the second's")
     args = parser.parse_args()
     samples = build_samples(seed=args.seed)
+    if args.round:
+        samples = [s for s in samples if ("/r2/" in s.template) == (args.round == "2")]
     parts = {"both": ("dev", "heldout"), "all": ("dev", "heldout", "fresh")}.get(args.part, (args.part,))
     figures = measure([s for s in samples if s.part in parts])
     for part in parts:
         print(f"{part}: class, secrets kept off disk, near misses kept as written")
         total = [0, 0, 0, 0]
-        for cls in (*CLASSES, "general"):
+        for cls in (*CLASSES, "general", *NEAR_CLASSES):
             row = figures.get((cls, part))
             if row:
                 print(_row(cls, row))
                 total = [a + b for a, b in zip(total, row)]
         print(_row("all", tuple(total)))  # type: ignore[arg-type]
         if args.show:
-            for cls in (*CLASSES, "general"):
+            for cls in (*CLASSES, "general", *NEAR_CLASSES):
                 mine = [s for s in samples if s.cls == cls and s.part == part]
                 bad = [s for s in mine if (s.secret and not caught(s)) or (not s.secret and not kept(s))]
                 for sample in bad[:args.show]:

@@ -4,7 +4,7 @@ A scene decides which pipeline a write goes through, where its memories are stor
 how their ids look, which prompts extract them and what a search returns. Routing,
 configuration, repositories, the client and the prompts all read this table; adding a
 productivity-like scene means one :class:`Scene` entry here, its extraction prompt and
-its definitions in ``prompts/scenes.toml`` (used by the judge and query routing), and
+its definitions in ``prompts/fragments/scenes.toml`` (used by the judge and query routing), and
 its tests. The contract is in ``docs/design.md#scenes``.
 
 Example:

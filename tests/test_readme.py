@@ -18,7 +18,8 @@ BLOCKS = re.compile(r"```python\n(.*?)```", re.S).findall(README.read_text(encod
 EXPECTED = {
     'limit=3)\nfor memory in found["memories"]': "Miso",
     "class State(TypedDict)": "fridge",
-    "builder.add_node(\"recall\", create_recall_node": "My cat is called Miso.",
+    "builder.add_sequence([(\"recall\", create_recall_node": "My cat is called Miso.",
+    "middleware=[HyMemoryMiddleware(client, user_id=\"alice\")]": "My dog is called Rex.",
     "HyMemoryRetriever(client=client": "Miso",
     "HyMemoryKVStore(\"./memory/kv.db\")": "[b'hello', None] ['greeting']\nembedded: 1, from the cache: 0",
     "memory_extract(": "报销流程",
@@ -83,3 +84,17 @@ def test_the_readme_is_a_newcomers_length() -> None:
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 510  # background branch: +9 lines (Background memory); the lead trims
     assert "**Contents:**" in text.split("## Quickstart")[0]
+
+
+def test_the_readme_links_only_to_absolute_urls() -> None:
+    """The README is the package index's project page too, where a relative link (``docs/…``)
+    leads nowhere and headings get no anchors (``#section``): name files and sections in
+    words instead. Code is not prose, so fenced blocks and code spans are left out."""
+    text = re.sub(r"```.*?```", "", README.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    targets = re.findall(r"\]\(\s*<?([^)\s>]*)", text)  # [text](target)
+    targets += re.findall(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?\s*$", text, flags=re.M)  # [label]: target
+    targets += re.findall(r"""(?:href|src)\s*=\s*["']([^"']*)""", text, flags=re.I)  # HTML
+    assert targets, "no link found: the patterns no longer match the README's links"
+    relative = [target for target in targets if not re.match(r"https?://", target)]
+    assert not relative, relative

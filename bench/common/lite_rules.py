@@ -1,6 +1,6 @@
 """The lite-mode write rules applied to a benchmark corpus, to measure them with the CV harness.
 
-Lite chat memory (``hy_memory_langgraph/nodes/chat/turns.py``) does not store a turn that
+Lite chat memory (``hy_memory_langgraph/services/turns.py``) does not store a turn that
 repeats an earlier one (same owner, session and matched text) nor a trivial one (an
 acknowledgement, emoji, function words only), whose text is carried into the next stored
 turn of the session. :func:`apply_lite_rules` does the same to a corpus written one turn

@@ -18,11 +18,14 @@ row: every third template of a class, and every template of the languages in
 Placeholders in templates are ``§field§`` (braces and angle brackets are data in JSON,
 ODBC and XML templates): ``§pw§`` a password, ``§pin§`` a PIN, ``§cvv§`` a card code,
 ``§tok§`` a random token, ``§b32§`` a 2FA key, ``§seed:LANG:N§`` a seed phrase, … A field
-named twice in one template takes one value.
+named twice in one template takes one value. Random bodies are made in
+:mod:`bench.common.secret_bodies`; the second round's templates (classes an independent
+held-out run found weak, and its near misses' kinds) are in
+:mod:`bench.common.secret_templates2`, split the same way (template names ``<cls>/r2/<n>``).
 
 Example:
     >>> samples = build_samples()
-    >>> {s.part for s in samples} == {"dev", "heldout"}
+    >>> {s.part for s in samples} == {"dev", "heldout", "fresh"}
     True
     >>> all(n in "\\n".join(s.messages) for s in samples for n in s.needles)
     True
@@ -30,22 +33,18 @@ Example:
 
 from __future__ import annotations
 
-import base64
 import random
 import re
-import string
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Final
 
-__all__ = ["CLASSES", "HELD_OUT_LANGS", "Sample", "build_samples"]
+from bench.common.secret_bodies import FIELD, FIELDS, SPLIT
+from bench.common.secret_templates2 import HELD_OUT_LANGS_2, NEAR_2, NEAR_CLASSES, SECRETS_2
+
+__all__ = ["CLASSES", "HELD_OUT_LANGS", "NEAR_CLASSES", "Sample", "build_samples"]
 
 #: Languages whose every template is held out (beside every third template of each class).
 HELD_OUT_LANGS: Final = frozenset({"ro", "uk", "hr", "ca", "lt", "sw", "tl", "bg", "sk", "ms"})
-
-_BIP39: Final = Path(__file__).resolve().parents[2] / "hy_memory_langgraph" / "redact" / "bip39"
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,8 @@ class Sample:
     Attributes:
         cls: The class (:data:`CLASSES`).
         lang: The language of the text around the secret (``"code"`` for code and config).
-        template: ``"<cls>/<n>"`` for secrets, ``"<cls>/near/<n>"`` for near misses.
+        template: ``"<cls>/<n>"`` for secrets, ``"<cls>/near/<n>"`` for near misses
+            (``"<cls>/r2/…"`` in the second round).
         messages: The messages, written in this order.
         needles: What must not be stored; empty for a near miss (stored as written).
         part: ``"dev"``, ``"heldout"`` or ``"fresh"`` (:data:`_FRESH`).
@@ -72,179 +72,6 @@ class Sample:
     def secret(self) -> bool:
         return bool(self.needles)
 
-
-# ------------------------------------------------------------------ random bodies
-_SYMBOLS: Final = "!#$%&*+-=?@^_.~"
-_B64: Final = string.ascii_letters + string.digits + "+/"
-_B32: Final = string.ascii_uppercase + "234567"
-_CONSONANTS: Final = "bcdfghjklmnprstvwz"
-_VOWELS: Final = "aeiou"
-
-
-def _word(rng: random.Random, syllables: int) -> str:
-    """A pronounceable made-up word (random, in no dictionary)."""
-    return "".join(rng.choice(_CONSONANTS) + rng.choice(_VOWELS) for _ in range(syllables))
-
-
-def _chars(rng: random.Random, n: int, alphabet: str) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def _password(rng: random.Random) -> str:
-    style = rng.randrange(6)
-    if style == 0:  # Word#1234
-        return (_word(rng, rng.randint(2, 3)).capitalize() + rng.choice("!#$%&*@?")
-                + _chars(rng, rng.randint(2, 4), string.digits))
-    if style == 1:  # random from every class
-        while True:
-            pw = _chars(rng, rng.randint(9, 16), string.ascii_letters + string.digits + _SYMBOLS)
-            if re.search(r"\d", pw) and re.search(r"[A-Z]", pw) and re.search(r"[a-z]", pw):
-                return pw
-    if style == 2:  # lower case and digits
-        return _word(rng, 2) + _chars(rng, rng.randint(2, 4), string.digits) + _word(rng, 1)
-    if style == 3:  # words joined with a dash and a number
-        return f"{_word(rng, 2).capitalize()}-{_word(rng, 2)}-{rng.randint(10, 99)}"
-    if style == 4:  # mixed case and digits, no symbol
-        while True:
-            pw = _chars(rng, rng.randint(8, 14), string.ascii_letters + string.digits)
-            if re.search(r"\d", pw) and re.search(r"[A-Z]", pw) and re.search(r"[a-z]", pw):
-                return pw
-    return _word(rng, 2) + rng.choice("_.") + _word(rng, 2) + str(rng.randint(1, 9999))
-
-
-def _token(rng: random.Random) -> str:
-    while True:
-        tok = _chars(rng, rng.randint(24, 44), string.ascii_letters + string.digits)
-        if re.search(r"\d", tok) and re.search(r"[A-Z]", tok) and re.search(r"[a-z]", tok):
-            return tok
-
-
-def _pem_body(rng: random.Random, lines: int) -> list[str]:
-    return ["MII" + _chars(rng, 61, _B64)] + [_chars(rng, 64, _B64) for _ in range(lines - 1)]
-
-
-@cache
-def _bip39(lang: str) -> tuple[str, ...]:
-    return tuple((_BIP39 / f"{lang}.txt").read_text(encoding="utf-8").split())
-
-
-_SEED_LANGS: Final = {"en": "english", "es": "spanish", "fr": "french", "it": "italian", "pt": "portuguese",
-                      "cs": "czech", "ja": "japanese", "ko": "korean", "zh": "chinese_simplified",
-                      "zh_tw": "chinese_traditional", "ru": "russian", "tr": "turkish"}
-
-
-def _seed(rng: random.Random, lang: str, count: int, style: str) -> tuple[str, str]:
-    """A seed phrase of ``count`` words of the language's list (no checksum), written in
-    ``style`` (``sp`` spaces, ``nl`` one a line, ``num`` numbered, ``numnl`` numbered
-    lines, ``comma``); the needle is four words from its middle, as written."""
-    words = [rng.choice(_bip39(_SEED_LANGS[lang])) for _ in range(count)]
-    space = "\u3000" if lang == "ja" and style == "sp" else " "
-    if style == "nl":
-        parts, sep = words, "\n"
-    elif style == "num":
-        parts, sep = [f"{i}. {w}" for i, w in enumerate(words, 1)], " "
-    elif style == "numnl":
-        parts, sep = [f"{i}) {w}" for i, w in enumerate(words, 1)], "\n"
-    elif style == "comma":
-        parts, sep = words, ", "
-    else:
-        parts, sep = words, space
-    middle = count // 2 - 2
-    return sep.join(parts), sep.join(parts[middle:middle + 4])
-
-
-# Field makers: each returns the text to insert and the needle (None: no secret).
-_Maker = Callable[[random.Random, str], tuple[str, "str | None"]]
-
-
-def _secret(make: Callable[[random.Random], str]) -> _Maker:
-    return lambda rng, _arg: (value := make(rng), value)
-
-
-def _plain(make: Callable[[random.Random], str]) -> _Maker:
-    return lambda rng, _arg: (make(rng), None)
-
-
-def _long(rng: random.Random, _arg: str) -> tuple[str, str]:
-    value = "IQoJb3JpZ2luX2Vj" + _chars(rng, rng.randint(300, 900), _B64) + "=="
-    return value, value[-40:]
-
-
-def _seed_field(rng: random.Random, arg: str) -> tuple[str, str]:
-    lang, count, *style = arg.split(":")
-    return _seed(rng, lang, int(count), style[0] if style else rng.choice(("sp", "sp", "num", "nl", "comma")))
-
-
-def _pem(rng: random.Random, arg: str) -> tuple[str, str]:
-    """A private key block; ``arg``: its type and the dash to draw it with."""
-    kind, dash = (arg.split(":") + ["-"])[:2] if arg else ("RSA", "-")
-    kind = "" if kind == "PKCS8" else kind + " "
-    body = _pem_body(rng, 4)
-    line = dash * 5
-    return (f"{line}BEGIN {kind}PRIVATE KEY{line}\n" + "\n".join(body) + f"\n{line}END {kind}PRIVATE KEY{line}",
-            body[2])
-
-
-def _pem_b64(rng: random.Random, _arg: str) -> tuple[str, str]:
-    pem = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(_pem_body(rng, 6)) + "\n-----END RSA PRIVATE KEY-----\n"
-    value = base64.b64encode(pem.encode()).decode()
-    return value, value[120:160]
-
-
-def _b32_grouped(rng: random.Random) -> str:
-    key = _chars(rng, 32, _B32)
-    groups = " ".join(key[i:i + 4] for i in range(0, 32, 4))
-    return groups.lower() if rng.random() < 0.5 else groups
-
-
-def _odbc(rng: random.Random, _arg: str) -> tuple[str, str]:
-    value = _word(rng, 2) + rng.choice(";}=") + _chars(rng, 4, string.digits) + rng.choice("!#;")
-    return "{" + value.replace("}", "}}") + "}", value.replace("}", "}}")
-
-
-def _pw_at(rng: random.Random) -> str:
-    return _word(rng, 2) + "@" + _chars(rng, 3, string.digits) + rng.choice(["!", "#x", "Q", "@z"])
-
-
-_FIELDS: Final[dict[str, _Maker]] = {
-    "pw": _secret(_password),
-    "pwat": _secret(_pw_at),
-    "pin": _secret(lambda r: _chars(r, r.choice((4, 4, 5, 6)), string.digits)),
-    "pin4": _secret(lambda r: _chars(r, 4, string.digits)),
-    "pin6": _secret(lambda r: _chars(r, 6, string.digits)),
-    "cvv": _secret(lambda r: _chars(r, 3, string.digits)),
-    "cvv4": _secret(lambda r: _chars(r, 4, string.digits)),
-    "tok": _secret(_token),
-    "hex": _secret(lambda r: _chars(r, r.choice((32, 40)), "0123456789abcdef")),
-    "hex64": _secret(lambda r: _chars(r, 64, "0123456789abcdef")),
-    "b64": _secret(lambda r: base64.b64encode(_chars(r, r.randint(18, 30), _B64).encode()).decode()),
-    "uuid": _secret(lambda r: "-".join(_chars(r, n, "0123456789abcdef") for n in (8, 4, 4, 4, 12))),
-    "b32": _secret(lambda r: _chars(r, r.choice((16, 32)), _B32)),
-    "b32g": _secret(_b32_grouped),
-    "lic": _secret(lambda r: "-".join(_chars(r, 5, string.ascii_uppercase + string.digits) for _ in range(5))),
-    "long": _long,
-    "seed": _seed_field,
-    "pem": _pem,
-    "pemb64": _pem_b64,
-    "odbc": _odbc,
-    # bodies of a key split over two messages: two lines each
-    "pemhead": lambda r, _a: (value := "\n".join(_pem_body(r, 2)), value.splitlines()[1]),
-    "pemtail": lambda r, _a: (value := "\n".join(_chars(r, 64, _B64) for _ in range(2)) + "\n"
-                              + _chars(r, 28, _B64) + "==", value.splitlines()[0]),
-    # near misses: numbers, prices, phone numbers, times (no needle)
-    "n": _plain(lambda r: str(r.randint(2, 99))),
-    "year": _plain(lambda r: str(r.randint(2015, 2027))),
-    "price": _plain(lambda r: str(r.randint(9, 1500))),
-    "phone": _plain(lambda r: f"+{r.choice(['44', '1', '49', '33', '81'])} {r.randint(200, 999)} "
-                               f"{r.randint(100, 999)} {r.randint(1000, 9999)}"),
-    "time": _plain(lambda r: f"{r.randint(1, 12)}:{r.choice(['00', '15', '30', '45'])}"),
-    "date": _plain(lambda r: f"{r.randint(2019, 2026)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}"),
-    "word": _plain(lambda r: _word(r, 2).capitalize()),
-    "ip": _plain(lambda r: ".".join(str(r.randint(1, 254)) for _ in range(4))),
-    "pubb64": _plain(lambda r: "AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + _chars(r, 60, _B64)),
-    "certbody": _plain(lambda r: "\n".join(["MIID" + _chars(r, 60, _B64)] + [_chars(r, 64, _B64) for _ in range(3)])),
-}
-_FIELD: Final = re.compile(r"§([a-z0-9]+)(?::([^§]*))?§")
 
 
 # ------------------------------------------------------------------ templates
@@ -1294,9 +1121,10 @@ _FRESH: Final[dict[str, list[_Template]]] = {
     ],
 }
 
-#: Every class, in the order reports print them.
+#: Every class of secrets, in the order reports print them (the second round's last).
 CLASSES: Final = ("label_grammar", "pin_card_code", "auth_header", "cli_password", "connect_call", "session_cookie",
-                  "totp_key", "seed_phrase", "pem_key", "config_line", "long_value", "labelled_token")
+                  "totp_key", "seed_phrase", "pem_key", "config_line", "long_value", "labelled_token",
+                  *(c for c in SECRETS_2 if c not in ("label_grammar", "session_cookie", "totp_key", "seed_phrase")))
 _SECRET_TEMPLATES: Final[dict[str, list[_Template]]] = {
     "label_grammar": _LABEL_GRAMMAR, "pin_card_code": _PIN_CODES, "auth_header": _AUTH_HEADERS,
     "cli_password": _CLI_PASSWORDS, "connect_call": _CONNECT_CALLS, "session_cookie": _SESSION_COOKIES,
@@ -1306,52 +1134,62 @@ _SECRET_TEMPLATES: Final[dict[str, list[_Template]]] = {
 
 
 def _fill(template: str | tuple[str, ...], rng: random.Random) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The messages with every field filled (a field named twice takes one value), and the needles."""
+    """The messages with every field filled (a field named twice takes one value; a value
+    holding :data:`~bench.common.secret_bodies.SPLIT` cuts its message in two there), and
+    the needles."""
     messages = (template,) if isinstance(template, str) else template
-    values: dict[str, tuple[str, str | None]] = {}
+    values: dict[str, tuple[str, str | tuple[str, ...] | None]] = {}
 
     def one(match: re.Match[str]) -> str:
         key = match.group(0)
         if key not in values:
-            values[key] = _FIELDS[match.group(1)](rng, match.group(2) or "")
+            values[key] = FIELDS[match.group(1)](rng, match.group(2) or "")
         return values[key][0]
 
-    filled = tuple(_FIELD.sub(one, m) for m in messages)
-    return filled, tuple(needle for _, needle in values.values() if needle is not None)
+    filled = tuple(part for m in messages for part in FIELD.sub(one, m).split(SPLIT))
+    needles = [needle for _, needle in values.values() if needle is not None]
+    return filled, tuple(n for needle in needles for n in ((needle,) if isinstance(needle, str) else needle))
 
 
 def _part(index: int, lang: str) -> str:
-    return "heldout" if index % 3 == 2 or lang in HELD_OUT_LANGS else "dev"
+    return "heldout" if index % 3 == 2 or lang in HELD_OUT_LANGS or lang in HELD_OUT_LANGS_2 else "dev"
+
+
+def _drawn(template: str | tuple[str, ...], rng: random.Random) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A secret template filled until each needle turns up once in its text (a 3-digit code
+    inside a price is drawn again), so a needle left after redaction is the secret's own."""
+    while True:
+        messages, needles = _fill(template, rng)
+        text = "\n".join(messages)
+        if all(text.count(n) == 1 for n in needles):
+            return messages, needles
 
 
 def build_samples(seed: int = 2027, variants: int = 3) -> list[Sample]:
-    """Every template of every class filled ``variants`` times with fresh random bodies.
-    A secret whose needle turns up twice in its text (a 3-digit code inside a price) is
-    drawn again, so a needle left after redaction is the secret's own."""
+    """Every template of every class filled ``variants`` times with fresh random bodies
+    (:func:`_drawn`); the second round's from a generator of its own, so adding to it
+    leaves the first round's samples as they were."""
     rng = random.Random(seed)
-    samples: list[Sample] = []
-    for cls in CLASSES:
-        for index, (lang, template) in enumerate(_SECRET_TEMPLATES[cls]):
-            for _ in range(variants):
-                while True:
-                    messages, needles = _fill(template, rng)
-                    text = "\n".join(messages)
-                    if all(text.count(n) == 1 for n in needles):
-                        break
-                samples.append(Sample(cls, lang, f"{cls}/{index}", messages, needles, _part(index, lang)))
-    for cls, templates in _NEAR.items():
-        for index, (lang, template) in enumerate(templates):
-            for _ in range(variants):
-                messages, _ = _fill(template, rng)
-                samples.append(Sample(cls, lang, f"{cls}/near/{index}", messages, (), _part(index, lang)))
+    samples = _filled(_SECRET_TEMPLATES, rng, variants, "") + _filled(_NEAR, rng, variants, "near/", near=True)
     for group, templates in _FRESH.items():
         cls, near = group.split("/")[0], group.endswith("/near")
         for index, (lang, template) in enumerate(templates):
             for _ in range(variants):
-                while True:
-                    messages, needles = _fill(template, rng)
-                    text = "\n".join(messages)
-                    if near or all(text.count(n) == 1 for n in needles):
-                        break
+                messages, needles = _fill(template, rng) if near else _drawn(template, rng)
                 samples.append(Sample(cls, lang, f"{group}/fresh/{index}", messages, () if near else needles, "fresh"))
+    rng = random.Random(seed + 1)
+    return samples + _filled(SECRETS_2, rng, variants, "r2/") + _filled(NEAR_2, rng, variants, "r2/near/", near=True)
+
+
+def _filled(groups: dict[str, list[_Template]], rng: random.Random, variants: int, tag: str,
+            near: bool = False) -> list[Sample]:
+    """The templates of ``groups`` (class: templates), each filled ``variants`` times, named
+    ``<cls>/<tag><n>`` and split by :func:`_part`; near misses hold no needle."""
+    samples = []
+    for cls, templates in groups.items():
+        for index, (lang, template) in enumerate(templates):
+            for _ in range(variants):
+                messages, needles = _fill(template, rng) if near else _drawn(template, rng)
+                samples.append(Sample(cls, lang, f"{cls}/{tag}{index}", messages, () if near else needles,
+                                      _part(index, lang)))
     return samples

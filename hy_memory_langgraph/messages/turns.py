@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from hy_memory_langgraph.messages.types import Msg
-from hy_memory_langgraph.redact import carried_spans, redact_json_text, redact_value, replace_spans
+from hy_memory_langgraph.redact import carried_spans, redact_json_text, redact_value, replace_spans, split_spans
 
 __all__ = ["has_tool_trace", "last_user_turns", "redact_after", "redact_messages", "split_user_turns",
            "strip_tool_trace", "tool_names", "user_text"]
@@ -84,14 +84,19 @@ def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
     placeholder (see :mod:`hy_memory_langgraph.redact`): arguments as values (a key such
     as ``password`` redacts what it holds), JSON held in text (OpenAI's argument strings,
     tool results) as values too, other text scanned; a value whose label ends the message
-    before it ("my new PIN is" / "4821") too."""
+    before it ("my new PIN is" / "4821") too, and a seed phrase cut in two messages from both."""
     out: list[Msg] = []
+    previous = ""  # the previous message as written: what it asked or began is read there
     for m in msgs:
         calls = tuple(replace(c, arguments=redact_value(c.arguments),
                               raw_arguments=redact_json_text(c.raw_arguments)) for c in m.tool_calls)
         content = redact_json_text(m.content)
-        if out and out[-1].content and content:  # a label ending the previous message
-            content = replace_spans(content, carried_spans(out[-1].content, content))
+        if out and previous and content:  # a label ending the previous message
+            before, spans = split_spans(previous, content)
+            if before and out[-1].content == previous:
+                out[-1] = replace(out[-1], content=replace_spans(previous, before))
+            content = replace_spans(content, spans)
+        previous = m.content
         out.append(replace(m, content=content, tool_calls=calls))
     return out
 

@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from hy_memory_langgraph.redact.dialogue import carried_spans
+from hy_memory_langgraph.redact.dialogue import carried_spans, split_spans
 from hy_memory_langgraph.redact.rules import name_class
 from hy_memory_langgraph.redact.values import (
     find_secret,
@@ -38,4 +38,4 @@ from hy_memory_langgraph.redact.values import (
 )
 
 __all__ = ["carried_spans", "find_secret", "name_class", "placeholder", "redact_json_text", "redact_text",
-           "redact_value", "replace_spans"]
+           "redact_value", "replace_spans", "split_spans"]

@@ -69,6 +69,9 @@ _DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
 #: token right after a noun an id follows ("commit", "order") is that id, never a value.
 _FILLERS: Final[dict[str, int]] = {"weak": 0, "secret": 4}
 _NUMBER: Final = re.compile(r"\+?\(?\d+\)?[.,]?")
+#: Most words between a copula and the label after it, when the value comes first.
+_BEFORE_WORDS: Final = 4
+_WORD_AFTER: Final = re.compile(r"[\s_-]*([^\W\d_]+)")
 
 
 def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
@@ -76,10 +79,39 @@ def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
     ``name`` or ``phrase``) in ``text``."""
     found: list[Span] = []
     for label in labels:
-        span = _bridged(text, label)
+        span = _bridged(text, label) or _before(text, label)
         if span is not None:
             found.append(span)
     return found
+
+
+def _before(text: str, label: re.Match[str]) -> Span | None:
+    """A password given before its label: "mivo36ze is the new wifi password", "X ist das
+    neue Passwort": a token that looks like a password, a copula (``=``, a dash), then at
+    most :data:`_BEFORE_WORDS` words of no digit and the label, in one sentence, and no
+    qualifier after the label ("… is the password hint")."""
+    rules = load_rules()
+    head = (label.group("name") or label.group("phrase") or "").lower()
+    if head in rules.loose or name_class(label.group()) != "password":
+        return None
+    after = _WORD_AFTER.match(text, label.end(), label.end() + 40)
+    if after is not None and after.group(1).lower() in rules.qualifiers:
+        return None
+    reach = max(0, label.start() - 30 * (_BEFORE_WORDS + 2))
+    line = max(text.rfind("\n", reach, label.start()), reach - 1)
+    tokens = [(m.start(), m.end()) for m in _WINDOW_TOKEN.finditer(text, line + 1, label.start())]
+    for i in range(len(tokens) - 2, max(-1, len(tokens) - _BEFORE_WORDS - 3), -1):
+        word = text[tokens[i][0]:tokens[i][1]]
+        if word.lower() in rules.copulas or _SEPARATOR_TOKEN.fullmatch(word):
+            if i == 0:
+                return None
+            start, stop = tokens[i - 1]
+            value = text[start:stop].strip(_TRIM)
+            offset = start + text[start:stop].index(value) if value else start
+            return (offset, offset + len(value), "password") if value and credential_like(value) else None
+        if any(c.isdigit() for c in word) or word in ".!?。！？" or word.endswith((".", "!", "?", ",")):
+            return None
+    return None
 
 
 def _bridged(text: str, label: re.Match[str]) -> Span | None:
@@ -110,18 +142,21 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
         raw = text[start:stop]
         token = raw.strip(_TRIM)
         lowered = token.lower()
+        if lowered in rules.qualifiers:
+            return None  # "token sha256: …", "password length: 12"
         if _SEPARATOR_TOKEN.fullmatch(raw) or raw.endswith((":", "：")) or lowered in rules.copulas:
             separated = True
             if raw.endswith((":", "：")) and len(token) > 1 and name_class(token):
                 return None  # the next label's own separator
             continue
-        if lowered in rules.qualifiers or (name_class(token) is not None and first is None):
+        if name_class(token) is not None and first is None:
             return None
         neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
-        named = i > 0 and text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() in rules.before_numbers
+        before = text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() if i > 0 else ""
+        named = before in rules.before_ids or (before in rules.before_numbers and token.isdigit())
         value = None if named else _value(text, start, raw, token, kind, codes,
                                           governed or any(map(_NUMBER.fullmatch, neighbours)))
-        governed = governed or lowered in rules.before_numbers
+        governed = governed or lowered in rules.before_numbers or lowered in rules.before_ids
         if value is not None and digits_only and not token.isdigit():
             value = None
         if value is not None:

@@ -12,7 +12,12 @@ each pair of neighbouring messages as well:
   ("4821", "it's Tr0ub4dor&3") is its value. A word ("yes", "later") is not. After a
   question for a token or a key, an answer that looks random is.
 
-Only the second message changes; placeholders already in it are never touched again.
+* a seed phrase given in two messages (its first words end the first, the rest start the
+  second) is read as one, its checksum included (:func:`~.seeds.split_phrase`).
+
+Only the second message changes (:func:`carried_spans`), except the first half of a phrase
+cut in two, which :func:`split_spans` gives too, for a writer that still holds the first
+message; placeholders already in a message are never touched again.
 
 Example:
     >>> carried_spans("Sure. What's the wifi password?", "it's GreenTea#42")
@@ -28,11 +33,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from hy_memory_langgraph.redact.judge import looks_random
-from hy_memory_langgraph.redact.rules import NameClass, load_rules, name_class, split_name
+from hy_memory_langgraph.redact.judge import credential_like, looks_random
+from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, split_name
 from hy_memory_langgraph.redact.scan import Span, label_starts, scan
+from hy_memory_langgraph.redact.seeds import KIND as SEED_PHRASE
+from hy_memory_langgraph.redact.seeds import split_phrase
 
-__all__ = ["carried_spans"]
+__all__ = ["carried_spans", "split_spans"]
 
 #: How much of the first message's end and of the second's start is read together.
 _TAIL: Final = 160
@@ -45,13 +52,17 @@ _MEMO_SIZE: Final = 1024
 _NEAR_END: Final = 80
 #: An answer of one token, perhaps after "it's", "sure," or "here:".
 _ANSWER: Final = re.compile(
-    r"(?i)\s*(?:(?:it['’]?s|it is|that['’]?s|sure|ok(?:ay)?|yes|here(?: it is)?)[,:!]?\s+)*"
+    r"(?i)\s*(?:(?:it['’]?s|it is|that['’]?s|sure|ok(?:ay)?|yes|here(?: it is)?|es|c['’]est|voilà|ist|é|è|sí|ja|oui|"
+    r"да|это|вот)[,:!]?\s+)*"
     r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`]{4,64}?)[\"'”’`]?[.!?…]*\s*")
 #: Characters that make a one-token answer a password rather than a word (sentence
 #: punctuation does not: "Why?", "Hmm..." are words).
 _SYMBOLS: Final = frozenset("#$%&*+/<=>@^_|~-")
-#: Sentence ends before the question's own sentence.
-_SENTENCE_END: Final = re.compile(r"[.!?。！？\n](?=\s|$)")
+#: Sentence ends before the question's own sentence (Arabic ؟ and Greek ; ask too).
+_SENTENCE_END: Final = re.compile(r"[.!?。！？؟;\u037e\n](?=\s|$)")
+_QUESTION_MARKS: Final = ("?", "？", "؟", ";", "\u037e")
+#: Words of a code of digits asked for beside the code labels: a PIN, a passcode.
+_DIGIT_CODES: Final = frozenset({"pin", "passcode"})
 #: Loose words that name a secret asked for, beside the labels: a PIN, a one-time password,
 #: a passcode ("code" alone is a booking reference or a zip code as often; "door code" is a
 #: label).
@@ -59,7 +70,28 @@ _ASKED: Final = frozenset({"pin", "otp", "passcode"})
 
 
 def carried_spans(previous: str, current: str) -> list[Span]:
-    """Spans of ``current`` that hold the value of a label ending ``previous``."""
+    """Spans of ``current`` that hold the value of a label ending ``previous``, or the rest
+    of a secret begun there."""
+    return split_spans(previous, current)[1]
+
+
+def split_spans(previous: str, current: str) -> tuple[list[Span], list[Span]]:
+    """The spans of ``previous`` and of ``current`` that hold a secret given across the
+    two: a seed phrase's first and last words; else :func:`carried_spans` only.
+
+    Example:
+        >>> split_spans("first half: legal winner thank year wave sausage",
+        ...             "worth useful legal winner thank yellow")
+        ([(12, 48, 'seed_phrase')], [(0, 38, 'seed_phrase')])
+    """
+    phrase = split_phrase(previous, current)
+    if phrase is not None:
+        start, end = phrase
+        return [(start, len(previous.rstrip()), SEED_PHRASE)], [(len(current) - len(current.lstrip()), end, SEED_PHRASE)]
+    return [], _carried_value(previous, current)
+
+
+def _carried_value(previous: str, current: str) -> list[Span]:
     tail = previous[-_TAIL:]
     window = f"{tail}\n{current[:_HEAD]}"
     if window in _NOTHING_CARRIED:  # the graph's second pass over what the client redacted
@@ -74,7 +106,7 @@ def carried_spans(previous: str, current: str) -> list[Span]:
 
 def _carried(tail: str, current: str, window: str) -> list[Span]:
     """The spans of :func:`carried_spans`: a label near the end of ``tail`` whose value the
-    ``window`` scan finds in ``current``, else the answer to a question for a secret."""
+    ``window`` scan finds in ``current``, else the answer to a request for a secret."""
     starts = label_starts(tail)
     if not starts or starts[-1] < len(tail) - _NEAR_END:
         return []
@@ -82,29 +114,40 @@ def _carried(tail: str, current: str, window: str) -> list[Span]:
     found = [(s - offset, e - offset, kind) for s, e, kind in scan(window) if s >= offset]
     asked = None if found else _asked_for(tail)
     answer = _ANSWER.fullmatch(current) if asked else None
-    if answer is None or current.startswith("[REDACTED:"):
+    if asked is None or answer is None or current.startswith("[REDACTED:"):
         return found
+    kind, code, question = asked
     value = answer.group("value")
-    if asked == "password" and len(set(value)) >= 3 and any(c.isdigit() or c in _SYMBOLS for c in value):
-        return [(answer.start("value"), answer.end("value"), "password")]
-    if asked == "secret" and looks_random(value, min_length=12):
-        return [(answer.start("value"), answer.end("value"), "secret_value")]
-    return []
+    span = [(answer.start("value"), answer.end("value"), "password" if kind == "password" else "secret_value")]
+    if kind == "secret":
+        return span if looks_random(value, min_length=12) else []
+    if code and value.isdigit() and 3 <= len(value) <= 8:
+        return span  # "the door code?" / "4821"
+    if question and len(set(value)) >= 3 and any(c.isdigit() or c in _SYMBOLS for c in value):
+        return span
+    return span if credential_like(value) or (value.isdigit() and 4 <= len(value) <= 8 and len(set(value)) > 1) \
+        else []
 
 
-def _asked_for(tail: str) -> NameClass | None:
-    """What the question ending ``tail`` asks for: ``"password"`` (its sentence names a
-    password, a PIN or a code), ``"secret"`` (a token, a key), or ``None`` (no question,
-    or a qualifier: "what's the PIN length?" asks for no secret)."""
-    question = tail.rstrip()
-    if not question.endswith(("?", "？")):
-        return None
-    ends = [m.end() for m in _SENTENCE_END.finditer(question, 0, len(question) - 1)]
-    sentence = question[ends[-1] if ends else 0:]
-    words = split_name(sentence)
-    if load_rules().qualifiers.intersection(words):
-        return None
-    kinds = {name_class(w) for w in words} | {name_class(sentence)}
-    if "password" in kinds or _ASKED.intersection(words):
-        return "password"
-    return "secret" if "secret" in kinds else None
+def _asked_for(tail: str) -> tuple[NameClass, bool, bool] | None:
+    """What the end of ``tail`` asks for, as a question or a request ("tell me the door
+    code", "把门禁密码发我一下"): the class of the secret its last sentence names (or the
+    question before a short note: "What's your API token? I need it for the deploy"),
+    whether that is a code of digits (a PIN, a door code), and whether it is a question;
+    ``None`` when it names none, or a qualifier ("what's the PIN length?")."""
+    text = tail.rstrip()
+    ends = [0, *(m.end() for m in _SENTENCE_END.finditer(text, 0, len(text) - 1))]
+    sentences = [text[a:b].strip() for a, b in zip(ends, [*ends[1:], len(text)])]
+    for sentence in sentences[::-1][:2]:
+        words = split_name(sentence)
+        if load_rules().qualifiers.intersection(words):
+            return None
+        kinds = {name_class(w) for w in words} | {name_class(sentence)}
+        question = sentence.endswith(_QUESTION_MARKS)
+        if "password" in kinds or _ASKED.intersection(words):
+            return "password", code_label(sentence) or not _DIGIT_CODES.isdisjoint(words), question
+        if "secret" in kinds:
+            return "secret", False, question
+        if not sentence.endswith(_QUESTION_MARKS) and sentence is not sentences[-1]:
+            break
+    return None

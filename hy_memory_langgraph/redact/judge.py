@@ -23,8 +23,8 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
-__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "looks_random",
-           "marker_value", "named_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
+__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "literal_password",
+           "looks_random", "marker_value", "named_value", "setting_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -47,14 +47,26 @@ _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za
 _ATTRIBUTE_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _TRAILING_DIGITS: Final = re.compile(r"\d{3,}$")
 #: What stands for a value instead of being one: a template's field (``<token>``, ``{{ key }}``,
-#: ``{token}``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``, ``%PASSWORD%``), an
-#: environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask (``********``,
-#: ``xxxx``, ``…``), words that ask for the value (``your_password``, ``<your password here>``).
+#: ``{token}``, ``%(key)s``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``,
+#: ``%PASSWORD%``), an environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask
+#: (``********``, ``xxxx``, ``…``), words that ask for the value (``your_password``, ``<your
+#: password here>``, ``sk-...your-key-here``, ``changeme``, ``REPLACE_ME``).
 _REFERENCE: Final = re.compile(
     r"(?:<[^<>\n]{1,80}>|\[[A-Za-z _-]{1,40}\]|\$\{[^{}\n]{1,80}\}|\$\(.{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,60}"
     r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
-    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted))"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted)"
+    r"|%\([A-Za-z_]\w{0,60}\)[sdr]|\S*(?:\.\.\.|…|(?i:your[_ -]?(?:api[_ -]?)?(?:key|token|secret|password|pass)"
+    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|x{6,}))\S*)"
     r"[.,;:!?)]*")
+_VARIABLE: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _unsayable_name(name: str) -> bool:
+    """Whether a name after ``$`` is no variable's: random letters and digits (three case
+    changes or digit runs among its words' parts, or looks random)."""
+    return looks_random(name, min_length=8) and not wordy(name)
+
+
 #: A credential's token inside a header's value: a run of the characters keys and tokens use.
 _CREDENTIAL_TOKEN: Final = re.compile(r"[A-Za-z0-9+/_.~%-]{8,}={0,2}")
 
@@ -139,10 +151,15 @@ def reference(value: str) -> bool:
     ``$DB_PASS``, ``${TOKEN}``, ``YOUR_API_KEY``, ``********``, ``your password here``).
 
     Example:
-        >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "hunter22")]
+        >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "$nzr4OtPvwglTwN")]
         [True, True, True, False, False]
     """
-    return _REFERENCE.fullmatch(value.strip()) is not None
+    match = _REFERENCE.fullmatch(value.strip())
+    if match is None:
+        return False
+    variable = _VARIABLE.fullmatch(match.group().rstrip(".,;:!?)"))
+    # a variable's name is words ($DB_PASS, $dbPassword); $nzr4OtPvwglTwN is a password
+    return variable is None or len(variable.group(1)) < 8 or not _unsayable_name(variable.group(1))
 
 
 def holds_credential(value: str) -> bool:
@@ -152,7 +169,7 @@ def holds_credential(value: str) -> bool:
                for token in _CREDENTIAL_TOKEN.findall(value))
 
 
-def _literal_password(value: str) -> bool:
+def literal_password(value: str) -> bool:
     """A string literal that reads as a password: letters with a digit, or with a symbol
     inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names), or
     random letters."""
@@ -174,7 +191,6 @@ def marker_value(test: str, value: str) -> int | None:
     (``None``: none of it). Every value that stands for a secret (:func:`reference`) is
     none; ``"random"``: a value that looks random (16 characters or more, a session
     cookie's); ``"cookie"``: a Cookie header's value, when it holds a credential;
-    ``"literal"``: a string passed to a call, not a plain word;
     ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
     ``Credential=…, Signature=…``), all of it, if it holds a credential; other tests take
@@ -185,8 +201,6 @@ def marker_value(test: str, value: str) -> int | None:
         return len(value) if _random_enough(value) else None
     if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
         return len(value) if holds_credential(value) else None
-    if test == "literal":  # a string passed to a call: a name ("clicked", "read_only", "guest@") is no password
-        return len(value) if _literal_password(value) else None
     if test == "credential":
         first = value.split(None, 1)[0]
         end = len(value.rstrip()) if "=" in first.rstrip("=") or first.endswith(",") else len(first)
@@ -196,7 +210,8 @@ def marker_value(test: str, value: str) -> int | None:
 
 #: Tokens that are no credential whatever label comes before them: dates, times, versions,
 #: prices, numbers with a unit (``24h``, ``5pm``, ``12mm``, ``2nd``, ``100MB``, ``3-digit``),
-#: e-mail addresses, URLs and paths (phone numbers: :func:`not_a_value`).
+#: digests by their hash's name (``SHA256:nThb…``, ``MD5:de:ad:…``, ``sha384-oqVu…``), e-mail
+#: addresses, URLs and paths (phone numbers: :func:`not_a_value`).
 _NOT_A_VALUE: Final = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{1,2}[/.]\d{1,2}[/.]\d{2}"
     r"|\d{1,2}[:h.]\d{2}(?::\d{2})?(?:[ap]\.?m\.?)?"
@@ -204,6 +219,7 @@ _NOT_A_VALUE: Final = re.compile(
     r"|(?:[A-Z]{0,3}[$€£¥₹₩₽]|[$€£¥₹₩₽][A-Z]{0,3})\s?\d[\d.,]*[kKmM]?|\d[\d.,]*\s?[$€£¥₹₩₽]"
     r"|\d+(?:[.,]\d+)?(?:%|°[CF]?|[a-zµ]{1,3}|[KMGT]B|[AP]M)"
     r"|\d+-[^\W\d_]+"
+    r"|(?i:sha(?:1|224|256|384|512)|md5)[:=-][A-Za-z0-9+/=:_-]+"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     r"|(?:[a-z][a-z0-9+.-]*:)?//\S*|www\.\S*"
     r"|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*|(?:[\w-]+/)+[\w-]*\.[A-Za-z]{1,5}")
@@ -316,3 +332,39 @@ def prose_clause(clause: str) -> bool:
     if len(tokens) < 2 or any(credential_like(t) for t in tokens):
         return False  # one token, or a password among the words ("email Ciho-weto-55 (the bank one later)")
     return not load_rules().function_words.isdisjoint(t.lower() for t in tokens)
+
+
+#: Fewest characters of a secret setting's value (a password's may be shorter).
+_MIN_SETTING: Final = 6
+_SETTING_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off", "~", "[]",
+                                     "{}", "''", '""', "undefined", "redacted"})
+#: Punctuation of code in a value (a call, a string, a format): ``f"{a}:{b}"``, ``'D->DdD'``.
+_CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\]\"'<>`]|->|=>|::")
+#: A name of words joined by ``_``, ``.`` or ``-``, each perhaps with a number after it.
+_SNAKE_NAME: Final = re.compile(r"_*[A-Za-z]+\d*(?:[_.-][A-Za-z]+\d*)*_*")
+
+
+def setting_value(value: str, kind: str) -> bool:
+    """Whether ``value``, given to a setting named for a secret of class ``kind`` (a line of
+    configuration, a setter's argument), is one, as structured data judges it: under a
+    password's name any value but a reference or code; under a secret's name a token of six
+    characters or more that looks random, or holds letters and digits and is no name made of
+    words (``token_counter2``), number, address, path or code; under a lone key a
+    random-looking one.
+
+    Example:
+        >>> [setting_value(v, "secret") for v in ("HaK6HN6Jd0", "token_counter", "vault", "${TOKEN}")]
+        [True, False, False, False]
+    """
+    if not value or value.lower() in _SETTING_NULLISH or value.startswith("[REDACTED:") or reference(value) \
+            or code_value(value, "=") or named_value(value):
+        return False  # password = os.environ["DB_PASSWORD"], token: settings.TOKEN
+    if kind == "password":
+        return True
+    if " " in value or len(value) < _MIN_SETTING or value.isdigit() or not_a_value(value) \
+            or _CODE_PUNCTUATION.search(value):
+        return False
+    if kind == "weak":
+        return looks_random(value, min_length=16)
+    return looks_random(value, min_length=8) or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+                                                  and _SNAKE_NAME.fullmatch(value) is None)

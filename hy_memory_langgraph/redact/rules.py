@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 __all__ = ["CASE_CHANGE", "GROUP_WORDS", "NameClass", "Rules", "code_label", "describes_member", "group_kind",
-           "label_words", "load_rules", "mentions_password", "name_class", "session_name", "split_name"]
+           "label_words", "load_rules", "mentions_password", "name_class", "session_name", "split_name", "trie"]
 
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
@@ -59,6 +60,7 @@ class Rules:
             :data:`STEM_ENDING` letters after it, is of the class (``salasanani``, ``anahtarı``).
         loose: Password words that need a separator before their value.
         codes: Password words whose value may be digits alone (a PIN, a card's CVV).
+        networks: Words naming a wireless network: a lone ``key`` in their sentence is its password.
         pairs: Word pairs naming a secret.
         phrase_password, phrase_secret: Labels of each class found as a run of characters
             (lower case): Chinese, other languages, names of several words.
@@ -67,7 +69,11 @@ class Rules:
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
         before_numbers: Words after which a number is a date or a count (``in``, ``since``).
+        before_ids: Nouns an id follows (``model``, ``commit``, ``booking``): the next token is no value.
         function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
+        two_factor: Words that speak of two-factor setup (``2fa``, ``authenticator``, ``二段階認証``).
+        code_lists: Labels of a list of backup codes (``backup codes``, ``резервные коды``).
+        calls: Names and words of calls that take a credential by its place (:mod:`.calls`).
     """
 
     tokens: tuple[tuple[str, re.Pattern[str]], ...]
@@ -79,6 +85,7 @@ class Rules:
     codes: frozenset[str]
     secret: frozenset[str]
     weak: frozenset[str]
+    networks: frozenset[str]
     pairs: frozenset[tuple[str, str]]
     phrase_password: tuple[str, ...]
     phrase_secret: tuple[str, ...]
@@ -88,7 +95,11 @@ class Rules:
     units: frozenset[str]
     cjk_units: tuple[str, ...]
     before_numbers: frozenset[str]
+    before_ids: frozenset[str]
     function_words: frozenset[str]
+    two_factor: tuple[str, ...]
+    code_lists: tuple[str, ...]
+    calls: dict[str, frozenset[str]]
 
 
 @functools.cache
@@ -109,14 +120,37 @@ def load_rules() -> Rules:
         password_stems=tuple(labels["password_stems"]), secret_stems=tuple(labels["secret_stems"]),
         codes=frozenset(labels["codes"]),
         secret=frozenset(labels["secret"]),
-        weak=frozenset(labels["weak"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
+        weak=frozenset(labels["weak"]), networks=frozenset(labels["networks"]), pairs=frozenset(tuple(p) for p in labels["pairs"]),
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
         qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
-        before_numbers=frozenset(labels["before_numbers"]), function_words=frozenset(labels["function_words"]),
+        before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
+        function_words=frozenset(labels["function_words"]),
+        two_factor=tuple(labels["two_factor"]), code_lists=tuple(labels["code_lists"]),
+        calls={name: frozenset(words) for name, words in data["calls"].items()},
     )
+
+
+def trie(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` with common beginnings factored out (``pa(?:ss…)``):
+    Python's engine tries an alternation's branches one by one, a trie's a letter at a
+    time. A word that is a prefix of another is tried after it (longest first)."""
+    by_first: dict[str, list[str]] = {}
+    ends = False
+    for word in words:
+        if word:
+            by_first.setdefault(word[0], []).append(word[1:])
+        else:
+            ends = True
+    if not by_first:
+        return ""
+    branches = [re.escape(c) + trie(rest) for c, rest in sorted(by_first.items())]
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if not ends:
+        return body
+    return f"(?:{body})?" if len(branches) == 1 else body + "?"
 
 
 def split_name(name: str) -> list[str]:

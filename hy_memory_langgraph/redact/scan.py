@@ -39,13 +39,17 @@ from typing import Any, Final
 
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.bridge import bridged_spans
+from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
-from hy_memory_langgraph.redact.judge import (code_value, grouped_key, looks_random, marker_value, named_value,
-                                              not_a_value, plain_word, prose_clause, quantity, reference)
+from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, looks_random, marker_value,
+                                              named_value, not_a_value, plain_word, prose_clause, quantity, reference)
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
+from hy_memory_langgraph.redact.lines import line_spans
+from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
+from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
-                                              name_class, split_name)
+                                              name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 
 __all__ = ["Span", "label_heads", "label_starts", "marker_spans", "scan"]
@@ -57,6 +61,11 @@ Span = tuple[int, int, str]
 _SHAPE, _PREFIXED, _MARKER, _LABEL = 0, 1, 2, 3
 
 _PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
+#: What comes right before a variable's name (``${DB_PASSWORD:-x}``, ``%(SECRET_KEY)s``).
+_SIGILS: Final = ("$", "${", "%(", "%{", "{{")
+#: Eight or more of a filler (``x``, ``X``, ``0``, ``*``): a credential's shape filled in by
+#: hand (``ghp_xxxx…``, ``AKIA0000…``), no one's key.
+_FILLER_RUN: Final = re.compile(r"([xX0*])\1{7,}")
 _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: Separators between a label and its value; the colon family allows a clause as value.
 _COLONS: Final = (":", "=", "：", "＝", "|", "→", "=>", "->", "-", "–", "—", "::")
@@ -68,8 +77,11 @@ _MARKUP: Final = r"""[*_`\]\)"'”’]{0,4}"""
 #: An HTML table's next cell, and the end of an element's opening tag (``<password>…``):
 #: separators after which the value is one token.
 _TOKEN_SEPARATORS: Final = r"</t[dh]>\s*<t[dh][^<>\n]{0,40}>|>"
-_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "xxx", "***", "******", "n/a",
+_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "xxx", "***", "******", "n/a",
                              "undefined", "empty", "redacted"})
+#: A line that sets something of its own (``DB_USER=app``, ``port: 8080``): no value of a
+#: label whose line ends empty (``DB_PASSWORD=``).
+_SETTING_LINE: Final = re.compile(r"[ \t]*(?:export[ \t]+)?[\"']?[A-Za-z_][\w.-]{0,80}[\"']?[ \t]*[=:]")
 #: ``&`` ends a value only before the next parameter of a query (``&user=…``, ``&amp;``).
 _NEXT_PARAM: Final = r"&(?=[A-Za-z_][\w.-]{0,40}=|amp;)"
 #: A clause ends at a quote, except an apostrophe inside a word (``mother's``).
@@ -105,8 +117,9 @@ _ASIDE: Final = r",[ \t]*[^\W\d_][^,\n:=：|]{0,30},"
 #: first one: separated by commas, slashes or "and", each holding a digit.
 _PLURAL_CODES: Final = re.compile(r"(?i)codes\b")
 _CODE_LIST: Final = re.compile(r"(?:(?:[ \t]*[,;/][ \t]*|[ \t]+(?:and|or)[ \t]+|[ \t]+)(?=[^\s,;]*\d)[^\s,;]{3,39}[^\s,;.!?)])*")
-#: Loose password words that are nouns: followed by words in prose, still a label.
-_LOOSE_NOUN_LABELS: Final = frozenset({"pin", "pw", "otp"})
+#: Loose password words that are nouns: followed by words in prose, still a label ("pass"
+#: only before a value that reads as a password: "pass for the shared account → Zedo#018").
+_LOOSE_NOUN_LABELS: Final = frozenset({"pin", "pw", "otp", "pass"})
 _WORD_TOKEN: Final = re.compile(r"[^\W\d_][\w-]*")
 #: Chinese, Japanese and Korean separators: after them the value is the ASCII run that follows.
 _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
@@ -123,26 +136,6 @@ _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
 _INFLECTION: Final = r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_]){0,5}"
 #: Most alternatives a literal run of a rule may have (one with more is not used as needles).
 _MAX_NEEDLES: Final = 32
-
-
-def _trie(words: Iterable[str]) -> str:
-    """A regex alternation of ``words`` with common beginnings factored out (``pa(?:ss…)``):
-    Python's engine tries an alternation's branches one by one, a trie's a letter at a
-    time. A word that is a prefix of another is tried after it (longest first)."""
-    by_first: dict[str, list[str]] = {}
-    ends = False
-    for word in words:
-        if word:
-            by_first.setdefault(word[0], []).append(word[1:])
-        else:
-            ends = True
-    if not by_first:
-        return ""
-    branches = [re.escape(c) + _trie(rest) for c, rest in sorted(by_first.items())]
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    if not ends:
-        return body
-    return f"(?:{body})?" if len(branches) == 1 else body + "?"
 
 
 @functools.cache
@@ -175,7 +168,7 @@ def _folded_forms(word: str) -> set[str]:
 def _label_head() -> str:
     """The start both label patterns share: a whole ASCII token holding a label word
     (``name``), or a phrase label with its ending (``phrase``)."""
-    return (r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + _trie(label_words()) + r"[A-Za-z0-9_.-]{0,40})"
+    return (r"(?:(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z0-9_.-]{0,40}?" + trie(label_words()) + r"[A-Za-z0-9_.-]{0,40})"
             r"(?![A-Za-z0-9_.-])|" + _phrase_group() + _INFLECTION + r")")
 
 
@@ -206,9 +199,9 @@ def _near_pattern() -> re.Pattern[str]:
     (``密码忘了，后来改成 Login_888``, ``社保密码，记得是 880115``), or none after a Chinese
     label (``支付密码123456``)."""
     return re.compile(
-        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u4e00-\u9fff\u0e00-\u0e7f]{1,6}[ \t]?"
+        _label_head() + r"(?:[ \t]{1,3}|[ \t]?[\u3040-\u30ff\u4e00-\u9fff\u0e00-\u0e7f\uac00-\ud7af]{1,6}[ \t]?"
         r"|[ \t]?[\u4e00-\u9fff，、]{1,9}(?:是|为|為|成|成了|为了)[ \t]?|(?<=[\u4e00-\u9fff]))"
-        r"(?=(?P<value>[!#$%(-+\--:<-~]{3,200}))",
+        r"(?=(?P<value>[!#-&(-+\--:<-~]{3,200}))",
         re.IGNORECASE)
 
 
@@ -320,19 +313,38 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _WORD_TOKEN.fullmatch(w)]
     label = " ".join([head, *words])
     kind = name_class(label)
+    if kind == "weak" and head.lower() == "key" and _names_network(match.string, match.start(), words):
+        kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
-            and (head.lower() == "pw" or value.isdigit()):
+            and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
         kind = "password"
     return label, kind
 
 
+#: Most characters of a label's sentence read before it for a network's name.
+_NETWORK_WINDOW: Final = 120
+_SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
+
+
+def _names_network(text: str, start: int, words: list[str]) -> bool:
+    """Whether the words after a label, or its sentence before it, name a wireless network."""
+    before = text[max(0, start - _NETWORK_WINDOW):start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    tokens = [*re.split(r"[^\w-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
+    return not load_rules().networks.isdisjoint(tokens)
+
+
 def _label_span(text: str, match: re.Match[str]) -> Span | None:
     value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
-    if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")):
-        return None
+    if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")) \
+            or text.endswith(_SIGILS, 0, match.start()):
+        return None  # ${DB_PASSWORD:?missing}: a variable's name, not a label
     label, kind = _label_kind(match, value)
     start = match.start("value")
+    line_start = text.rfind("\n", match.end("sep"), start) + 1
+    if line_start and _SETTING_LINE.match(text, line_start):
+        return None  # "DB_PASSWORD=" empty, then "DB_USER=app": the next line is a setting of its own
     grouped = grouped_key(text, start, value) if kind is not None else None
     if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
         return start, grouped, "password" if kind == "password" else "secret_value"
@@ -370,8 +382,8 @@ def _label_hints() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     read in the folded text; the other phrase labels (any case)."""
     latin, other = _phrases()
     words = {w.lower() for w in label_words()}
-    return (re.compile(_trie(words)), re.compile(_trie({f for w in latin for f in _folded_forms(w)})),
-            re.compile(_trie(other), re.IGNORECASE))
+    return (re.compile(trie(words)), re.compile(trie({f for w in latin for f in _folded_forms(w)})),
+            re.compile(trie(other), re.IGNORECASE))
 
 
 def _label_starts(text: str, folded: str | None = None) -> list[int]:
@@ -592,13 +604,16 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     present = ({n for n in plain if n in text}, {n for n in fold if n in folded})
     size = len(text)
     spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern, *_ in _tried(tokens, size, present)
-             for m in pattern.finditer(text)]
+             for m in pattern.finditer(text) if not _FILLER_RUN.search(m.group())]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in seed_phrases(text)]
+    spans += [(start, end, kind, _SHAPE) for start, end, kind in otp_spans(text, folded)]
     if may_hold_keys(text, folded):
         spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
     spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
+    spans += [(*span, _MARKER) for span in call_spans(text, folded)]
+    spans += [(*span, _MARKER) for span in line_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)
@@ -652,6 +667,9 @@ def scan(text: str) -> list[Span]:
         spans += [(origin[s], origin[e], kind, rank) for s, e, kind, rank in _spans(view)]
     protected = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
     starts = [start for start, _ in protected]
+    # public keys by their shape: a label before one ("my public key:") takes it for a secret
+    public = public_spans(text) if spans else []
+    public_starts = [start for start, _ in public]
     kept: list[Span] = []
     for start, end, kind, rank in sorted(spans, key=lambda s: (s[0], s[3], -(s[1] - s[0]))):
         if kept and start < kept[-1][1]:
@@ -659,7 +677,7 @@ def scan(text: str) -> list[Span]:
         if rank >= _MARKER and end - start >= _MAX_VALUE:
             end = _whole_token(text, end)
         span = (start, end, kind)
-        if not _overlaps(protected, starts, span):
+        if not _overlaps(protected, starts, span) and not (rank == _LABEL and _overlaps(public, public_starts, span)):
             kept.append(span)
     return kept
 

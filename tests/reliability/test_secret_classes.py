@@ -24,6 +24,7 @@ from hy_memory_langgraph.redact import scan as scan_mod
 from hy_memory_langgraph.redact import values
 from hy_memory_langgraph.redact.judge import code_value, looks_random, wordy
 from hy_memory_langgraph.redact.prefixed import MIN_TOTAL, prefixed_tokens
+from hy_memory_langgraph.redact.rules import trie
 
 
 def _gone(text: str, needle: str) -> bool:
@@ -252,7 +253,7 @@ def test_new_rules_are_linear_on_long_text(text: str) -> None:
 @given(st.lists(st.text(alphabet="abpsx.", min_size=0, max_size=5), min_size=1, max_size=8),
        st.text(alphabet="abpsx.", max_size=6))
 def test_a_trie_matches_exactly_its_words(words: list[str], probe: str) -> None:
-    pattern = re.compile(scan_mod._trie(words))
+    pattern = re.compile(trie(words))
     assert (pattern.fullmatch(probe) is not None) == (probe in words)
 
 

@@ -26,7 +26,8 @@ from cpu_time import cpu_seconds
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bench.common.secret_classes import CLASSES, HELD_OUT_LANGS, build_samples
+from bench.common.secret_bodies import SEED_LANGS, mnemonic
+from bench.common.secret_classes import CLASSES, HELD_OUT_LANGS, NEAR_CLASSES, build_samples
 from bench.secret_classes import caught, kept, measure
 from hy_memory_langgraph.messages import normalize_messages, redact_messages
 from hy_memory_langgraph.redact import redact_text, values
@@ -39,11 +40,14 @@ _SAMPLES = build_samples(seed=11)
 #: little under what was measured (docs/benchmarks.md gives the benchmark's own seed): a
 #: class falling below its floor is a regression.
 _FLOORS = {"label_grammar": 0.96, "pin_card_code": 0.98, "auth_header": 0.98, "cli_password": 0.98,
-           "connect_call": 0.95, "session_cookie": 0.98, "totp_key": 0.88, "seed_phrase": 0.98, "pem_key": 0.98,
-           "config_line": 0.98, "long_value": 0.98, "labelled_token": 0.98}
+           "connect_call": 0.95, "session_cookie": 0.92, "totp_key": 0.95, "seed_phrase": 0.98, "pem_key": 0.98,
+           "config_line": 0.98, "long_value": 0.98, "labelled_token": 0.98, "tool_output": 0.94,
+           "positional_credential": 0.98, "password_chat": 0.8, "across_messages": 0.96, "devops_token": 0.98,
+           "ai_key": 0.98, "cloud_key": 0.98, "messaging_key": 0.98, "payment_key": 0.98, "connection_string": 0.98}
 #: Held-out near misses altered on the seed-11 corpus, as measured: more is a regression
 #: (the development part's near misses are all kept).
-_HELD_OUT_ALTERED = {"label_grammar": 3, "pin_card_code": 6, "connect_call": 3}
+_HELD_OUT_ALTERED = {"label_grammar": 3, "pin_card_code": 6, "connect_call": 3, "public_key": 3,
+                     "config_no_secret": 3}
 
 
 def test_the_corpus_is_split_by_template_and_language_before_rules() -> None:
@@ -57,14 +61,18 @@ def test_the_corpus_is_split_by_template_and_language_before_rules() -> None:
         assert {s.cls for s in _SAMPLES if s.part == part and s.secret} == set(CLASSES)
 
 
-@pytest.mark.parametrize("cls", CLASSES)
+@pytest.mark.parametrize("cls", [*CLASSES, *NEAR_CLASSES])
 def test_each_class_keeps_its_secrets_off_disk_and_its_near_misses_as_written(cls: str) -> None:
     """The failures named are the development part's only (the held-out part is not read
-    to tune the rules)."""
+    to tune the rules). A class of near misses only (``public_key``, ``placeholder``, …)
+    holds no secret."""
     mine = [s for s in _SAMPLES if s.cls == cls]
     secrets = [s for s in mine if s.secret]
     missed = [s for s in secrets if not caught(s)]
-    assert (len(secrets) - len(missed)) / len(secrets) >= _FLOORS[cls], [s.messages for s in missed if s.part == "dev"]
+    assert bool(secrets) == (cls in CLASSES)
+    if secrets:
+        assert (len(secrets) - len(missed)) / len(secrets) >= _FLOORS[cls], \
+            [s.messages for s in missed if s.part == "dev"]
     altered = [s for s in mine if not s.secret and not kept(s)]
     assert [s.messages for s in altered if s.part == "dev"] == []
     assert len(altered) <= _HELD_OUT_ALTERED.get(cls, 0)
@@ -83,7 +91,7 @@ def test_the_figures_by_part_hold() -> None:
     """The corpus figures as a regression floor: recall on each part at least what was
     measured less a small margin, near misses altered at most as measured."""
     figures = measure(_SAMPLES)
-    for part, floor, altered in (("dev", 0.99, 0), ("heldout", 0.95, sum(_HELD_OUT_ALTERED.values())),
+    for part, floor, altered in (("dev", 0.99, 0), ("heldout", 0.94, sum(_HELD_OUT_ALTERED.values())),
                                  ("fresh", 0.99, 0)):
         rows = [row for (_, p), row in figures.items() if p == part]
         got, total, kept_, near = (sum(column) for column in zip(*rows))
@@ -101,17 +109,38 @@ def _words(name: str) -> list[str]:
     return (folder / f"{name}.txt").read_text(encoding="utf-8").split()
 
 
+def _phrase(rng: random.Random, name: str, count: int) -> list[str]:
+    """A mnemonic of ``count`` words of the list ``name``, its checksum right (as a wallet makes it)."""
+    return mnemonic(rng.randbytes(count * 4 // 3), tuple(_words(name)))
+
+
 @pytest.mark.parametrize("name", _LISTS)
 @pytest.mark.parametrize("count", [12, 15, 18, 21, 24])
 def test_a_seed_phrase_of_any_list_and_length_goes_numbered_or_not(name: str, count: int) -> None:
     rng = random.Random(f"{name}{count}")
-    words = rng.sample(_words(name), count)
+    words = _phrase(rng, name, count)
     space = "\u3000" if name == "japanese" else " "
     for text in (space.join(words), " ".join(f"{i}. {w}" for i, w in enumerate(words, 1)),
                  "\n".join(f"{i}) {w}" for i, w in enumerate(words, 1)), ", ".join(words)):
         out = redact_text(f"my wallet words: {text} — keep safe")
         assert not any(w in out.split() for w in words[2:-2]), (name, out)
         assert out.startswith("my wallet words: ") and out.endswith(" — keep safe")
+
+
+@pytest.mark.parametrize("name", sorted(SEED_LANGS.values()))
+def test_list_words_whose_checksum_fails_stay(name: str) -> None:
+    """The last word of a mnemonic changed in its last bit (a checksum bit): no wallet
+    takes it, nor does the redactor; nor a list of tags separated by commas whose 15 last
+    words would make a phrase (a list goes on alike, and is not cut into phrases to try)."""
+    rng = random.Random(name)
+    words = _words(name)
+    for _ in range(20):
+        phrase = _phrase(rng, name, 12)
+        phrase[-1] = words[words.index(phrase[-1]) ^ 1]
+        assert seed_phrases(" ".join(phrase)) == []
+    tail = _phrase(rng, name, 15)
+    tags = "tags: " + ", ".join([next(w for w in words if w not in tail), *tail])
+    assert seed_phrases(tags) == [] and seed_phrases(f"my wallet {tail[0]} " + " ".join(tail)) != []
 
 
 def test_lists_of_words_that_are_no_seed_phrase_stay() -> None:
@@ -263,6 +292,33 @@ def test_a_labels_inflected_forms_take_its_value(stem: str, lang: str) -> None:
 ])
 def test_labels_in_prose_with_no_value_stay(text: str) -> None:
     assert redact_text(text) == text
+
+
+def test_a_lone_key_in_the_sentence_of_a_wireless_network_is_its_password() -> None:
+    rng = random.Random(9)
+    for _ in range(20):
+        password = f"{_token(rng, 4).lower()}{rng.randint(10, 99)}{rng.choice(['me', '!', 'x'])}"
+        network = rng.choice(["guest network", "wifi", "WLAN", "hotspot", "router"])
+        for text in (f"the {network} is Home-5G and the key is {password}", f"the key for the {network} is {password}"):
+            assert password not in redact_text(text), text
+    for text in ("the key is to restart the router first", "the network key is stored in the keychain",
+                 "the key is dese04me"):
+        assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "DB_PASSWORD=\nDB_USER=app", "password:\n  user: bob", "api_key:\nregion: eu-west-1",
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: NO)",
+])
+def test_an_empty_setting_takes_no_value_from_the_next_setting(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_value_on_the_line_after_its_label_still_goes() -> None:
+    rng = random.Random(10)
+    password = f"Kx{rng.randint(10, 99)}-{_token(rng, 6)}"
+    assert password not in redact_text(f"password:\n{password}")
 
 
 def test_a_long_labelled_value_goes_whole() -> None:

@@ -19,8 +19,11 @@ from hy_memory_langgraph.client import HyMemoryClient, WorkflowMemoryService
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.redact import find_secret, redact_text
 from hy_memory_langgraph.redact import scan as scan_mod
+from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.keys import private_key_blocks
+from hy_memory_langgraph.redact.lines import line_spans
+from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
 from hy_memory_langgraph.workflow import CredentialsRefusedError
@@ -167,8 +170,11 @@ def _every_rule_everywhere(text: str) -> list[tuple[int, int, str]]:
     """The shape and marker spans of ``text`` with every rule tried (no needles, no sizes,
     the structural detectors without their cheap first tests)."""
     tokens, headers = scan_mod._sized_rules()
-    found = [(m.start(), m.end(), kind) for kind, pattern, *_ in tokens for m in pattern.finditer(text)]
+    found = [(m.start(), m.end(), kind) for kind, pattern, *_ in tokens for m in pattern.finditer(text)
+             if not scan_mod._FILLER_RUN.search(m.group())]
     found += private_key_blocks(text) + card_numbers(text) + seed_phrases(text)
+    folded = text.translate(scan_mod._FOLD)
+    found += otp_spans(text, folded) + call_spans(text, folded) + line_spans(text)
     return found + scan_mod.marker_spans(headers, text)
 
 

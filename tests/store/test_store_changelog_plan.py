@@ -1,9 +1,9 @@
 """Regression: reading the change-log bounds must not scan the log on every write.
 
 ``SELECT min(seq), max(seq)`` in one statement defeats SQLite's min/max optimisation
-and scans ``hy_store_changes``; ``store/sync.py`` reads the bounds per write, so put
-latency grew with the log. Each statement run by :func:`change_bounds` must be answered
-by a primary-key seek.
+and scans ``hy_store_changes``; the vector indexes' catch-up (``store/vector/scoped.py``)
+reads the bounds whenever the log moved, so put latency grew with the log. Each statement
+run by :func:`change_bounds` must be answered by a primary-key seek.
 """
 
 from __future__ import annotations
