@@ -243,7 +243,7 @@ FULL_DISK = textwrap.dedent("""
     from hy_memory_langgraph.store.lexical import idle
     idle.QUIET_S = 3600.0  # the add's lexical documents stay pending: the search must index them
     from hy_memory_langgraph.client import HyMemoryClient
-    from hy_memory_langgraph.errors import HyMemoryError
+    from tests.reliability.probe import outcomes
     from hy_memory_langgraph.testing import HashingEmbeddings
     data_dir = Path(sys.argv[1])
     def client():
@@ -272,13 +272,7 @@ FULL_DISK = textwrap.dedent("""
         "export": lambda: sum(row["type"] == "memory" for row in reader.export_memories()),
         "add": lambda: reader.add("I like black tea", user_id="alice")["success"],
     }
-    for name, call in calls.items():
-        try:
-            out[name] = call()
-        except HyMemoryError as exc:
-            out[name] = f"{type(exc).__name__}: {exc}"
-        except Exception as exc:
-            out[name] = f"FOREIGN {type(exc).__name__}: {exc}"
+    out.update(outcomes(calls))
     (data_dir / "filler").unlink()  # space again: the same client writes, the new store included
     out["after"] = reader.add("I fix the parser in search.py", scene="coding", user_id="alice")["success"]
     reader.close()

@@ -83,7 +83,7 @@ def test_read_only_data_dir_searches_and_refuses_writes(tmp_path: Path) -> None:
 READER = textwrap.dedent("""
     import json, sys
     from hy_memory_langgraph.client import HyMemoryClient
-    from hy_memory_langgraph.errors import HyMemoryError
+    from tests.reliability.probe import outcomes
     from hy_memory_langgraph.testing import HashingEmbeddings
     out = {}
     client = HyMemoryClient(mode="lite", data_dir=sys.argv[1], embeddings=HashingEmbeddings(dims=32),
@@ -98,13 +98,7 @@ READER = textwrap.dedent("""
         "list": lambda: len(client.list_memories("u1")["memories"]),
         "prompt": lambda: client.memory_prompt("u1")["available"],
     }
-    for name, call in calls.items():
-        try:
-            out[name] = call()
-        except HyMemoryError as exc:
-            out[name] = f"{type(exc).__name__}: {exc}"
-        except Exception as exc:
-            out[name] = f"FOREIGN {type(exc).__name__}: {exc}"
+    out.update(outcomes(calls))
     try:
         client.close()
         out["close"] = "closed"
