@@ -70,14 +70,20 @@ class PgServer:
         return [postmaster, *children]
 
     def freeze(self) -> None:
-        """Stop every process of the server (SIGSTOP): it accepts nothing and answers nothing."""
-        for pid in self.processes():
-            os.kill(pid, signal.SIGSTOP)
+        """Stop every process of the server (SIGSTOP): it accepts nothing and answers nothing.
+        The postmaster goes first, so no new process starts meanwhile."""
+        self._signal(signal.SIGSTOP)
 
     def thaw(self) -> None:
         """Let the server's processes run again (SIGCONT)."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: int) -> None:
         for pid in self.processes():
-            os.kill(pid, signal.SIGCONT)
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:  # a backend that ended since it was listed
+                continue
 
     def stop(self) -> None:
         if self._dir is None:
