@@ -22,7 +22,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import hy_memory_langgraph.services.chat_search as chat_search
+import hy_memory_langgraph.services.hybrid_search as chat_search
 from bench.common.corpora import CATEGORIES, LOCOMO_PATH, locomo_doc_text
 from bench.common.locomo import iter_questions, load_locomo
 from hy_memory_langgraph.client import HyMemoryClient

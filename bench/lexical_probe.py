@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.common.locomo import Conversation, iter_questions, load_locomo
 from bench.common.paths import LOCOMO_PATH
-from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
+from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 
 KS = (5, 10, 20)
 

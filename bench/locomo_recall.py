@@ -86,7 +86,7 @@ from bench.common.harness import (
 from bench.common.lite_rules import apply_lite_rules, reaction_ids
 from bench.common.locomo import Conversation, iter_questions, load_locomo
 from bench.lab.fusion import FusionConfig
-from hy_memory_langgraph.messages import is_question_only
+from hy_memory_langgraph.messages.signal import is_question_only
 from hy_memory_langgraph.models import E5Embeddings
 from hy_memory_langgraph.models.calibration import CalibrationCache, LanguageScale
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
@@ -680,7 +680,7 @@ def _recall(found: list[str], evidence: list[str], k: int) -> float:
 
 
 def e2e_mode(args: argparse.Namespace) -> None:
-    from hy_memory_langgraph.services.chat_search import hybrid_search
+    from hy_memory_langgraph.services.hybrid_search import hybrid_search
 
     single = {name: replace(DEFAULT_CHAT_RANKING, vector_weight=weight)
               for name, weight in (("BM25 only", 0.0), ("vector only", 1.0))}

@@ -27,7 +27,7 @@ import json
 from bench.common.corpora import Corpus, Doc, bfcl_corpora, locomo_corpora
 from bench.common.lite_rules import apply_lite_rules, reaction_ids
 from bench.common.paths import TAU_PATH
-from hy_memory_langgraph.messages import is_question_only, is_trivial
+from hy_memory_langgraph.messages.signal import is_question_only, is_trivial
 
 
 def tau_corpus() -> Corpus:

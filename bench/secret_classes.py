@@ -22,7 +22,8 @@ from collections import Counter
 from pathlib import Path
 
 from bench.common.secret_classes import CLASSES, NEAR_CLASSES, Sample, build_samples
-from hy_memory_langgraph.messages import normalize_messages, redact_messages
+from hy_memory_langgraph.messages.normalize import normalize_messages
+from hy_memory_langgraph.messages.turns import redact_messages
 
 __all__ = ["caught", "kept", "measure"]
 

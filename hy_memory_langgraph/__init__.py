@@ -32,8 +32,8 @@ if TYPE_CHECKING:
         StoreCorruptionError,
         StoreError,
     )
+    from hy_memory_langgraph.openmp import configure_threads
     from hy_memory_langgraph.store import AsyncHyMemoryStore, HyMemoryStore
-    from hy_memory_langgraph.threads import configure_threads
 
 __all__ = [
     "AsyncHyMemoryStore",
@@ -65,7 +65,7 @@ _HOMES: Final = {
     "MemoryConfig": "hy_memory_langgraph.config",
     "AsyncHyMemoryStore": "hy_memory_langgraph.store",
     "HyMemoryStore": "hy_memory_langgraph.store",
-    "configure_threads": "hy_memory_langgraph.threads",
+    "configure_threads": "hy_memory_langgraph.openmp",
     **{name: _ERRORS for name in ("ConfigError", "ConflictError", "ForeignUserError", "HyMemoryError",
                                   "InvalidInputError",
                                   "InvalidSceneError", "LLMCallError", "MissingContextError",
@@ -74,4 +74,4 @@ _HOMES: Final = {
 }
 
 
-__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals(), __all__)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

@@ -27,9 +27,6 @@ from typing import Protocol, cast, runtime_checkable
 
 from langchain_core.embeddings import Embeddings
 
-__all__ = ["BatchQueryEmbeddings", "EMBEDDING_OWNERS", "embed_queries", "embeds_queries_as_documents",
-           "prefetch"]
-
 #: The users the embeddings made now belong to (set by the client around each call, read
 #: by the embedding cache for erasure; the store runs calls made with owners on their own).
 EMBEDDING_OWNERS: ContextVar[tuple[str, ...]] = ContextVar("hy_memory_embedding_owners", default=())

@@ -50,9 +50,6 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.redact import find_secret, redact_text
 from hy_memory_langgraph.redact.gate import carries_secret
 
-__all__ = ["MAX_ID_BYTES", "invisible_character", "optional_id", "random_id", "require_clean_label", "require_id",
-           "require_ids", "scope_id"]
-
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -6,7 +6,7 @@ public names lives; :func:`lazy_names` gives it the module ``__getattr__`` and
 face itself loads none of them.
 
 Example:
-    >>> getattr_, dir_ = lazy_names("demo", {"sqrt": "math"}, {}, ["sqrt"])
+    >>> getattr_, dir_ = lazy_names("demo", {"sqrt": "math"}, {})
     >>> getattr_("sqrt")(9.0), dir_()
     (3.0, ['sqrt'])
 """
@@ -14,22 +14,19 @@ Example:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
-__all__ = ["lazy_names"]
 
-
-def lazy_names(module: str, homes: Mapping[str, str], namespace: MutableMapping[str, Any],
-               public: Sequence[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_names(module: str, homes: Mapping[str, str],
+               namespace: MutableMapping[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of a face.
 
     Args:
         module: The face's name (for the error of an unknown name).
-        homes: Public name -> the module it lives in.
+        homes: Public name -> the module it lives in (the names ``dir()`` lists).
         namespace: The face's ``globals()``; a name imported once is kept there, so later
             lookups never reach ``__getattr__``.
-        public: The face's ``__all__``.
     """
 
     def getattr_(name: str) -> Any:
@@ -41,6 +38,6 @@ def lazy_names(module: str, homes: Mapping[str, str], namespace: MutableMapping[
         return value
 
     def dir_() -> list[str]:
-        return sorted({*namespace, *public})
+        return sorted({*namespace, *homes})
 
     return getattr_, dir_

@@ -47,9 +47,6 @@ from pydantic import BaseModel
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.values import MAX_JSON_DEPTH
 
-__all__ = ["WRAPPING", "Limits", "check_content", "check_extract", "check_import_row", "check_json_text",
-           "check_nesting", "check_search", "check_user_ids", "check_write", "json_text_depth", "limit_parser"]
-
 #: The most results one search may return (bounds the statements' ``LIMIT`` values).
 _SEARCH_LIMIT_CEILING: Final = 10_000
 #: The least ``max_search_limit`` (a search's default ``limit`` is 10, a memory tool's most 20).

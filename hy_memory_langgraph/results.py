@@ -18,14 +18,6 @@ Example:
 # evaluated annotations.
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = [
-    "ChatMemoryDict", "ChatOp", "ChatSearchResult", "ChatWriteResult", "ExperienceDict",
-    "ExperienceOp", "FactDict", "FactOp", "HistoryEvent", "ImportReport", "ListedMemory",
-    "MemoryDict", "MemoryExtractResult", "MemoryPage", "MemoryPromptResult",
-    "ProductivitySearchResult", "ProductivityWriteResult", "QueuedWriteResult", "RefusedRow", "SearchResult",
-    "WriteResult",
-]
-
 
 class ChatOp(TypedDict):
     """One op of a chat write: ``ADD``, ``UPDATE``, ``SUPERSEDE`` or ``SKIP``."""

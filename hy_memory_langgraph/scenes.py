@@ -23,20 +23,10 @@ from typing import Any, Final, Literal
 
 from hy_memory_langgraph.errors import InvalidSceneError
 
-__all__ = [
-    "DEFAULT_SCENE",
-    "PRODUCTIVITY_SCENES",
-    "SCENES",
-    "SCENE_REGISTRY",
-    "Pipeline",
-    "Scene",
-    "get_scene",
-    "is_productivity",
-    "validate_scene",
-]
-
 #: ``"chat"`` or the name of a graph family (``hy_memory_langgraph/flows/families.py``).
 Pipeline = str
+#: The pipeline of conversation memories (the ``scene`` of its write and search results).
+CHAT_PIPELINE: Final = "chat"
 
 
 @dataclass(frozen=True)
@@ -84,7 +74,7 @@ class Scene:
 
 
 _ENTRIES: Final[tuple[Scene, ...]] = (
-    Scene("chat", "chat", extract_prompt="chat_extract"),
+    Scene("chat", CHAT_PIPELINE, extract_prompt="chat_extract"),
     Scene("working", "productivity", extract_prompt="productivity_extract_working"),
     Scene("coding", "productivity", storage_tag="cv", extract_prompt="productivity_extract_coding",
           version_chain=True, write_extras=(("chain_rounds", int),),
@@ -96,8 +86,10 @@ SCENE_REGISTRY: Final[Mapping[str, Scene]] = MappingProxyType({s.name: s for s i
 SCENES: Final[tuple[str, ...]] = tuple(SCENE_REGISTRY)
 PRODUCTIVITY_SCENES: Final[tuple[str, ...]] = tuple(
     s.name for s in _ENTRIES if s.pipeline == "productivity")
+#: The scene of conversation memories (what a plain "remember this" writes).
+CHAT_SCENE: Final = next(s.name for s in _ENTRIES if s.pipeline == CHAT_PIPELINE)
 #: Where a judge failure, an unparsable answer or a disabled feature sends a write.
-DEFAULT_SCENE: Final = "chat"
+DEFAULT_SCENE: Final = CHAT_SCENE
 
 
 def validate_scene(scene: object) -> str | None:

@@ -11,8 +11,6 @@ from datetime import date, datetime, timezone
 
 from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["utcnow", "coerce_datetime", "iso", "prompt_time"]
-
 
 def utcnow() -> datetime:
     """The current time, aware, in UTC."""

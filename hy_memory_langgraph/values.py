@@ -19,8 +19,6 @@ from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["MAX_JSON_DEPTH", "json_depth", "json_object", "require_text", "without_nul"]
-
 #: Deepest nesting of a caller's JSON value (metadata, tool arguments, imported rows).
 MAX_JSON_DEPTH: Final = 64
 

@@ -10,7 +10,8 @@ from cpu_time import cpu_seconds
 from langchain_openai import OpenAIEmbeddings
 
 from hy_memory_langgraph import redact
-from hy_memory_langgraph.messages import Msg, ToolCall, cap_message_bytes, cut_marker
+from hy_memory_langgraph.messages.compression import cap_message_bytes, cut_marker
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.models import BoundedEmbeddings
 from hy_memory_langgraph.models.bounded import (
     DEFAULT_INPUT_BYTES,

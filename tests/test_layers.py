@@ -4,10 +4,11 @@ Layers, lowest first (a module may import its own layer's lower units and any lo
 layer, never a higher one):
 
 0. foundation: ``errors``, ``scenes``, ``config``, ``ids``, ``timeutil``, ``redact``, ``values``, ``fences``, ``lazy``, ``limits``
-1. infrastructure: ``store``, ``models``, ``messages``, ``prompts``, ``retrieval``, ``runlog``
-2. domain data: ``repos``, ``chain``, ``workflow`` (documents), ``jobs`` (the background queue)
-3. ``services``: the run-time context, model calls, turn planning
-4. ``flows``: the graph families (state, nodes, builder per family)
+1. infrastructure: ``store``, ``models``, ``messages``, ``prompts``, ``retrieval``, ``pipeline_log``
+2. domain data: ``repos``, ``chain``, ``jobs`` (the background queue)
+3. ``services``: the run-time context, model calls, turn planning, node stage records
+4. ``flows``: the graph families (state, nodes, builder per family); ``workflow``: workflow
+   memory, its documents and its extraction graph
 5. ``client``
 6. faces: ``integrations``, ``cli``, ``testing``, the package root
 """
@@ -24,11 +25,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hy_memory_langgraph"
 
 LAYERS: dict[str, int] = {
     "errors": 0, "scenes": 0, "config": 0, "ids": 0, "timeutil": 0, "redact": 0, "values": 0, "results": 0,
-    "threads": 0, "embedding_batch": 0, "fences": 0, "lazy": 0, "limits": 0,
-    "store": 1, "models": 1, "messages": 1, "prompts": 1, "retrieval": 1, "runlog": 1,
-    "repos": 2, "chain": 2, "workflow": 2, "jobs": 2,
+    "openmp": 0, "embedding_batch": 0, "fences": 0, "lazy": 0, "limits": 0,
+    "store": 1, "models": 1, "messages": 1, "prompts": 1, "retrieval": 1, "pipeline_log": 1,
+    "repos": 2, "chain": 2, "jobs": 2,
     "services": 3,
-    "flows": 4,
+    "flows": 4, "workflow": 4,
     "client": 5,
     "integrations": 6, "cli": 6, "testing": 6, "__init__": 6,
 }

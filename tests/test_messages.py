@@ -19,27 +19,26 @@ from langchain_core.messages import (
 )
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.messages import (
-    Msg,
-    ToolCall,
+from hy_memory_langgraph.messages.codec import messages_from_dicts, messages_to_dicts
+from hy_memory_langgraph.messages.compression import (
     compact_json,
     compress_for_prompt,
-    detect_language,
-    files_from_tool_calls,
+    truncate_bytes_head_tail,
+    truncate_chars_head_tail,
+)
+from hy_memory_langgraph.messages.files import files_from_tool_calls
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.normalize import normalize_messages
+from hy_memory_langgraph.messages.render import judge_summary, transcript_rows
+from hy_memory_langgraph.messages.turns import (
     has_tool_trace,
-    judge_summary,
     last_user_turns,
-    messages_from_dicts,
-    messages_to_dicts,
-    normalize_messages,
-    transcript_rows,
     split_user_turns,
     strip_tool_trace,
     tool_names,
-    truncate_bytes_head_tail,
-    truncate_chars_head_tail,
     user_text,
 )
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 
 
 def _call(call_id: str, name: str, args: str) -> dict:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hy_memory_langgraph.messages import is_question_only, is_trivial, match_text
-from hy_memory_langgraph.messages.signal import TRIVIAL_MAX_CHARS
+from hy_memory_langgraph.messages.signal import TRIVIAL_MAX_CHARS, is_question_only, is_trivial, match_text
 
 TRIVIAL = [
     "ok", "OK.", "Okay!", "k", "thanks!", "Thank you so much!", "thx", "ty", "Cheers",

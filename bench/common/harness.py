@@ -3,7 +3,7 @@
 Everything expensive (e5 embeddings of memories and questions) is computed once and
 cached on disk (:mod:`embed_cache`); a ranking is then a pure function of a corpus, a
 question and a :class:`RankConfig`, built from the library's own ranking code
-(:class:`~hy_memory_langgraph.retrieval.lexical.BM25Index`,
+(:class:`~hy_memory_langgraph.retrieval.bm25.BM25Index`,
 :func:`~hy_memory_langgraph.retrieval.ranking.rank_candidates`, the query helpers), so the
 figures measure what the library does; what the library does not ship (other fusions,
 query expansion, the second hop, the Snowball stemmer) comes from :mod:`bench.lab`.
@@ -34,10 +34,10 @@ from bench.lab.expansion import TermStats, drop_common_terms, expand_with_feedba
 from bench.lab.fusion import FusionConfig, fuse, fused
 from bench.lab.hop import Hop, add_second_hop, hop_terms, merge_neighbours
 from bench.lab.stemming import snowball_tokenize
-from hy_memory_langgraph.messages import is_question_only
+from hy_memory_langgraph.messages.signal import is_question_only
 from hy_memory_langgraph.models.calibration import LanguageScale
-from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW
-from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
+from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW
+from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
 from hy_memory_langgraph.retrieval.ranking import ChatRanking, rank_candidates, weigh_questions

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from bench.common.corpora import Corpus, Doc
 from bench.lab.reactions import is_reaction
-from hy_memory_langgraph.messages import is_question_only, is_trivial
+from hy_memory_langgraph.messages.signal import is_question_only, is_trivial
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.services.turns import CONTEXT_CHARS
 

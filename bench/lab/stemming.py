@@ -1,6 +1,6 @@
 """The English Snowball (Porter 2) stemmer in place of the library's light one (not shipped).
 
-:func:`snowball_tokenize` is the library's :func:`~hy_memory_langgraph.retrieval.lexical.tokenize`
+:func:`snowball_tokenize` is the library's :func:`~hy_memory_langgraph.retrieval.bm25.tokenize`
 with Snowball stems: the library's tokens unstemmed, then each plain ASCII word of more
 than three letters stemmed by PyStemmer (the ``bench`` extra). Compounds (``auth.py``),
 numbers and CJK tokens are never plain words, so they stay as they are, as in the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import threading
 
-from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.bm25 import tokenize
 
 __all__ = ["snowball_tokenize"]
 
@@ -38,6 +38,6 @@ def _stem(word: str) -> str:
 
 
 def snowball_tokenize(text: str, *, stopwords: bool = True) -> list[str]:
-    """Tokens of ``text`` as :func:`~hy_memory_langgraph.retrieval.lexical.tokenize` gives
+    """Tokens of ``text`` as :func:`~hy_memory_langgraph.retrieval.bm25.tokenize` gives
     them, stemmed by Snowball."""
     return [_stem(token) for token in tokenize(text, stem=False, stopwords=stopwords)]

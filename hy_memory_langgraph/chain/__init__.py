@@ -16,27 +16,3 @@ Modules (arrows point down):
 
 The graph nodes using them live in :mod:`hy_memory_langgraph.flows.productivity.chain`.
 """
-
-from hy_memory_langgraph.chain.edits import Edit, extract_edits
-from hy_memory_langgraph.chain.git import GitWorkTree
-from hy_memory_langgraph.chain.render import (
-    DEFAULT_BUDGET,
-    chain_context,
-    link_facts,
-    render_block,
-)
-from hy_memory_langgraph.chain.store import ChainStore, Round, Thread, owner_of
-
-__all__ = [
-    "DEFAULT_BUDGET",
-    "ChainStore",
-    "Edit",
-    "GitWorkTree",
-    "Round",
-    "Thread",
-    "chain_context",
-    "extract_edits",
-    "link_facts",
-    "owner_of",
-    "render_block",
-]

@@ -18,16 +18,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = [
-    "FilePatch",
-    "RawHunk",
-    "diff_lines",
-    "looks_like_patch",
-    "parse_apply_patch",
-    "parse_patches",
-    "parse_unified_diff",
-]
-
 _HUNK: Final = re.compile(r"^@@+ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@+ ?(.*)$")
 _GIT: Final = re.compile(r'^diff --git ("?a/.+?"?) ("?b/.+?"?)\s*$')
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$")
@@ -57,7 +47,7 @@ class FilePatch:
     whole: bool = False
 
 
-def looks_like_patch(text: str) -> bool:
+def _looks_like_patch(text: str) -> bool:
     """Cheap test: does ``text`` hold a unified diff or an ``apply_patch`` envelope?"""
     if not text:
         return False
@@ -186,7 +176,7 @@ def parse_apply_patch(text: str) -> list[FilePatch]:
 
 def parse_patches(text: str) -> list[FilePatch]:
     """``apply_patch`` envelopes and unified diffs found in ``text`` (either kind)."""
-    if not looks_like_patch(text):
+    if not _looks_like_patch(text):
         return []
     if "*** Begin Patch" in text or "*** Update File:" in text or "*** Add File:" in text:
         found = parse_apply_patch(text)

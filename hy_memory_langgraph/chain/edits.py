@@ -20,7 +20,7 @@ twice in one write (a diff echoed by a tool, a pasted patch then applied) count 
 ``asked`` of an edit is the last user message at or before it in the trace.
 
 Example:
-    >>> from hy_memory_langgraph.messages import normalize_messages
+    >>> from hy_memory_langgraph.messages.normalize import normalize_messages
     >>> msgs = normalize_messages([{"role": "user", "content": "rename"}, {"role": "assistant",
     ...     "content": "", "tool_calls": [{"id": "1", "type": "function", "function": {
     ...     "name": "Edit", "arguments": '{"file_path": "a.py", "old_string": "x = 1",'
@@ -43,9 +43,7 @@ from hy_memory_langgraph.chain.diffs import (
     parse_patches,
 )
 from hy_memory_langgraph.chain.symbols import FILE_SYMBOL, split_hunk
-from hy_memory_langgraph.messages import Msg, ToolCall
-
-__all__ = ["Edit", "dedupe", "extract_edits", "normalize_path", "result_failed"]
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 
 #: Thread file key → the file's current lines, or ``None`` (full-text symbol location).
 FileReader = Callable[[str], "list[str] | None"]

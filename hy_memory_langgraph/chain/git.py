@@ -31,8 +31,6 @@ from hy_memory_langgraph.chain.edits import Edit, normalize_path
 from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.chain.symbols import split_hunk
 
-__all__ = ["GitWorkTree"]
-
 log = logging.getLogger(__name__)
 
 _TIMEOUT_S: Final = 5.0

@@ -41,8 +41,6 @@ from hy_memory_langgraph.chain.store import (
 from hy_memory_langgraph.chain.symbols import FILE_SYMBOL
 from hy_memory_langgraph.fences import fence
 
-__all__ = ["DEFAULT_BUDGET", "HEADER", "NAME", "LinkedThread", "chain_context", "link_facts", "render_block"]
-
 #: Default character budget of ``chain_block``.
 DEFAULT_BUDGET: Final = 4000
 #: The data region's name and the line before it (``{nonce}`` is its nonce).

@@ -26,13 +26,11 @@ from typing import Final
 
 from hy_memory_langgraph.chain.edits import Edit
 
-__all__ = ["RoundDraft", "find_reverts", "group_rounds", "meaningful"]
-
 _ASKED_CHARS: Final = 2000
 
 
 @dataclass
-class RoundDraft:
+class _RoundDraft:
     """One revision of one thread, before it is numbered and stored."""
 
     file: str
@@ -49,11 +47,11 @@ class RoundDraft:
         return text if len(text) <= _ASKED_CHARS else text[:_ASKED_CHARS - 1] + "…"
 
 
-def group_rounds(edits: Sequence[Edit]) -> list[RoundDraft]:
-    """One :class:`RoundDraft` per (file, symbol), first-seen order."""
-    drafts: dict[tuple[str, str], RoundDraft] = {}
+def group_rounds(edits: Sequence[Edit]) -> list[_RoundDraft]:
+    """One :class:`_RoundDraft` per (file, symbol), first-seen order."""
+    drafts: dict[tuple[str, str], _RoundDraft] = {}
     for edit in edits:
-        draft = drafts.setdefault((edit.file, edit.symbol), RoundDraft(edit.file, edit.symbol))
+        draft = drafts.setdefault((edit.file, edit.symbol), _RoundDraft(edit.file, edit.symbol))
         removed = list(edit.removed)
         for line in list(removed):  # cancel against lines this round added earlier
             if line in draft.added:

@@ -42,8 +42,6 @@ from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_eng
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
-__all__ = ["ChainStore", "Recorded", "Round", "Thread", "owner_of", "MIGRATIONS"]
-
 _META = sa.MetaData()
 THREADS: Final = sa.Table(
     "threads", _META,

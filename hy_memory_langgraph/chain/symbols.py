@@ -29,8 +29,6 @@ from typing import Final
 
 from hy_memory_langgraph.chain.diffs import RawHunk
 
-__all__ = ["FILE_SYMBOL", "definition_name", "header_symbol", "split_hunk", "symbol_at"]
-
 FILE_SYMBOL: Final = "<file>"
 _MODIFIERS: Final = (r"(?:(?:export|default|public|private|protected|internal|static|async|"
                      r"override|abstract|final|sealed|open|pub(?:\([^)]*\))?|unsafe|extern|"
@@ -43,18 +41,18 @@ _CALL_LIKE: Final = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
 _COMMENT: Final = ("#", "//", "/*", "*", "--", '"""', "'''")
 
 
-def definition_name(line: str) -> str | None:
+def _definition_name(line: str) -> str | None:
     """The name defined by ``line`` (``def foo(`` → ``foo``), else ``None``."""
     match = _DEF.match(line)
     return match.group(1) if match else None
 
 
-def header_symbol(header: str) -> str | None:
+def _header_symbol(header: str) -> str | None:
     """The name in a hunk header's function context (``int main(void)`` → ``main``)."""
     text = header.strip()
     if not text:
         return None
-    name = definition_name(text)
+    name = _definition_name(text)
     if name:
         return name
     call = _CALL_LIKE.search(text)
@@ -68,7 +66,7 @@ def _indent(line: str) -> int:
 
 def _enclosing(before: Sequence[str], anchor: str) -> str | None:
     """Walk back from the anchor: the nearest less-indented definition, else ``None``."""
-    name = definition_name(anchor)
+    name = _definition_name(anchor)
     if name:
         return name
     threshold = _indent(anchor)
@@ -81,7 +79,7 @@ def _enclosing(before: Sequence[str], anchor: str) -> str | None:
         ind = _indent(line)
         if ind >= threshold:
             continue
-        name = definition_name(line)
+        name = _definition_name(line)
         if name:
             return name
         if ind == 0:
@@ -120,7 +118,7 @@ def split_hunk(hunk: RawHunk, *, prefix: Sequence[str] = ()) -> list[tuple[str, 
         anchor = next((t for _, t in group if t.strip()), group[0][1])
         symbol = _enclosing(before, anchor)
         if symbol is None:
-            fallback = header_symbol(hunk.header) if _indent(anchor) > 0 else None
+            fallback = _header_symbol(hunk.header) if _indent(anchor) > 0 else None
             symbol = fallback or FILE_SYMBOL
         if pieces and pieces[-1][0] == symbol:
             pieces[-1][1].extend(removed)

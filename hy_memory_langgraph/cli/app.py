@@ -27,13 +27,11 @@ from hy_memory_langgraph.cli.common import (
 from hy_memory_langgraph.cli.parsers import UsageError, build_parser, wants_json
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 
-__all__ = ["build_parser", "handler_of", "main"]
-
 #: Exit status after the reader of stdout went away (as if killed by SIGPIPE).
 EXIT_BROKEN_PIPE: Final = 141
 
 
-def handler_of(spec: str) -> Callable[[argparse.Namespace], Any]:
+def _handler_of(spec: str) -> Callable[[argparse.Namespace], Any]:
     """The handler ``"module:function"`` of this package's ``cli`` folder, imported now."""
     module, _, name = spec.partition(":")
     return getattr(importlib.import_module(f"hy_memory_langgraph.cli.{module}"), name)
@@ -56,7 +54,7 @@ def _usage(as_json: bool, error: UsageError) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     as_json = bool(getattr(args, "json", False))
     try:
-        handler = handler_of(args.handler)
+        handler = _handler_of(args.handler)
         if getattr(args, "raw_exit", False):
             return int(handler(args))
         data: Any = handler(args)

@@ -24,11 +24,6 @@ import sys
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-__all__ = [
-    "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_OK", "USER_ENV", "CliError", "cli_terms", "data_dir_of",
-    "dump_json", "envelope", "existing_data_dir", "print_json", "user_id_of",
-]
-
 EXIT_OK: Final = 0
 EXIT_INTERNAL: Final = 1
 EXIT_BAD_INPUT: Final = 2

@@ -16,15 +16,13 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.models import E5Embeddings
 
-__all__ = ["DEMO_QUERIES", "DEMO_TURNS", "demo"]
-
-DEMO_TURNS: Final = [
+_DEMO_TURNS: Final = [
     ("2024-05-01T09:00:00Z", "I just adopted a grey cat and named her Miso."),
     ("2024-05-03T18:30:00Z", "I'm training for the Berlin marathon in September."),
     ("2024-05-10T12:00:00Z", "我最喜欢的茶是龙井，每天早上都喝。"),
     ("2024-06-02T08:15:00Z", "We moved to Lisbon last week, the new flat is near the river."),
 ]
-DEMO_QUERIES: Final = [
+_DEMO_QUERIES: Final = [
     "What is the name of my pet?",
     "我喜欢喝什么茶？",
     "Which city do I live in now?",
@@ -36,12 +34,12 @@ def _run(data_dir: Path, *, quiet: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"data_dir": str(data_dir), "writes": [], "searches": []}
     config = MemoryConfig.from_env(data_dir=data_dir)
     with HyMemoryClient(mode="lite", config=config, embeddings=E5Embeddings()) as client:
-        for at, text in DEMO_TURNS:
+        for at, text in _DEMO_TURNS:
             result = client.add([{"role": "user", "content": text}], user_id="demo_user", memory_at=at)
             out["writes"].append({"text": text, "ops_summary": result["ops_summary"]})
             if not quiet:
                 print(f"add  [{result['scene']}] {result['ops_summary']}  {text}")
-        for query in DEMO_QUERIES:
+        for query in _DEMO_QUERIES:
             found = client.search(query, user_ids=["demo_user"], limit=2)
             hits = [{"score": m["score"], "memory_at": m["memory_at"], "content": m["content"]}
                     for m in found["memories"]]

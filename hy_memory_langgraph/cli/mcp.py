@@ -17,8 +17,6 @@ from hy_memory_langgraph.integrations.mcp_server import (
     serve_stdio,
 )
 
-__all__ = ["serve"]
-
 
 def serve(args: argparse.Namespace) -> int:
     """Run the MCP server until its client goes away (stdio) or it is interrupted (HTTP).

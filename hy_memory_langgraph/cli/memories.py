@@ -24,8 +24,7 @@ from hy_memory_langgraph.cli.common import (
 from hy_memory_langgraph.cli.progress import Progress
 from hy_memory_langgraph.cli.session import checked_json, open_client, open_reader
 from hy_memory_langgraph.errors import ConflictError
-
-__all__ = ["add", "delete", "get", "history", "list_memories", "log", "search", "stats", "update"]
+from hy_memory_langgraph.scenes import CHAT_PIPELINE, CHAT_SCENE
 
 _WRITE_KEYS: Final = ("messages", "user_id", "scene", "session_id", "agent_id", "workspace_id",
                       "branch", "metadata", "memory_at")
@@ -83,7 +82,7 @@ def _writes(values: list[Any], source: str) -> list[dict[str, Any]]:
 
 
 def _summary(result: dict[str, Any], user_id: str) -> str:
-    if result["scene"] == "chat":
+    if result["scene"] == CHAT_PIPELINE:
         ops = " ".join(f"{k}={v}" for k, v in result["ops_summary"].items() if v)
         return f"{user_id}  chat  {ops or 'nothing new'}  {' '.join(result['memory_ids'])}".rstrip()
     facts = " ".join(f"{k}={v}" for k, v in result["fact_ops_summary"].items() if v)
@@ -122,7 +121,7 @@ def _print_search(result: dict[str, Any], user_id: str) -> None:
         print(f"no memories of {user_id} found")
         return
     print(f"memories of {user_id}:")
-    if result["scene"] == "chat":
+    if result["scene"] == CHAT_PIPELINE:
         for m in result["memories"]:
             print(f"{m['score']:.3f}  {m['memory_at'][:10]}  {m['content']}  [{m['memory_id']}]")
         return
@@ -151,7 +150,7 @@ def search(args: argparse.Namespace) -> Any:
 
 
 def _text_of(memory: dict[str, Any]) -> str:
-    if memory["scene"] == "chat":
+    if memory["scene"] == CHAT_SCENE:
         return str(memory["content"])
     if "task" in memory:
         return f"experience: {memory['task']}"

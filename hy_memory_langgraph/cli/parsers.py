@@ -14,11 +14,10 @@ from typing import Any, Final, NoReturn
 
 from hy_memory_langgraph.cli.common import USER_ENV
 from hy_memory_langgraph.cli.worker_command import add_worker_command
-from hy_memory_langgraph.scenes import SCENES
+from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES
 
-__all__ = ["HANDLERS", "SCENE_CHOICES", "CommandParser", "UsageError", "build_parser"]
-
-SCENE_CHOICES: Final = SCENES
+#: The productivity scenes as help texts name them (``working/coding``).
+_PRODUCTIVITY: Final = "/".join(PRODUCTIVITY_SCENES)
 #: Largest ``--limit`` of a search or a list page.
 MAX_LIMIT: Final = 10_000
 
@@ -90,7 +89,7 @@ class UsageError(Exception):
         self.message, self.parser = message, parser
 
 
-class CommandParser(argparse.ArgumentParser):
+class _CommandParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` that raises :class:`UsageError` instead of exiting and, for
     an unknown option, names the closest option of the subcommand given (it keeps its own
     list of options and subcommands: argparse has no public one)."""
@@ -99,7 +98,7 @@ class CommandParser(argparse.ArgumentParser):
         #: Option strings of this parser and of its ``parents``; its subcommand parsers.
         self.option_names: list[str] = [o for parent in kwargs.get("parents") or []
                                         for o in getattr(parent, "option_names", [])]
-        self.subcommands: list[CommandParser] = []
+        self.subcommands: list[_CommandParser] = []
         super().__init__(*args, **kwargs)
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
@@ -108,12 +107,12 @@ class CommandParser(argparse.ArgumentParser):
         return action
 
     def add_subparsers(self, **kwargs: Any) -> Any:
-        kwargs.setdefault("parser_class", CommandParser)
+        kwargs.setdefault("parser_class", _CommandParser)
         action = super().add_subparsers(**kwargs)
         make = action.add_parser
 
-        def add_parser(name: str, **options: Any) -> CommandParser:
-            made: CommandParser = make(name, **options)
+        def add_parser(name: str, **options: Any) -> _CommandParser:
+            made: _CommandParser = make(name, **options)
             self.subcommands.append(made)
             return made
 
@@ -211,9 +210,10 @@ def _mode(parser: argparse.ArgumentParser) -> None:
 
 
 def _scope(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scene", choices=SCENE_CHOICES, help="chat, working or coding (default: routing decides)")
-    parser.add_argument("--workspace-id", help="working/coding scope, e.g. a repository URL")
-    parser.add_argument("--branch", help="working/coding scope inside the workspace")
+    parser.add_argument("--scene", choices=SCENES, help=f"{', '.join(SCENES[:-1])} or {SCENES[-1]} "
+                                                        "(default: routing decides)")
+    parser.add_argument("--workspace-id", help=f"{_PRODUCTIVITY} scope, e.g. a repository URL")
+    parser.add_argument("--branch", help=f"{_PRODUCTIVITY} scope inside the workspace")
 
 
 def _command(sub: Any, name: str, parent: argparse.ArgumentParser,
@@ -240,7 +240,7 @@ def _memory_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
     _user(search)
     _scope(search)
     search.add_argument("--limit", "-k", type=_limit, default=5, metavar="N",
-                        help="results (per layer for working/coding; default 5)")
+                        help=f"results (per layer for {_PRODUCTIVITY}; default 5)")
     search.add_argument("--after", metavar="TIME", help="only memories from this date/time on (ISO 8601)")
     search.add_argument("--before", metavar="TIME", help="only memories up to this date/time (ISO 8601)")
     search.add_argument("--min-score", type=float, metavar="S", help="drop hits scoring below this")
@@ -249,7 +249,7 @@ def _memory_commands(sub: Any, parent: argparse.ArgumentParser) -> None:
 
     listing = _command(sub, "list", parent, "a user's memories, newest first, a page at a time")
     _user(listing)
-    listing.add_argument("--scene", choices=SCENE_CHOICES, help="only this scene (default: every scene)")
+    listing.add_argument("--scene", choices=SCENES, help="only this scene (default: every scene)")
     listing.add_argument("--limit", "-k", type=_limit, default=20, metavar="N", help="memories per page (default 20)")
     listing.add_argument("--offset", type=_offset, default=0, metavar="N", help="skip this many (default 0)")
     listing.add_argument("--page", type=_limit, metavar="P", help="page P of --limit memories (sets --offset)")
@@ -350,8 +350,8 @@ def _mcp_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     mcp = _command(sub, "mcp", parent, "serve a user's memory over the Model Context Protocol", MCP_DESCRIPTION)
     _user(mcp)
     mcp.add_argument("--session-id", help="the session writes are recorded under")
-    mcp.add_argument("--workspace-id", help="working/coding scope, e.g. a repository URL")
-    mcp.add_argument("--branch", help="working/coding scope inside the workspace")
+    mcp.add_argument("--workspace-id", help=f"{_PRODUCTIVITY} scope, e.g. a repository URL")
+    mcp.add_argument("--branch", help=f"{_PRODUCTIVITY} scope inside the workspace")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="with --http: the address (default 127.0.0.1)")
     mcp.add_argument("--port", type=lambda v: _whole(v, 1), default=8000, help="with --http: the port (default 8000)")
@@ -364,13 +364,13 @@ def _mcp_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     mcp.set_defaults(raw_exit=True)
 
 
-def build_parser(version: str) -> CommandParser:
+def build_parser(version: str) -> _CommandParser:
     """The full parser; ``--data-dir`` and ``--json`` work before or after the subcommand."""
-    parser = CommandParser(prog="hy-memory", description=DESCRIPTION,
+    parser = _CommandParser(prog="hy-memory", description=DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hy-memory {version}")
     _common(parser, top=True)
-    parent = CommandParser(add_help=False)
+    parent = _CommandParser(add_help=False)
     _common(parent)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _memory_commands(sub, parent)

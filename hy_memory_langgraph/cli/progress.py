@@ -6,8 +6,6 @@ import sys
 import time
 from typing import TextIO
 
-__all__ = ["Progress"]
-
 
 class Progress:
     """``[#####.....]  120/500 rows  3.1 s`` redrawn in place at most 10 times a second.

@@ -21,8 +21,6 @@ from hy_memory_langgraph.limits import WRAPPING, check_json_text
 if TYPE_CHECKING:
     from hy_memory_langgraph.client import HyMemoryClient
 
-__all__ = ["checked_json", "open_client", "open_reader"]
-
 
 def open_client(args: argparse.Namespace, *, writes: bool) -> HyMemoryClient:
     """A client on the command's data dir (``--data-dir``, else the environment) with

@@ -17,8 +17,6 @@ from hy_memory_langgraph.cli.common import CliError, dump_json
 from hy_memory_langgraph.cli.progress import Progress
 from hy_memory_langgraph.cli.session import checked_json, open_client, open_reader
 
-__all__ = ["export", "import_"]
-
 
 def export(args: argparse.Namespace) -> Any:
     to_stdout = args.output in (None, "-")

@@ -16,8 +16,6 @@ from typing import Any
 from hy_memory_langgraph.cli.common import envelope, print_json
 from hy_memory_langgraph.cli.session import open_client
 
-__all__ = ["run"]
-
 
 def run(args: argparse.Namespace) -> int:
     """Serve the queue; prints what is left in it when it ends."""

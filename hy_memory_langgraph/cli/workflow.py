@@ -38,8 +38,6 @@ from hy_memory_langgraph.errors import ConfigError, InvalidInputError
 from hy_memory_langgraph.models import LLMGateway, resolve_chat_model, resolve_mode
 from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 
-__all__ = ["OPERATIONS", "READ_ONLY", "CliError", "load_input", "run", "run_operation", "service_from_env"]
-
 _PROMPT_KEYS = ("workflowId", "memoryAppId")
 _EXTRACT_KEYS = ("msgList", "userMessage", "assistantMessage", "workflowId", "dynamicContext",
                  "memoryAppId", "async")
@@ -69,15 +67,15 @@ def _memory_extract(service: WorkflowMemoryService, user_id: str, payload: dict[
 
 
 #: Operations that only read (their data dir must exist).
-READ_ONLY = frozenset({"workflow.memoryPrompt"})
+_READ_ONLY = frozenset({"workflow.memoryPrompt"})
 
-OPERATIONS: dict[str, Callable[[WorkflowMemoryService, str, dict[str, Any]], dict[str, Any]]] = {
+_OPERATIONS: dict[str, Callable[[WorkflowMemoryService, str, dict[str, Any]], dict[str, Any]]] = {
     "workflow.memoryPrompt": _memory_prompt,
     "workflow.memoryExtract": _memory_extract,
 }
 
 
-def service_from_env(mode: str | None = None, data_dir: str | Path | None = None) -> WorkflowMemoryService:
+def _service_from_env(mode: str | None = None, data_dir: str | Path | None = None) -> WorkflowMemoryService:
     """A service on the workflow dir of ``data_dir`` (default ``MEMORY_DATA_DIR``).
 
     ``mode=None``: pro when a chat model is configured (``OPENAI_API_KEY``), else lite.
@@ -93,7 +91,7 @@ def service_from_env(mode: str | None = None, data_dir: str | Path | None = None
                                  oa_context_provider=oa_context_provider_from_config(config))
 
 
-def load_input(input_json: str | None, input_file: str | None) -> dict[str, Any]:
+def _load_input(input_json: str | None, input_file: str | None) -> dict[str, Any]:
     """The operation input from ``--input-json`` or ``--input FILE`` (``-`` = stdin)."""
     if input_json is not None and input_file is not None:
         raise CliError("INVALID_INPUT", "pass either --input-json or --input, not both")
@@ -116,13 +114,13 @@ def load_input(input_json: str | None, input_file: str | None) -> dict[str, Any]
     return payload
 
 
-def run_operation(op: str, payload: dict[str, Any], *, user_id: str,
+def _run_operation(op: str, payload: dict[str, Any], *, user_id: str,
                   service_factory: Callable[[], WorkflowMemoryService]) -> tuple[dict[str, Any], int]:
     """Run one operation; returns ``(envelope, exit code)`` and never raises."""
     try:
-        handler = OPERATIONS.get(op)
+        handler = _OPERATIONS.get(op)
         if handler is None:
-            raise CliError("UNKNOWN_OPERATION", f"unknown operation {op!r}; known: {', '.join(OPERATIONS)}")
+            raise CliError("UNKNOWN_OPERATION", f"unknown operation {op!r}; known: {', '.join(_OPERATIONS)}")
         return {"ok": True, "data": handler(service_factory(), user_id, payload)}, EXIT_OK
     except CliError as exc:
         return {"ok": False, "error": {"code": exc.code, "message": exc.message}}, exc.exit_code
@@ -140,14 +138,14 @@ def run_operation(op: str, payload: dict[str, Any], *, user_id: str,
 def run(args: argparse.Namespace) -> int:
     """``workflow run OP``: always prints one JSON envelope and returns its exit code."""
     try:
-        payload = load_input(args.input_json, args.input_file)
+        payload = _load_input(args.input_json, args.input_file)
         user_id = user_id_of(args)
-        data_dir = existing_data_dir(args) if args.op in READ_ONLY else getattr(args, "data_dir", None)
+        data_dir = existing_data_dir(args) if args.op in _READ_ONLY else getattr(args, "data_dir", None)
     except CliError as exc:
         envelope, code = {"ok": False, "error": {"code": exc.code, "message": exc.message}}, exc.exit_code
     else:
-        envelope, code = run_operation(
+        envelope, code = _run_operation(
             args.op, payload, user_id=user_id,
-            service_factory=lambda: service_from_env(args.mode, data_dir))
+            service_factory=lambda: _service_from_env(args.mode, data_dir))
     print(dump_json(envelope, compact=bool(args.json)))
     return code

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from hy_memory_langgraph.client.reader import MemoryReader
     from hy_memory_langgraph.client.workflow import WorkflowMemoryService, oa_context_provider_from_config
 
-__all__ = ["HyMemoryClient", "MemoryReader", "WorkflowMemoryService", "oa_context_provider_from_config"]
-
 #: Where each public name lives.
 _HOMES: Final = {
     "HyMemoryClient": "hy_memory_langgraph.client.memory",
@@ -35,4 +33,4 @@ _HOMES: Final = {
 }
 
 
-__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals(), __all__)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())

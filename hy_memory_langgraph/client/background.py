@@ -55,15 +55,13 @@ from hy_memory_langgraph.jobs.lease import FileLease, Lease, holder_of, queue_lo
 from hy_memory_langgraph.jobs.pending import PendingTurn, pending_turns
 from hy_memory_langgraph.jobs.queue import JobQueue, Run, thread_id_of
 from hy_memory_langgraph.models import embedding_owners
+from hy_memory_langgraph.pipeline_log.meter import StageMeter
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.redact.gate import gate
-from hy_memory_langgraph.runlog import PipelineRecorder
-from hy_memory_langgraph.runlog.meter import StageMeter
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import forget_run, forget_user
 from hy_memory_langgraph.store.db.engine import schema_name
-
-__all__ = ["RETRY_ATTEMPTS", "Background", "backoff"]
 
 logger = logging.getLogger(__name__)
 

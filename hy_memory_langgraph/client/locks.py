@@ -34,8 +34,6 @@ try:  # POSIX
 except ImportError:  # pragma: no cover - Windows: the in-process lock only
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["UserLocks"]
-
 _FIRST_WAIT_S: Final = 0.001
 _LONGEST_WAIT_S: Final = 0.05
 

@@ -64,13 +64,10 @@ from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
 from hy_memory_langgraph.timeutil import coerce_datetime
 from hy_memory_langgraph.values import json_object, require_text
-from hy_memory_langgraph.workflow import OAContextProvider
-from hy_memory_langgraph.workflow.oa_context import OAContextFunction
+from hy_memory_langgraph.workflow.oa_context import OAContextFunction, OAContextProvider
 
 if TYPE_CHECKING:  # a chat model's class loads only when one is given or configured
     from langchain_core.language_models import BaseChatModel
-
-__all__ = ["HyMemoryClient"]
 
 
 def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:

@@ -38,25 +38,24 @@ from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError, St
 from hy_memory_langgraph.ids import optional_id, require_id, require_ids
 from hy_memory_langgraph.limits import check_user_ids
 from hy_memory_langgraph.models import LLMGateway, Mode, resolve_embeddings
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
+from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, parse_id
 from hy_memory_langgraph.repos.records import Record
 from hy_memory_langgraph.results import HistoryEvent, MemoryDict, MemoryPage
-from hy_memory_langgraph.runlog import PipelineLogStore, PipelineRecorder
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES, validate_scene
 from hy_memory_langgraph.services.context import MemoryContext, Stores
 from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
-
-__all__ = ["MAX_LIST_WINDOW", "MemoryReader", "data_location", "faults", "in_thread", "located"]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R", bound="MemoryReader")
 #: Largest ``offset + limit`` of :meth:`MemoryReader.list_memories`.
-MAX_LIST_WINDOW = 100_000
+_MAX_LIST_WINDOW = 100_000
 
 
 def faults(method: Callable[..., T]) -> Callable[..., T]:
@@ -109,8 +108,8 @@ def _page_bounds(limit: Any, offset: Any) -> tuple[int, int]:
     for name, value, low in (("limit", limit, 1), ("offset", offset, 0)):
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise InvalidInputError(f"{name} must be an integer >= {low} (got {value!r})")
-    if limit > 10_000 or offset + limit > MAX_LIST_WINDOW:
-        raise InvalidInputError(f"limit must be at most 10000 and offset + limit at most {MAX_LIST_WINDOW} "
+    if limit > 10_000 or offset + limit > _MAX_LIST_WINDOW:
+        raise InvalidInputError(f"limit must be at most 10000 and offset + limit at most {_MAX_LIST_WINDOW} "
                                 f"(got limit={limit}, offset={offset}); export the memory to read it all")
     return limit, offset
 

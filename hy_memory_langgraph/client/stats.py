@@ -10,8 +10,6 @@ from hy_memory_langgraph.repos.base import RecordRepository
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["memory_stats"]
-
 
 def _repo(context: MemoryContext, scene: str) -> RecordRepository:
     return context.chat_repo if scene == "chat" else context.productivity_repo(scene)

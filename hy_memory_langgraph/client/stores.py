@@ -26,8 +26,6 @@ from hy_memory_langgraph.store.db.engine import is_provisional
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 
-__all__ = ["StoreFactory", "StoreRegistry", "default_store_factory", "workflow_documents_for"]
-
 #: Opens the store called ``name`` (``chat_memory``, ``coding_memory_cv``…) with an index config.
 StoreFactory = Callable[[str, IndexConfig | None], BaseStore]
 

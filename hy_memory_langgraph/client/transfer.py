@@ -65,11 +65,9 @@ from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.values import without_nul
 from hy_memory_langgraph.workflow.files import escape_name
 
-__all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "ROW_TYPES", "UNSET", "Unset", "export_rows", "import_rows"]
-
-EXPORT_FORMAT: Final = "hy-memory-export"
-EXPORT_VERSION: Final = 1
-ROW_TYPES: Final = ("header", "memory", "event", "trace", "chain_thread", "workflow_file", "footer")
+_EXPORT_FORMAT: Final = "hy-memory-export"
+_EXPORT_VERSION: Final = 1
+_ROW_TYPES: Final = ("header", "memory", "event", "trace", "chain_thread", "workflow_file", "footer")
 _FLUSH: Final = 256
 _SCENES: Final = ("chat", *PRODUCTIVITY_SCENES)
 
@@ -117,7 +115,7 @@ def export_rows(context: MemoryContext, embeddings: Any, workflow_dir: Path, *,
     owners = None if users is None else tuple(owner_of(u, None) for u in users)
     dirs = None if users is None else {escape_name(u) for u in users}
     counts: Counter[str] = Counter()
-    yield {"type": "header", "format": EXPORT_FORMAT, "version": EXPORT_VERSION,
+    yield {"type": "header", "format": _EXPORT_FORMAT, "version": _EXPORT_VERSION,
            "exported_at": iso(utcnow()), "embedding_model": model_identity(embeddings)}
 
     def counted(row: dict[str, Any]) -> dict[str, Any]:
@@ -187,8 +185,8 @@ class _Importer:
         """Buffer (or write) one row; ``False`` when it is refused (its user is not one the
         import may write, or its place carries a secret)."""
         kind = row.get("type")
-        if kind not in ROW_TYPES[1:-1]:
-            raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(ROW_TYPES)}")
+        if kind not in _ROW_TYPES[1:-1]:
+            raise InvalidInputError(f"type {kind!r} is unknown: expected one of {', '.join(_ROW_TYPES)}")
         if self.users is not None and (user := _row_user(row)) not in self.users:
             self.refused_users[user] += 1
             return False
@@ -313,12 +311,12 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
             raise InvalidInputError(f"row {line} is not a JSON object")
         check_import_row(limits, row, line)
         if line == 1:
-            if row.get("type") != "header" or row.get("format") != EXPORT_FORMAT:
+            if row.get("type") != "header" or row.get("format") != _EXPORT_FORMAT:
                 raise InvalidInputError(
-                    f"row 1 is not a {EXPORT_FORMAT} header: is this a file written by `hy-memory export`?")
-            if row.get("version") != EXPORT_VERSION:
+                    f"row 1 is not a {_EXPORT_FORMAT} header: is this a file written by `hy-memory export`?")
+            if row.get("version") != _EXPORT_VERSION:
                 raise InvalidInputError(f"export version {row.get('version')!r} is not supported "
-                                        f"(this version reads {EXPORT_VERSION})")
+                                        f"(this version reads {_EXPORT_VERSION})")
         elif row.get("type") == "footer":
             footer = row
         elif footer is not None:
@@ -333,6 +331,6 @@ def import_rows(context: MemoryContext, workflow_dir: Path, rows: Iterable[dict[
         raise InvalidInputError("the export is empty: expected a header row first")
     importer.flush()
     total = sum(counts.values())
-    return {**{t: counts.get(t, 0) for t in ROW_TYPES[1:-1]}, "rows": total,
+    return {**{t: counts.get(t, 0) for t in _ROW_TYPES[1:-1]}, "rows": total,
             "complete": footer is not None and footer.get("rows") == read,
             "refused": importer.refused, "refused_users": dict(importer.refused_users)}

@@ -10,11 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from hy_memory_langgraph.config import MemoryConfig, resolve_object_spec
-from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
-from hy_memory_langgraph.flows.workflow.state import WorkflowContext
 from hy_memory_langgraph.ids import random_id, require_id
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.runlog import PipelineRecorder
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.workflow.errors import (
     MemoryNotSupportedError,
     WorkflowStorageError,
@@ -24,6 +22,7 @@ from hy_memory_langgraph.workflow.files import (
     dimension_of,
     workflow_documents,
 )
+from hy_memory_langgraph.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.workflow.oa_context import (
     FileOAContextProvider,
     OAContextFunction,
@@ -32,9 +31,8 @@ from hy_memory_langgraph.workflow.oa_context import (
     build_oa_context,
 )
 from hy_memory_langgraph.workflow.render import render_prompt
+from hy_memory_langgraph.workflow.state import WorkflowContext
 from hy_memory_langgraph.workflow.validation import optional_id, validate_extract
-
-__all__ = ["WorkflowMemoryService", "oa_context_provider_from_config"]
 
 _OA_FAILED = ("OA_CONTEXT_FAILED", 502, "oaContext")
 

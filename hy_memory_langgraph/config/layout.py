@@ -38,8 +38,6 @@ from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, Scene, get_scene
 if TYPE_CHECKING:
     from hy_memory_langgraph.config.settings import CodingConfig
 
-__all__ = ["StorageLayout"]
-
 
 class StorageLayout:
     """Paths, store names and collections derived from ``data_dir``, ``coding.db_path``,

@@ -23,8 +23,6 @@ from typing import Any, Final
 from hy_memory_langgraph.config.parsing import bad_value, parse_path
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["load_oa_context_file", "parse_oa_context_file", "parse_object_spec", "resolve_object_spec"]
-
 _SPEC: Final = re.compile(
     r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<attr>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$"
 )

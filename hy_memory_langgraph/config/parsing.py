@@ -19,9 +19,6 @@ from typing import Final
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["bad_value", "float_parser", "int_parser", "parse_bool", "parse_db_path", "parse_db_url", "parse_dir",
-           "parse_optional_dir", "parse_path", "parse_schema_prefix", "symlink_loop"]
-
 _TRUE: Final = frozenset({"true", "1", "yes", "on"})
 _FALSE: Final = frozenset({"false", "0", "no", "off"})
 _BOOL_ACCEPTED: Final = "one of true/false/1/0/yes/no/on/off"

@@ -30,9 +30,6 @@ from hy_memory_langgraph.config.variables import VARIABLES, Variable
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.limits import Limits
 
-__all__ = ["DEFAULT_APPROXIMATE_MIN_VECTORS", "DEFAULT_INDEX_CACHE_MB", "CodingConfig", "MemoryConfig",
-           "index_cache_mb"]
-
 _MAX_PROMPT_HISTORY_TURNS: Final = 5
 _READ: Final[tuple[Variable, ...]] = tuple(v for v in VARIABLES if v.owner is not None)
 _BY_FIELD: Final[dict[tuple[str, str], Variable]] = {(v.owner, v.field): v for v in _READ if v.owner}

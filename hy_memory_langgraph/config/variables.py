@@ -35,8 +35,6 @@ from hy_memory_langgraph.config.parsing import (
 )
 from hy_memory_langgraph.limits import Limits, limit_parser
 
-__all__ = ["ENV_VARS", "VARIABLES", "Variable", "variables_table"]
-
 
 @dataclass(frozen=True)
 class Variable:

@@ -28,15 +28,3 @@ from hy_memory_langgraph.fences.blocks import (
 )
 from hy_memory_langgraph.fences.text import clean, defuse_control_tokens, drop_invisible
 
-__all__ = [
-    "Fence",
-    "clean",
-    "closing",
-    "defuse_control_tokens",
-    "drop_invisible",
-    "fence",
-    "literal",
-    "new_nonce",
-    "opening",
-    "read_fences",
-]

@@ -40,8 +40,6 @@ from typing import Any, Final
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.fences.text import clean
 
-__all__ = ["Fence", "closing", "fence", "literal", "new_nonce", "opening", "read_fences"]
-
 #: Characters JSON leaves raw that could break a line or open a tag.
 _LINE_SAFE: Final = str.maketrans({"<": "\\u003c", "\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 #: Nesting kept in a literal; deeper values are shown as ``"…"``.

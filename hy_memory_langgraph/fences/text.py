@@ -28,8 +28,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Final
 
-__all__ = ["clean", "defuse_control_tokens", "drop_invisible"]
-
 #: Control characters (not tab or line breaks), the format characters of Unicode (category
 #: ``Cf``, up to Unicode 15.1), variation selectors, Mongolian variation selectors, the
 #: combining grapheme joiner, Khmer's invisible vowels and the Hangul fillers.

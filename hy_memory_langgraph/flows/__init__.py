@@ -5,12 +5,13 @@
 * :mod:`.search`: ``client.search``: validate, analyse the query, hand over to a family;
 * :mod:`.chat`: the chat write subgraph and the chat search node;
 * :mod:`.productivity`: the dual-layer write and search of working and coding memory,
-  with the coding version chain;
-* :mod:`.workflow`: workflow-memory extraction.
+  with the coding version chain.
+
+(Workflow-memory extraction is a graph of its own, in :mod:`hy_memory_langgraph.workflow`.)
 
 :mod:`.contracts` holds what the routing graphs hand to the families (``PreparedWrite``,
-``PreparedSearch``, ``ResultOutput``); :mod:`.stages` wraps nodes so each records its
-pipeline-log stage; :mod:`.results` builds the result dicts; :mod:`.diagrams` draws every
-compiled graph. Nodes take ``runtime: Runtime[MemoryContext]`` and return partial state
-updates.
+``PreparedSearch``, ``ResultOutput``); :mod:`hy_memory_langgraph.services.stages` wraps
+nodes so each records its pipeline-log stage; :mod:`.results` builds the result dicts;
+:mod:`.diagrams` draws every compiled graph. Nodes take ``runtime: Runtime[MemoryContext]``
+and return partial state updates.
 """

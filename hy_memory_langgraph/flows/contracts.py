@@ -11,9 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
-from hy_memory_langgraph.messages import Msg
-
-__all__ = ["PreparedSearch", "PreparedWrite", "ResultOutput"]
+from hy_memory_langgraph.messages.types import Msg
 
 
 class ResultOutput(TypedDict, total=False):

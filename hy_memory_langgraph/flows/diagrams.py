@@ -12,10 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hy_memory_langgraph.flows.search.graph import build_search_graph
-from hy_memory_langgraph.flows.workflow.graph import build_workflow_extract_graph
 from hy_memory_langgraph.flows.write.graph import build_write_graph
-
-__all__ = ["render_diagrams"]
+from hy_memory_langgraph.workflow.graph import build_workflow_extract_graph
 
 _GRAPHS: tuple[tuple[str, str, Callable[[], Any]], ...] = (
     ("Write graph (`client.add`)",

@@ -31,12 +31,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.flows.productivity.graph import build_productivity_graph, build_productivity_search_graph
-from hy_memory_langgraph.scenes import SCENE_REGISTRY, get_scene
-
-__all__ = ["CHAT", "FAMILIES", "GraphFamily", "check_scene_families", "family_of"]
-
-#: The family of the routing graphs themselves (and of every fallback).
-CHAT: Final = "chat"
+from hy_memory_langgraph.scenes import CHAT_PIPELINE, SCENE_REGISTRY, get_scene
 
 Builder = Callable[[], CompiledStateGraph[Any, Any, Any, Any]]
 
@@ -77,7 +72,7 @@ def family_of(scene: str | None) -> GraphFamily | None:
     if scene is None:
         return None
     pipeline = get_scene(scene).pipeline
-    return None if pipeline == CHAT else FAMILIES[pipeline]
+    return None if pipeline == CHAT_PIPELINE else FAMILIES[pipeline]
 
 
 def check_scene_families() -> None:
@@ -87,8 +82,8 @@ def check_scene_families() -> None:
         ConfigError: naming the scene, its pipeline and the families there are.
     """
     for scene in SCENE_REGISTRY.values():
-        if scene.pipeline != CHAT and scene.pipeline not in FAMILIES:
+        if scene.pipeline != CHAT_PIPELINE and scene.pipeline not in FAMILIES:
             raise ConfigError(
                 f"scene {scene.name!r} names pipeline {scene.pipeline!r}, which no graph family "
-                f"provides; use {CHAT!r} or one of {sorted(FAMILIES)} (register a family in "
+                f"provides; use {CHAT_PIPELINE!r} or one of {sorted(FAMILIES)} (register a family in "
                 "hy_memory_langgraph/flows/families.py)")

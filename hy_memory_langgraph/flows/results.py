@@ -7,8 +7,6 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["elapsed_ms", "ops_summary"]
-
 
 def elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000.0, 3)

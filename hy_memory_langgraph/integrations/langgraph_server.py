@@ -48,8 +48,6 @@ from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.models import embedding_dims, resolve_embeddings
 from hy_memory_langgraph.store import HyMemoryStore
 
-__all__ = ["langgraph_store", "server_store"]
-
 _DEFAULT_SCHEMA = "langgraph_store"
 _TTL_KEYS = ("default_ttl", "refresh_on_read", "sweep_interval_minutes")
 

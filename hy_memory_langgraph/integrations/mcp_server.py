@@ -4,9 +4,9 @@ Coding agents and IDEs that speak MCP reach the memory through four tools, each 
 with MCP annotations (read-only, destructive, idempotent) so a client can decide which
 to confirm with its user:
 
-* ``search_memory(query, scene="chat", limit=None)``: chat memories, or working / coding
-  facts and experiences (coding with the version-chain block), best first, with ids
-  (read-only);
+* ``search_memory(query, scene="chat", limit=None)``: chat memories, or the facts and
+  experiences of a productivity scene (working, coding: with the version-chain block),
+  best first, with ids (read-only);
 * ``save_memory(content)``: remember one self-contained statement (chat; destructive in
   pro mode, where it may update or replace what is known);
 * ``record_work(scene, messages)``: remember a finished piece of work: the conversation
@@ -57,9 +57,8 @@ from hy_memory_langgraph.integrations.render import render_recent
 from hy_memory_langgraph.integrations.scope import MemoryScope
 from hy_memory_langgraph.integrations.tools import MAX_LIMIT, SAVE_DESCRIPTION, MemoryOps
 from hy_memory_langgraph.limits import check_nesting
-
-__all__ = ["ALLOWED_HOSTS_ENV", "TOKEN_ENV", "HttpAccess", "allowed_hosts", "build_mcp_server", "http_access",
-           "http_app", "serve_http", "serve_stdio"]
+from hy_memory_langgraph.prompts import scene_definitions
+from hy_memory_langgraph.scenes import CHAT_PIPELINE, CHAT_SCENE, PRODUCTIVITY_SCENES, SCENES
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +80,10 @@ _INSTRUCTIONS: Final = (
     "about earlier work; save what will still matter later; record finished work (with its tool calls) "
     "so how it was done can be found again.")
 
-SearchScene = Literal["chat", "working", "coding"]
-WorkScene = Literal["working", "coding"]
+# The scene parameters come from the registry (hy_memory_langgraph.scenes), as do their
+# descriptions (the definitions the routing prompts use): a registered scene is a tool value.
+_SearchScene = Literal[SCENES]  # type: ignore[valid-type]
+_WorkScene = Literal[PRODUCTIVITY_SCENES]  # type: ignore[valid-type]
 
 
 class _Arguments(BaseModel):
@@ -91,8 +92,8 @@ class _Arguments(BaseModel):
 
 class _Search(_Arguments):
     query: Annotated[str, Field(description="What to look for (a question or keywords).")]
-    scene: Annotated[SearchScene, Field(description="chat: what the user said; working/coding: how tasks "
-                                                    "were done (coding adds the version chain).")] = "chat"
+    scene: Annotated[_SearchScene, Field(description="Which memory to search:\n"
+                                                     + scene_definitions("search", "en", SCENES))] = CHAT_SCENE
     limit: Annotated[int | None, Field(ge=1, le=MAX_LIMIT, description=f"How many results at most (1-{MAX_LIMIT}); "
                                                                        "omit for the default.")] = None
 
@@ -102,7 +103,8 @@ class _Save(_Arguments):
 
 
 class _Record(_Arguments):
-    scene: Annotated[WorkScene, Field(description="coding when code was the medium, else working.")]
+    scene: Annotated[_WorkScene, Field(description="Which memory the work belongs to:\n"
+                                                   + scene_definitions("write", "en", PRODUCTIVITY_SCENES))]
     messages: Annotated[list[dict[str, Any]], Field(
         min_length=1, description="The work's messages, OpenAI style: {role, content, tool_calls?, tool_call_id?}.")]
 
@@ -128,21 +130,21 @@ def _outcome(scene: str, result: dict[str, Any]) -> str:
         return f"Queued for {scene} memory (request {result['request_id']}): recorded in the background."
     if not result.get("success", True):
         return f"Nothing recorded: {result.get('error') or result.get('reason') or 'the write failed'}."
-    if result.get("scene") != "productivity":
+    if result.get("scene") == CHAT_PIPELINE:
         return "Recorded as chat memory: the messages hold no tool calls, so they are not a piece of work."
     ids = [*(result.get("experience_ids") or []), *([result["memory_id"]] if result.get("memory_id") else [])]
     return f"Recorded in {scene} memory ({', '.join(ids) or 'nothing new'})."
 
 
 def _tools(client: HyMemoryClient, scope: MemoryScope, k: int, background: bool) -> list[_Tool]:
-    ops = {scene: MemoryOps(client, scene, k, background=background) for scene in ("chat", "working", "coding")}
+    ops = {scene: MemoryOps(client, scene, k, background=background) for scene in SCENES}
     rewrites = client.mode == "pro"  # pro mode reconciles: a write may update or replace memories
 
     async def search(args: _Search) -> str:
         return await ops[args.scene].asearch(scope, args.query, args.limit)
 
     async def save(args: _Save) -> str:
-        return await ops["chat"].asave(scope, args.content)
+        return await ops[CHAT_SCENE].asave(scope, args.content)
 
     async def record(args: _Record) -> str:
         result = await client.aadd(args.messages, scene=args.scene, user_id=scope.user_id,
@@ -151,7 +153,7 @@ def _tools(client: HyMemoryClient, scope: MemoryScope, k: int, background: bool)
         return _outcome(args.scene, dict(result))
 
     async def forget(args: _Forget) -> str:
-        return await ops["chat"].aforget(scope, args.memory_id)
+        return await ops[CHAT_SCENE].aforget(scope, args.memory_id)
 
     closed = {"openWorldHint": False}  # the tools act on this memory only
     return [
@@ -161,8 +163,8 @@ def _tools(client: HyMemoryClient, scope: MemoryScope, k: int, background: bool)
         _Tool("save_memory", "Save a memory", SAVE_DESCRIPTION, _Save,
               {"readOnlyHint": False, "destructiveHint": rewrites, "idempotentHint": False, **closed}, save),
         _Tool("record_work", "Record finished work",
-              "Record a finished piece of work (the conversation with its tool calls and results) in working "
-              "or coding memory.", _Record,
+              "Record a finished piece of work (the conversation with its tool calls and results) in "
+              f"{' or '.join(PRODUCTIVITY_SCENES)} memory.", _Record,
               {"readOnlyHint": False, "destructiveHint": rewrites, "idempotentHint": False, **closed}, record),
         _Tool("forget_memory", "Forget a memory",
               "Delete one of the user's memories by its id (as search_memory showed it).", _Forget,
@@ -376,7 +378,7 @@ class _Sessions:
 
 
 @dataclass(frozen=True)
-class HttpAccess:
+class _HttpAccess:
     """Who may use the HTTP server: the bearer token every request must send, and the
     ``Host`` values answered (:func:`http_access` checks and builds it)."""
 
@@ -384,17 +386,17 @@ class HttpAccess:
     hosts: tuple[str, ...]
 
 
-def http_access(token: str | None, host: str, port: int, extra_hosts: Sequence[str] = ()) -> HttpAccess:
+def http_access(token: str | None, host: str, port: int, extra_hosts: Sequence[str] = ()) -> _HttpAccess:
     """The access rules of an HTTP server on ``host:port``, checked before anything listens.
 
     Raises:
         ConfigError: No token or a token too short (any address: a loopback port is open
             to every local user), or a wildcard ``host`` without ``extra_hosts``.
     """
-    return HttpAccess(_check_token(token, host), tuple(allowed_hosts(host, port, extra_hosts)))
+    return _HttpAccess(_check_token(token, host), tuple(allowed_hosts(host, port, extra_hosts)))
 
 
-def http_app(server: Any, access: HttpAccess) -> Any:
+def http_app(server: Any, access: _HttpAccess) -> Any:
     """The ASGI app serving ``server`` over streamable HTTP at ``/mcp``: the bearer token
     required, ``Host`` and ``Origin`` checked against ``access.hosts``."""
     _mcp()
@@ -418,7 +420,7 @@ def http_app(server: Any, access: HttpAccess) -> Any:
     return _BearerAuth(app, access.token)
 
 
-def serve_http(server: Any, access: HttpAccess, *, host: str, port: int) -> None:
+def serve_http(server: Any, access: _HttpAccess, *, host: str, port: int) -> None:
     """Serve :func:`http_app` with uvicorn on ``host:port`` until interrupted."""
     import uvicorn
 

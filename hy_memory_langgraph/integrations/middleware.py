@@ -25,8 +25,6 @@ except ModuleNotFoundError as exc:  # the optional ``langchain`` package (LangCh
     raise MissingExtraError("HyMemoryMiddleware needs LangChain v1 (langchain.agents.middleware): "
                             "pip install 'hy-memory-langgraph[agents]'") from exc
 
-__all__ = ["HyMemoryMiddleware", "render_memories"]
-
 UserResolver = str | Callable[[Runtime[Any]], str]
 
 

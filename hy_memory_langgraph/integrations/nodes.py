@@ -56,9 +56,6 @@ from hy_memory_langgraph.limits import Limits
 from hy_memory_langgraph.models.embeddings import WINDOW_JOIN, head_tail_bytes
 from hy_memory_langgraph.scenes import SCENES
 
-__all__ = ["MemoryState", "create_recall_node", "create_remember_node", "last_turn", "recall_query",
-           "recall_update", "with_memory_block"]
-
 
 class MemoryState(MessagesState, total=False):
     """``MessagesState`` plus ``llm_input_messages``: what the model sees this step.
@@ -108,7 +105,7 @@ def last_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     return []
 
 
-def with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[BaseMessage]:
+def _with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[BaseMessage]:
     """``messages`` with ``block`` added as system text (merged into a leading system
     message, else prepended); ``messages`` unchanged when ``block`` is empty."""
     messages = list(messages)
@@ -121,19 +118,19 @@ def with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[BaseM
     return [SystemMessage(content=block), *messages]
 
 
-def recall_update(messages: Sequence[BaseMessage], block: str, *, memory_id: str,
+def _recall_update(messages: Sequence[BaseMessage], block: str, *, memory_id: str,
                   keep_in_history: bool = True) -> dict[str, Any]:
     """The state update of a recall: ``llm_input_messages`` always; with
     ``keep_in_history`` a ``messages`` update holding the block as one system message
     ``memory_id`` (an earlier one replaced; removed when ``block`` is empty).
 
     Example:
-        >>> update = recall_update([HumanMessage("hi", id="h1")], "- likes tea", memory_id="m")
+        >>> update = _recall_update([HumanMessage("hi", id="h1")], "- likes tea", memory_id="m")
         >>> [(type(m).__name__, m.id) for m in update["messages"][1:]]
         [('SystemMessage', 'm'), ('HumanMessage', 'h1')]
     """
     history = [m for m in messages if m.id != memory_id]
-    out: dict[str, Any] = {"llm_input_messages": with_memory_block(history, block)}
+    out: dict[str, Any] = {"llm_input_messages": _with_memory_block(history, block)}
     if not keep_in_history:
         return out
     if not block:
@@ -193,7 +190,7 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
 
     def update(state: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
         block = "" if result is None else render_memory_block(result)
-        return recall_update(state.get("messages") or [], block, memory_id=f"hy_memory:{name}",
+        return _recall_update(state.get("messages") or [], block, memory_id=f"hy_memory:{name}",
                              keep_in_history=keep_in_history)
 
     def recall(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:

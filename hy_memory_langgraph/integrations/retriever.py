@@ -30,8 +30,6 @@ from hy_memory_langgraph.errors import InvalidInputError, MissingContextError
 from hy_memory_langgraph.fences import clean
 from hy_memory_langgraph.integrations.scope import current_context, resolve_scope
 
-__all__ = ["HyMemoryRetriever", "result_documents"]
-
 #: What ``search_kwargs`` may hold (``score_threshold`` is ``min_score``'s name there).
 _SEARCH_KWARGS: Final = ("k", "score_threshold", "min_score", "scene", "user_id", "workspace_id", "branch",
                          "created_after", "created_before")

@@ -65,9 +65,6 @@ from langgraph.runtime import get_runtime
 from hy_memory_langgraph.errors import ForeignUserError, MissingContextError
 from hy_memory_langgraph.ids import require_id
 
-__all__ = ["ANY_USER_PERMISSION", "MemoryScope", "authenticated_user", "bind_users", "current_config",
-           "current_context", "resolve_scope"]
-
 #: A LangGraph auth permission that lets an authenticated user name any memory user.
 ANY_USER_PERMISSION = "hy_memory:any_user"
 

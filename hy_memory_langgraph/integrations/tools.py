@@ -41,8 +41,6 @@ from hy_memory_langgraph.limits import Limits, check_nesting
 from hy_memory_langgraph.results import SearchResult
 from hy_memory_langgraph.scenes import SCENES
 
-__all__ = ["MemoryOps", "create_memory_tools"]
-
 #: The runtime injected into each tool; its context may be any type (dict, dataclass, ...).
 AnyToolRuntime = ToolRuntime[Any, Any]
 #: The most results search_memory returns.

@@ -13,7 +13,7 @@ cannot walk (raw bytes) is refused, so nothing reaches a checkpoint unsealed. Re
 accepts only this package's state types (and LangGraph's safe ones).
 
 Example:
-    >>> from hy_memory_langgraph.messages import Msg
+    >>> from hy_memory_langgraph.messages.types import Msg
     >>> serde = SealedSerializer()
     >>> kind, data = serde.dumps_typed({"msgs": [Msg(role="user", content="pw: Hunter2!x")]})
     >>> serde.loads_typed((kind, data))["msgs"][0].content
@@ -44,10 +44,8 @@ from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import schema_name
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S, check_timeout, connect_args
 
-__all__ = ["STATE_TYPES", "Checkpoints", "SealedSerializer"]
-
 #: The classes a write graph's state holds (what a checkpoint may bring back to life).
-STATE_TYPES: Final = (
+_STATE_TYPES: Final = (
     ("hy_memory_langgraph.messages.types", "Msg"),
     ("hy_memory_langgraph.messages.types", "ToolCall"),
     ("hy_memory_langgraph.repos.records", "ChatMemory"),
@@ -66,7 +64,7 @@ class SealedSerializer(SerializerProtocol):
 
     def __init__(self, sealed: Seal = seal) -> None:
         self.seal = sealed
-        self.inner = JsonPlusSerializer(allowed_msgpack_modules=list(STATE_TYPES))
+        self.inner = JsonPlusSerializer(allowed_msgpack_modules=list(_STATE_TYPES))
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         kind, data = self.inner.dumps_typed(obj)

@@ -8,7 +8,7 @@ the same user, agent, session, scene, scope and metadata, all with a tool trace 
 without (a chat turn is never folded into a working trace).
 
 Example:
-    >>> from hy_memory_langgraph.messages import Msg
+    >>> from hy_memory_langgraph.messages.types import Msg
     >>> from datetime import datetime, timezone
     >>> write = {"request_id": "r1", "user_id": "u", "session_id": "s", "scene": None,
     ...          "metadata": {}, "at": datetime(2024, 5, 1, tzinfo=timezone.utc),
@@ -26,9 +26,8 @@ from datetime import datetime, timezone
 from typing import Any, Final
 
 from hy_memory_langgraph.errors import StoreCorruptionError
-from hy_memory_langgraph.messages import has_tool_trace, messages_from_dicts, messages_to_dicts
-
-__all__ = ["MERGE_SPAN_S", "decode_write", "encode_write", "merge_key", "merge_writes", "session_key"]
+from hy_memory_langgraph.messages.codec import messages_from_dicts, messages_to_dicts
+from hy_memory_langgraph.messages.turns import has_tool_trace
 
 #: The fields of a prepared write that place it (the merge key's part besides the metadata).
 _PLACE: Final = ("user_id", "agent_id", "session_id", "scene", "workspace_id", "branch")
@@ -85,7 +84,7 @@ def merge_writes(writes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     Example:
         >>> from datetime import datetime, timezone
-        >>> from hy_memory_langgraph.messages import Msg
+        >>> from hy_memory_langgraph.messages.types import Msg
         >>> at = datetime(2024, 5, 1, tzinfo=timezone.utc)
         >>> one = {"request_id": "a", "user_id": "u", "msgs": [Msg(role="user", content="hi")], "at": at}
         >>> two = {**one, "request_id": "b", "msgs": [Msg(role="user", content="I'm Ann")]}

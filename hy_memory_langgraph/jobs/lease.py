@@ -30,8 +30,6 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.errors import StoreError
 
-__all__ = ["AdvisoryLease", "FileLease", "Lease", "queue_lock_key"]
-
 _PG_LOCKS: Final = sa.table("pg_locks", sa.column("locktype"), sa.column("database"), sa.column("classid"),
                             sa.column("objid"), sa.column("objsubid"), sa.column("granted"),
                             schema="pg_catalog")

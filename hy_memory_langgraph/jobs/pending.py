@@ -25,8 +25,6 @@ from hy_memory_langgraph.errors import StoreCorruptionError
 from hy_memory_langgraph.jobs.codec import decode_write
 from hy_memory_langgraph.jobs.queue import ACTIVE, JobQueue
 
-__all__ = ["PendingTurn", "pending_turns"]
-
 
 @dataclass(frozen=True)
 class PendingTurn:

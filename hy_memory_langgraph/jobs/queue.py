@@ -57,8 +57,6 @@ from hy_memory_langgraph.store.db.engine import (
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
-__all__ = ["ACTIVE", "JOBS", "MAX_MERGED", "MIGRATIONS", "Job", "JobQueue", "Run"]
-
 #: Requests one run takes at most.
 MAX_MERGED: Final = 32
 #: States of rows that still wait for (or are in) a run.
@@ -66,7 +64,7 @@ ACTIVE: Final = ("queued", "running")
 _STATES: Final = ("queued", "running", "failed", "cancelled")
 
 _META = sa.MetaData()
-JOBS: Final = sa.Table(
+_JOBS: Final = sa.Table(
     "memory_jobs", _META,
     sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
     sa.Column("request_id", sa.String(128), nullable=False, unique=True),
@@ -85,10 +83,10 @@ JOBS: Final = sa.Table(
     sa.Column("finished_at", sa.Float, nullable=True),
     sa.Column("payload", sa.Text, nullable=True),
 )
-sa.Index("ix_memory_jobs_session", JOBS.c.session_key, JOBS.c.id)
-sa.Index("ix_memory_jobs_state", JOBS.c.state, JOBS.c.ready_at)
-sa.Index("ix_memory_jobs_user", JOBS.c.user_id)
-sa.Index("ix_memory_jobs_run", JOBS.c.run_id)
+sa.Index("ix_memory_jobs_session", _JOBS.c.session_key, _JOBS.c.id)
+sa.Index("ix_memory_jobs_state", _JOBS.c.state, _JOBS.c.ready_at)
+sa.Index("ix_memory_jobs_user", _JOBS.c.user_id)
+sa.Index("ix_memory_jobs_run", _JOBS.c.run_id)
 
 
 def _create_v1(ctx: MigrationContext) -> None:
@@ -99,7 +97,7 @@ MIGRATIONS: Final = (Migration(1, "memory_jobs table", _create_v1),)
 
 
 @dataclass(frozen=True)
-class Job:
+class _Job:
     """One queued request, as read from its row.
 
     Attributes:
@@ -124,7 +122,7 @@ class Job:
     payload: dict[str, Any] | None
 
     @classmethod
-    def of(cls, data: Any) -> Job:
+    def of(cls, data: Any) -> _Job:
         """The job of a row read as a mapping (``Result.mappings()``)."""
         payload = json.loads(data["payload"]) if data.get("payload") else None
         return cls(id=int(data["id"]), request_id=data["request_id"], user_id=data["user_id"],
@@ -155,7 +153,7 @@ class Run:
     """
 
     run_id: int
-    jobs: tuple[Job, ...]
+    jobs: tuple[_Job, ...]
     attempt: int
     claimed_at: float
 
@@ -207,7 +205,7 @@ class JobQueue:
                "created_at": now, "ready_at": now + delay,
                "payload": json.dumps(self.seal(payload), ensure_ascii=False)}
         with write_tx(self.engine) as conn:
-            conn.execute(JOBS.insert().values(**row))
+            conn.execute(_JOBS.insert().values(**row))
 
     # ------------------------------------------------------------------ workers
     def claim(self, lease: Lease, *, now: float | None = None, ignore_delay: bool = False) -> Run | None:
@@ -217,7 +215,7 @@ class JobQueue:
         with ``ignore_delay``), or a running one whose worker lost its lease (resumed).
         """
         now = time.time() if now is None else now
-        j, q = JOBS.alias("j"), JOBS.alias("q")
+        j, q = _JOBS.alias("j"), _JOBS.alias("q")
         head_of_session = sa.select(sa.func.min(q.c.id)).where(
             q.c.session_key == j.c.session_key, q.c.state.in_(ACTIVE)).scalar_subquery()
         ready = sa.true() if ignore_delay else j.c.ready_at <= now
@@ -231,29 +229,29 @@ class JobQueue:
             found = conn.execute(query).mappings().first()
             if found is None:
                 return None
-            head = Job.of(found)
+            head = _Job.of(found)
             members = self._members(conn, head)
             ids = [m.id for m in members]
-            conn.execute(JOBS.update().where(JOBS.c.id.in_(ids)).values(
+            conn.execute(_JOBS.update().where(_JOBS.c.id.in_(ids)).values(
                 state="running", run_id=head.id, worker_key=lease.key,
-                started_at=sa.func.coalesce(JOBS.c.started_at, now)))
+                started_at=sa.func.coalesce(_JOBS.c.started_at, now)))
         return Run(run_id=head.id, jobs=tuple(members), attempt=head.attempts + 1, claimed_at=now)
 
-    def _members(self, conn: Connection, head: Job) -> list[Job]:
+    def _members(self, conn: Connection, head: _Job) -> list[_Job]:
         """The rows a run of ``head`` takes: those it took before, or ``head`` and the
         requests that may be merged with it."""
         if head.run_id is not None:
-            rows = conn.execute(sa.select(JOBS).where(JOBS.c.run_id == head.run_id,
-                                                      JOBS.c.state.in_(ACTIVE)).order_by(JOBS.c.id))
-            return [Job.of(r) for r in rows.mappings()]
-        later = sa.select(JOBS).where(JOBS.c.session_key == head.session_key, JOBS.c.state == "queued",
-                                      JOBS.c.id > head.id).order_by(JOBS.c.id).limit(MAX_MERGED - 1)
+            rows = conn.execute(sa.select(_JOBS).where(_JOBS.c.run_id == head.run_id,
+                                                      _JOBS.c.state.in_(ACTIVE)).order_by(_JOBS.c.id))
+            return [_Job.of(r) for r in rows.mappings()]
+        later = sa.select(_JOBS).where(_JOBS.c.session_key == head.session_key, _JOBS.c.state == "queued",
+                                      _JOBS.c.id > head.id).order_by(_JOBS.c.id).limit(MAX_MERGED - 1)
         if self.postgres:
             later = later.with_for_update()
-        merge_key = conn.execute(sa.select(JOBS.c.merge_key).where(JOBS.c.id == head.id)).scalar()
+        merge_key = conn.execute(sa.select(_JOBS.c.merge_key).where(_JOBS.c.id == head.id)).scalar()
         members = [head]
         for row in conn.execute(later).mappings():
-            job = Job.of(row)
+            job = _Job.of(row)
             if row["merge_key"] != merge_key or job.run_id is not None \
                     or abs(job.at_ts - head.at_ts) > MERGE_SPAN_S:
                 break  # contiguous only: a request never overtakes an earlier one
@@ -263,9 +261,9 @@ class JobQueue:
     def holds(self, run: Run, lease: Lease) -> bool:
         """Whether every row of ``run`` is still running under ``lease`` (not cancelled)."""
         with read_tx(self.engine, single=True) as conn:
-            n = conn.execute(sa.select(sa.func.count()).select_from(JOBS).where(
-                JOBS.c.run_id == run.run_id, JOBS.c.state == "running",
-                JOBS.c.worker_key == lease.key)).scalar()
+            n = conn.execute(sa.select(sa.func.count()).select_from(_JOBS).where(
+                _JOBS.c.run_id == run.run_id, _JOBS.c.state == "running",
+                _JOBS.c.worker_key == lease.key)).scalar()
         return int(n or 0) == len(run.jobs)
 
     def finish(self, run: Run, lease: Lease, *, error: str | None = None) -> None:
@@ -277,44 +275,44 @@ class JobQueue:
         if error:
             values["error"] = self.seal(error)
         with write_tx(self.engine) as conn:
-            conn.execute(JOBS.update().where(self._owned(run, lease)).values(**values))
+            conn.execute(_JOBS.update().where(self._owned(run, lease)).values(**values))
 
     def forget_done(self, run_ids: Sequence[int]) -> None:
         """Delete the ``done`` rows of ``run_ids`` (their checkpoints are gone)."""
         if run_ids:
             with write_tx(self.engine) as conn:
-                conn.execute(JOBS.delete().where(JOBS.c.run_id.in_(list(run_ids)), JOBS.c.state == "done"))
+                conn.execute(_JOBS.delete().where(_JOBS.c.run_id.in_(list(run_ids)), _JOBS.c.state == "done"))
 
     def done_runs(self) -> list[tuple[int, str]]:
         """``(run id, user id)`` of the runs that ended but still have rows (their worker
         has not removed them yet, or died first)."""
         with read_tx(self.engine, single=True) as conn:
-            rows = conn.execute(sa.select(JOBS.c.run_id, JOBS.c.user_id).distinct().where(
-                JOBS.c.state == "done")).all()
+            rows = conn.execute(sa.select(_JOBS.c.run_id, _JOBS.c.user_id).distinct().where(
+                _JOBS.c.state == "done")).all()
         return [(int(r[0]), str(r[1])) for r in rows if r[0] is not None]
 
     def retry(self, run: Run, lease: Lease, error: str, ready_at: float) -> None:
         """Back to the queue after a failed attempt, eligible again at ``ready_at``."""
         with write_tx(self.engine) as conn:
-            conn.execute(JOBS.update().where(self._owned(run, lease)).values(
+            conn.execute(_JOBS.update().where(self._owned(run, lease)).values(
                 state="queued", worker_key=None, ready_at=ready_at, error=self.seal(error),
-                attempts=JOBS.c.attempts + 1))
+                attempts=_JOBS.c.attempts + 1))
 
     def fail(self, run: Run, lease: Lease, error: str) -> None:
         """Give up a run whose write could not be stored: ``failed`` with ``error``, the
         payload kept (nothing is lost; :meth:`requeue_failed` tries it again)."""
         with write_tx(self.engine) as conn:
-            conn.execute(JOBS.update().where(self._owned(run, lease)).values(
+            conn.execute(_JOBS.update().where(self._owned(run, lease)).values(
                 state="failed", worker_key=None, error=self.seal(error), finished_at=time.time()))
 
     def requeue_failed(self, user_id: str | None = None) -> int:
         """Queue again the failed requests that kept their write (of ``user_id`` only,
         when given); the number requeued."""
-        where = [JOBS.c.state == "failed", JOBS.c.payload.is_not(None)]
+        where = [_JOBS.c.state == "failed", _JOBS.c.payload.is_not(None)]
         if user_id is not None:
-            where.append(JOBS.c.user_id == user_id)
+            where.append(_JOBS.c.user_id == user_id)
         with write_tx(self.engine) as conn:
-            result = conn.execute(JOBS.update().where(*where).values(
+            result = conn.execute(_JOBS.update().where(*where).values(
                 state="queued", attempts=0, ready_at=time.time(), finished_at=None))
         return int(result.rowcount or 0)
 
@@ -322,51 +320,51 @@ class JobQueue:
         """The worker stopped working ``run`` (cancelled, or shutting down mid-run: a
         running row goes back to ``queued``, keeping its run, to be resumed)."""
         with write_tx(self.engine) as conn:
-            conn.execute(JOBS.update().where(JOBS.c.run_id == run.run_id, JOBS.c.worker_key == lease.key,
-                                             JOBS.c.state == "running").values(state="queued", worker_key=None))
-            conn.execute(JOBS.update().where(JOBS.c.run_id == run.run_id, JOBS.c.worker_key == lease.key)
+            conn.execute(_JOBS.update().where(_JOBS.c.run_id == run.run_id, _JOBS.c.worker_key == lease.key,
+                                             _JOBS.c.state == "running").values(state="queued", worker_key=None))
+            conn.execute(_JOBS.update().where(_JOBS.c.run_id == run.run_id, _JOBS.c.worker_key == lease.key)
                          .values(worker_key=None))
 
     @staticmethod
     def _owned(run: Run, lease: Lease) -> sa.ColumnElement[bool]:
-        return sa.and_(JOBS.c.run_id == run.run_id, JOBS.c.worker_key == lease.key, JOBS.c.state == "running")
+        return sa.and_(_JOBS.c.run_id == run.run_id, _JOBS.c.worker_key == lease.key, _JOBS.c.state == "running")
 
     # ------------------------------------------------------------------ readers
     def jobs(self, *, user_ids: Sequence[str] | None = None, states: Iterable[str] = _STATES,
-             with_payload: bool = False) -> list[Job]:
+             with_payload: bool = False) -> list[_Job]:
         """Rows in queue order (of ``user_ids`` only, when given)."""
-        columns = [c for c in JOBS.c if with_payload or c.name != "payload"]
-        query = sa.select(*columns).where(JOBS.c.state.in_(list(states))).order_by(JOBS.c.id)
+        columns = [c for c in _JOBS.c if with_payload or c.name != "payload"]
+        query = sa.select(*columns).where(_JOBS.c.state.in_(list(states))).order_by(_JOBS.c.id)
         if user_ids is not None:
-            query = query.where(JOBS.c.user_id.in_(list(user_ids)))
+            query = query.where(_JOBS.c.user_id.in_(list(user_ids)))
         with read_tx(self.engine, single=True) as conn:
-            return [Job.of(r) for r in conn.execute(query).mappings()]
+            return [_Job.of(r) for r in conn.execute(query).mappings()]
 
     def counts(self) -> dict[str, int]:
         """Rows per state."""
         with read_tx(self.engine, single=True) as conn:
-            found = dict(conn.execute(sa.select(JOBS.c.state, sa.func.count()).group_by(JOBS.c.state)).all())
+            found = dict(conn.execute(sa.select(_JOBS.c.state, sa.func.count()).group_by(_JOBS.c.state)).all())
         return {state: int(found.get(state, 0)) for state in _STATES}
 
     def outstanding(self) -> int:
         """Requests still to be processed (queued or running) or cleaned up (done)."""
         with read_tx(self.engine, single=True) as conn:
-            return int(conn.execute(sa.select(sa.func.count()).select_from(JOBS).where(
-                JOBS.c.state.in_((*ACTIVE, "done")))).scalar() or 0)
+            return int(conn.execute(sa.select(sa.func.count()).select_from(_JOBS).where(
+                _JOBS.c.state.in_((*ACTIVE, "done")))).scalar() or 0)
 
     def next_ready(self) -> float | None:
         """The earliest ``ready_at`` of a queued request (``None``: none queued)."""
         with read_tx(self.engine, single=True) as conn:
-            return conn.execute(sa.select(sa.func.min(JOBS.c.ready_at)).where(JOBS.c.state == "queued")).scalar()
+            return conn.execute(sa.select(sa.func.min(_JOBS.c.ready_at)).where(_JOBS.c.state == "queued")).scalar()
 
     # ------------------------------------------------------------------ erasure
     def cancel_user(self, user_id: str) -> list[tuple[int, int | None]]:
         """Mark every row of ``user_id`` cancelled (no worker takes it again); the
         ``(run_id, worker_key)`` of the runs that were running."""
         with write_tx(self.engine) as conn:
-            running = conn.execute(sa.select(JOBS.c.run_id, JOBS.c.worker_key).distinct().where(
-                JOBS.c.user_id == user_id, JOBS.c.state == "running")).all()
-            conn.execute(JOBS.update().where(JOBS.c.user_id == user_id).values(state="cancelled"))
+            running = conn.execute(sa.select(_JOBS.c.run_id, _JOBS.c.worker_key).distinct().where(
+                _JOBS.c.user_id == user_id, _JOBS.c.state == "running")).all()
+            conn.execute(_JOBS.update().where(_JOBS.c.user_id == user_id).values(state="cancelled"))
         return [(int(r[0]), r[1]) for r in running if r[0] is not None]
 
     def workers_of(self, run_ids: Sequence[int]) -> dict[int, int | None]:
@@ -374,16 +372,16 @@ class JobQueue:
         if not run_ids:
             return {}
         with read_tx(self.engine, single=True) as conn:
-            rows = conn.execute(sa.select(JOBS.c.run_id, sa.func.max(JOBS.c.worker_key)).where(
-                JOBS.c.run_id.in_(list(run_ids))).group_by(JOBS.c.run_id)).all()
+            rows = conn.execute(sa.select(_JOBS.c.run_id, sa.func.max(_JOBS.c.worker_key)).where(
+                _JOBS.c.run_id.in_(list(run_ids))).group_by(_JOBS.c.run_id)).all()
         return {int(r[0]): r[1] for r in rows}
 
     def delete_user(self, user_id: str) -> list[int]:
         """Delete every row of ``user_id``; the run ids whose checkpoints must go too."""
         with write_tx(self.engine) as conn:
-            runs = conn.execute(sa.select(sa.func.coalesce(JOBS.c.run_id, JOBS.c.id)).distinct().where(
-                JOBS.c.user_id == user_id)).scalars().all()
-            conn.execute(JOBS.delete().where(JOBS.c.user_id == user_id))
+            runs = conn.execute(sa.select(sa.func.coalesce(_JOBS.c.run_id, _JOBS.c.id)).distinct().where(
+                _JOBS.c.user_id == user_id)).scalars().all()
+            conn.execute(_JOBS.delete().where(_JOBS.c.user_id == user_id))
         return [int(r) for r in runs]
 
     def known_runs(self, run_ids: Sequence[int]) -> set[int]:
@@ -391,14 +389,14 @@ class JobQueue:
         if not run_ids:
             return set()
         with read_tx(self.engine, single=True) as conn:
-            return {int(r) for r in conn.execute(sa.select(JOBS.c.run_id).distinct().where(
-                JOBS.c.run_id.in_(list(run_ids)))).scalars() if r is not None}
+            return {int(r) for r in conn.execute(sa.select(_JOBS.c.run_id).distinct().where(
+                _JOBS.c.run_id.in_(list(run_ids)))).scalars() if r is not None}
 
     def prune_failed(self, older_than: float) -> int:
         """Drop ``failed`` rows that kept no write and finished before ``older_than``."""
         with write_tx(self.engine) as conn:
-            result = conn.execute(JOBS.delete().where(
-                JOBS.c.state == "failed", JOBS.c.payload.is_(None), JOBS.c.finished_at < older_than))
+            result = conn.execute(_JOBS.delete().where(
+                _JOBS.c.state == "failed", _JOBS.c.payload.is_(None), _JOBS.c.finished_at < older_than))
         return int(result.rowcount or 0)
 
     def flush_erasure(self) -> None:

@@ -13,74 +13,12 @@ LangChain ``BaseMessage``s, bare strings) is turned into :class:`Msg` by
 * :mod:`.codec`: the JSON round-trip used to store traces.
 
 Example:
+    >>> from hy_memory_langgraph.messages.language import detect_language
+    >>> from hy_memory_langgraph.messages.normalize import normalize_messages
+    >>> from hy_memory_langgraph.messages.turns import has_tool_trace
     >>> msgs = normalize_messages(["Fix the timeout in search.py"])
     >>> has_tool_trace(msgs), detect_language(msgs)
     (False, 'en')
 """
 
 from __future__ import annotations
-
-from hy_memory_langgraph.messages.codec import messages_from_dicts, messages_to_dicts
-from hy_memory_langgraph.messages.compression import (
-    cap_message_bytes,
-    compact_json,
-    compress_for_prompt,
-    cut_marker,
-    truncate_bytes_head_tail,
-    truncate_chars_head_tail,
-)
-from hy_memory_langgraph.messages.files import files_from_text, files_from_tool_calls
-from hy_memory_langgraph.messages.language import (
-    detect_language,
-    detect_text_language,
-    is_cjk,
-)
-from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.render import judge_summary, transcript_rows
-from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, is_question_only, is_trivial, match_text, quotes
-from hy_memory_langgraph.messages.turns import (
-    has_tool_trace,
-    last_user_turns,
-    redact_after,
-    redact_messages,
-    split_user_turns,
-    strip_tool_trace,
-    tool_names,
-    user_text,
-)
-from hy_memory_langgraph.messages.types import Msg, Role, ToolCall
-
-__all__ = [
-    "MIN_QUOTE_CHARS",
-    "Msg",
-    "Role",
-    "ToolCall",
-    "cap_message_bytes",
-    "compact_json",
-    "compress_for_prompt",
-    "cut_marker",
-    "detect_language",
-    "detect_text_language",
-    "files_from_text",
-    "files_from_tool_calls",
-    "has_tool_trace",
-    "is_cjk",
-    "is_question_only",
-    "is_trivial",
-    "judge_summary",
-    "last_user_turns",
-    "match_text",
-    "messages_from_dicts",
-    "messages_to_dicts",
-    "normalize_messages",
-    "quotes",
-    "redact_after",
-    "redact_messages",
-    "split_user_turns",
-    "strip_tool_trace",
-    "tool_names",
-    "transcript_rows",
-    "truncate_bytes_head_tail",
-    "truncate_chars_head_tail",
-    "user_text",
-]

@@ -9,8 +9,6 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages.normalize import make_tool_call
 from hy_memory_langgraph.messages.types import ROLES, Msg, Role, ToolCall
 
-__all__ = ["messages_from_dicts", "messages_to_dicts"]
-
 
 def messages_to_dicts(msgs: Iterable[Msg]) -> list[dict[str, Any]]:
     """JSON-able dicts (all fields, always present) for storage; see :func:`messages_from_dicts`."""

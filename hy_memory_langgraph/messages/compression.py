@@ -16,9 +16,6 @@ from typing import Any
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages.types import Msg, ToolCall
 
-__all__ = ["cap_message_bytes", "compact_json", "cut_marker", "truncate_bytes_head_tail",
-           "truncate_chars_head_tail", "compress_for_prompt"]
-
 # "surrogatepass" keeps lone surrogates (which str allows) round-tripping instead of raising.
 _ERRORS = "surrogatepass"
 

@@ -8,9 +8,7 @@ from typing import Any
 
 from hy_memory_langgraph.messages.types import Msg
 
-__all__ = ["files_from_tool_calls", "files_from_text", "PATH_KEYS"]
-
-PATH_KEYS: frozenset[str] = frozenset(
+_PATH_KEYS: frozenset[str] = frozenset(
     {
         "path",
         "file_path",
@@ -94,7 +92,7 @@ def _from_value(value: Any, key: str | None, depth: int) -> Iterator[str]:
     if depth > _MAX_DEPTH:
         return
     if isinstance(value, str):
-        if key in PATH_KEYS:
+        if key in _PATH_KEYS:
             if _looks_like_path(value):
                 yield value.strip()
         else:

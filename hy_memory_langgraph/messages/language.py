@@ -25,8 +25,6 @@ from typing import Any, Literal
 from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.messages.turns import user_text
 
-__all__ = ["WINDOW", "detect_language", "detect_text_language", "is_cjk"]
-
 WINDOW = 10
 _MIN_CJK_AFTER_CJK_START = 2
 

@@ -22,8 +22,6 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.values import without_nul
 
-__all__ = ["normalize_messages", "make_tool_call"]
-
 _FIX = "pass OpenAI, Anthropic or LangChain messages"
 _ROLE_ALIASES: dict[str, str] = {
     "user": "user",

@@ -14,8 +14,6 @@ from typing import Any
 from hy_memory_langgraph.messages.turns import split_user_turns, tool_names
 from hy_memory_langgraph.messages.types import Msg, ToolCall
 
-__all__ = ["judge_summary", "transcript_rows"]
-
 _WS = re.compile(r"\s+")
 
 

@@ -38,8 +38,6 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["MIN_QUOTE_CHARS", "TRIVIAL_MAX_CHARS", "is_question_only", "is_trivial", "match_text", "quotes"]
-
 #: Longer turns are never trivial, whatever words they use.
 TRIVIAL_MAX_CHARS: Final = 80
 #: Shorter texts ("ok", "thanks") never count as quoting an erased memory: too many do.

@@ -8,9 +8,6 @@ from dataclasses import replace
 from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.redact import carried_spans, redact_json_text, redact_value, replace_spans, split_spans
 
-__all__ = ["has_tool_trace", "last_user_turns", "redact_after", "redact_messages", "split_user_turns",
-           "strip_tool_trace", "tool_names", "user_text"]
-
 
 def has_tool_trace(msgs: Iterable[Msg]) -> bool:
     """Whether any message is a tool result or an assistant message with tool calls."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Role", "ToolCall", "Msg", "ROLES"]
-
 Role = Literal["system", "user", "assistant", "tool"]
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")

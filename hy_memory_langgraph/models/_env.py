@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-__all__ = ["env_get"]
-
 
 def env_get(env: Mapping[str, str] | None, name: str) -> str | None:
     """``env[name]`` stripped, or ``None`` when unset or blank (``None`` env: os.environ)."""

@@ -34,11 +34,8 @@ from hy_memory_langgraph.embedding_batch import embed_queries, embeds_queries_as
 from hy_memory_langgraph.models.embeddings import E5Embeddings, head_tail_bytes
 from hy_memory_langgraph.models.identity import base_embeddings
 
-__all__ = ["DEFAULT_INPUT_BYTES", "DEFAULT_QUERY_CACHE_SIZE", "OPENAI_INPUT_BYTES",
-           "BoundedEmbeddings", "input_bytes_limit"]
-
 #: Query embeddings kept per client.
-DEFAULT_QUERY_CACHE_SIZE: Final = 512
+_DEFAULT_QUERY_CACHE_SIZE: Final = 512
 #: Bytes of one text sent to OpenAI embeddings (the 8,191-token window, one byte per token
 #: at least, less a margin).
 OPENAI_INPUT_BYTES: Final = 8000
@@ -81,7 +78,7 @@ class BoundedEmbeddings(Embeddings):
         True
     """
 
-    def __init__(self, inner: Embeddings, *, query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+    def __init__(self, inner: Embeddings, *, query_cache_size: int = _DEFAULT_QUERY_CACHE_SIZE,
                  max_input_bytes: int | None = None) -> None:
         self.inner = inner
         self.query_cache_size = max(0, query_cache_size)

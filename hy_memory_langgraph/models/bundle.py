@@ -16,14 +16,12 @@ from dataclasses import asdict
 from hy_memory_langgraph.models.calibration import cache_key, calibrate
 from hy_memory_langgraph.models.embeddings import E5Embeddings
 
-__all__ = ["bundle_text"]
 
-
-def bundle_text() -> str:
+def _bundle_text() -> str:
     """The text of ``calibrations.json``, measured now with the embedded model."""
     emb = E5Embeddings()
     return json.dumps({cache_key(emb): asdict(calibrate(emb))}, indent=1, sort_keys=True) + "\n"
 
 
 if __name__ == "__main__":
-    print(bundle_text(), end="")
+    print(_bundle_text(), end="")

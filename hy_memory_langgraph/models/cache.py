@@ -53,8 +53,6 @@ from hy_memory_langgraph.errors import InvalidInputError, ReadOnlyStoreError
 from hy_memory_langgraph.models.embeddings import embedding_dims
 from hy_memory_langgraph.models.identity import model_identity
 
-__all__ = ["CachedEmbeddings", "embedding_owners"]
-
 _F32, _F64 = b"f", b"d"
 #: Reference rows remembered as written, per process (forgotten past this many).
 _MAX_REFERENCED = 200_000

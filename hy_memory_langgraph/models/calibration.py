@@ -55,22 +55,19 @@ from typing import Any, Final
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from hy_memory_langgraph.messages import detect_text_language
+from hy_memory_langgraph.messages.language import detect_text_language
 from hy_memory_langgraph.models.identity import base_embeddings, model_identity
 from hy_memory_langgraph.models.reference_sentences import (
     REFERENCE_SENTENCES,
     REFERENCE_VERSION,
 )
 
-__all__ = ["BUNDLED_PATH", "KERNEL_TOLERANCE", "SYMMETRIC_COSINE", "Calibration", "CalibrationCache", "LanguageScale",
-           "bundled", "cache_key", "calibrate"]
-
 #: The smallest ceiling - floor range trusted; a model squeezing its scores more is
 #: mapped with a ceiling of 1.
 MIN_RANGE: Final = 0.02
 #: A query vector this close to the same text's document vector means the model embeds
 #: both sides alike (no query prefix): the calibration then asks no more query calls.
-SYMMETRIC_COSINE: Final = 0.9999
+_SYMMETRIC_COSINE: Final = 0.9999
 #: How far a floor or ceiling may move between CPU kernels and builds of one model and
 #: still be the same calibration: about 8x the largest shift measured
 #: (``bench/e5_kernels.py``: 1.1e-4 across five builds of the e5 engine, 1.3e-4 between
@@ -78,7 +75,7 @@ SYMMETRIC_COSINE: Final = 0.9999
 #: 0.14-0.2 for e5) it moves a similarity by less than 0.01, far inside any gate.
 KERNEL_TOLERANCE: Final = 1e-3
 #: Calibrations shipped with the package (the embedded default model's).
-BUNDLED_PATH: Final = Path(__file__).with_name("calibrations.json")
+_BUNDLED_PATH: Final = Path(__file__).with_name("calibrations.json")
 log = logging.getLogger(__name__)
 # Calibrations known in this process, by cache key (shared by every CalibrationCache).
 _PROCESS: dict[str, Calibration] = {}
@@ -166,7 +163,7 @@ def _read_file(path: Path) -> dict[str, Calibration]:
 
 def bundled() -> dict[str, Calibration]:
     """The calibrations shipped with the package, by :func:`cache_key`."""
-    return _read_file(BUNDLED_PATH)
+    return _read_file(_BUNDLED_PATH)
 
 
 def calibrate(emb: Embeddings) -> Calibration:
@@ -185,7 +182,7 @@ def calibrate(emb: Embeddings) -> Calibration:
     sentences = [s for group in REFERENCE_SENTENCES.values() for s in group]
     docs = _unit(emb.embed_documents(sentences))
     first = _unit([emb.embed_query(sentences[0])])
-    if float(first[0] @ docs[0]) >= SYMMETRIC_COSINE:
+    if float(first[0] @ docs[0]) >= _SYMMETRIC_COSINE:
         queries = docs
     else:
         queries = np.vstack([first, _unit([emb.embed_query(s) for s in sentences[1:]])])

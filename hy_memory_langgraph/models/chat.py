@@ -14,8 +14,6 @@ from hy_memory_langgraph.models._env import env_get
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["DEFAULT_LLM_MODEL", "Mode", "resolve_chat_model", "resolve_mode"]
-
 Mode = Literal["lite", "pro"]
 
 DEFAULT_LLM_MODEL: Final = "gpt-4o-mini"

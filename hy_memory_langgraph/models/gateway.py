@@ -12,12 +12,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hy_memory_langgraph.errors import InvalidInputError, LLMCallError
-from hy_memory_langgraph.runlog.meter import count_llm
+from hy_memory_langgraph.pipeline_log.meter import count_llm
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
-
-__all__ = ["LLMGateway", "LLMUsage", "StageUsage"]
 
 
 @dataclass

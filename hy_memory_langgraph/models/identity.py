@@ -23,8 +23,6 @@ from langchain_core.embeddings import Embeddings
 
 from hy_memory_langgraph.models.embeddings import E5Embeddings
 
-__all__ = ["base_embeddings", "model_identity"]
-
 _IDENTITY_ATTRS: Final = ("model", "model_name", "model_id", "dims", "dimensions", "ngram",
                           "deployment", "max_tokens")
 

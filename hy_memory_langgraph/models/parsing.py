@@ -24,16 +24,6 @@ import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = [
-    "as_choice",
-    "as_float",
-    "as_list",
-    "as_str",
-    "as_str_list",
-    "parse_json_object",
-    "parse_json_value",
-]
-
 _MAX_CHARS = 200_000  # longer model output is cut before parsing
 _MAX_STARTS = 16  # candidate opening brackets tried per text variant
 _MAX_CUTS = 3  # cut-back points tried for output truncated mid-value

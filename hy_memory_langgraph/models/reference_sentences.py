@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["REFERENCE_SENTENCES", "REFERENCE_VERSION"]
-
 REFERENCE_VERSION: Final = "unrelated-v1"
 
 REFERENCE_SENTENCES: Final[dict[str, tuple[str, ...]]] = {

@@ -58,19 +58,8 @@ from typing import Any, Literal, get_args
 from hy_memory_langgraph.errors import HyMemoryError, InvalidInputError
 from hy_memory_langgraph.fences import closing, literal, new_nonce, opening
 
-__all__ = [
-    "Lang",
-    "LANGS",
-    "PromptTemplate",
-    "PromptTemplateError",
-    "PromptVariableError",
-    "available_prompts",
-    "load_prompt",
-    "scene_definitions",
-]
-
-Lang = Literal["en", "zh"]
-LANGS: tuple[str, ...] = get_args(Lang)
+_Lang = Literal["en", "zh"]
+LANGS: tuple[str, ...] = get_args(_Lang)
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 #: A section (its tags around one placeholder alone) or a placeholder.
@@ -116,7 +105,7 @@ class PromptTemplate:
     """One prompt in one language: a system and a user template plus their variables."""
 
     name: str
-    lang: Lang
+    lang: _Lang
     system: str
     user: str
     variables: frozenset[str]
@@ -233,7 +222,7 @@ def _load_file(name: str) -> dict[str, PromptTemplate]:
 
 
 @lru_cache(maxsize=None)
-def load_prompt(name: str, lang: Lang = "en") -> PromptTemplate:
+def load_prompt(name: str, lang: _Lang = "en") -> PromptTemplate:
     """Load (once, then cached) the prompt ``name`` in ``lang``.
 
     Raises ``ValueError`` (:class:`~hy_memory_langgraph.errors.InvalidInputError`)
@@ -256,7 +245,7 @@ def _fragment_file(name: str) -> dict[str, Any]:
     return tomllib.loads(source)
 
 
-def scene_definitions(purpose: Literal["write", "search"], lang: Lang,
+def scene_definitions(purpose: Literal["write", "search"], lang: _Lang,
                       scenes: Sequence[str]) -> str:
     """The ``{scene_definitions}`` block of the routing prompts: one line per scene.
 

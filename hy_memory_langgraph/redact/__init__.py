@@ -37,5 +37,3 @@ from hy_memory_langgraph.redact.values import (
     replace_spans,
 )
 
-__all__ = ["carried_spans", "find_secret", "name_class", "placeholder", "redact_json_text", "redact_text",
-           "redact_value", "replace_spans", "split_spans"]

@@ -27,8 +27,6 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import GROUP_WORDS, describes_member
 
-__all__ = ["block_spans", "may_hold_blocks"]
-
 Span = tuple[int, int, str]
 
 #: The header of a block of secrets, alone on its line.

@@ -42,8 +42,6 @@ from typing import Final
 from hy_memory_langgraph.redact.judge import credential_like, grouped_key, looks_random, quantity, reference
 from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class
 
-__all__ = ["WINDOW", "bridged_spans"]
-
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
 WINDOW: Final = 12

@@ -47,8 +47,6 @@ from typing import Final, Literal
 from hy_memory_langgraph.redact.judge import literal_password, looks_random, reference, setting_value
 from hy_memory_langgraph.redact.rules import load_rules, name_class, session_name, split_name
 
-__all__ = ["call_spans"]
-
 Span = tuple[int, int, str]
 _CallKind = Literal["setter", "auth", "connect", "client", "keyed"]
 #: A call: its name (dotted, ``::`` or ``->`` paths; ``new X(``, ``X.new(``), then ``(`` or,

@@ -28,8 +28,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["KIND", "card_numbers"]
-
 KIND: Final = "card_number"
 # ASCII edges: a number right after Chinese text (卡号4111…) is found
 _CANDIDATE: Final = re.compile(r"(?<![A-Za-z0-9_.,/-])\d(?:[ -]?\d){12,18}(?![A-Za-z0-9_-]|[.,]\d)")

@@ -39,8 +39,6 @@ from hy_memory_langgraph.redact.scan import Span, label_starts, scan
 from hy_memory_langgraph.redact.seeds import KIND as SEED_PHRASE
 from hy_memory_langgraph.redact.seeds import split_phrase
 
-__all__ = ["carried_spans", "split_spans"]
-
 #: How much of the first message's end and of the second's start is read together.
 _TAIL: Final = 160
 _HEAD: Final = 240

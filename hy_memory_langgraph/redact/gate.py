@@ -34,8 +34,6 @@ from typing import Any, Final
 
 from hy_memory_langgraph.redact.values import redact_text, redact_value
 
-__all__ = ["Seal", "carries_secret", "gate", "seal", "seal_text"]
-
 #: What a store applies to each value it persists (:func:`seal`, or nothing when the
 #: client's ``MEMORY_REDACT_SECRETS=false`` turned redaction off).
 Seal = Callable[[Any], Any]

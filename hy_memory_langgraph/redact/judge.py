@@ -23,9 +23,6 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
 
-__all__ = ["code_value", "credential_like", "entropy", "grouped_key", "holds_credential", "literal_password",
-           "looks_random", "marker_value", "named_value", "setting_value", "not_a_value", "plain_word", "prose_clause", "quantity", "reference", "wordy"]
-
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
 #: A part of a name: letters with at most four digits after them, or a small number (an index).

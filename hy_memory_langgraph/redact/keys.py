@@ -32,8 +32,6 @@ import binascii
 import re
 from typing import Final
 
-__all__ = ["KIND", "may_hold_keys", "private_key_blocks"]
-
 KIND: Final = "private_key"
 #: Characters that draw a marker line's dashes.
 _DASH: Final = "[-\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u2500\u2501\u2796\u02d7\ufe58\ufe63\uff0d\u23af]"

@@ -25,8 +25,6 @@ from typing import Final
 from hy_memory_langgraph.redact.judge import looks_random, setting_value
 from hy_memory_langgraph.redact.rules import load_rules, name_class, split_name
 
-__all__ = ["line_spans"]
-
 Span = tuple[int, int, str]
 #: A setting on its own line: perhaps ``export``/``set``/a list's dash, perhaps a quote
 #: around the whole (``"NAME=value",`` in a JSON array), a name, ``=``, ``:`` or a run of

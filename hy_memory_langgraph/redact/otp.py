@@ -36,8 +36,6 @@ from typing import Final
 
 from hy_memory_langgraph.redact.rules import load_rules, trie
 
-__all__ = ["CONTEXT", "otp_spans"]
-
 Span = tuple[int, int, str]
 #: Most characters between a two-factor word and the key it speaks of.
 CONTEXT: Final = 300

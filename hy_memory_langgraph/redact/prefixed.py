@@ -35,8 +35,6 @@ from typing import Final
 
 from hy_memory_langgraph.redact.judge import entropy
 
-__all__ = ["KIND", "MIN_BODY", "MIN_TOTAL", "prefixed_tokens"]
-
 KIND: Final = "api_token"
 #: Fewest characters of the longest random part.
 MIN_BODY: Final = 20

@@ -23,8 +23,6 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["public_spans"]
-
 _PUBLIC: Final = re.compile(
     r"(?<![\w-])(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp(?:256|384|521)"
     r"|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com|ssh-rsa-cert-v01@openssh\.com"

@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-__all__ = ["CASE_CHANGE", "GROUP_WORDS", "NameClass", "Rules", "code_label", "describes_member", "group_kind",
-           "label_words", "load_rules", "mentions_password", "name_class", "session_name", "split_name", "trie"]
-
 PATTERNS_PATH: Final = Path(__file__).with_name("patterns.toml")
 #: No ASCII letter, digit or underscore on this side (Chinese text around a key is fine).
 _EDGE_BEFORE: Final = r"(?<![A-Za-z0-9_])"

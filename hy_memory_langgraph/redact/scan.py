@@ -52,8 +52,6 @@ from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words
                                               name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 
-__all__ = ["Span", "label_heads", "label_starts", "marker_spans", "scan"]
-
 Span = tuple[int, int, str]
 #: Which of two spans starting at one place wins: a credential's own shape (it knows
 #: where the secret ends), then the common shape of vendor keys, then a value behind a

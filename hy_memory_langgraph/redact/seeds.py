@@ -38,8 +38,6 @@ import unicodedata
 from pathlib import Path
 from typing import Final
 
-__all__ = ["KIND", "LENGTHS", "MIN_WORDS", "seed_phrases", "split_phrase"]
-
 KIND: Final = "seed_phrase"
 #: The lengths of a mnemonic, longest first.
 LENGTHS: Final = (24, 21, 18, 15, 12)

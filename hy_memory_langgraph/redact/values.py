@@ -19,8 +19,6 @@ from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_
 from hy_memory_langgraph.redact.judge import looks_random
 from hy_memory_langgraph.redact.scan import scan
 
-__all__ = ["find_secret", "placeholder", "redact_json_text", "redact_text", "redact_value", "replace_spans"]
-
 #: Deepest nesting redacted structurally; deeper parts are scanned as text (JSON dumped).
 MAX_DEPTH: Final = 64
 #: Recent texts known to hold no secret (scanned clean, or a redaction's own output),

@@ -2,16 +2,9 @@
 
 * :mod:`.records`: the record dataclasses; :mod:`.base`: the mechanics every repository
   shares (id index, history, guarded one-batch changes, deletes);
-* :mod:`.chat`, :mod:`.productivity`, :mod:`.trace`: the repositories;
+* :mod:`.chat`, :mod:`.productivity`, :mod:`.trace`: the repositories; :mod:`.chat_terms`:
+  the terms a chat memory is found by (its lexical document);
 * :mod:`.filters`: store filters over record fields; :mod:`.namespaces`: safe labels.
 """
 
 from __future__ import annotations
-
-from hy_memory_langgraph.repos.chat import ChatRepository
-from hy_memory_langgraph.repos.namespaces import encode_label
-from hy_memory_langgraph.repos.productivity import ProductivityRepository
-from hy_memory_langgraph.repos.records import ChatMemory, Experience, Fact, Record
-
-__all__ = ["ChatMemory", "ChatRepository", "Experience", "Fact", "ProductivityRepository",
-           "Record", "encode_label"]

@@ -60,8 +60,6 @@ from hy_memory_langgraph.store import CapabilityFlags, GuardOp, IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
 from hy_memory_langgraph.values import MAX_JSON_DEPTH, json_depth
 
-__all__ = ["Change", "RecordRepository", "StoreCapabilities", "split_or", "version_texts"]
-
 ID_NS: Final = ("memory_ids",)
 REV_NS: Final = ("revisions",)
 SCAN_LIMIT: Final = 1_000_000

@@ -5,7 +5,7 @@ Layout (see :mod:`.base`): ``("chat", user)`` / ``memory_id`` → a :class:`Chat
 its events; ``("chat_turns", user)`` / :func:`turn_hash` → ``{"memory_id"}`` finds the lite
 turn a new turn repeats (one ``get``, no scan). On a store with a persistent lexical
 index, every batch that writes an active memory also writes its lexical document
-(:mod:`.lexical`), so a search reads only its candidates (:meth:`ChatRepository.candidates`),
+(:mod:`.chat_terms`), so a search reads only its candidates (:meth:`ChatRepository.candidates`),
 never every memory.
 
 Example:
@@ -29,9 +29,9 @@ from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem
 
 from hy_memory_langgraph.errors import ConflictError, StoreError
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import is_question_only, match_text
+from hy_memory_langgraph.messages.signal import is_question_only, match_text
 from hy_memory_langgraph.repos.base import RETRIES, Change, RecordRepository
-from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, lexical_op
+from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, lexical_op
 from hy_memory_langgraph.repos.namespaces import encode_label
 from hy_memory_langgraph.repos.productivity import parse_id
 from hy_memory_langgraph.repos.records import (
@@ -42,11 +42,9 @@ from hy_memory_langgraph.repos.records import (
     readable_record,
     record_from_value,
 )
-from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.bm25 import tokenize
 from hy_memory_langgraph.store import IndexedStore
 from hy_memory_langgraph.timeutil import iso, utcnow
-
-__all__ = ["TURNS", "ChatCandidates", "ChatRepository", "turn_hash"]
 
 #: Namespace label of the lite-turn index (turn key → memory id).
 TURNS: Final = "chat_turns"
@@ -68,7 +66,7 @@ def turn_hash(owner: str, session_id: str | None, text: str) -> str:
 
 
 @dataclass(frozen=True)
-class ChatCandidates:
+class _ChatCandidates:
     """The two candidate pools of one chat search, by memory id.
 
     Attributes:
@@ -243,7 +241,7 @@ class ChatRepository(RecordRepository):
         """Whether :meth:`candidates` can answer for ``user_id``.
 
         Needs a store with a lexical index whose documents of the user were built with
-        :data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`. On a read-only store
+        :data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`. On a read-only store
         holding documents still waiting for their postings the answer is ``False`` (search
         then works in process).
         """
@@ -255,7 +253,7 @@ class ChatRepository(RecordRepository):
         return not (status.pending and self._ranked().read_only)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
-                   ts_range: tuple[float | None, float | None] | None = None) -> ChatCandidates:
+                   ts_range: tuple[float | None, float | None] | None = None) -> _ChatCandidates:
         """The best ``pool`` memories by vector similarity and by BM25 (``k1``, ``b``), read
         from the store's indexes without loading any memory (call :meth:`lexical_ready` first).
 
@@ -266,7 +264,7 @@ class ChatRepository(RecordRepository):
         lexical = ranked.lexical_search(namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b,
                                         ts_range=ts_range)
         vector = ranked.vector_search_keys(namespace, query, limit=pool, ts_range=ts_range)
-        return ChatCandidates(vector={h.key: h.score for h in vector},
+        return _ChatCandidates(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
 

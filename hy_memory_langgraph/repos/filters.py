@@ -14,8 +14,6 @@ import re
 from datetime import datetime
 from typing import Any, Final
 
-__all__ = ["in_scope", "scope_filter", "subject_key", "time_filter"]
-
 _PATH_HEAD: Final = re.compile(r"^([^\s:#]*[/.][^\s:#]*)[:#]")
 
 

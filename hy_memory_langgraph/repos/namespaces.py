@@ -7,8 +7,6 @@ so they are percent-escaped reversibly before they become labels.
 
 from __future__ import annotations
 
-__all__ = ["encode_label"]
-
 
 def encode_label(value: str) -> str:
     """Escape ``%`` and ``.`` so any non-empty string is a valid label.

@@ -40,8 +40,6 @@ from hy_memory_langgraph.repos.records import (
 )
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 
-__all__ = ["Kind", "ProductivityRepository", "new_id", "parse_id"]
-
 Kind = Literal["fact", "experience"]
 _PREFIX: Final[dict[str, str]] = {"fact": "fact", "experience": "exp"}
 _KIND_OF: Final[dict[str, Kind]] = {"fact": "fact", "exp": "experience"}

@@ -29,11 +29,6 @@ from typing import Any, ClassVar, Final, Literal
 from hy_memory_langgraph.errors import StoreCorruptionError
 from hy_memory_langgraph.messages.signal import is_question_only
 
-__all__ = [
-    "ACTIVE", "DELETED", "SUPERSEDED", "ChatMemory", "Experience", "Fact", "Record",
-    "readable_record", "record_from_value",
-]
-
 log = logging.getLogger(__name__)
 
 ACTIVE: Final = "active"

@@ -33,17 +33,11 @@ from typing import Any
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import (
-    MIN_QUOTE_CHARS,
-    Msg,
-    last_user_turns,
-    messages_from_dicts,
-    messages_to_dicts,
-    quotes,
-)
+from hy_memory_langgraph.messages.codec import messages_from_dicts, messages_to_dicts
+from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, quotes
+from hy_memory_langgraph.messages.turns import last_user_turns
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.repos.namespaces import encode_label
-
-__all__ = ["MAX_HISTORY_TURNS", "MIN_SCRUB_CHARS", "TraceRepository"]
 
 MAX_HISTORY_TURNS = 5
 _NO_SESSION = "_"

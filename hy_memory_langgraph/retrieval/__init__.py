@@ -4,7 +4,3 @@ Pure code over texts, scores and ids; no store access, no models.
 """
 
 from __future__ import annotations
-
-from hy_memory_langgraph.retrieval.lexical import BM25Index, LexicalCache, tokenize
-
-__all__ = ["BM25Index", "LexicalCache", "tokenize"]

@@ -18,8 +18,6 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["NEIGHBOUR_MAX_CHARS", "Utterance", "texts_with_neighbours"]
-
 #: Characters of a neighbour's text a turn is given (its last ones).
 NEIGHBOUR_MAX_CHARS = 1000
 

@@ -24,11 +24,6 @@ from datetime import date, datetime
 from hy_memory_langgraph.retrieval.query import TimeSpan, boost_by_time, time_mentions
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 
-__all__ = [
-    "DEFAULT_CHAT_RANKING", "ChatRanking", "echoing_questions", "event_candidates", "fuse",
-    "query_time_spans", "rank_candidates", "weigh_questions",
-]
-
 
 @dataclass(frozen=True)
 class ChatRanking:

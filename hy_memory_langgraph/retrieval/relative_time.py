@@ -41,8 +41,6 @@ from functools import lru_cache
 
 from hy_memory_langgraph.retrieval.query import TimeSpan
 
-__all__ = ["relative_spans"]
-
 _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,

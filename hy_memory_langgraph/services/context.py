@@ -22,14 +22,12 @@ from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.jobs.pending import PendingTurn
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.models.calibration import Calibration
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.trace import TraceRepository
-from hy_memory_langgraph.retrieval.lexical import LexicalCache
+from hy_memory_langgraph.retrieval.bm25 import LexicalCache
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
-from hy_memory_langgraph.runlog import PipelineRecorder
-
-__all__ = ["BoundedCache", "MemoryContext", "Stores"]
 
 class Stores(Protocol):
     """The stores of a client, opened on first use (the client's
@@ -57,11 +55,11 @@ class Stores(Protocol):
     def close(self) -> None: ...
 
 
-class BoundedCache:
+class _BoundedCache:
     """A small thread-safe LRU map (at most ``size`` entries).
 
     Example:
-        >>> cache = BoundedCache(size=1)
+        >>> cache = _BoundedCache(size=1)
         >>> cache.put("a", 1); cache.put("b", 2); cache.get("a") is None
         True
     """
@@ -108,7 +106,7 @@ class MemoryContext:
     llm: LLMGateway | None
     stores: Stores
     lexical: LexicalCache = field(default_factory=LexicalCache)
-    search_cache: BoundedCache = field(default_factory=BoundedCache)
+    search_cache: _BoundedCache = field(default_factory=_BoundedCache)
     recorder: PipelineRecorder | None = None
     chat_ranking: ChatRanking = DEFAULT_CHAT_RANKING
     pending: Callable[[Sequence[str]], list[PendingTurn]] | None = None

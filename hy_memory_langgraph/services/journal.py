@@ -34,8 +34,6 @@ from langgraph.store.base import BaseStore, PutOp
 
 from hy_memory_langgraph.repos.namespaces import encode_label
 
-__all__ = ["JOURNAL", "Journal", "forget_run", "forget_user"]
-
 #: Namespace label of journal entries.
 JOURNAL: Final = "applied"
 _SCAN: Final = 100_000

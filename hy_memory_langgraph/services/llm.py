@@ -11,11 +11,9 @@ from pydantic import ValidationError
 from hy_memory_langgraph.errors import HyMemoryError
 from hy_memory_langgraph.models import LLMGateway
 from hy_memory_langgraph.models.parsing import parse_json_object
+from hy_memory_langgraph.pipeline_log.meter import note_llm_error
 from hy_memory_langgraph.prompts import load_prompt
 from hy_memory_langgraph.prompts.replies import Reply
-from hy_memory_langgraph.runlog.meter import note_llm_error
-
-__all__ = ["ask"]
 
 logger = logging.getLogger(__name__)
 

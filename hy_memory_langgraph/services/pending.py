@@ -23,8 +23,6 @@ from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso
 
-__all__ = ["PENDING", "pending_hits"]
-
 #: ``status`` of a pending memory in search results.
 PENDING: Final = "pending"
 

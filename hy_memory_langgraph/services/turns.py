@@ -23,7 +23,7 @@ The history (the session's recent window) gives the context and carried turns of
 write's first turn, so a trivial turn at the end of one write is carried into the next.
 
 Example:
-    >>> from hy_memory_langgraph.messages import Msg
+    >>> from hy_memory_langgraph.messages.types import Msg
     >>> plan = plan_turns([Msg(role="user", content="ok"), Msg(role="user", content="Do you like tea?"),
     ...                    Msg(role="user", content="I like tea")], history=[], session_id="s", stored={})
     >>> [(t.op, t.reason, t.carried.splitlines()) for t in plan]
@@ -37,12 +37,11 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import Msg, is_question_only, is_trivial
+from hy_memory_langgraph.messages.signal import is_question_only, is_trivial
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.prompts.replies import OWNERS
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.repos.records import ChatMemory
-
-__all__ = ["CONTEXT_CHARS", "PlannedTurn", "plan_turns", "turn_hashes"]
 
 #: Roles whose messages are chat memories.
 #: Characters kept of ``context`` and of ``carried`` (the end of each).
@@ -50,7 +49,7 @@ CONTEXT_CHARS: Final = 1000
 
 
 @dataclass(frozen=True)
-class PlannedTurn:
+class _PlannedTurn:
     """What happens to one message.
 
     Attributes:
@@ -109,7 +108,7 @@ def _open_context(history: Sequence[Msg]) -> tuple[str, list[str]]:
 
 
 def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str | None,
-               stored: Mapping[str, ChatMemory]) -> list[PlannedTurn]:
+               stored: Mapping[str, ChatMemory]) -> list[_PlannedTurn]:
     """The fate of each user/assistant message with text (see the module docstring).
 
     Args:
@@ -119,23 +118,23 @@ def plan_turns(msgs: Sequence[Msg], *, history: Sequence[Msg], session_id: str |
         stored: Active memories already holding some of the write's turn keys.
 
     Returns:
-        One :class:`PlannedTurn` per user/assistant message with text, in order.
+        One :class:`_PlannedTurn` per user/assistant message with text, in order.
     """
     context, carried = _open_context(history)
     seen = {key: memory.memory_id for key, memory in stored.items()}
-    out: list[PlannedTurn] = []
+    out: list[_PlannedTurn] = []
     for role, text in _turn_texts(msgs):
         reason = _unstored(text)
         if reason is not None:
-            out.append(PlannedTurn("SKIP", role, text, reason=reason))
+            out.append(_PlannedTurn("SKIP", role, text, reason=reason))
             carried.append(text)
             continue
         key = turn_hash(role, session_id, text)
         if key in seen:
-            out.append(PlannedTurn("SKIP", role, text, memory_id=seen[key], reason="duplicate"))
+            out.append(_PlannedTurn("SKIP", role, text, memory_id=seen[key], reason="duplicate"))
         else:
             memory_id = seen[key] = random_id()
-            out.append(PlannedTurn("ADD", role, text, memory_id=memory_id, key=key,
+            out.append(_PlannedTurn("ADD", role, text, memory_id=memory_id, key=key,
                                    context=_cut(context), carried=_cut("\n".join(carried))))
         context, carried = text, []
     return out

@@ -18,8 +18,6 @@ from langgraph.store.base import Op, Result
 
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["AsyncHyMemoryStore"]
-
 
 class AsyncHyMemoryStore(HyMemoryStore):
     """:class:`HyMemoryStore` for async code, shaped like LangGraph's async stores.

@@ -20,8 +20,6 @@ from typing import Protocol, runtime_checkable
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.lexical.read import TimeRange
 
-__all__ = ["CapabilityFlags", "IndexedStore"]
-
 
 @runtime_checkable
 class CapabilityFlags(Protocol):

@@ -29,8 +29,6 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.store import HyMemoryStore
 
-__all__ = ["HyMemoryKVStore"]
-
 _PAGE = 1000
 
 

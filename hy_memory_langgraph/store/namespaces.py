@@ -21,18 +21,6 @@ from collections.abc import Iterable, Sequence
 
 from langgraph.store.base import InvalidNamespaceError, ListNamespacesOp, MatchCondition
 
-__all__ = [
-    "SEP",
-    "encode",
-    "decode",
-    "under_prefix",
-    "prefix_range",
-    "matches",
-    "literal_prefix",
-    "list_namespaces",
-    "require_namespace",
-]
-
 SEP = "."
 _AFTER_SEP = chr(ord(SEP) + 1)  # "/"
 

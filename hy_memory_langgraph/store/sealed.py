@@ -22,8 +22,6 @@ from hy_memory_langgraph.ids import require_clean_label
 from hy_memory_langgraph.redact.gate import seal
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
 
-__all__ = ["SealedStore"]
-
 
 class SealedStore(BaseStore):
     """``store`` with one privacy gate in front of every write (reads pass through).

@@ -39,6 +39,7 @@ from hy_memory_langgraph.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
+from hy_memory_langgraph.openmp import check_thread_count
 from hy_memory_langgraph.store import namespaces
 from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, Coalescer
 from hy_memory_langgraph.store.batch.guards import GuardOp
@@ -88,9 +89,6 @@ from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cach
 from hy_memory_langgraph.store.vector.index import METRICS
 from hy_memory_langgraph.store.vector.scoped import ScopedIndex
 from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
-from hy_memory_langgraph.threads import check_thread_count
-
-__all__ = ["HyMemoryStore"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

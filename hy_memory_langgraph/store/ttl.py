@@ -20,8 +20,6 @@ import logging
 import threading
 from collections.abc import Callable
 
-__all__ = ["expires_at", "TTLSweeper", "DEFAULT_SWEEP_MINUTES"]
-
 logger = logging.getLogger(__name__)
 
 DEFAULT_SWEEP_MINUTES = 5.0

@@ -1,4 +1,5 @@
-"""Workflow memory documents: user / global / per-workflow dimensions as markdown files.
+"""Workflow memory: user / global / per-workflow dimensions as markdown files, and the
+graph that extracts them.
 
 The contract is in ``docs/design.md#workflow-memory``.
 
@@ -7,37 +8,13 @@ One concern per module:
 * :mod:`.validation`, :mod:`.credentials`: inputs (and refusing credentials);
 * :mod:`.lite`: deterministic extraction rules; :mod:`.routing`: final dimension;
 * :mod:`.entries`: the bullet-line format; :mod:`.merge`: dedupe / pending-id completion;
-* :mod:`.files`, :mod:`.locking`: atomic, locked markdown files;
-* :mod:`.render`, :mod:`.oa_context`: ``memory_prompt`` output.
+* :mod:`.files`, :mod:`.locking`, :mod:`.database`: atomic, locked markdown files (or
+  their PostgreSQL table);
+* :mod:`.render`, :mod:`.oa_context`: ``memory_prompt`` output;
+* :mod:`.graph` (``workflow.memoryExtract``), with :mod:`.state` and its nodes
+  :mod:`.input`, :mod:`.extract`, :mod:`.save`.
 
-The extraction graph lives in :mod:`hy_memory_langgraph.flows.workflow.graph`, the
-service that runs it in :mod:`hy_memory_langgraph.client.workflow`, the CLI mirror in
-:mod:`hy_memory_langgraph.cli.workflow`.
+The service that runs the graph and renders prompts is
+:mod:`hy_memory_langgraph.client.workflow` (the client layer), the command line's
+``workflow run`` is :mod:`hy_memory_langgraph.cli.workflow`.
 """
-
-from hy_memory_langgraph.workflow.entries import PENDING_ID, Entry
-from hy_memory_langgraph.workflow.errors import (
-    CredentialsRefusedError,
-    MemoryNotSupportedError,
-    WorkflowStorageError,
-)
-from hy_memory_langgraph.workflow.oa_context import (
-    CallableOAContextProvider,
-    FileOAContextProvider,
-    OAContextProvider,
-    StaticOAContextProvider,
-    smart_grouping,
-)
-
-__all__ = [
-    "PENDING_ID",
-    "CallableOAContextProvider",
-    "CredentialsRefusedError",
-    "Entry",
-    "FileOAContextProvider",
-    "MemoryNotSupportedError",
-    "OAContextProvider",
-    "StaticOAContextProvider",
-    "WorkflowStorageError",
-    "smart_grouping",
-]

@@ -18,9 +18,7 @@ from typing import Any, Final
 from hy_memory_langgraph.redact import find_secret
 from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 
-__all__ = ["CREDENTIAL_NAMES", "find_credential", "refuse_credentials"]
-
-CREDENTIAL_NAMES = ("Cookie", "ETEAMSID", "Token", "header.operator")
+_CREDENTIAL_NAMES = ("Cookie", "ETEAMSID", "Token", "header.operator")
 # Keys of structured input whose non-empty value is a credential.
 _KEYS: Final = re.compile(r"cookie|eteamsid|token|secret|passw(?:or)?d|pwd|api[-_]?key|"
                           r"authorization", re.IGNORECASE)
@@ -66,6 +64,6 @@ def refuse_credentials(fields: dict[str, Any]) -> None:
             if hit:
                 raise CredentialsRefusedError(
                     f"{path} carries a credential ({hit}); inputs must never contain "
-                    f"{', '.join(CREDENTIAL_NAMES)} values or other secrets (the CLI manages "
+                    f"{', '.join(_CREDENTIAL_NAMES)} values or other secrets (the CLI manages "
                     "them): remove it and call again. Nothing was saved."
                 )

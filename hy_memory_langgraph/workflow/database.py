@@ -44,8 +44,6 @@ from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.files import relative_name, render_document
 
-__all__ = ["WorkflowDatabase", "MIGRATIONS"]
-
 _meta = sa.MetaData()
 DOCUMENTS: Final = sa.Table(
     "workflow_documents", _meta,

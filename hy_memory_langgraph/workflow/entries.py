@@ -10,7 +10,7 @@ Line formats (``kind`` in ``alias | pref | fact | rule | note``)::
     - [rule] 在该流程中"成本中心"指"部门编码"字段。
 
 An alias whose workflow name is unknown (the user picked a candidate by number and
-only the id is known) shows :data:`PENDING_NAME`; a later save with the name fills it.
+only the id is known) shows :data:`_PENDING_NAME`; a later save with the name fills it.
 A ``:key`` names a slot (one value per slot: a new value replaces the old one in
 place). A bullet without a tag (hand-written) is read as ``note``.
 """
@@ -23,19 +23,8 @@ from dataclasses import dataclass
 
 from hy_memory_langgraph.fences import defuse_control_tokens, drop_invisible
 
-__all__ = [
-    "PENDING_ID",
-    "PENDING_NAME",
-    "Entry",
-    "normalize_target_id",
-    "normalize_text",
-    "one_line",
-    "parse_entries",
-    "parse_line",
-]
-
 PENDING_ID = "（待确认）"
-PENDING_NAME = "（名称待确认）"
+_PENDING_NAME = "（名称待确认）"
 KINDS = ("alias", "pref", "fact", "rule", "note")
 _PENDING_FORMS = {"", "（待确认）", "(待确认)", "待确认", "待确认）", "pending", "(pending)",
                   "unknown", "tbd", "null", "none"}
@@ -73,7 +62,7 @@ def _clean_name(text: object) -> str:
 
 def _workflow_name(text: object) -> str:
     name = _clean_name(text)
-    return PENDING_NAME if not name or "名称待确认" in name else name
+    return _PENDING_NAME if not name or "名称待确认" in name else name
 
 
 @dataclass(frozen=True)
@@ -94,7 +83,7 @@ class Entry:
 
     @classmethod
     def make_alias(cls, alias: str, workflow_name: str | None, target_id: object) -> Entry:
-        """An alias line; an empty name becomes :data:`PENDING_NAME`, an unknown id :data:`PENDING_ID`."""
+        """An alias line; an empty name becomes :data:`_PENDING_NAME`, an unknown id :data:`PENDING_ID`."""
         alias, name = _clean_name(alias), _workflow_name(workflow_name)
         tid = normalize_target_id(target_id)
         return cls(kind="alias", text=f"{alias} → {name} (workflowId={tid})", alias=alias,
@@ -110,7 +99,7 @@ class Entry:
 
     @property
     def name_pending(self) -> bool:
-        return self.kind == "alias" and self.workflow_name == PENDING_NAME
+        return self.kind == "alias" and self.workflow_name == _PENDING_NAME
 
     @property
     def identity(self) -> tuple[str, ...]:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from hy_memory_langgraph.errors import InvalidInputError, StoreError
 
-__all__ = ["CredentialsRefusedError", "MemoryNotSupportedError", "WorkflowStorageError"]
-
 
 class CredentialsRefusedError(InvalidInputError):
     """The input carries credentials (Cookie, ETEAMSID, Token, ``header.operator``).

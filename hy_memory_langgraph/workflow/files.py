@@ -41,9 +41,6 @@ from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.locking import file_lock
 
-__all__ = ["WorkflowDocuments", "WorkflowFiles", "dimension_of", "escape_name", "relative_name",
-           "render_document", "workflow_documents"]
-
 #: Longest escaped file name (file systems allow 255 bytes).
 _MAX_NAME = 200
 _TITLES = {

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["file_lock"]
-
 _registry_lock = threading.Lock()
 _thread_locks: dict[str, threading.Lock] = {}
 

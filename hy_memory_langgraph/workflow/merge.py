@@ -16,11 +16,9 @@ from dataclasses import dataclass
 
 from hy_memory_langgraph.workflow.entries import Entry, normalize_text
 
-__all__ = ["MergeOutcome", "merge_entry"]
-
 
 @dataclass(frozen=True)
-class MergeOutcome:
+class _MergeOutcome:
     status: str                 # "added" | "updated" | "skipped"
     reason: str | None = None   # for skipped: "duplicate"
     previous: Entry | None = None
@@ -43,21 +41,21 @@ def _merged_alias(old: Entry, new: Entry) -> Entry:
     return Entry.make_alias(new.alias or old.alias or "", name, target)
 
 
-def merge_entry(entries: list[Entry], new: Entry) -> MergeOutcome:
+def merge_entry(entries: list[Entry], new: Entry) -> _MergeOutcome:
     """Apply ``new`` to ``entries`` (mutated in place) and say what happened."""
     for i, old in enumerate(entries):
         if old.identity == new.identity:
             if new.kind == "alias":
                 merged = _merged_alias(old, new)
                 if merged.text == old.text:
-                    return MergeOutcome("skipped", "duplicate")
+                    return _MergeOutcome("skipped", "duplicate")
                 entries[i] = merged
-                return MergeOutcome("updated", previous=old, entry=merged)
+                return _MergeOutcome("updated", previous=old, entry=merged)
             if _same_text(old, new):
-                return MergeOutcome("skipped", "duplicate")
+                return _MergeOutcome("skipped", "duplicate")
             entries[i] = new
-            return MergeOutcome("updated", previous=old, entry=new)
+            return _MergeOutcome("updated", previous=old, entry=new)
     if new.kind != "alias" and any(_same_text(old, new) for old in entries):
-        return MergeOutcome("skipped", "duplicate")
+        return _MergeOutcome("skipped", "duplicate")
     entries.append(new)
-    return MergeOutcome("added", entry=new)
+    return _MergeOutcome("added", entry=new)

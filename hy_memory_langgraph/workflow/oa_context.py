@@ -27,21 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from hy_memory_langgraph.config import load_oa_context_file
 
-__all__ = [
-    "SMART_GROUPING_SINCE",
-    "CallableOAContextProvider",
-    "FileOAContextProvider",
-    "OAContextFunction",
-    "OAContextProvider",
-    "StaticOAContextProvider",
-    "as_oa_context_provider",
-    "build_oa_context",
-    "compare_versions",
-    "parse_version",
-    "smart_grouping",
-]
-
-SMART_GROUPING_SINCE = "10.0.9909.01"
+_SMART_GROUPING_SINCE = "10.0.9909.01"
 
 #: A function of the user id returning the raw OA context (or ``None``); it may raise.
 OAContextFunction = Callable[[str], Mapping[str, Any] | None]
@@ -135,7 +121,7 @@ def parse_version(version: object) -> tuple[int, ...] | None:
     return tuple(parts)
 
 
-def compare_versions(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+def _compare_versions(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     """-1, 0 or 1, segment by segment numerically (missing segments count as 0)."""
     width = max(len(a), len(b))
     pa, pb = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
@@ -143,11 +129,11 @@ def compare_versions(a: tuple[int, ...], b: tuple[int, ...]) -> int:
 
 
 def smart_grouping(version: object) -> bool:
-    """True from :data:`SMART_GROUPING_SINCE` on; unknown or unparsable → False."""
+    """True from :data:`_SMART_GROUPING_SINCE` on; unknown or unparsable → False."""
     parsed = parse_version(version)
-    since = parse_version(SMART_GROUPING_SINCE)
+    since = parse_version(_SMART_GROUPING_SINCE)
     assert since is not None
-    return parsed is not None and compare_versions(parsed, since) >= 0
+    return parsed is not None and _compare_versions(parsed, since) >= 0
 
 
 def _text(value: Any) -> str | None:

@@ -16,9 +16,7 @@ from __future__ import annotations
 from hy_memory_langgraph.fences import fence
 from hy_memory_langgraph.workflow.entries import Entry
 
-__all__ = ["HEADER", "SECTION_TITLES", "prompt_rows", "render_prompt"]
-
-SECTION_TITLES = {
+_SECTION_TITLES = {
     "user": "## 用户画像 (user.md)",
     "global": "## 长期记忆 (memory.md)",
 }
@@ -29,7 +27,7 @@ _EMPTY = "- （暂无）"
 
 
 def _title(dimension: str) -> str:
-    return SECTION_TITLES.get(dimension) or f"## 工作流记忆 ({dimension})"
+    return _SECTION_TITLES.get(dimension) or f"## 工作流记忆 ({dimension})"
 
 
 def prompt_rows(sections: dict[str, list[Entry]]) -> list[str]:

@@ -31,10 +31,9 @@ from hy_memory_langgraph.workflow.entries import (
     one_line,
 )
 from hy_memory_langgraph.workflow.files import dimension_of
-from hy_memory_langgraph.workflow.lite import names_workflow, parse_alias_sentence
+from hy_memory_langgraph.workflow.lite.aliases import parse_alias_sentence
+from hy_memory_langgraph.workflow.lite.patterns import names_workflow
 from hy_memory_langgraph.workflow.lite.patterns import split_display
-
-__all__ = ["Routed", "Skipped", "context_workflow_id", "route_candidates"]
 
 _CONTEXT_ID_KEYS = ("workflowId", "workflow_id", "workflowID", "wfId")
 

@@ -9,8 +9,6 @@ from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.ids import require_id
 from hy_memory_langgraph.workflow.credentials import refuse_credentials
 
-__all__ = ["ExtractRequest", "Message", "optional_id", "validate_extract"]
-
 ROLES = ("user", "assistant")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from hy_memory_langgraph.testing import HashingEmbeddings
 
 DIMS = 64
-NODE_WRAPPER = "hy_memory_langgraph.flows.stages"
+NODE_WRAPPER = "hy_memory_langgraph.services.stages"
 
 
 def chat_replies(facts: list[dict[str, Any]], operations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -41,9 +41,9 @@ def chat_model(base_url: str) -> Any:
 
 
 def _dying(node: str, when: str, event: Path) -> Callable[..., Any]:
-    """``flows.stages.recorded`` that kills the process ``before`` / ``after`` ``node``
+    """``services.stages.recorded`` that kills the process ``before`` / ``after`` ``node``
     (``after``: its store writes done, its end not yet checkpointed)."""
-    import hy_memory_langgraph.flows.stages as stages
+    import hy_memory_langgraph.services.stages as stages
 
     recorded = stages.recorded
 
@@ -72,7 +72,7 @@ def _dying(node: str, when: str, event: Path) -> Callable[..., Any]:
 def worker_main(settings: dict[str, Any]) -> None:
     """A ``hy-memory worker --drain`` of a test: pro client on the stub, optionally
     killed at ``settings["kill"] = (node, "before" | "after")``."""
-    import hy_memory_langgraph.flows.stages as stages
+    import hy_memory_langgraph.services.stages as stages
     from hy_memory_langgraph.client import HyMemoryClient
     from hy_memory_langgraph.config import MemoryConfig
 

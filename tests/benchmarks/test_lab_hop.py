@@ -8,7 +8,7 @@ import pytest
 
 from bench.lab.expansion import TermStats, drop_common_terms, expand_with_feedback
 from bench.lab.hop import Hop, add_second_hop, hop_terms, merge_neighbours
-from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
+from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 
 TEXTS = {
     "1": "Caroline: I went camping in the mountains",

@@ -13,7 +13,8 @@ from hy_memory_langgraph.chain.diffs import (
 )
 from hy_memory_langgraph.chain.edits import extract_edits, result_failed
 from hy_memory_langgraph.chain.symbols import FILE_SYMBOL, split_hunk, symbol_at
-from hy_memory_langgraph.messages import Msg, normalize_messages
+from hy_memory_langgraph.messages.normalize import normalize_messages
+from hy_memory_langgraph.messages.types import Msg
 from tests.productivity.support import tool_trace
 
 

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import is_question_only
+from hy_memory_langgraph.messages.signal import is_question_only
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.timeutil import iso, utcnow
 

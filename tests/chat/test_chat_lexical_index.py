@@ -23,7 +23,7 @@ from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
-from hy_memory_langgraph.services.chat_search import (
+from hy_memory_langgraph.services.hybrid_search import (
     _lexical_texts,
     hybrid_search,
     search_in_process,

@@ -7,8 +7,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hy_memory_langgraph.messages import Msg
 from hy_memory_langgraph.messages.signal import is_question_only, is_trivial
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.services.turns import plan_turns
 from hy_memory_langgraph.testing import HashingEmbeddings
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
-from hy_memory_langgraph.services.chat_search import (
+from hy_memory_langgraph.services.hybrid_search import (
     event_spans_of,
     hybrid_search,
     search_in_process,

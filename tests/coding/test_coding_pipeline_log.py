@@ -13,7 +13,7 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from hy_memory_langgraph.runlog import PipelineLogStore
+from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
 from hy_memory_langgraph.testing import RaisingChatModel
 from tests.productivity.support import StageScript, extraction, tool_trace
 
@@ -72,7 +72,7 @@ def test_scene_judge_records_its_decision_and_reason(make_client) -> None:
 
 def test_judge_failure_leaves_a_record_naming_the_fallback(make_client, caplog) -> None:
     client = make_client("pro", RaisingChatModel.create())
-    with caplog.at_level(logging.INFO, logger="hy_memory_langgraph.runlog"):
+    with caplog.at_level(logging.INFO, logger="hy_memory_langgraph.pipeline_log"):
         result = client.add(tool_trace(), user_id="u1")
     judge = _by_stage(client, result)["scene_judge"]
     assert judge["decision"] == {"route": "chat", "route_reason": "judge_failed"}
@@ -224,7 +224,7 @@ def test_workflow_memory_extract_is_logged_too(make_client) -> None:
 def test_a_stage_record_carries_every_meter_that_counted() -> None:
     from dataclasses import fields
 
-    from hy_memory_langgraph.runlog.meter import StageMeter
+    from hy_memory_langgraph.pipeline_log.meter import StageMeter
 
     assert StageMeter().counts() == {}
     meters = [f.name for f in fields(StageMeter) if f.name != "fallbacks"]

@@ -94,4 +94,4 @@ def test_a_scene_naming_no_family_is_refused_when_the_graphs_are_built(monkeypat
 
 def test_every_registered_scene_has_a_family() -> None:
     families.check_scene_families()
-    assert {s.pipeline for s in scenes.SCENE_REGISTRY.values()} <= {families.CHAT, *families.FAMILIES}
+    assert {s.pipeline for s in scenes.SCENE_REGISTRY.values()} <= {scenes.CHAT_PIPELINE, *families.FAMILIES}

@@ -37,7 +37,8 @@ from hy_memory_langgraph.integrations.mcp_server import build_mcp_server
 from hy_memory_langgraph.integrations.retriever import result_documents
 from hy_memory_langgraph.integrations.scope import MemoryScope
 from hy_memory_langgraph.integrations.tools import MemoryOps
-from hy_memory_langgraph.messages import Msg, ToolCall, judge_summary, transcript_rows
+from hy_memory_langgraph.messages.render import judge_summary, transcript_rows
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.prompts import LANGS, available_prompts, load_prompt
 from hy_memory_langgraph.testing import ScriptedChatModel
 from hy_memory_langgraph.workflow.entries import Entry

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
-from hy_memory_langgraph.messages import normalize_messages
+from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.testing import RaisingChatModel
 
 from .support import StageScript, extraction, tool_trace

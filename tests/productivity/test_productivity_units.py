@@ -11,14 +11,14 @@ from langgraph.store.memory import InMemoryStore
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.flows.productivity.experiences import render_drafts
 from hy_memory_langgraph.flows.productivity.extract import parse_extraction
-from hy_memory_langgraph.prompts.replies import ProductivityExtract
 from hy_memory_langgraph.flows.productivity.graph import (
     build_productivity_graph,
     build_productivity_search_graph,
 )
 from hy_memory_langgraph.flows.productivity.lite import commands_of, errors_of
-from hy_memory_langgraph.flows.productivity.search import EXPERIENCE_GATE, FACT_GATE
-from hy_memory_langgraph.messages import normalize_messages
+from hy_memory_langgraph.flows.productivity.retrieval import EXPERIENCE_GATE, FACT_GATE
+from hy_memory_langgraph.messages.normalize import normalize_messages
+from hy_memory_langgraph.prompts.replies import ProductivityExtract
 from hy_memory_langgraph.repos.filters import subject_key
 from hy_memory_langgraph.repos.productivity import (
     ProductivityRepository,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from hy_memory_langgraph.flows.productivity.experiences import CANDIDATE_MIN_SCORE
-from hy_memory_langgraph.flows.productivity.search import EXPERIENCE_GATE, FACT_GATE
+from hy_memory_langgraph.flows.productivity.retrieval import EXPERIENCE_GATE, FACT_GATE
 from hy_memory_langgraph.models import calibration as calibration_module
 from hy_memory_langgraph.models.calibration import (
     KERNEL_TOLERANCE,

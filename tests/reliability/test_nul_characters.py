@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from hy_memory_langgraph import HyMemoryClient
-from hy_memory_langgraph.messages import normalize_messages
+from hy_memory_langgraph.messages.normalize import normalize_messages
 from hy_memory_langgraph.values import json_object, require_text, without_nul
 from tests.productivity.support import tool_trace
 

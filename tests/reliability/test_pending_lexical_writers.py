@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 from langgraph.store.base import PutOp
 
-from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.bm25 import tokenize
 from hy_memory_langgraph.store import HyMemoryStore, LexicalOp
 from hy_memory_langgraph.store.schema.tables import lexical_docs, lexical_postings, lexical_spaces
 

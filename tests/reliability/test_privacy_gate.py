@@ -311,7 +311,7 @@ def test_a_secret_the_model_writes_never_reaches_a_checkpoint_or_the_queue(tmp_p
 
 def test_the_checkpoint_serializer_seals_every_string_and_refuses_what_it_cannot_walk() -> None:
     from hy_memory_langgraph.jobs.checkpoints import SealedSerializer
-    from hy_memory_langgraph.messages import Msg, ToolCall
+    from hy_memory_langgraph.messages.types import Msg, ToolCall
     from hy_memory_langgraph.repos.records import ChatMemory
 
     s = _secrets()

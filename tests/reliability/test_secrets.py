@@ -26,7 +26,7 @@ from hy_memory_langgraph.redact.lines import line_spans
 from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
-from hy_memory_langgraph.workflow import CredentialsRefusedError
+from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 from tests.productivity.support import StageScript, extraction, tool_trace
 
 SECRETS: dict[str, str] = {

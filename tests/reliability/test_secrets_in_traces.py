@@ -23,7 +23,7 @@ from langchain_core.tracers.context import register_configure_hook
 from hy_memory_langgraph import HyMemoryClient
 from hy_memory_langgraph.client import WorkflowMemoryService
 from hy_memory_langgraph.testing import HashingEmbeddings, ScriptedChatModel
-from hy_memory_langgraph.workflow import CredentialsRefusedError
+from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 from tests.productivity.support import tool_trace
 
 KEY = "sk-proj-Zq8vN3kLm2Xw9RtY7uP4sA1dF6gH0jKe"

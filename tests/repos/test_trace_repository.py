@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from langgraph.store.base import BaseStore
 
-from hy_memory_langgraph.messages import Msg
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.repos.trace import MAX_HISTORY_TURNS, MIN_SCRUB_CHARS, TraceRepository
 
 

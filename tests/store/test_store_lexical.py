@@ -23,7 +23,7 @@ from langgraph.store.base import PutOp
 from store_helpers import index_config
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.retrieval.lexical import BM25Index, tokenize
+from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.store import HyMemoryStore, LexicalOp
 from hy_memory_langgraph.store.db import engine as engine_module

@@ -133,7 +133,7 @@ def test_a_failed_setup_gives_its_engine_back(tmp_path: Path) -> None:
 
 def test_every_component_records_its_versions(pg_url: str) -> None:
     from hy_memory_langgraph.chain.store import ChainStore
-    from hy_memory_langgraph.runlog import PipelineLogStore
+    from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
     from hy_memory_langgraph.workflow.database import WorkflowDatabase
 
     for opened, component, schema in [

@@ -33,9 +33,9 @@ OMP_VARS = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")
 IMPORT_PROBE = """
 import json, os
 before = dict(os.environ)
-import hy_memory_langgraph, hy_memory_langgraph.store, hy_memory_langgraph.cli, hy_memory_langgraph.threads
+import hy_memory_langgraph, hy_memory_langgraph.store, hy_memory_langgraph.cli, hy_memory_langgraph.openmp
 changed = sorted(k for k in set(before) | set(os.environ) if before.get(k) != os.environ.get(k))
-print(json.dumps({"changed": changed, "runtimes": hy_memory_langgraph.threads._loaded_omp_runtimes()}))
+print(json.dumps({"changed": changed, "runtimes": hy_memory_langgraph.openmp._loaded_omp_runtimes()}))
 """
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hy_memory_langgraph.workflow import MemoryNotSupportedError
+from hy_memory_langgraph.workflow.errors import MemoryNotSupportedError
 
 NOT_A_PROVIDER = "just a string"
 

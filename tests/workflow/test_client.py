@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hy_memory_langgraph.workflow import StaticOAContextProvider
+from hy_memory_langgraph.workflow.oa_context import StaticOAContextProvider
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
 
 

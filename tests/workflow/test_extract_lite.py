@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hy_memory_langgraph.client import WorkflowMemoryService
-from hy_memory_langgraph.workflow import PENDING_ID
+from hy_memory_langgraph.workflow.entries import PENDING_ID
 from hy_memory_langgraph.workflow.files import escape_name
 from tests.workflow.conftest import ALIAS_ZH, ALIAS_ZH_PENDING, WF_ID, msgs
 

@@ -8,7 +8,7 @@ import pytest
 
 from hy_memory_langgraph.fences import read_fences
 from hy_memory_langgraph.testing import RaisingChatModel, ScriptedChatModel
-from hy_memory_langgraph.workflow import PENDING_ID
+from hy_memory_langgraph.workflow.entries import PENDING_ID
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
 
 EXCHANGE = msgs(
@@ -120,7 +120,7 @@ def test_pro_client_counts_the_call(make_client: Any) -> None:
 
 
 def test_one_extraction_saves_a_bounded_number_of_entries(make_service: Any) -> None:
-    from hy_memory_langgraph.flows.workflow.extract import MAX_ENTRIES
+    from hy_memory_langgraph.workflow.extract import MAX_ENTRIES
 
     model = ScriptedChatModel.from_stages({"workflow_extract": {"entries": [
         _entry("user", f"用户偏好第{i}号设置。") for i in range(400)]}})

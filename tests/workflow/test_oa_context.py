@@ -15,11 +15,11 @@ from hy_memory_langgraph.client import (
 )
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import ConfigError
-from hy_memory_langgraph.workflow import (
+from hy_memory_langgraph.workflow.oa_context import (
     CallableOAContextProvider,
     FileOAContextProvider,
+    as_oa_context_provider,
 )
-from hy_memory_langgraph.workflow.oa_context import as_oa_context_provider
 from tests.workflow.conftest import ALIAS_ZH, msgs
 from tests.workflow.support import prompt_text
 

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from hy_memory_langgraph.client import WorkflowMemoryService
-from hy_memory_langgraph.workflow import (
-    MemoryNotSupportedError,
+from hy_memory_langgraph.workflow.errors import MemoryNotSupportedError
+from hy_memory_langgraph.workflow.files import escape_name
+from hy_memory_langgraph.workflow.oa_context import (
     StaticOAContextProvider,
+    build_oa_context,
+    parse_version,
     smart_grouping,
 )
-from hy_memory_langgraph.workflow.files import escape_name
-from hy_memory_langgraph.workflow.oa_context import build_oa_context, parse_version
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
 from tests.workflow.support import prompt_text
 

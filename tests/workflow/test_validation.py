@@ -9,7 +9,7 @@ import pytest
 
 from hy_memory_langgraph.client import WorkflowMemoryService
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.workflow import CredentialsRefusedError
+from hy_memory_langgraph.workflow.errors import CredentialsRefusedError
 from tests.workflow.conftest import ALIAS_ZH, msgs
 
 

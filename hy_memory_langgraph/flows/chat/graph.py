@@ -17,10 +17,8 @@ from hy_memory_langgraph.flows.chat.nodes import (
 )
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite, ResultOutput
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
-
-__all__ = ["build_chat_graph"]
+from hy_memory_langgraph.services.stages import add_recorded_nodes
 
 
 def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, PreparedWrite,

@@ -16,30 +16,24 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import ConflictError
-from hy_memory_langgraph.flows.chat.search import hybrid_search
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
 from hy_memory_langgraph.ids import random_id
-from hy_memory_langgraph.messages import (
-    compress_for_prompt,
-    detect_language,
-    redact_after,
-    transcript_rows,
-    truncate_chars_head_tail,
-)
+from hy_memory_langgraph.messages.compression import compress_for_prompt, truncate_chars_head_tail
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.render import transcript_rows
+from hy_memory_langgraph.messages.turns import redact_after
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import CHAT_OPS, OWNERS, ChatExtract, ChatReconcile
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.records import ACTIVE, ChatMemory
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.hybrid_search import hybrid_search
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.services.turns import plan_turns, turn_hashes
 from hy_memory_langgraph.timeutil import iso, prompt_time
-
-__all__ = ["store_turns", "extract_facts", "gather_candidates", "reconcile",
-           "apply_decisions", "finish_chat", "route_after_extract", "route_after_candidates"]
 
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12

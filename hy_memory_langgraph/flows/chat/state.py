@@ -7,8 +7,6 @@ from typing import Any
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.repos.records import ChatMemory
 
-__all__ = ["ChatWriteState"]
-
 
 class ChatWriteState(PreparedWrite, total=False):
     """Input: :class:`PreparedWrite`; output: ``result``.

@@ -28,14 +28,13 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
-from hy_memory_langgraph.messages import Msg, files_from_tool_calls
+from hy_memory_langgraph.messages.files import files_from_tool_calls
+from hy_memory_langgraph.messages.types import Msg
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.redact import redact_text
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso
-
-__all__ = ["chain_block", "record_chain", "record_write"]
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +44,7 @@ def record_chain(state: ProductivityWriteState, runtime: Runtime[MemoryContext])
     if not get_scene(state["route"]).version_chain:
         return {}
     try:
-        return {"chain_rounds": record_write(state, runtime.context)}
+        return {"chain_rounds": _record_write(state, runtime.context)}
     except Exception:  # best effort: the dual-layer write is already stored
         note_fallback("chain record failed: the write is kept with 0 rounds")
         log.warning("coding chain: recording failed for request %s; write kept",
@@ -75,7 +74,7 @@ def _history_ask(state: ProductivityWriteState, ctx: MemoryContext) -> str:
                  if m.role == "user" and m.content.strip()), "")
 
 
-def record_write(state: ProductivityWriteState, ctx: MemoryContext) -> int:
+def _record_write(state: ProductivityWriteState, ctx: MemoryContext) -> int:
     """Store the rounds of one coding write; returns the hunks recorded."""
     msgs = work_messages(state["msgs"])
     root = ctx.config.coding.chain_repo_root

@@ -32,22 +32,18 @@ from hy_memory_langgraph.flows.productivity.input import (
     repo_of,
 )
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import ExperienceMerge, ExperienceReconcile
 from hy_memory_langgraph.repos.filters import scope_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, DELETED, Experience
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import iso
 
-__all__ = ["CANDIDATES_PER_DRAFT", "CANDIDATE_MIN_SCORE",
-           "gather_experience_candidates", "route_after_experience_candidates",
-           "reconcile_experiences", "apply_experiences", "render_drafts"]
-
 #: Stored experiences offered per draft (best cosine first).
-CANDIDATES_PER_DRAFT: Final = 3
+_CANDIDATES_PER_DRAFT: Final = 3
 #: Calibrated similarity (:mod:`hy_memory_langgraph.models.calibration`) below which a
 #: stored experience is not offered as a candidate.
 CANDIDATE_MIN_SCORE: Final = 0.5
@@ -62,7 +58,7 @@ def gather_experience_candidates(state: ProductivityWriteState, runtime: Runtime
     tasks = [d["task"] for d in drafts]
     requests = [(state["user_id"], task) for task in tasks]
     prefetch(runtime.context.stores.embeddings, tasks, tasks + _stored_texts(state))
-    found = repo.search_many("experience", requests, where=where, limit=CANDIDATES_PER_DRAFT)
+    found = repo.search_many("experience", requests, where=where, limit=_CANDIDATES_PER_DRAFT)
     calibration = runtime.context.stores.calibration()
     return {"experience_candidates": [
         [record for record, score in hits

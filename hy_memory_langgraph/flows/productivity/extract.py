@@ -37,25 +37,24 @@ from hy_memory_langgraph.flows.productivity.input import (
 )
 from hy_memory_langgraph.flows.productivity.lite import deterministic_fact
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.messages import Msg, truncate_chars_head_tail, user_text
+from hy_memory_langgraph.messages.compression import truncate_chars_head_tail
+from hy_memory_langgraph.messages.turns import user_text
+from hy_memory_langgraph.messages.types import Msg
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import ExperienceDraft, FactDraft, ProductivityExtract
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import prompt_time
 
-__all__ = ["extract_productivity", "parse_extraction", "extraction_failed", "verbatim_fact",
-           "MAX_SEARCH_KEYS", "MAX_EXPERIENCES", "EXTRACT_FAILED"]
-
 MAX_SEARCH_KEYS: Final = 5
-MAX_EXPERIENCES: Final = 8
+_MAX_EXPERIENCES: Final = 8
 _MAX_DETAILS_CHARS: Final = 4000
 _MAX_VERBATIM_STATEMENT: Final = 6000
 _MAX_VERBATIM_DETAILS: Final = 20000
 _DEFAULT_CONFIDENCE: Final = 0.5
 #: ``fallback`` marker of a write whose extraction call failed or gave unusable output.
-EXTRACT_FAILED: Final = "extract_failed"
+_EXTRACT_FAILED: Final = "extract_failed"
 
 
 def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
@@ -70,19 +69,19 @@ def extract_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryC
         new_messages=new_message_rows(state["msgs"], ctx.config),
     )
     drafts, fact = parse_extraction(reply, state["touched_files"])
-    failed = extraction_failed(reply, fact)
+    failed = _extraction_failed(reply, fact)
     if fact is None and (failed or ctx.config.coding.verbatim_fallback_enabled):
         if ctx.config.coding.verbatim_fallback_enabled:
-            fact = verbatim_fact(state["msgs"], state["touched_files"], ctx.config)
+            fact = _verbatim_fact(state["msgs"], state["touched_files"], ctx.config)
         if fact is None and failed:
             fact = deterministic_fact(state["msgs"], state["touched_files"], lang)
     if failed:
         note_fallback(f"extraction unusable: the {fact['source'] if fact else 'no'} fact is stored")
     return {"experience_drafts": drafts, "fact_draft": fact,
-            "fallback": EXTRACT_FAILED if failed else None}
+            "fallback": _EXTRACT_FAILED if failed else None}
 
 
-def extraction_failed(reply: ProductivityExtract | None, fact: dict[str, Any] | None) -> bool:
+def _extraction_failed(reply: ProductivityExtract | None, fact: dict[str, Any] | None) -> bool:
     """Whether the extraction failed, as opposed to validly returning no fact.
 
     Failed: no reply (call raised, no JSON object), an object with neither
@@ -107,7 +106,7 @@ def parse_extraction(reply: ProductivityExtract | None,
         draft = _experience(raw, touched)
         if draft is not None and all(d["task"] != draft["task"] for d in drafts):
             drafts.append(draft)
-        if len(drafts) >= MAX_EXPERIENCES:
+        if len(drafts) >= _MAX_EXPERIENCES:
             break
     return drafts, _fact(reply.fact_draft, touched)
 
@@ -151,7 +150,7 @@ def _transcript_text(msgs: list[Msg], config: MemoryConfig) -> str:
     return "\n".join(json.dumps(row, ensure_ascii=False) for row in new_message_rows(msgs, config))
 
 
-def verbatim_fact(msgs: list[Msg], touched: list[str], config: MemoryConfig) -> dict[str, Any] | None:
+def _verbatim_fact(msgs: list[Msg], touched: list[str], config: MemoryConfig) -> dict[str, Any] | None:
     """The fallback fact: raw user text as statement, compressed trace as details."""
     work = work_messages(msgs)
     statement = user_text(work).strip()

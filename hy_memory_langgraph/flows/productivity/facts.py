@@ -4,14 +4,14 @@ The new fact is always inserted (``docs/design.md#fact-reconcile``). It may SUPE
 older active facts that continue the same task. Candidates (from every session of the user) are
 active facts in the same scope with the same :func:`subject_key` (same subject is
 necessary), not newer than the new fact, and not on a different named branch; at most
-:data:`FACT_CANDIDATES`: all of them, newest first, when there are that few (no
+:data:`_FACT_CANDIDATES`: all of them, newest first, when there are that few (no
 embedding call), else the nearest by vector. The call happens only when candidates exist;
 targets outside the offered list are ignored; failure → insert only.
 
 A superseded fact keeps its record (status ``superseded``, ``superseded_by`` = the new
 id) and leaves the vector index. When the new fact superseded something, one more call
 writes a cross-session progress summary over its ancestor chain (at most
-:data:`SUMMARY_GENERATIONS` generations, oldest → newest), stored on the new fact.
+:data:`_SUMMARY_GENERATIONS` generations, oldest → newest), stored on the new fact.
 """
 
 from __future__ import annotations
@@ -23,25 +23,21 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.flows.productivity.input import record_fields, repo_of
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import FactReconcile, ProgressSummary
 from hy_memory_langgraph.repos.filters import scope_filter, subject_key
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, SUPERSEDED, Fact
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.timeutil import iso
 
-__all__ = ["FACT_CANDIDATES", "FACT_OPS", "SUMMARY_GENERATIONS", "embed_text",
-           "gather_fact_candidates", "insert_fact", "reconcile_fact",
-           "route_after_fact_candidates", "route_after_fact_reconcile", "summarize_progress"]
-
 FACT_OPS: Final = ("INSERT", "SUPERSEDE")
 #: Older facts offered to the supersede decision.
-FACT_CANDIDATES: Final = 8
+_FACT_CANDIDATES: Final = 8
 #: Generations of ancestors the progress summary reads.
-SUMMARY_GENERATIONS: Final = 8
+_SUMMARY_GENERATIONS: Final = 8
 _STATEMENT_CHARS: Final = 1200
 
 
@@ -65,7 +61,7 @@ def gather_fact_candidates(state: ProductivityWriteState,
         where["$or"] = [{"branch": branch}, {"branch": None}]
     keep = repo_of(state, runtime.context).few_or_nearest(
         "fact", state["user_id"], embed_text(fact["subject"], fact["statement"]),
-        where=where, limit=FACT_CANDIDATES)
+        where=where, limit=_FACT_CANDIDATES)
     return {"fact_candidates": [f for f in keep if isinstance(f, Fact)]}
 
 
@@ -113,7 +109,7 @@ def summarize_progress(state: ProductivityWriteState,
                        runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """One call: progress of the task over the superseded facts and their ancestors."""
     ctx = runtime.context
-    chain = repo_of(state, ctx).ancestors(state["superseded_ids"], SUMMARY_GENERATIONS)
+    chain = repo_of(state, ctx).ancestors(state["superseded_ids"], _SUMMARY_GENERATIONS)
     rows = [{"at": f.memory_at, "subject": f.subject or "-", "statement": _cut(f.statement)} for f in chain]
     reply = ask(ctx.llm, "progress_summary", "progress_summary", state["lang"], ProgressSummary,
                 chain=rows, new_fact=_new_fact_row(state))

@@ -53,7 +53,7 @@ from hy_memory_langgraph.flows.productivity.facts import (
 from hy_memory_langgraph.flows.productivity.input import prepare_productivity
 from hy_memory_langgraph.flows.productivity.lite import lite_fact
 from hy_memory_langgraph.flows.productivity.result import finish_productivity
-from hy_memory_langgraph.flows.productivity.search import (
+from hy_memory_langgraph.flows.productivity.retrieval import (
     finish_productivity_search,
     search_experiences,
     search_facts,
@@ -62,10 +62,8 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivitySearchState,
     ProductivityWriteState,
 )
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
-
-__all__ = ["build_productivity_graph", "build_productivity_search_graph"]
+from hy_memory_langgraph.services.stages import add_recorded_nodes
 
 
 def _route_by_mode(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> str:

@@ -18,26 +18,18 @@ from typing import Any, Final, Literal
 
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.messages import (
-    Msg,
-    compress_for_prompt,
-    detect_language,
-    files_from_tool_calls,
-    tool_names,
-    transcript_rows,
-)
+from hy_memory_langgraph.messages.compression import compress_for_prompt
+from hy_memory_langgraph.messages.files import files_from_tool_calls
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.render import transcript_rows
+from hy_memory_langgraph.messages.turns import tool_names
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_id
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso
 
-__all__ = [
-    "ASSISTANT_KEEP_CHARS", "ASSISTANT_MAX_CHARS", "compress", "default_subject",
-    "history_rows", "merge_unique", "new_message_rows", "prepare_productivity", "record_fields",
-    "repo_of", "work_messages",
-]
-
-ASSISTANT_MAX_CHARS: Final = 6000
-ASSISTANT_KEEP_CHARS: Final = 3000
+_ASSISTANT_MAX_CHARS: Final = 6000
+_ASSISTANT_KEEP_CHARS: Final = 3000
 _SUBJECT_CHARS: Final = 80
 
 
@@ -51,26 +43,26 @@ def work_messages(msgs: list[Msg]) -> list[Msg]:
     return [m for m in msgs if m.role != "system"]
 
 
-def compress(msgs: list[Msg], config: MemoryConfig) -> list[Msg]:
+def _compress(msgs: list[Msg], config: MemoryConfig) -> list[Msg]:
     """Prompt compression: tool results by bytes, assistant text by characters."""
     return compress_for_prompt(
         msgs,
         tool_result_max_bytes=config.coding.tool_result_max_bytes,
-        assistant_max_chars=ASSISTANT_MAX_CHARS,
-        assistant_keep_chars=ASSISTANT_KEEP_CHARS,
+        assistant_max_chars=_ASSISTANT_MAX_CHARS,
+        assistant_keep_chars=_ASSISTANT_KEEP_CHARS,
     )
 
 
 def new_message_rows(msgs: list[Msg], config: MemoryConfig) -> list[dict[str, Any]]:
     """``NEW MESSAGES``: all work messages of this call, compressed, as transcript rows."""
-    return transcript_rows(compress(work_messages(msgs), config))
+    return transcript_rows(_compress(work_messages(msgs), config))
 
 
 def history_rows(ctx: MemoryContext, user_id: str, session_id: str | None) -> list[dict[str, Any]]:
     """``LAST 5 USER TURNS`` of the same user and session, compressed, as transcript rows."""
     turns = ctx.config.coding.prompt_history_turns
     history = ctx.productivity_traces.recent_messages(user_id, session_id, turns=turns)
-    return transcript_rows(compress(work_messages(history), ctx.config))
+    return transcript_rows(_compress(work_messages(history), ctx.config))
 
 
 def prepare_productivity(state: ProductivityWriteState) -> dict[str, Any]:

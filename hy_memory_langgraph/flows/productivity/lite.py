@@ -25,10 +25,9 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.productivity.input import default_subject, work_messages
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.messages import Msg, ToolCall, tool_names, user_text
+from hy_memory_langgraph.messages.turns import tool_names, user_text
+from hy_memory_langgraph.messages.types import Msg, ToolCall
 from hy_memory_langgraph.services.context import MemoryContext
-
-__all__ = ["lite_fact", "deterministic_fact", "commands_of", "errors_of"]
 
 _LABELS: Final = {
     "en": ("Request", "Tools", "Files", "Commands", "Errors", "Outcome"),

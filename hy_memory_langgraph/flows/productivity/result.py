@@ -16,8 +16,6 @@ from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 
-__all__ = ["finish_productivity", "WRITE_KEYS"]
-
 #: Keys of every working/coding write result (coding adds ``chain_rounds``).
 WRITE_KEYS: tuple[str, ...] = (
     "success", "scene", "request_id", "ops", "ops_summary", "experience_ids", "fact_ops",

@@ -7,8 +7,6 @@ from typing import Any
 from hy_memory_langgraph.flows.contracts import PreparedSearch, PreparedWrite
 from hy_memory_langgraph.repos.records import Experience, Fact, Record
 
-__all__ = ["ProductivitySearchState", "ProductivityWriteState"]
-
 
 class ProductivityWriteState(PreparedWrite, total=False):
     """Input: :class:`PreparedWrite` (``route`` names the scene); output: ``result``.

@@ -6,7 +6,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.flows import families
-from hy_memory_langgraph.flows.chat.search import chat_search
+from hy_memory_langgraph.flows.chat.retrieval import chat_search
 from hy_memory_langgraph.flows.contracts import PreparedSearch, ResultOutput
 from hy_memory_langgraph.flows.search.nodes import (
     analyze_query,
@@ -15,10 +15,8 @@ from hy_memory_langgraph.flows.search.nodes import (
     route_search,
 )
 from hy_memory_langgraph.flows.search.state import SearchState
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.services.context import MemoryContext
-
-__all__ = ["build_search_graph"]
+from hy_memory_langgraph.services.stages import add_recorded_nodes
 
 
 def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, PreparedSearch,

@@ -22,15 +22,14 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.search.state import SearchState
-from hy_memory_langgraph.messages import detect_language, truncate_chars_head_tail
+from hy_memory_langgraph.messages.compression import truncate_chars_head_tail
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.prompts.replies import QueryAnalysis
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES, is_productivity
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask
-
-__all__ = ["analyze_query", "route_after_analysis", "route_after_route_search", "route_search"]
 
 _PROMPT_BY_ANALYSIS = {"full": "query_analysis", "classify": "query_classify", "rewrite": "query_rewrite"}
 

@@ -8,8 +8,6 @@ from typing import Any, TypedDict
 
 from hy_memory_langgraph.flows.contracts import PreparedSearch
 
-__all__ = ["SEARCH_MODES", "SearchArgs", "SearchState"]
-
 SEARCH_MODES: tuple[str, ...] = ("default", "agentic")
 
 

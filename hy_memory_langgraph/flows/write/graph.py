@@ -10,7 +10,6 @@ from hy_memory_langgraph.flows import families
 from hy_memory_langgraph.flows.chat.graph import build_chat_graph
 from hy_memory_langgraph.flows.chat.nodes import store_turns
 from hy_memory_langgraph.flows.contracts import PreparedWrite, ResultOutput
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
 from hy_memory_langgraph.flows.write.nodes import (
     judge_scene,
     route_after_judge,
@@ -21,8 +20,7 @@ from hy_memory_langgraph.flows.write.nodes import (
 )
 from hy_memory_langgraph.flows.write.state import WriteState
 from hy_memory_langgraph.services.context import MemoryContext
-
-__all__ = ["build_write_graph"]
+from hy_memory_langgraph.services.stages import add_recorded_nodes
 
 
 def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, PreparedWrite,

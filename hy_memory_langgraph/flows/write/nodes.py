@@ -24,22 +24,16 @@ from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.families import family_of
 from hy_memory_langgraph.flows.write.state import WriteState
-from hy_memory_langgraph.messages import (
-    Msg,
-    detect_language,
-    has_tool_trace,
-    judge_summary,
-    strip_tool_trace,
-)
+from hy_memory_langgraph.messages.language import detect_language
+from hy_memory_langgraph.messages.render import judge_summary
+from hy_memory_langgraph.messages.turns import has_tool_trace, strip_tool_trace
+from hy_memory_langgraph.messages.types import Msg
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts import scene_definitions
 from hy_memory_langgraph.prompts.replies import SceneJudge
-from hy_memory_langgraph.runlog.meter import note_fallback
 from hy_memory_langgraph.scenes import DEFAULT_SCENE, SCENES
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.llm import ask
-
-__all__ = ["judge_scene", "route_after_judge", "route_after_route", "route_to_chat", "route_write",
-           "strip_tools"]
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,6 @@ from typing import Any, TypedDict
 
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 
-__all__ = ["WriteArgs", "WriteState"]
-
 
 class WriteArgs(TypedDict, total=False):
     """The arguments of ``client.add`` (and the request id the client chose, so the

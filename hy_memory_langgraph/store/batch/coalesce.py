@@ -43,8 +43,6 @@ from typing import Any
 
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchOp
 
-__all__ = ["AsyncCoalescer", "Coalescer", "GROUPABLE", "run_grouped"]
-
 #: The operations a one-operation call may be grouped with others for.
 GROUPABLE = (GetOp, PutOp, SearchOp, ListNamespacesOp)
 

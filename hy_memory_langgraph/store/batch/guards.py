@@ -32,8 +32,6 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.store.sql import statements as sql
 
-__all__ = ["GuardOp", "check_guards"]
-
 
 class GuardOp(NamedTuple):
     """Require ``namespace`` / ``key`` to exist with ``expect``'s field values."""

@@ -48,8 +48,6 @@ from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM
 
-__all__ = ["TokenizedField", "PutPlan", "BatchPlan", "plan_batch", "tokenize_fields"]
-
 TokenizedField = tuple[str, list[str] | str]
 
 

@@ -47,8 +47,6 @@ from hy_memory_langgraph.store.vector.scoped import (
     targets_for_rows,
 )
 
-__all__ = ["SearchOutcome", "page_bounds", "run_key_search", "run_search"]
-
 T = TypeVar("T")
 #: Reads the live rows (or anything per item) of some item ids: ``(conn, ids, now) -> {id: row}``.
 Fetch = Callable[[Connection, Sequence[int], int], Mapping[int, T]]

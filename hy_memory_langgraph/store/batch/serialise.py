@@ -44,8 +44,6 @@ import orjson
 
 from hy_memory_langgraph.errors import InvalidInputError
 
-__all__ = ["dumps"]
-
 
 def dumps(value: Mapping[str, Any]) -> str:
     """``value`` as compact JSON text (see the module docstring).

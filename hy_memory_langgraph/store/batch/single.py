@@ -46,8 +46,6 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-__all__ = ["SingleCalls"]
-
 
 def _checked(op: Op) -> Op:
     """``op`` once its namespace labels pass LangGraph's check (``InvalidNamespaceError``)."""

@@ -31,8 +31,6 @@ from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.ttl import expires_at
 from hy_memory_langgraph.store.vector.mirror import ItemVectors
 
-__all__ = ["Vectors", "WriteResult", "apply_writes", "PRUNE_EVERY"]
-
 Vectors = dict[str, np.ndarray]
 PRUNE_EVERY = 1000  # check the change-log length every this many appended rows
 

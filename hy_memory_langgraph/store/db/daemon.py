@@ -23,8 +23,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Daemon"]
-
 
 class Daemon:
     """One daemon thread running ``run(*args, closed)``.

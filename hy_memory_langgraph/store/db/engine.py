@@ -71,26 +71,6 @@ from hy_memory_langgraph.store.db.timeouts import (
 )
 from hy_memory_langgraph.store.db.watchdog import Watchdog
 
-__all__ = [
-    "READ_ONLY_OPTION",
-    "absent_engine",
-    "checkpoint",
-    "create_store_engine",
-    "immutable_engine",
-    "is_absent",
-    "is_provisional",
-    "is_read_only",
-    "read_only_reason",
-    "release_engine",
-    "write_refusal",
-    "parse_url",
-    "schema_name",
-    "schema_of",
-    "store_url",
-    "read_tx",
-    "write_tx",
-]
-
 #: SQLite: what begins a transaction, by the connection's ``_BEGIN_OPTION`` (``NONE``: each
 #: statement is its own transaction, the driver being in autocommit).
 _BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE", "NONE": None}

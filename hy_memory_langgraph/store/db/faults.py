@@ -44,8 +44,6 @@ from hy_memory_langgraph.errors import (
 )
 from hy_memory_langgraph.store.db.timeouts import TIMEOUT_SETTING
 
-__all__ = ["database_faults", "translate"]
-
 _FULL: Final = ("database or disk is full", "sqlite_full", "no space left", "disk full", "53100")
 _CORRUPT: Final = ("malformed", "not a database", "sqlite_corrupt", "sqlite_notadb", "file is encrypted")
 _READ_ONLY: Final = ("readonly database", "sqlite_readonly", "read-only transaction", "25006")

@@ -35,8 +35,6 @@ from hy_memory_langgraph.errors import StoreFullError
 from hy_memory_langgraph.store.db.engine import absent_engine, immutable_engine, read_tx
 from hy_memory_langgraph.store.db.faults import translate
 
-__all__ = ["NO_ROOM_BYTES", "SHM_BYTES", "stand_in"]
-
 #: Free bytes below which a file system counts as full (the ``-shm`` index needs 32 KB).
 NO_ROOM_BYTES: Final = 64 * 1024
 #: The size of one page of a write-ahead log index (``-shm``) in use.

@@ -30,8 +30,6 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-__all__ = ["LOCK_OPTION", "lock_log", "log_key", "lock_scopes", "scope_keys", "store_lock_key"]
-
 #: Execution option of a PostgreSQL engine: its store's log-lock key (bigint).
 LOCK_OPTION = "hy_lock_key"
 

@@ -58,8 +58,6 @@ from hy_memory_langgraph.store.db.engine import (
 from hy_memory_langgraph.store.db.full_disk import stand_in
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
-__all__ = ["Migration", "MigrationContext", "open_database", "setup", "applied_versions", "VERSIONS"]
-
 _meta = sa.MetaData()
 VERSIONS = sa.Table(
     "hy_schema_migrations",

@@ -39,9 +39,6 @@ from sqlalchemy.engine import URL, Engine, ExceptionContext
 from hy_memory_langgraph.errors import ConfigError, StoreUnavailableError
 from hy_memory_langgraph.store.db.watchdog import Watchdog
 
-__all__ = ["DEFAULT_TIMEOUT_S", "WATCHDOG_GRACE", "TIMEOUT_SETTING", "bound_server_engine", "check_timeout",
-           "connect_args", "session_settings"]
-
 #: The default of ``MEMORY_DB_TIMEOUT_S`` and of ``HyMemoryStore(timeout_s=...)``.
 DEFAULT_TIMEOUT_S: Final = 30.0
 #: How the timeout is named in errors.

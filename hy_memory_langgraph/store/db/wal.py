@@ -38,8 +38,6 @@ from sqlalchemy.engine import Engine
 
 from hy_memory_langgraph.store.db.daemon import Daemon
 
-__all__ = ["DELAY_S", "IDLE_CHECK_S", "WRITER_CHECKPOINT_PAGES", "WalCheckpointer"]
-
 logger = logging.getLogger(__name__)
 
 #: Seconds between a write and the checkpoint that follows it (writes meanwhile share it).

@@ -44,8 +44,6 @@ from typing import Any
 
 from hy_memory_langgraph.store.db.daemon import Daemon
 
-__all__ = ["Watchdog"]
-
 logger = logging.getLogger(__name__)
 
 

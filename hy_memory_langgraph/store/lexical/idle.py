@@ -29,8 +29,6 @@ from collections.abc import Callable, Collection
 
 from hy_memory_langgraph.store.db.daemon import Daemon
 
-__all__ = ["IDLE_CHECK_S", "QUIET_S", "PendingIndexer"]
-
 logger = logging.getLogger(__name__)
 
 #: Seconds without a write that leaves documents pending before the thread indexes them.

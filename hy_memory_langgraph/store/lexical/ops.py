@@ -32,8 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["KeyHit", "LexicalOp", "LexicalStatus"]
-
 
 class LexicalOp(NamedTuple):
     """Set the lexical document of the item ``namespace`` / ``key`` (batch op).

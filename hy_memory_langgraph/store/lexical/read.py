@@ -8,7 +8,7 @@ counts each term's document frequency (``df``) in the namespace, a second sums
 per document (``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` computed in Python,
 ``N`` and ``avg_len`` read from the namespace's statistics row) and returns the
 best ``limit`` with their keys, ties by key. The formula and operation order are
-those of :class:`hy_memory_langgraph.retrieval.lexical.BM25Index`; sums may differ
+those of :class:`hy_memory_langgraph.retrieval.bm25.BM25Index`; sums may differ
 from it in the last bits only (addition order). A time range filters documents
 before the top-k; document frequencies always count the whole namespace (as
 BM25Index's ``allowed`` does).
@@ -30,9 +30,6 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import chunks, live
-
-__all__ = ["TimeRange", "documents_in_range", "idf_weights", "keys_of", "lexical_search",
-           "lexical_status", "PendingDocuments"]
 
 #: ``(lowest ts, highest ts)``, both inclusive; ``None`` leaves that side open.
 TimeRange = tuple[float | None, float | None]

@@ -61,8 +61,6 @@ from hy_memory_langgraph.store.lexical.ops import LexicalOp
 from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 
-__all__ = ["PENDING_LIMIT", "WHOLE_GROUP_AT", "apply_lexical", "dumps_terms", "index_pending", "loads_terms"]
-
 #: Changed positions in one group from which one stretch (first to last, and the windows
 #: around them) is read at once instead of one stretch around each.
 WHOLE_GROUP_AT = 5

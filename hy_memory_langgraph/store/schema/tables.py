@@ -42,12 +42,6 @@ import sqlalchemy as sa
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, quoted_reader
 
-__all__ = [
-    "metadata", "items", "vectors", "changes", "meta", "lexical_spaces", "lexical_docs",
-    "lexical_postings", "ID_TYPE", "TEXT_C", "SCOPE_DEPTH", "scope_of", "MIGRATIONS",
-    "COMPONENT", "PG_VALUE_READER",
-]
-
 #: Labels of a namespace that make its scope: ``("chat", "user_1", "x")`` → ``"chat.user_1"``.
 SCOPE_DEPTH = 2
 COMPONENT = "memory_store"

@@ -56,8 +56,6 @@ import sqlalchemy as sa
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.sql.json_fields import SEGMENT_RE, CompareOp, JsonAccess, Segment
 
-__all__ = ["FilterError", "SEGMENT_RE", "OPERATORS", "compile_filter", "parse_key"]
-
 OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists"})
 _LOGICAL = ("$and", "$or")
 _RANGE: dict[str, CompareOp] = {"$gt": "gt", "$gte": "ge", "$lt": "lt", "$lte": "le"}

@@ -30,9 +30,6 @@ from sqlalchemy.sql.elements import quoted_name
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["PG_READER_SQL", "quoted_reader", "SEGMENT_RE", "Kind", "Segment", "CompareOp", "JsonAccess", "SqliteJson", "PostgresJson",
-           "json_access", "sqlite_field_expr", "sqlite_field_index"]
-
 #: A PostgreSQL function reading a text as jsonb, ``{}`` when it is not JSON
 #: (``{name}``: ``schema.function``).
 PG_READER_SQL = ("CREATE OR REPLACE FUNCTION {name}(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS "

@@ -30,49 +30,6 @@ from hy_memory_langgraph.store.schema.tables import changes, items, lexical_docs
 
 log = logging.getLogger(__name__)
 
-__all__ = [
-    "ITEM_COLUMNS",
-    "Where",
-    "by_namespace",
-    "chunks",
-    "now_us",
-    "EVERY_ROW",
-    "to_datetime",
-    "live",
-    "item_where",
-    "row_to_item",
-    "stored_value",
-    "row_to_search_item",
-    "by_key",
-    "keys_requests",
-    "fetch_by_keys",
-    "fetch_requested",
-    "fetch_by_ids",
-    "forget_change_names",
-    "newest_first",
-    "without_vectors",
-    "matching_ids",
-    "scopes_under",
-    "live_namespaces",
-    "upsert_items",
-    "delete_items",
-    "delete_ids",
-    "replace_vectors",
-    "refresh_ttl",
-    "expired_rows",
-    "append_changes",
-    "change_bounds",
-    "last_seq",
-    "changes_since",
-    "prune_changes",
-    "vectors_of",
-    "vectors_of_scope",
-    "scope_size",
-    "scope_pages",
-    "get_meta",
-    "set_meta_default",
-]
-
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _CHUNK = 900  # values per IN list (well under SQLite's bound-parameter limit)
 T = TypeVar("T")

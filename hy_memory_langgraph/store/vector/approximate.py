@@ -45,8 +45,6 @@ import numpy.typing as npt
 from hy_memory_langgraph.config.settings import DEFAULT_APPROXIMATE_MIN_VECTORS
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["ApproximateSearch", "IvfPair", "build_ivf", "code_bits", "lists_for", "rerank_depth"]
-
 #: Training points per list and the cap on the training sample (k-means cost).
 _TRAIN_PER_LIST = 40
 _KMEANS_ITERATIONS = 10

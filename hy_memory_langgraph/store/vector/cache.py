@@ -30,8 +30,6 @@ from typing import Final
 from hy_memory_langgraph.config import index_cache_mb
 from hy_memory_langgraph.store.vector.mirror import Mirror
 
-__all__ = ["IndexCache", "shared_index_cache", "MB"]
-
 MB: Final = 1 << 20
 _shared: IndexCache | None = None
 _shared_lock = threading.Lock()

@@ -35,19 +35,8 @@ import numpy.typing as npt
 from hy_memory_langgraph.errors import (
     InvalidInputError,
 )
+from hy_memory_langgraph.openmp import check_thread_count
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair, build_ivf, rerank_depth
-from hy_memory_langgraph.threads import check_thread_count
-
-__all__ = [
-    "POS_BITS",
-    "MAX_VECTORS_PER_ITEM",
-    "BRUTE_FORCE_MAX",
-    "ID_BYTES",
-    "METRICS",
-    "VectorIndex",
-    "pack",
-    "normalize",
-]
 
 POS_BITS = 20
 MAX_VECTORS_PER_ITEM = 1 << POS_BITS

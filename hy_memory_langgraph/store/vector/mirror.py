@@ -28,8 +28,6 @@ from hy_memory_langgraph.store.namespaces import prefix_range
 from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair
 from hy_memory_langgraph.store.vector.index import ID_BYTES, POS_BITS, IdArray, VectorIndex
 
-__all__ = ["Mirror", "ItemVectors"]
-
 # Estimated sizes: dict/set entries per item.
 _ITEM_BYTES = 240
 _BASE_BYTES = 4096

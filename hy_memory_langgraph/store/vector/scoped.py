@@ -51,8 +51,6 @@ from hy_memory_langgraph.store.vector.index import FloatArray, IdArray
 from hy_memory_langgraph.store.vector.mirror import ItemVectors, Mirror
 from hy_memory_langgraph.store.vector.snapshot import Snapshot, SnapshotDir
 
-__all__ = ["ScopedIndex", "Target", "targets_for_prefix", "targets_for_rows"]
-
 #: Own log positions a writer may leave for a later catch-up (:meth:`ScopedIndex.defer`).
 PENDING_MAX = 4096
 

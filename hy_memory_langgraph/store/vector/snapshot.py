@@ -45,8 +45,6 @@ import numpy.typing as npt
 
 from hy_memory_langgraph.store.vector.approximate import IvfPair
 
-__all__ = ["Snapshot", "SnapshotDir"]
-
 log = logging.getLogger(__name__)
 
 #: 2: an 8-bit twin (``.sq``) beside the full-vector index; 3: the 1-bit twin (``.codes``)

@@ -22,23 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hy_memory_langgraph.workflow.lite.aliases import (
-    ALIAS_PATTERNS,
-    alias_statement,
-    parse_alias_sentence,
-)
+from hy_memory_langgraph.workflow.lite.aliases import alias_statement, parse_alias_sentence
 from hy_memory_langgraph.workflow.lite.choices import choice_candidates
 from hy_memory_langgraph.workflow.lite.definitions import definition_candidate
-from hy_memory_langgraph.workflow.lite.patterns import (
-    Sentence,
-    is_question,
-    names_workflow,
-    split_sentences,
-)
+from hy_memory_langgraph.workflow.lite.patterns import Sentence, is_question, split_sentences
 from hy_memory_langgraph.workflow.lite.preferences import preference_candidates
 from hy_memory_langgraph.workflow.validation import Message
-
-__all__ = ["ALIAS_PATTERNS", "lite_candidates", "names_workflow", "parse_alias_sentence"]
 
 
 def _overlaps(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:

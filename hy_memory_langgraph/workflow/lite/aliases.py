@@ -33,8 +33,6 @@ from hy_memory_langgraph.workflow.lite.patterns import (
     strip_quotes,
 )
 
-__all__ = ["ALIAS_PATTERNS", "alias_statement", "parse_alias_sentence"]
-
 _ID = r"(?P<id>\d{1,40}|（待确认）|\(待确认\)|待确认|pending|\(pending\))"
 _QUOTED = rf"[{Q_OPEN}](?P<{{name}}>[^{Q_CLOSE}\n]{{{{1,80}}}})[{Q_CLOSE}]"
 _NOT_Q = f"{Q_OPEN}{Q_CLOSE}"
@@ -42,7 +40,7 @@ _ID_TAIL_ZH = r"(?:\s*[，,；;、]?\s*(?:workflowId|workflow_id|工作流\s*ID|
 _ID_TAIL_EN = r"(?:\s*[,;]?\s*(?:workflowId|workflow_id|workflow\s+id|id)\s*[=:]?\s*" + _ID + r")?"
 
 #: Alias fact sentences: quoted zh, quoted en, unquoted zh, unquoted en.
-ALIAS_PATTERNS = (
+_ALIAS_PATTERNS = (
     re.compile(
         r"(?:业务)?别名\s*" + _QUOTED.format(name="alias")
         + r"\s*(?:=|＝|→|->|即|对应|指|就是)\s*(?:工作流|流程)?\s*" + _QUOTED.format(name="name")
@@ -100,7 +98,7 @@ def parse_alias_sentence(text: str) -> list[dict[str, Any]]:
     """Alias candidates of every alias fact sentence in ``text`` (with ``span``)."""
     out: list[dict[str, Any]] = []
     taken: list[tuple[int, int]] = []
-    for pattern in ALIAS_PATTERNS:
+    for pattern in _ALIAS_PATTERNS:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue

@@ -34,8 +34,6 @@ from hy_memory_langgraph.workflow.lite.patterns import (
 )
 from hy_memory_langgraph.workflow.validation import Message
 
-__all__ = ["choice_candidates"]
-
 _ASKS = re.compile(
     r"哪一?[个项条种](?![月年日天号时人次])|请选择|选择一个|选一个|请确认要|请确认是|多个.{0,30}请确认|完整名称|全称|具体名称|请提供|请明确|指的是哪"
     r"|\b(?:multiple|several)\b.{0,60}\bconfirm\b"

@@ -33,8 +33,6 @@ from hy_memory_langgraph.workflow.lite.patterns import (
     is_value_like,
 )
 
-__all__ = ["definition_candidate"]
-
 _INSIDE = re.compile(
     r"字段|栏位|选项|下拉|浏览按钮|浏览框|浏览|节点|审批人|审批|流转|表单|必填"
     r"|\bfields?\b|\boptions?\b|\bdrop-?downs?\b|\bbrowse\b|\bnodes?\b|\bapprovers?\b|\bapproval\b|\bform\b",

@@ -8,22 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hy_memory_langgraph.messages import is_cjk
-
-__all__ = [
-    "Q_CLOSE",
-    "Q_OPEN",
-    "Sentence",
-    "is_question",
-    "is_value_like",
-    "is_zh",
-    "names_workflow",
-    "quoted",
-    "split_display",
-    "split_sentences",
-    "strip_quotes",
-    "workflow_phrase",
-]
+from hy_memory_langgraph.messages.language import is_cjk
 
 Q_OPEN = "\"“「『'‘"
 Q_CLOSE = "\"”」』'’"

@@ -12,8 +12,6 @@ from typing import Any
 
 from hy_memory_langgraph.workflow.lite.patterns import is_zh
 
-__all__ = ["preference_candidates"]
-
 _PAGE_SIZE = (
     re.compile(r"每页\s*(?:只)?(?:显示|展示|列出|返回)?\s*(?P<n>\d{1,3})\s*(?:条|个|项|行)"),
     re.compile(r"(?P<n>\d{1,3})\s*(?:items?|rows?|results?|records?|entries)\s+(?:per|a|each)\s+page", re.IGNORECASE),

@@ -41,12 +41,6 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from types import ModuleType
 
-__all__ = [
-    "BM25Index",
-    "LexicalCache",
-    "tokenize",
-]
-
 Tokenizer = Callable[[str], list[str]]
 
 _EN_STOP = frozenset(

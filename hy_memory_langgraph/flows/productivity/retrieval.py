@@ -11,8 +11,8 @@ embeddings (about 0).
 
 Facts: active facts only, by vector (cosine on ``"subject: statement"``). A fact is
 kept when its calibrated similarity reaches :data:`FACT_GATE` (0.30). Kept facts are
-ordered by ``cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)``: BM25
-(CJK-aware tokenizer of :mod:`hy_memory_langgraph.retrieval.lexical`) over the kept pool
+ordered by ``cosine + _LEXICAL_TIE_BREAK * bm25 / (bm25 + _BM25_SATURATION)``: BM25
+(CJK-aware tokenizer of :mod:`hy_memory_langgraph.retrieval.bm25`) over the kept pool
 only moves facts whose cosines are within a few hundredths of each other.
 
 Experiences: first those linked from the kept facts (written by the same ``add``, or
@@ -36,21 +36,18 @@ from hy_memory_langgraph.models.calibration import LanguageScale
 from hy_memory_langgraph.repos.filters import in_scope, scope_filter, time_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.records import ACTIVE, Fact, Record
-from hy_memory_langgraph.retrieval.lexical import BM25Index
+from hy_memory_langgraph.retrieval.bm25 import BM25Index
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
-
-__all__ = ["BM25_SATURATION", "EXPERIENCE_GATE", "FACT_GATE", "LEXICAL_TIE_BREAK",
-           "SEARCH_KEYS", "finish_productivity_search", "search_experiences", "search_facts"]
 
 #: Minimum calibrated similarity of a returned fact.
 FACT_GATE: Final = 0.30
 #: Minimum calibrated similarity of a directly retrieved experience.
 EXPERIENCE_GATE: Final = 0.40
 #: Weight of the saturated BM25 score added to the cosine of a kept fact.
-LEXICAL_TIE_BREAK: Final = 0.05
+_LEXICAL_TIE_BREAK: Final = 0.05
 #: BM25 score at which the tie-break reaches half its weight.
-BM25_SATURATION: Final = 4.0
+_BM25_SATURATION: Final = 4.0
 _POOL_FACTOR: Final = 4
 _MIN_POOL: Final = 20
 #: Keys of every working/coding search result (coding adds ``chain_block``, ``chain_used``).
@@ -93,7 +90,7 @@ def search_facts(state: ProductivitySearchState, runtime: Runtime[MemoryContext]
     ranked = []
     for fact, cosine in kept:
         bm25 = lexical.get(fact.memory_id, 0.0)
-        fused = cosine + LEXICAL_TIE_BREAK * bm25 / (bm25 + BM25_SATURATION)
+        fused = cosine + _LEXICAL_TIE_BREAK * bm25 / (bm25 + _BM25_SATURATION)
         ranked.append((fused, cosine, fact))
     ranked.sort(key=lambda t: (-t[0], t[2].memory_id))
     hits = [{**_public(f, fused), "similarity": round(cosine, 6),

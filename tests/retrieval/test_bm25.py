@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hy_memory_langgraph.retrieval.lexical import (
+from hy_memory_langgraph.retrieval.bm25 import (
     BM25Index,
     LexicalCache,
     tokenize,

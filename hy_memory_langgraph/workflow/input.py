@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hy_memory_langgraph.flows.workflow.state import WorkflowExtractState
+from hy_memory_langgraph.workflow.state import WorkflowExtractState
 from hy_memory_langgraph.workflow.validation import validate_extract
-
-__all__ = ["validate_input"]
 
 
 def validate_input(state: WorkflowExtractState) -> dict[str, Any]:

@@ -5,13 +5,13 @@ Both retrievers see the same scope: one user's active memories, restricted to th
 range when one is given (applied before each retriever's top-k). The ranking itself
 (fusion, BM25 parameters, pool size, time boost, question weights) is pure code in
 :mod:`hy_memory_langgraph.retrieval.ranking`; scores stay within [0, 1].
-:func:`hybrid_search` runs it on a :class:`CandidateSource`:
+:func:`hybrid_search` runs it on a :class:`_CandidateSource`:
 
-* :class:`IndexedSource` (stores with ``supports_lexical_index``, e.g.
+* :class:`_IndexedSource` (stores with ``supports_lexical_index``, e.g.
   :class:`~hy_memory_langgraph.store.HyMemoryStore`): BM25 over the postings kept in the
   database and vector search returning keys only; only the memories the ranking needs are
   read. Nothing is proportional to the user's memory count but the vector scan.
-* :class:`InProcessSource` (any other store, e.g. LangGraph's ``InMemoryStore``, or
+* :class:`_InProcessSource` (any other store, e.g. LangGraph's ``InMemoryStore``, or
   documents stored with another session window): every active memory is loaded (cached
   per user revision) and a BM25 index is kept in step with it.
 
@@ -31,8 +31,8 @@ from datetime import date, datetime, timezone
 from typing import Any, Protocol
 
 from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, session_of, utterance
 from hy_memory_langgraph.repos.filters import time_filter
-from hy_memory_langgraph.repos.lexical import LEXICAL_WINDOW, session_of, utterance
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.retrieval.neighbours import texts_with_neighbours
 from hy_memory_langgraph.retrieval.query import TimeSpan
@@ -49,14 +49,11 @@ from hy_memory_langgraph.retrieval.ranking import (
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 from hy_memory_langgraph.services.context import MemoryContext
 
-__all__ = ["CandidateSource", "InProcessSource", "IndexedSource", "Pools", "event_spans_of",
-           "hybrid_search", "search_in_process"]
-
 Scores = dict[str, float]
 
 
 @dataclass
-class Pools:
+class _Pools:
     """The two candidate pools of a query (memory id → score) and each candidate's time."""
 
     vector: Scores
@@ -64,10 +61,10 @@ class Pools:
     times: dict[str, float | None]
 
 
-class CandidateSource(Protocol):
+class _CandidateSource(Protocol):
     """Where one user's candidates come from (see the module docstring)."""
 
-    def pools(self, query: str, pool: int) -> Pools:
+    def pools(self, query: str, pool: int) -> _Pools:
         """The vector and BM25 pools of ``query``, ``pool`` deep each."""
 
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
@@ -84,23 +81,23 @@ def event_spans_of(memory: ChatMemory) -> list[TimeSpan]:
     return [] if day is None else relative_spans(memory.content, day)
 
 
-class IndexedSource:
+class _IndexedSource:
     """Candidates from the store's persistent lexical index and key-only vector search."""
 
     def __init__(self, repo: ChatRepository, user_id: str, span: tuple[float | None, float | None] | None,
                  ranking: ChatRanking) -> None:
         self.repo, self.user_id, self.span, self.ranking = repo, user_id, span, ranking
 
-    def pools(self, query: str, pool: int) -> Pools:
+    def pools(self, query: str, pool: int) -> _Pools:
         found = self.repo.candidates(self.user_id, query, pool=pool, k1=self.ranking.k1, b=self.ranking.b,
                                      ts_range=self.span)
-        return Pools(dict(found.vector), dict(found.lexical), dict(found.times))
+        return _Pools(dict(found.vector), dict(found.lexical), dict(found.times))
 
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         return {m.memory_id: m for m in self.repo.memories_of(self.user_id, list(ids))} if ids else {}
 
 
-class InProcessSource:
+class _InProcessSource:
     """Candidates from every active memory of the user, loaded and indexed in process."""
 
     def __init__(self, ctx: MemoryContext, user_id: str, after: datetime | None, before: datetime | None,
@@ -112,13 +109,13 @@ class InProcessSource:
         texts = _lexical_texts(ctx, user_id, active)
         self.index = ctx.lexical.sync(("chat", user_id), [(mid, text, text) for mid, text in texts.items()])
 
-    def pools(self, query: str, pool: int) -> Pools:
+    def pools(self, query: str, pool: int) -> _Pools:
         hits = self.repo.vector_search(self.user_id, query, limit=pool, filter=self.where)
         in_range = set(self.by_id)
         lexical = dict(self.index.top(query, pool, allowed=in_range, k1=self.ranking.k1, b=self.ranking.b))
         vector = {m.memory_id: float(m.score or 0.0) for m in hits}
         self.by_id.update({m.memory_id: m for m in hits})
-        return Pools(vector, lexical, {mid: self.by_id[mid].memory_ts for mid in (*vector, *lexical)})
+        return _Pools(vector, lexical, {mid: self.by_id[mid].memory_ts for mid in (*vector, *lexical)})
 
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         return {mid: self.by_id[mid] for mid in ids if mid in self.by_id}
@@ -127,7 +124,7 @@ class InProcessSource:
 def hybrid_search(ctx: MemoryContext, user_id: str, query: str, limit: int, *,
                   after: datetime | None = None, before: datetime | None = None,
                   ranking: ChatRanking = DEFAULT_CHAT_RANKING,
-                  now: datetime | None = None, source: CandidateSource | None = None) -> list[ChatMemory]:
+                  now: datetime | None = None, source: _CandidateSource | None = None) -> list[ChatMemory]:
     """Best ``limit`` active memories of ``user_id`` for ``query``, best first.
 
     Relative phrases of the query (``last weekend``) are resolved against ``now`` (default:
@@ -157,20 +154,20 @@ def search_in_process(ctx: MemoryContext, user_id: str, query: str, limit: int, 
                       ranking: ChatRanking = DEFAULT_CHAT_RANKING, now: datetime | None = None) -> list[ChatMemory]:
     """:func:`hybrid_search` on the in-process source, whatever the store offers."""
     return hybrid_search(ctx, user_id, query, limit, after=after, before=before, ranking=ranking, now=now,
-                         source=InProcessSource(ctx, user_id, after, before, ranking))
+                         source=_InProcessSource(ctx, user_id, after, before, ranking))
 
 
 def _source(ctx: MemoryContext, user_id: str, after: datetime | None, before: datetime | None,
-            ranking: ChatRanking) -> CandidateSource:
+            ranking: ChatRanking) -> _CandidateSource:
     repo = ctx.chat_repo
     if not repo.lexical_ready(user_id):
-        return InProcessSource(ctx, user_id, after, before, ranking)
+        return _InProcessSource(ctx, user_id, after, before, ranking)
     span = None if after is None and before is None else (
         None if after is None else after.timestamp(), None if before is None else before.timestamp())
-    return IndexedSource(repo, user_id, span, ranking)
+    return _IndexedSource(repo, user_id, span, ranking)
 
 
-def _top_memories(source: CandidateSource, ranked: Sequence[tuple[str, float]], limit: int,
+def _top_memories(source: _CandidateSource, ranked: Sequence[tuple[str, float]], limit: int,
                   weight: float, known: Mapping[str, ChatMemory],
                   weighed: Callable[[set[str]], set[str]]) -> list[ChatMemory]:
     """The best ``limit`` memories of ``ranked`` once question-only ones are weighted.
@@ -217,7 +214,7 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
 
 def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory]) -> dict[str, str]:
     """What BM25 indexes per memory: a turn (with the trivial turns it carries) and its
-    session neighbours (:data:`~hy_memory_langgraph.repos.lexical.LEXICAL_WINDOW`), else
+    session neighbours (:data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`), else
     ``retrieval_text``; cached per user until its revision changes."""
     revision = ctx.chat_repo.revision(user_id)
     cached = ctx.search_cache.get(("chat_lexical", user_id))

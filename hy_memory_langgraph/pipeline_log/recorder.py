@@ -1,7 +1,7 @@
 """Collect the stage records of each request and write them soon after the request ends.
 
 Records are buffered per request id (a request runs in one graph invocation) and
-emitted through the ``hy_memory_langgraph.runlog.recorder`` logger as they happen (INFO
+emitted through the ``hy_memory_langgraph.pipeline_log.recorder`` logger as they happen (INFO
 for stages, WARNING for fallbacks). :meth:`PipelineRecorder.flush` marks a request as
 ended; the records of every request ended within ``flush_delay`` seconds (1 s) are
 written together, in one transaction, by a background timer (or by :meth:`close`), so
@@ -11,7 +11,7 @@ sees records before they are written; a process killed hard loses at most the la
 
 Example:
     >>> import tempfile, os
-    >>> from hy_memory_langgraph.runlog.meter import StageMeter
+    >>> from hy_memory_langgraph.pipeline_log.meter import StageMeter
     >>> rec = PipelineRecorder(PipelineLogStore(os.path.join(tempfile.mkdtemp(), "l.db"),
     ...                                         retention_days=1), keep_text=False)
     >>> rec.stage("r1", graph="memory_write", node="route", duration_ms=1.0,
@@ -31,16 +31,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Final
 
-from hy_memory_langgraph.runlog.meter import StageMeter
-from hy_memory_langgraph.runlog.store import PipelineLogStore
-from hy_memory_langgraph.runlog.summary import summarize
-
-__all__ = ["STAGE_NAMES", "PipelineRecorder"]
+from hy_memory_langgraph.pipeline_log.meter import StageMeter
+from hy_memory_langgraph.pipeline_log.store import PipelineLogStore
+from hy_memory_langgraph.pipeline_log.summary import summarize
 
 logger = logging.getLogger(__name__)
 
 #: Stage name of each node (``graph:node``); other nodes are logged under their own name.
-STAGE_NAMES: Final[dict[str, str]] = {
+_STAGE_NAMES: Final[dict[str, str]] = {
     "memory_write:route": "scene_route", "memory_write:judge_scene": "scene_judge",
     "memory_write:strip_tools": "strip_tools", "memory_write:store_turns": "store",
     "chat_write:store_turns": "store", "chat_write:extract_facts": "extract",
@@ -93,7 +91,7 @@ class PipelineRecorder:
               trace: StageMeter, update: dict[str, Any] | None, error: str | None = None) -> None:
         """Record one finished (or failed) node of ``request_id``."""
         record: dict[str, Any] = {
-            "request_id": request_id, "stage": STAGE_NAMES.get(f"{graph}:{node}", node),
+            "request_id": request_id, "stage": _STAGE_NAMES.get(f"{graph}:{node}", node),
             "graph": graph, "node": node, "ts": time.time(),
             "duration_ms": round(duration_ms, 3),
             **trace.counts(),

@@ -8,15 +8,13 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.flows.workflow.state import (
-    WorkflowContext,
-    WorkflowExtractState,
-)
 from hy_memory_langgraph.workflow.entries import Entry
 from hy_memory_langgraph.workflow.merge import merge_entry
 from hy_memory_langgraph.workflow.routing import route_candidates
-
-__all__ = ["merge_and_save", "route_dimensions"]
+from hy_memory_langgraph.workflow.state import (
+    WorkflowContext,
+    WorkflowExtractState,
+)
 
 
 def route_dimensions(state: WorkflowExtractState) -> dict[str, Any]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["summarize"]
-
 _DECISION_KEYS: Final = ("route", "route_reason", "analysis", "time_range", "lang",
                          "chain_rounds", "fact_id", "progress_summary", "rewrite",
                          "run", "coalesced", "attempt")

@@ -33,11 +33,9 @@ from collections import Counter
 from typing import Final
 
 from hy_memory_langgraph.repos.records import ChatMemory
-from hy_memory_langgraph.retrieval.lexical import tokenize
+from hy_memory_langgraph.retrieval.bm25 import tokenize
 from hy_memory_langgraph.retrieval.neighbours import NEIGHBOUR_MAX_CHARS, Utterance
 from hy_memory_langgraph.store import LexicalOp
-
-__all__ = ["LEXICAL_WINDOW", "lexical_op", "session_of", "turn_order", "utterance"]
 
 #: Previous and next session turns whose text a turn is matched with (chosen with the
 #: chat ranking by cross-validation on LoCoMo: ``bench/RECALL_NOTES.md``).
@@ -49,7 +47,7 @@ def session_of(memory: ChatMemory) -> str | None:
     return memory.session_id if memory.source == "turn" and memory.session_id else None
 
 
-def turn_order(memory: ChatMemory) -> tuple[str, float]:
+def _turn_order(memory: ChatMemory) -> tuple[str, float]:
     """Position of a turn in its session: when it was written, then its place among the
     turns written together (``turn_index``, zero-padded so it sorts as text), then its
     ``memory_ts``; ties are broken by memory id."""
@@ -58,7 +56,7 @@ def turn_order(memory: ChatMemory) -> tuple[str, float]:
 
 def utterance(memory: ChatMemory) -> Utterance:
     """``memory`` as a turn for :func:`~hy_memory_langgraph.retrieval.neighbours.texts_with_neighbours`."""
-    return Utterance(memory.memory_id, session_of(memory), turn_order(memory), memory.own_text)
+    return Utterance(memory.memory_id, session_of(memory), _turn_order(memory), memory.own_text)
 
 
 def _terms(text: str) -> dict[str, int]:
@@ -79,4 +77,4 @@ def lexical_op(namespace: tuple[str, ...], memory: ChatMemory) -> LexicalOp:
     content = memory.own_text
     tail = _terms(content[-NEIGHBOUR_MAX_CHARS:]) if len(content) > NEIGHBOUR_MAX_CHARS else None
     return LexicalOp(namespace, memory.memory_id, _terms(content), tail, ts=memory.memory_ts,
-                     group=session, order=turn_order(memory), window=LEXICAL_WINDOW)
+                     group=session, order=_turn_order(memory), window=LEXICAL_WINDOW)

@@ -9,15 +9,3 @@
 """
 
 from __future__ import annotations
-
-from hy_memory_langgraph.runlog.meter import (
-           StageMeter,
-           current_meter,
-           note_fallback,
-           stage_meter,
-)
-from hy_memory_langgraph.runlog.recorder import PipelineRecorder
-from hy_memory_langgraph.runlog.store import PipelineLogStore
-
-__all__ = ["PipelineLogStore", "PipelineRecorder", "StageMeter", "current_meter", "note_fallback",
-           "stage_meter"]

@@ -33,15 +33,13 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
-from hy_memory_langgraph.messages import MIN_QUOTE_CHARS, quotes
+from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.store.sql.statements import chunks
-
-__all__ = ["PipelineLogStore", "MIGRATIONS"]
 
 _DAY: Final = 86_400.0
 _PRUNE_EVERY_S: Final = 3_600.0

@@ -11,8 +11,6 @@ from pathlib import Path
 
 from hy_memory_langgraph.errors import ConfigError
 
-__all__ = ["check_thread_count", "configure_threads"]
-
 _OMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
 
 

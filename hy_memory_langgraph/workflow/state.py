@@ -6,12 +6,10 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.runlog import PipelineRecorder
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.workflow.files import WorkflowDocuments
 from hy_memory_langgraph.workflow.routing import Routed, Skipped
 from hy_memory_langgraph.workflow.validation import ExtractRequest
-
-__all__ = ["WorkflowContext", "WorkflowExtractState"]
 
 
 @dataclass

@@ -19,9 +19,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["StageMeter", "count_llm", "current_meter", "note_fallback", "note_llm_error",
-           "stage_meter"]
-
 
 @dataclass
 class StageMeter:

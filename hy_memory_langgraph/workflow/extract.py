@@ -6,23 +6,21 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.flows.workflow.state import (
-    WorkflowContext,
-    WorkflowExtractState,
-)
-from hy_memory_langgraph.messages import detect_text_language
-from hy_memory_langgraph.runlog.meter import note_fallback
+from hy_memory_langgraph.messages.language import detect_text_language
+from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import WorkflowExtract
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.workflow.files import dimension_of
 from hy_memory_langgraph.workflow.lite import lite_candidates
 from hy_memory_langgraph.workflow.render import prompt_rows
 from hy_memory_langgraph.workflow.routing import context_workflow_id
+from hy_memory_langgraph.workflow.state import (
+    WorkflowContext,
+    WorkflowExtractState,
+)
 from hy_memory_langgraph.workflow.validation import ExtractRequest
 
-__all__ = ["MAX_ENTRIES", "STAGE", "extract_lite", "extract_llm", "route_by_mode"]
-
-STAGE = "workflow_extract"
+_STAGE = "workflow_extract"
 #: Entries one extraction may save, whatever the model answers (the rest are dropped).
 MAX_ENTRIES = 32
 
@@ -55,7 +53,7 @@ def extract_llm(state: WorkflowExtractState, runtime: Runtime[WorkflowContext]) 
     ctx, request = runtime.context, state["request"]
     user_text = "\n".join(m.text for m in request.messages if m.role == "user")
     parsed = ask(
-        ctx.llm, STAGE, "workflow_extract", detect_text_language(user_text), WorkflowExtract,
+        ctx.llm, _STAGE, "workflow_extract", detect_text_language(user_text), WorkflowExtract,
         messages=[{m.role: m.text} for m in request.messages],
         workflow_id=request.workflow_id or "",
         dynamic_context=request.dynamic_context,

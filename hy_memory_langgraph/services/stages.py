@@ -1,7 +1,7 @@
 """Every node of the memory graphs runs inside a stage record of the pipeline log.
 
 :func:`recorded` wraps a node function: it times the node, meters the LLM calls and
-fallbacks reported during it (:mod:`hy_memory_langgraph.runlog.meter`), and hands the
+fallbacks reported during it (:mod:`hy_memory_langgraph.pipeline_log.meter`), and hands the
 result to the recorder of the run-time context (``runtime.context.recorder``; none →
 nothing is recorded). A node that raises is recorded with its error, then the error
 propagates unchanged.
@@ -17,9 +17,8 @@ from typing import Any
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.runlog import PipelineRecorder, stage_meter
-
-__all__ = ["add_recorded_nodes", "recorded"]
+from hy_memory_langgraph.pipeline_log.meter import stage_meter
+from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 
 
 def _request_id(state: Any, update: Any) -> str | None:

@@ -5,20 +5,18 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from hy_memory_langgraph.flows.stages import add_recorded_nodes
-from hy_memory_langgraph.flows.workflow.extract import (
+from hy_memory_langgraph.services.stages import add_recorded_nodes
+from hy_memory_langgraph.workflow.extract import (
     extract_lite,
     extract_llm,
     route_by_mode,
 )
-from hy_memory_langgraph.flows.workflow.input import validate_input
-from hy_memory_langgraph.flows.workflow.save import merge_and_save, route_dimensions
-from hy_memory_langgraph.flows.workflow.state import (
+from hy_memory_langgraph.workflow.input import validate_input
+from hy_memory_langgraph.workflow.save import merge_and_save, route_dimensions
+from hy_memory_langgraph.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
 )
-
-__all__ = ["build_workflow_extract_graph"]
 
 
 def build_workflow_extract_graph() -> CompiledStateGraph:

@@ -1,5 +1,5 @@
 """The chat retrieval node of the search graph: hybrid search over every requested user
-(:func:`~hy_memory_langgraph.services.chat_search.hybrid_search`), the best ``limit``
+(:func:`~hy_memory_langgraph.services.hybrid_search.hybrid_search`), the best ``limit``
 across them."""
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.flows.contracts import PreparedSearch
 from hy_memory_langgraph.flows.results import elapsed_ms
 from hy_memory_langgraph.repos.records import ChatMemory
-from hy_memory_langgraph.services.chat_search import hybrid_search
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.services.hybrid_search import hybrid_search
 from hy_memory_langgraph.services.pending import PENDING, pending_hits
-
-__all__ = ["chat_search"]
 
 
 def chat_search(state: PreparedSearch, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
