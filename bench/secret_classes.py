@@ -11,7 +11,7 @@ a real client (lite mode) and every file under its data dir is read byte for byt
 
 Usage::
 
-    python -m bench.secret_classes [--part dev|heldout|fresh|both|all] [--round 1|2] [--show N] [--e2e]
+    python -m bench.secret_classes [--part dev|heldout|fresh|both|all] [--round 1|2|3] [--show N] [--e2e]
 """
 
 from __future__ import annotations
@@ -95,11 +95,13 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and altered near misses per class")
     parser.add_argument("--e2e", action="store_true", help="also write the secrets through a client, read the files")
     parser.add_argument("--seed", type=int, default=2027)
-    parser.add_argument("--round", choices=("1", "2"), help="only the first round's templates, or the second's")
+    parser.add_argument("--round", choices=("1", "2", "3"), help="only one round's templates")
     args = parser.parse_args()
     samples = build_samples(seed=args.seed)
     if args.round:
-        samples = [s for s in samples if ("/r2/" in s.template) == (args.round == "2")]
+        tags = {"1": "", "2": "/r2/", "3": "/r3/"}
+        samples = [s for s in samples
+                   if next((r for r in ("2", "3") if tags[r] in s.template), "1") == args.round]
     parts = {"both": ("dev", "heldout"), "all": ("dev", "heldout", "fresh")}.get(args.part, (args.part,))
     figures = measure([s for s in samples if s.part in parts])
     for part in parts:

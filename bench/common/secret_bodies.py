@@ -469,3 +469,159 @@ FIELDS.update({
 
 FIELD: Final = re.compile(r"§([a-z0-9]+)(?::([^§]*))?§")
 
+
+
+# ------------------------------------------------------------------ third round's bodies
+def _laid_out(words: list[str], layout: str, space: str) -> tuple[str, list[tuple[int, int]]]:
+    """``words`` written in ``layout``, with where each word stands: ``line`` (one line),
+    ``num`` (``1. word`` a line), ``numin`` (``1. word 2. word`` on one line), ``grid``
+    (numbered cells, numbers running down the columns, four columns), ``gridrow`` (numbered
+    cells, three a row), ``md`` (a markdown table, ``| # | word | # | word |``), ``perline``
+    (four words a line, unnumbered), ``tab`` (number, tab, word a line)."""
+    n = len(words)
+    cells: list[list[tuple[str, int]]]  # lines of (prefix, word index)
+    if layout == "num":
+        cells = [[(f"{i + 1}. ", i)] for i in range(n)]
+    elif layout == "tab":
+        cells = [[(f"{i + 1}\t", i)] for i in range(n)]
+    elif layout == "numin":
+        cells = [[(f"{i + 1}. ", i) for i in range(n)]]
+    elif layout == "grid":
+        rows = (n + 3) // 4
+        cells = [[(f"{c * rows + r + 1:>2}. ", c * rows + r) for c in range(4) if c * rows + r < n]
+                 for r in range(rows)]
+    elif layout == "gridrow":
+        cells = [[(f"{i + 1:>2}. ", i) for i in range(r, min(r + 3, n))] for r in range(0, n, 3)]
+    elif layout == "md":
+        cells = [[(f"| {i + 1} | ", i), (f" | {i + 2} | ", i + 1)] for i in range(0, n, 2)]
+    elif layout == "perline":
+        cells = [[("", i) for i in range(r, min(r + 4, n))] for r in range(0, n, 4)]
+    else:
+        cells = [[("", i) for i in range(n)]]
+    text, where = "", [(0, 0)] * n
+    if layout == "md":
+        text = "| # | word | # | word |\n|---|---|---|---|\n"
+    for row in cells:
+        for k, (prefix, i) in enumerate(row):
+            if k and layout not in ("md",):
+                text += "   " if layout in ("grid", "gridrow") else space
+            text += prefix
+            where[i] = (len(text), len(text) + len(words[i]))
+            text += words[i]
+        text += " |\n" if layout == "md" else "\n"
+    return text.rstrip("\n"), where
+
+
+def _pairs(text: str, where: list[tuple[int, int]]) -> tuple[str, ...]:
+    """Every two words next to each other in ``text``, with what stands between them."""
+    spans = sorted(where)
+    return tuple(text[a[0]:b[1]] for a, b in zip(spans, spans[1:]))
+
+
+def _seed_laid(rng: random.Random, arg: str) -> tuple[str, tuple[str, ...]]:
+    """A seed phrase (checksum right) in a layout (:func:`_laid_out`); ``arg``
+    ``LANG:N:LAYOUT[:ideo]`` (``ideo``: words apart by the ideographic space). The needles
+    are every two neighbouring words as the text shows them: all must go."""
+    lang, count, layout, *rest = arg.split(":")
+    words = _seed_words(rng, lang, int(count))
+    text, where = _laid_out(words, layout, "\u3000" if rest else " ")
+    return text, _pairs(text, where)
+
+
+def _seed_invalid(rng: random.Random, arg: str) -> tuple[str, None]:
+    """BIP39 words of one list whose checksum fails (a valid phrase with its last word
+    changed until the checksum breaks), laid out like :func:`_seed_laid`."""
+    lang, count, layout = arg.split(":")
+    words = _seed_words(rng, lang, int(count))
+    vocabulary = _bip39(SEED_LANGS[lang])
+    entropy_bits = int(count) * 11 - int(count) // 3
+    while True:
+        words[-1] = rng.choice(vocabulary)
+        number = 0
+        for w in words:
+            number = number << 11 | vocabulary.index(w)
+        checksum = number & ((1 << (int(count) // 3)) - 1)
+        entropy = (number >> (int(count) // 3)).to_bytes(entropy_bits // 8, "big")
+        if hashlib.sha256(entropy).digest()[0] >> (8 - int(count) // 3) != checksum:
+            break
+    return _laid_out(words, layout, " ")[0], None
+
+
+def _site(rng: random.Random) -> str:
+    return rng.choice(("gmail.com", "netflix.com", "amazon.de", "github.com", "bank.example", "vk.com",
+                       "mercadolibre.com", "rakuten.co.jp", "taobao.com", "paypal.com", "steam", "icloud",
+                       "outlook.com", "wifi-casa", "router", "instagram", "yandex.ru", "seznam.cz"))
+
+
+def _credential_list(rng: random.Random, arg: str) -> tuple[str, tuple[str, ...]]:
+    """Several accounts at once; ``arg`` ``STYLE[:H1,H2,H3]``: ``md`` (markdown table),
+    ``csv``, ``tsv``, ``cols`` (aligned columns), ``bul`` (``- site: user / password``),
+    ``lab`` (``- site — H2 user, H3 password``), ``chrome`` / ``bitwarden`` / ``firefox``
+    (password managers' CSV exports), ``rows`` / ``urlrows`` (an export's rows without a
+    header). The needles: every password."""
+    style, *heads = arg.split(":")
+    head = heads[0].split(",") if heads else ["site", "user", "password"]
+    rows = [(_site(rng), _word(rng, 2) + rng.choice(("", "@gmail.com", "77", ".k")), _password(rng))
+            for _ in range(rng.randint(3, 5))]
+    if style == "md":
+        lines = [f"| {' | '.join(head)} |", "|---|---|---|"] + [f"| {s} | {u} | {p} |" for s, u, p in rows]
+    elif style == "csv":
+        lines = [",".join(head)] + [f"{s},{u},{p}" for s, u, p in rows]
+    elif style == "tsv":
+        lines = ["\t".join(head)] + [f"{s}\t{u}\t{p}" for s, u, p in rows]
+    elif style == "cols":
+        lines = [f"{head[0]:<18}{head[1]:<16}{head[2]}"] + [f"{s:<18}{u:<16}{p}" for s, u, p in rows]
+    elif style == "bul":
+        lines = [f"- {s}: {u} / {p}" for s, u, p in rows]
+    elif style == "lab":
+        lines = [f"- {s} — {head[1]} {u}, {head[2]} {p}" for s, u, p in rows]
+    elif style == "chrome":
+        lines = ["name,url,username,password,note"] + [f"{s},https://{s}/login,{u},{p}," for s, u, p in rows]
+    elif style == "bitwarden":
+        lines = ["folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp"] \
+            + [f",,login,{s},,,0,https://{s},{u},{p}," for s, u, p in rows]
+    elif style == "rows":  # a browser export's rows, without their header
+        lines = [f"{s},https://{s}/login,{u},{p}," for s, u, p in rows]
+    elif style == "urlrows":  # url, user, password a line, tabs between
+        lines = [f"https://{s}\t{u}\t{p}" for s, u, p in rows]
+    else:  # firefox
+        lines = ['"url","username","password","httpRealm","formActionOrigin","guid","timeCreated"'] \
+            + [f'"https://{s}","{u}","{p}",,"https://{s}","{{{_chars(rng, 8, _HEXD)}}}","1700000000000"'
+               for s, u, p in rows]
+    return "\n".join(lines), tuple(p for _, _, p in rows)
+
+
+def _backup_codes_3(rng: random.Random, arg: str) -> tuple[str, tuple[str, ...]]:
+    """Eight to ten 2FA backup codes; ``arg`` ``SHAPE:SEP``: shapes ``d44`` (``1234 5678``),
+    ``d4d4`` (``1234-5678``), ``d8`` (8 digits), ``d10``, ``a44`` (``abcd-efgh``), ``x55``
+    (``a1b2c-3d4e5``), ``a8`` (8 lower-case letters and digits); separators ``nl``, ``comma``,
+    ``num`` (``1. code`` a line), ``sp`` (two spaces). The needles: every code."""
+    shape, sep = arg.split(":")
+    lower = string.ascii_lowercase + string.digits
+    make = {
+        "d44": lambda: f"{_chars(rng, 4, string.digits)} {_chars(rng, 4, string.digits)}",
+        "d4d4": lambda: f"{_chars(rng, 4, string.digits)}-{_chars(rng, 4, string.digits)}",
+        "d8": lambda: _chars(rng, 8, string.digits),
+        "d10": lambda: _chars(rng, 10, string.digits),
+        "a44": lambda: f"{_chars(rng, 4, string.ascii_lowercase)}-{_chars(rng, 4, string.ascii_lowercase)}",
+        "x55": lambda: f"{_chars(rng, 5, _HEXD)}-{_chars(rng, 5, _HEXD)}",
+        "a8": lambda: _mixed(rng, 8, lower + "A").lower(),
+    }[shape]
+    codes = [make() for _ in range(rng.randint(8, 10))]
+    if sep == "num":
+        text = "\n".join(f"{i}. {c}" for i, c in enumerate(codes, 1))
+    else:
+        text = {"nl": "\n", "comma": ", ", "sp": "  "}[sep].join(codes)
+    return text, tuple(codes)
+
+
+FIELDS.update({
+    "seedl": _seed_laid,  # type: ignore[dict-item]
+    "badseed": _seed_invalid,
+    "creds": _credential_list,  # type: ignore[dict-item]
+    "bk3": _backup_codes_3,  # type: ignore[dict-item]
+    "pin8": _secret(lambda r: _chars(r, 8, string.digits)),
+    "pinx": _secret(lambda r: _chars(r, r.choice((4, 4, 5, 6, 6, 8)), string.digits)),
+    "zip": _plain(lambda r: _chars(r, 5, string.digits)),
+    "last4": _plain(lambda r: _chars(r, 4, string.digits)),
+})

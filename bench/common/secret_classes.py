@@ -21,7 +21,9 @@ ODBC and XML templates): ``§pw§`` a password, ``§pin§`` a PIN, ``§cvv§`` a
 named twice in one template takes one value. Random bodies are made in
 :mod:`bench.common.secret_bodies`; the second round's templates (classes an independent
 held-out run found weak, and its near misses' kinds) are in
-:mod:`bench.common.secret_templates2`, split the same way (template names ``<cls>/r2/<n>``).
+:mod:`bench.common.secret_templates2`, the third round's (a second independent run's weak
+classes) in :mod:`bench.common.secret_templates3`, split the same way (template names
+``<cls>/r2/<n>``, ``<cls>/r3/<n>``).
 
 Example:
     >>> samples = build_samples()
@@ -39,7 +41,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from bench.common.secret_bodies import FIELD, FIELDS, SPLIT
-from bench.common.secret_templates2 import HELD_OUT_LANGS_2, NEAR_2, NEAR_CLASSES, SECRETS_2
+from bench.common.secret_templates2 import HELD_OUT_LANGS_2, NEAR_2, NEAR_CLASSES_2, SECRETS_2
+from bench.common.secret_templates3 import HELD_OUT_LANGS_3, NEAR_3, NEAR_CLASSES_3, SECRETS_3
 
 __all__ = ["CLASSES", "HELD_OUT_LANGS", "NEAR_CLASSES", "Sample", "build_samples"]
 
@@ -1124,7 +1127,10 @@ _FRESH: Final[dict[str, list[_Template]]] = {
 #: Every class of secrets, in the order reports print them (the second round's last).
 CLASSES: Final = ("label_grammar", "pin_card_code", "auth_header", "cli_password", "connect_call", "session_cookie",
                   "totp_key", "seed_phrase", "pem_key", "config_line", "long_value", "labelled_token",
-                  *(c for c in SECRETS_2 if c not in ("label_grammar", "session_cookie", "totp_key", "seed_phrase")))
+                  *(c for c in SECRETS_2 if c not in ("label_grammar", "session_cookie", "totp_key", "seed_phrase")),
+                  *SECRETS_3)
+#: Every class of near misses (the first round's are named after their secrets' classes).
+NEAR_CLASSES: Final = (*NEAR_CLASSES_2, *NEAR_CLASSES_3)
 _SECRET_TEMPLATES: Final[dict[str, list[_Template]]] = {
     "label_grammar": _LABEL_GRAMMAR, "pin_card_code": _PIN_CODES, "auth_header": _AUTH_HEADERS,
     "cli_password": _CLI_PASSWORDS, "connect_call": _CONNECT_CALLS, "session_cookie": _SESSION_COOKIES,
@@ -1151,8 +1157,11 @@ def _fill(template: str | tuple[str, ...], rng: random.Random) -> tuple[tuple[st
     return filled, tuple(n for needle in needles for n in ((needle,) if isinstance(needle, str) else needle))
 
 
-def _part(index: int, lang: str) -> str:
-    return "heldout" if index % 3 == 2 or lang in HELD_OUT_LANGS or lang in HELD_OUT_LANGS_2 else "dev"
+def _part(index: int, lang: str, tag: str = "") -> str:
+    """``"heldout"`` for every third template and the held-out languages (the third round's
+    languages only in its own templates: the earlier rounds' split stays as it was)."""
+    held = HELD_OUT_LANGS | HELD_OUT_LANGS_2 | (HELD_OUT_LANGS_3 if tag.startswith("r3/") else frozenset())
+    return "heldout" if index % 3 == 2 or lang in held else "dev"
 
 
 def _drawn(template: str | tuple[str, ...], rng: random.Random) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -1178,7 +1187,9 @@ def build_samples(seed: int = 2027, variants: int = 3) -> list[Sample]:
                 messages, needles = _fill(template, rng) if near else _drawn(template, rng)
                 samples.append(Sample(cls, lang, f"{group}/fresh/{index}", messages, () if near else needles, "fresh"))
     rng = random.Random(seed + 1)
-    return samples + _filled(SECRETS_2, rng, variants, "r2/") + _filled(NEAR_2, rng, variants, "r2/near/", near=True)
+    samples += _filled(SECRETS_2, rng, variants, "r2/") + _filled(NEAR_2, rng, variants, "r2/near/", near=True)
+    rng = random.Random(seed + 2)
+    return samples + _filled(SECRETS_3, rng, variants, "r3/") + _filled(NEAR_3, rng, variants, "r3/near/", near=True)
 
 
 def _filled(groups: dict[str, list[_Template]], rng: random.Random, variants: int, tag: str,
@@ -1191,5 +1202,5 @@ def _filled(groups: dict[str, list[_Template]], rng: random.Random, variants: in
             for _ in range(variants):
                 messages, needles = _fill(template, rng) if near else _drawn(template, rng)
                 samples.append(Sample(cls, lang, f"{cls}/{tag}{index}", messages, () if near else needles,
-                                      _part(index, lang)))
+                                      _part(index, lang, tag)))
     return samples

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["HELD_OUT_LANGS_2", "NEAR_2", "NEAR_CLASSES", "SECRETS_2"]
+__all__ = ["HELD_OUT_LANGS_2", "NEAR_2", "NEAR_CLASSES_2", "SECRETS_2"]
 
 _Template = tuple[str, "str | tuple[str, ...]"]
 
@@ -594,7 +594,7 @@ SECRETS_2: Final[dict[str, list[_Template]]] = {
 }
 
 #: Near misses by the kind of text they are; each is its own class in the report.
-NEAR_CLASSES: Final = ("public_key", "checksum_hash", "placeholder", "ordinary_prose", "config_no_secret",
+NEAR_CLASSES_2: Final = ("public_key", "checksum_hash", "placeholder", "ordinary_prose", "config_no_secret",
                        "other_sense", "otp_notice", "password_policy", "code_no_value", "error_log")
 
 NEAR_2: Final[dict[str, list[_Template]]] = {

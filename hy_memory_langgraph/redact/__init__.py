@@ -9,7 +9,8 @@ credentials instead (:func:`find_secret`).
 What counts as a secret is data (``patterns.toml``, compiled by :mod:`.rules`): provider
 credentials by their shape, values behind markers (``Authorization`` of any scheme,
 cookies, URLs, command lines, connect calls, configuration lines), seed phrases
-(:mod:`.seeds`), private key blocks in any disguise (:mod:`.keys`), values after labels
+(:mod:`.seeds`), tables and lists of accounts (:mod:`.tables`), codes that open a door, a
+safe or a phone (:mod:`.pins`), private key blocks in any disguise (:mod:`.keys`), values after labels
 that name a secret in many languages, with or without a separator (:mod:`.scan`,
 :mod:`.bridge`), values under secret-named keys of structured data (:mod:`.values`), and
 a value whose label ends the message before it (:mod:`.dialogue`). Words alone are never

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from hy_memory_langgraph.redact.judge import credential_like, grouped_key, looks_random, quantity, reference
+from hy_memory_langgraph.redact.judge import credential_like, grouped_key, looks_random, postcode, quantity, reference
 from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class
 
 Span = tuple[int, int, str]
@@ -200,7 +200,9 @@ def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: 
         return None  # JSON around it, or a call: code
     if kind == "password":
         if codes and _DIGITS.fullmatch(token):
-            return None if counted or quantity(text, stop) else (offset, stop, "password")
+            if counted or quantity(text, stop) or postcode(text, offset, stop):
+                return None
+            return offset, stop, "password"
         return (offset, stop, "password") if credential_like(token) else None
     grouped = grouped_key(text, offset, token)  # a key written in groups of four
     if grouped is not None:

@@ -47,13 +47,17 @@ _TRAILING_DIGITS: Final = re.compile(r"\d{3,}$")
 #: ``{token}``, ``%(key)s``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``,
 #: ``%PASSWORD%``), an environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask
 #: (``********``, ``xxxx``, ``…``), words that ask for the value (``your_password``, ``<your
-#: password here>``, ``sk-...your-key-here``, ``changeme``, ``REPLACE_ME``).
+#: password here>``, ``sk-...your-key-here``, ``changeme``, ``REPLACE_ME``), a secret store's
+#: reference (``vault:secret/db#password``, ``ref+vault://…``, ``op://…``, an AWS ARN, ``!vault``).
 _REFERENCE: Final = re.compile(
     r"(?:<[^<>\n]{1,80}>|\[[A-Za-z _-]{1,40}\]|\$\{[^{}\n]{1,80}\}|\$\(.{1,200}\)|\$[A-Za-z_][A-Za-z0-9_]{0,60}"
     r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted)"
     r"|%\([A-Za-z_]\w{0,60}\)[sdr]|\S*(?:\.\.\.|…|(?i:your[_ -]?(?:api[_ -]?)?(?:key|token|secret|password|pass)"
-    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|x{6,}))\S*)"
+    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|x{6,}))\S*"
+    # a secret store's reference: Vault, Ansible Vault, vals' ref+…, 1Password, AWS and Google stores
+    r"|(?:ref\+)?(?:vault|awssm|awsssm|gcpsm|azurekeyvault|sops|op|doppler|ssm)(?::|://)[\w./#:@-]{1,200}"
+    r"|arn:aws:(?:secretsmanager|ssm):[\w./#:@+=-]{1,200}|!vault\b[^\n]{0,3})"
     r"[.,;:!?)]*")
 _VARIABLE: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -257,12 +261,14 @@ def not_a_value(token: str) -> bool:
     """Whether ``token`` is something else than a secret, whatever label comes before it: a
     date, a time, a version, a price, a phone number, a number with its unit (``24h``,
     ``3-digit``), an e-mail address, a URL, a path, also with a grammatical ending
-    (``2024-03-01에``). (``12-34-56`` may be a combination.)"""
+    (``2024-03-01에``), the name of a kind of network (``Wi-Fi``). (``12-34-56`` may be a combination.)"""
     suffixed = _SUFFIXED_NUMBER.fullmatch(token)  # 2024-03-01에, 2025-09-16-án, 10:30h
     if suffixed is not None:
         token = suffixed.group(1)
     if _NUMBER_WRITTEN.fullmatch(token) and (token.startswith("+") or 9 <= sum(c.isdigit() for c in token) <= 15):
         return True  # a phone number: a country code, or nine to fifteen digits
+    if token.lower() in load_rules().networks:
+        return True  # "mot de passe Wi-Fi est …": the network the password is of
     return _NOT_A_VALUE.fullmatch(token) is not None
 
 
@@ -283,6 +289,53 @@ def quantity(text: str, end: int) -> bool:
 
 
 _NEXT_WORD: Final = re.compile(r"[ \t]?([^\W\d_]+|%|[$€£¥₹₩₽])")
+
+#: A house number and a street word side by side ("27 Park Lane", "Hauptstraße 14", "ul. 5").
+_HOUSE: Final = re.compile(r"(?<![\w])(\d{1,4}[A-Za-z]?)(?![\w])")
+_LINE_WORD: Final = re.compile(r"[^\W\d_]+")
+#: A postcode's place: after a comma, the number and a town's name (``, 69003 Lyon``).
+_AFTER_COMMA: Final = re.compile(r",[ \t]*$")
+_TOWN_AFTER: Final = re.compile(r"[ \t]*(?:[A-Z]{2}[ \t]+)?[^\W\d_a-z][^\W\d_]+")
+
+
+def _address_line(line: str) -> bool:
+    """Whether ``line`` reads as a postal address: a postcode word in it, or a street
+    word beside a house number."""
+    lowered = line.lower()
+    rules = load_rules()
+    if any(word in lowered for word in rules.postal):
+        return True
+    for house in _HOUSE.finditer(line):
+        around = _LINE_WORD.findall(lowered[max(0, house.start() - 20):house.end() + 24])
+        if rules.streets.intersection(around):
+            return True
+    return False
+
+
+#: Most characters of a number's line read on each side for an address.
+_ADDRESS_WINDOW: Final = 160
+
+
+def postcode(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` of ``text`` is a postcode: its line (at most
+    :data:`_ADDRESS_WINDOW` characters each side) is an address (:func:`_address_line`)
+    and the number has five digits or more, or a town's name follows it; or, on any line,
+    it follows a comma and a town's name follows it (``…, 69003 Lyon``).
+
+    Example:
+        >>> text = "Flat 4, 27 Park Lane, Mumbai, PIN code: 400001"
+        >>> postcode(text, 40, 46), postcode("door code 4821", 10, 14)
+        (True, False)
+    """
+    window_start, window_end = max(0, start - _ADDRESS_WINDOW), min(len(text), end + _ADDRESS_WINDOW)
+    line_start = text.rfind("\n", window_start, start)
+    line_end = text.find("\n", end, window_end)
+    line = text[window_start if line_start < 0 else line_start + 1:window_end if line_end < 0 else line_end]
+    town = _TOWN_AFTER.match(text, end) is not None
+    if town and _AFTER_COMMA.search(text, max(0, start - 8), start):
+        return True
+    return (end - start >= 5 or town) and _address_line(line)
+
 
 _GROUP: Final = re.compile(r"[A-Za-z0-9]{4}")
 _GROUPS: Final = re.compile(r"(?:[ -][A-Za-z0-9]{4}){3,15}(?![A-Za-z0-9])")

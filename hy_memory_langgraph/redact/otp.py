@@ -12,9 +12,10 @@ before it. A key holds a digit (a word of capitals does not); one made only of l
 Backup codes come as a list after their label (``backup codes``, ``recovery codes``,
 ``Backup-Codes``, ``codes de secours``, ``резервные коды``, ``バックアップコード`` …: the
 ``code_lists`` of ``patterns.toml``): every code of the list goes, one a line, after
-commas or spaces, numbered or not; the list ends at the first token that is no code
-(a code is 4 to 12 letters and digits, or two such groups joined by a space or a dash,
-holding a digit unless it has the shape of the list's first code).
+commas or spaces, numbered or not, after a colon or on the lines below the label's; the
+list ends at the first token that is no code (a code is 4 to 12 letters and digits, or two
+such groups joined by a space or a dash, holding a digit unless it has the shape of the
+list's first code; a list of letters alone, ``abcd-efgh``, needs four such codes of one shape).
 
 Example:
     >>> text = "2FA setup — can't scan? enter jbsw y3dp ehpk 3pxp kd4q"
@@ -46,8 +47,13 @@ _BASE32: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Z2-7]{16,128}|[a-z2-7]{
                             r"={0,6}(?![A-Za-z0-9+/_-])")
 _DIGIT: Final = re.compile(r"[2-7]")
 _ANY_DIGIT: Final = re.compile(r"\d")
-#: A backup code: letters and digits, or two groups joined by a space or a dash.
-_CODE: Final = r"[A-Za-z0-9]{4,12}(?:[ -](?=[A-Za-z]*\d)[A-Za-z0-9]{4,12})?"
+#: Two codes of letters alone in a row (``abcd-efgh, ijkl-mnop``): a text without a digit is
+#: read for a list only when it has them (hyphenated words in prose seldom come in a row).
+_LETTER_CODES_IN_A_ROW: Final = re.compile(r"[A-Za-z]{4}-[A-Za-z]{4}[\s,;]+(?:\d{1,2}[.)][ \t]*)?"
+                                           r"[A-Za-z]{4}-[A-Za-z]{4}")
+#: A backup code: letters and digits, or two groups joined by a space or a dash (two
+#: groups of letters alone by a dash).
+_CODE: Final = r"[A-Za-z0-9]{4,12}(?:[ -](?=[A-Za-z]*\d)[A-Za-z0-9]{4,12}|-[A-Za-z]{4,12})?"
 #: What may stand between two codes: commas, spaces, line breaks, numbering, "and".
 _BETWEEN: Final = re.compile(r"(?:[ \t]*[,;][ \t]*|[ \t]*\n[ \t]*(?:\d{1,2}[.)][ \t]*)?|[ \t]+(?:\d{1,2}[.)][ \t]*)?)"
                              r"(?:(?:and|or|und|oder|et|ou|y|o|e|i|и|или|ve|en|och|og)[ \t]+)?")
@@ -57,7 +63,7 @@ _SHAPE: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 #: Between a list's label and its first code: a few words ("(each works once)") and a colon,
 #: or nothing; then spaces, a line break, numbering.
 _ENDING: Final = re.compile(r"[^\W\d_]{0,4}")
-_COLON: Final = re.compile(r"[^\n:：]{0,40}?[:：]")
+_COLON: Final = re.compile(r"[^\n:：]{0,40}?[:：]|[^\n:：]{0,40}?(?=\n)")
 _BEFORE_CODE: Final = re.compile(r"[ \t]*\n?[ \t]*(?:\d{1,2}[.)][ \t]*)?")
 
 
@@ -76,8 +82,8 @@ def _words() -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str]]:
 def otp_spans(text: str, folded: str) -> list[Span]:
     """``(start, end, kind)`` of the setup keys (``otp_secret``) and backup codes
     (``password``) in ``text``; ``folded`` is its case-folded form (:mod:`.scan`'s)."""
-    if _ANY_DIGIT.search(text) is None:
-        return []  # a key holds a digit, a list's first code too
+    if _ANY_DIGIT.search(text) is None and ("-" not in text or _LETTER_CODES_IN_A_ROW.search(text) is None):
+        return []  # a key holds a digit, a list's codes too unless they are letters and a dash
     ascii_words, others, lists = _words()
     found = [*ascii_words.finditer(folded), *(() if text.isascii() else others.finditer(text))]
     if not found:
@@ -114,16 +120,27 @@ def _code_lists(text: str, labels: list[re.Match[str]]) -> list[Span]:
     return found
 
 
+#: Fewest codes of one shape in a list of letters alone (``abcd-efgh``): prose's hyphenated
+#: words are seldom so many of one shape in a row.
+_LETTER_CODES: Final = 4
+
+
 def _list_end(text: str, pos: int) -> int:
-    """Where the list of codes that starts at ``pos`` ends (``pos``: no code there)."""
+    """Where the list of codes that starts at ``pos`` ends (``pos``: no code there). A
+    list of letters alone counts when it has :data:`_LETTER_CODES` codes of one shape,
+    two groups joined by a dash (``abcd-efgh``)."""
     first = _CODE_TOKEN.match(text, pos)
-    if first is None or not any(c.isdigit() for c in first.group()):
+    if first is None:
         return pos
     shape = first.group().translate(_SHAPE)
-    end = first.end()
+    end, count = first.end(), 1
     while True:
         between = _BETWEEN.match(text, end)
         code = _CODE_TOKEN.match(text, between.end()) if between and between.end() > end else None
         if code is None or not (any(c.isdigit() for c in code.group()) or code.group().translate(_SHAPE) == shape):
-            return end
-        end = code.end()
+            break
+        end, count = code.end(), count + 1
+    if any(c.isdigit() for c in first.group()):
+        return end
+    lettered = count >= _LETTER_CODES and "-" in shape
+    return end if lettered else pos

@@ -71,6 +71,9 @@ class Rules:
         two_factor: Words that speak of two-factor setup (``2fa``, ``authenticator``, ``二段階認証``).
         code_lists: Labels of a list of backup codes (``backup codes``, ``резервные коды``).
         calls: Names and words of calls that take a credential by its place (:mod:`.calls`).
+        pin_codes, pin_opens: Words for a code and for what a code opens (:mod:`.pins`).
+        postal, streets: Words naming a postcode, and words of a street or a flat
+            (:func:`~.judge.postcode`).
     """
 
     tokens: tuple[tuple[str, re.Pattern[str]], ...]
@@ -97,6 +100,10 @@ class Rules:
     two_factor: tuple[str, ...]
     code_lists: tuple[str, ...]
     calls: dict[str, frozenset[str]]
+    pin_codes: tuple[str, ...]
+    pin_opens: tuple[str, ...]
+    postal: tuple[str, ...]
+    streets: frozenset[str]
 
 
 @functools.cache
@@ -127,6 +134,9 @@ def load_rules() -> Rules:
         function_words=frozenset(labels["function_words"]),
         two_factor=tuple(labels["two_factor"]), code_lists=tuple(labels["code_lists"]),
         calls={name: frozenset(words) for name, words in data["calls"].items()},
+        pin_codes=tuple(data["pins"]["codes"]), pin_opens=tuple(data["pins"]["opens"]),
+        postal=tuple(w.lower() for w in data["addresses"]["postal"]),
+        streets=frozenset(w.lower() for w in data["addresses"]["streets"]),
     )
 
 

@@ -42,15 +42,18 @@ from hy_memory_langgraph.redact.bridge import bridged_spans
 from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, looks_random, marker_value,
-                                              named_value, not_a_value, plain_word, prose_clause, quantity, reference)
+                                              named_value, not_a_value, plain_word, postcode, prose_clause, quantity,
+                                              reference)
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
 from hy_memory_langgraph.redact.lines import line_spans
 from hy_memory_langgraph.redact.otp import otp_spans
+from hy_memory_langgraph.redact.pins import pin_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
                                               name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
+from hy_memory_langgraph.redact.tables import table_spans
 
 Span = tuple[int, int, str]
 #: Which of two spans starting at one place wins: a credential's own shape (it knows
@@ -203,6 +206,11 @@ def _near_pattern() -> re.Pattern[str]:
         re.IGNORECASE)
 
 
+def _number_not_code(text: str, start: int, end: int) -> bool:
+    """Whether the digits at ``start:end`` are a quantity ("1500 yen") or a postcode."""
+    return quantity(text, end) or postcode(text, start, end)
+
+
 def _near_span(text: str, match: re.Match[str]) -> Span | None:
     value = match.group("value").rstrip(".,;:!?)]}")
     label = match.group("phrase") or match.group("name")
@@ -211,7 +219,7 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
         return None  # a call, markup; or a separator, which makes it the label pattern's to judge
     if reference(value) or reference(match.group("value")) or not_a_value(value) \
-            or (value.isdigit() and quantity(text, start + len(value))):
+            or (value.isdigit() and _number_not_code(text, start, start + len(value))):
         return None
     if kind == "password" and code_label(label) and _CODE_DIGITS.fullmatch(value):
         return start, start + len(value), "password"
@@ -239,6 +247,8 @@ def _password_end(text: str, match: re.Match[str], label: str, value: str) -> in
     # pass, pin, pw, and codes (a PIN, a card's or a door's code): the token only, no words
     loose = (bool(first) and first[0] in load_rules().loose) or code_label(label)
     close = _closing_quote(text, start, match.group("quote"))
+    if close is not None and reference(text[start:close]):
+        return None  # "{{ vault_db_password }}", "$(cat ~/.secrets/pw)": a template, a command
     if _refused(match, label, value if close is None else text[start:close], loose, quoted=close is not None):
         return None
     return close if close is not None else _unquoted_end(text, match, label, value, loose)
@@ -347,7 +357,7 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
         return start, grouped, "password" if kind == "password" else "secret_value"
     if reference(value) or reference(match.group("value")) or not_a_value(value) \
-            or (value.isdigit() and quantity(text, start + len(value))):
+            or (value.isdigit() and _number_not_code(text, start, start + len(value))):
         return None  # "password: $DB_PASS", "Season pass: $129", "pass is 1500 yen", "code sent to +44 …"
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
         return None  # "|" separates a table's cells, not "a: A | B" (a union of types)
@@ -607,11 +617,13 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in seed_phrases(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in otp_spans(text, folded)]
+    spans += [(start, end, kind, _LABEL) for start, end, kind in pin_spans(text)]
     if may_hold_keys(text, folded):
         spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
     spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
     spans += [(*span, _MARKER) for span in call_spans(text, folded)]
     spans += [(*span, _MARKER) for span in line_spans(text)]
+    spans += [(*span, _MARKER) for span in table_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
     starts = _label_starts(text, folded)

@@ -213,16 +213,42 @@ def _edge(run: list[tuple[str, int, int, str]], first: int, length: int) -> bool
     return _DIGIT.sub("#", gap) not in inside or (first > 0 and _NUMBERED_ONE.search(gap) is not None)
 
 
+#: The number a word is given right before it: ``13. word``, ``| 13 | word``, ``13\tword``.
+_ORDINAL: Final = re.compile(r"(?<!\d)(\d{1,2})[.):-]?[\s|]*$")
+
+
+def _numbered(text: str, run: list[tuple[str, int, int, str]], mask: int) -> tuple[int, int] | None | bool:
+    """A phrase whose words are numbered, perhaps out of their order on the page (a grid
+    numbered down its columns: ``1. a   5. e`` on one line): the run's numbered words,
+    when their numbers are 1 to a mnemonic's length, put in their numbers' order and
+    checked. The span, in the text, from the first of them to the last; ``None`` when the
+    numbers say the words are no phrase; ``False`` when the run is not numbered so."""
+    numbered = []
+    for word, start, end, _ in run:
+        number = _ORDINAL.search(text, max(0, start - 8), start)
+        if number is not None:
+            numbered.append((int(number.group(1)), word, start, end))
+    if len(numbered) not in LENGTHS or sorted(n for n, *_ in numbered) != list(range(1, len(numbered) + 1)):
+        return False
+    words = [w for _, w, _, _ in sorted(numbered)]
+    if any(mask >> bit & 1 and _checksum_holds(words, index) for bit, index in enumerate(_lists())):
+        return min(s for _, _, s, _ in numbered), max(e for *_, e in numbered)
+    return None
+
+
 def seed_phrases(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, "seed_phrase")`` of each seed phrase in ``text`` (its checksum holds),
-    from its first word to its last."""
+    from its first word to its last; numbered words are read in their numbers' order."""
     if len(text) < 2 * MIN_WORDS - 1 or not _spaced(text) or not _may_hold_run(text, _words()):
         return []
     found = []
     for run, mask in _runs(text):
-        phrase = _phrase(run, mask)
-        if phrase is not None:
-            found.append((run[phrase[0]][1], run[phrase[1]][2], KIND))
+        span = _numbered(text, run, mask)
+        if span is False:  # not numbered 1 to n: read in the text's order
+            phrase = _phrase(run, mask)
+            span = None if phrase is None else (run[phrase[0]][1], run[phrase[1]][2])
+        if span:
+            found.append((*span, KIND))
     return found
 
 

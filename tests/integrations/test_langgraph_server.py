@@ -4,6 +4,7 @@ driven by the ``langgraph-sdk`` client, on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -189,7 +190,7 @@ async def test_dims_that_do_not_match_the_model_are_refused(server_config: Any) 
 
 def _rows(path: Path) -> int:
     import sqlite3
-    with sqlite3.connect(path) as conn:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         items = next(t for t in tables if t.endswith("items"))
         return int(conn.execute(f"SELECT count(*) FROM {items}").fetchone()[0])

@@ -44,11 +44,12 @@ _FLOORS = {"label_grammar": 0.96, "pin_card_code": 0.98, "auth_header": 0.98, "c
            "connect_call": 0.95, "session_cookie": 0.92, "totp_key": 0.95, "seed_phrase": 0.98, "pem_key": 0.98,
            "config_line": 0.98, "long_value": 0.98, "labelled_token": 0.98, "tool_output": 0.94,
            "positional_credential": 0.98, "password_chat": 0.8, "across_messages": 0.96, "devops_token": 0.98,
-           "ai_key": 0.98, "cloud_key": 0.98, "messaging_key": 0.98, "payment_key": 0.98, "connection_string": 0.98}
+           "ai_key": 0.98, "cloud_key": 0.98, "messaging_key": 0.98, "payment_key": 0.98, "connection_string": 0.98,
+           "seed_layout": 0.98, "credential_list": 0.93, "backup_codes": 0.85, "pin_code": 0.85}
 #: Held-out near misses altered on the seed-11 corpus, as measured: more is a regression
 #: (the development part's near misses are all kept).
 _HELD_OUT_ALTERED = {"label_grammar": 3, "pin_card_code": 6, "connect_call": 3, "public_key": 3,
-                     "config_no_secret": 3}
+                     "config_no_secret": 3, "masked_value": 3}
 
 
 def test_the_corpus_is_split_by_template_and_language_before_rules() -> None:
@@ -92,7 +93,7 @@ def test_the_figures_by_part_hold() -> None:
     """The corpus figures as a regression floor: recall on each part at least what was
     measured less a small margin, near misses altered at most as measured."""
     figures = measure(_SAMPLES)
-    for part, floor, altered in (("dev", 0.99, 0), ("heldout", 0.94, sum(_HELD_OUT_ALTERED.values())),
+    for part, floor, altered in (("dev", 0.98, 0), ("heldout", 0.94, sum(_HELD_OUT_ALTERED.values())),
                                  ("fresh", 0.99, 0)):
         rows = [row for (_, p), row in figures.items() if p == part]
         got, total, kept_, near = (sum(column) for column in zip(*rows))

@@ -4,6 +4,7 @@ the filter language (the exact test stays beside the indexed one)."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 import pytest
@@ -103,7 +104,7 @@ def test_a_declared_field_is_searched_through_its_index(tmp_path) -> None:
         assert len(store.search(("docs",), filter={"meta.kind": "c7"}, limit=100)) == 10
     filtered = [(s, p) for s, p in statements if "json_extract(CASE" in s]
     assert filtered
-    with sqlite3.connect(path) as conn:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
         plans = [str(conn.execute("EXPLAIN QUERY PLAN " + s, p).fetchall()) for s, p in filtered]
     assert any("ix_hy_store_items_f_meta_kind" in plan for plan in plans), plans
 

@@ -1,0 +1,177 @@
+"""Detection by mechanism, third round: seed phrases in every layout, tables and lists of
+accounts, backup codes of letters, codes that open something, and the near misses of the
+same classes (postcodes, secret-store references, BIP39 words whose checksum fails).
+
+Each test draws its variants from the mechanism's own data (every BIP39 list, every
+layout, the code and object words of ``patterns.toml``, the password words of its
+labels), so a class is tested, not a phrasing; the corpus figures by class are in
+``test_secret_generalisation.py``.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+from cpu_time import cpu_seconds
+
+from bench.common.secret_bodies import FIELDS
+from hy_memory_langgraph.redact import redact_text
+from hy_memory_langgraph.redact.pins import pin_spans
+from hy_memory_langgraph.redact.rules import load_rules
+
+_LAYOUTS = ["line", "num", "numin", "grid", "gridrow", "md", "perline", "tab"]
+_SEED_LANGS = ["en", "es", "fr", "it", "pt", "cs", "ja", "ko", "zh", "zh_tw"]
+
+
+@pytest.mark.parametrize("layout", _LAYOUTS)
+@pytest.mark.parametrize("lang", _SEED_LANGS)
+def test_a_seed_phrase_goes_whole_in_every_layout(lang: str, layout: str) -> None:
+    """Every two neighbouring words, with the numbering and line breaks between them, are
+    gone (a grid numbered down its columns read in its numbers' order)."""
+    rng = random.Random(f"{lang}{layout}")
+    for count in (12, 24):
+        text, pairs = FIELDS["seedl"](rng, f"{lang}:{count}:{layout}")
+        out = redact_text(f"wallet words:\n{text}")
+        assert [p for p in pairs if p in out] == [], out
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_a_seed_phrase_apart_by_the_ideographic_space_goes(lang: str) -> None:
+    rng = random.Random(lang)
+    text, pairs = FIELDS["seedl"](rng, f"{lang}:12:line:ideo")
+    out = redact_text(text)
+    assert "\u3000" in text and [p for p in pairs if p in out] == []
+
+
+@pytest.mark.parametrize("layout", ["line", "num", "grid", "md", "perline"])
+def test_list_words_whose_checksum_fails_stay_in_every_layout(layout: str) -> None:
+    rng = random.Random(layout)
+    for lang in _SEED_LANGS:
+        text, _ = FIELDS["badseed"](rng, f"{lang}:12:{layout}")
+        assert redact_text(text) == text
+
+
+_STYLES = ["md", "csv", "tsv", "cols", "bul", "chrome", "bitwarden", "firefox", "rows", "urlrows"]
+
+
+@pytest.mark.parametrize("style", _STYLES)
+def test_every_password_of_a_table_or_a_list_of_accounts_goes(style: str) -> None:
+    rng = random.Random(style)
+    for _ in range(5):
+        text, passwords = FIELDS["creds"](rng, style)
+        out = redact_text(text)
+        assert [p for p in passwords if p in out] == [], out
+
+
+@pytest.mark.parametrize("word", ["password", "Passwort", "Kennwort", "Пароль", "パスワード", "密码", "Contraseña",
+                                  "senha", "heslo", "Hasło", "salasana", "login_password", "pwd", "סיסמה"])
+def test_a_password_column_is_found_by_any_password_word(word: str) -> None:
+    rng = random.Random(word)
+    for style in ("md", "csv", "tsv", "cols"):
+        text, passwords = FIELDS["creds"](rng, f"{style}:site,user,{word}")
+        out = redact_text(text)
+        assert [p for p in passwords if p in out] == [], out
+
+
+@pytest.mark.parametrize("text", [
+    "| Field | Required |\n|---|---|\n| password | yes |\n| user | no |",
+    "$ kubectl describe secret db\npassword:  16 bytes\nusername:  5 bytes",
+    "| Setting | Password |\n|---|---|\n| smtp | ******** |\n| db | ${DB_PASSWORD} |\n| api | see the vault |",
+    "- Paris: train / bus\n- Lyon: car / bike",
+    "name,url,username,password,note",
+])
+def test_tables_and_lists_without_a_password_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("shape", ["d44", "d4d4", "d8", "d10", "a44", "x55", "a8"])
+@pytest.mark.parametrize("sep", ["nl", "comma", "num", "sp"])
+def test_every_backup_code_goes_in_any_shape_and_layout(shape: str, sep: str) -> None:
+    rng = random.Random(shape + sep)
+    codes_text, codes = FIELDS["bk3"](rng, f"{shape}:{sep}")
+    for label in ("Backup codes:", "Recovery codes (each works once)\n", "Códigos de recuperación:",
+                  "Резервні коди:", "バックアップコード\n"):
+        out = redact_text(f"{label} {codes_text}")
+        assert [c for c in codes if c in out] == [], out
+
+
+@pytest.mark.parametrize("text", ["Backup codes: keep them safe, print them once",
+                                  "recovery codes are in the drawer - well-known place",
+                                  "backup codes\nwell-made, long-lived, half-baked, good-natured"])
+def test_words_after_a_backup_code_label_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def _code_words() -> tuple[list[str], list[str]]:
+    rules = load_rules()
+    return list(rules.pin_codes), list(rules.pin_opens)
+
+
+def test_a_code_word_and_an_object_word_take_the_digits_after_them_in_either_order() -> None:
+    """Every pairing of the lists (sampled), a few short words apart, in either order:
+    the digits after them go."""
+    codes, opens = _code_words()
+    rng = random.Random(7)
+    misses = []
+    for _ in range(600):
+        code, thing = rng.choice(codes), rng.choice(opens)
+        digits = "".join(rng.choices(string.digits, k=rng.choice((4, 5, 6, 8))))
+        for label in (f"{code} {thing}", f"{thing} {code}", f"{code} of the {thing}"):
+            text = f"{label}: {digits}"
+            if digits in redact_text(text):
+                misses.append(text)
+    assert misses == []
+
+
+@pytest.mark.parametrize("text", [
+    "Türcode 3790", "le code du portail c'est 8674", "kod do drzwi: 8613", "код от сейфа: 415325",
+    "ovikoodi 9364", "รหัสประตู 1234", "SIM PIN 4974, PUK 57776531", "Entsperrcode vom Handy 746335",
+])
+def test_codes_named_in_compounds_and_phrases_go(text: str) -> None:
+    digits = text.split()[-1]
+    assert digits not in redact_text(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the gate opens at 0700, door code sent to +44 20 7946 0958",
+    "the code runs on port 8080",
+    "door 12, floor 3; the code was sent to your phone",
+    "Flat 4, 27 Park Lane, Mumbai, PIN code: 400001",
+    "Digicode de l'immeuble indiqué sur la facture : bâtiment B, 3e étage, 69003 Lyon",
+    "Adresse : 12 rue de Rivoli, code postal 75004 Paris",
+    "Adres: ul. Marszałkowska 84/92 m. 15, kod pocztowy 00-514 Warszawa",
+    "the alarm code has 6 digits", "the safe code changed in 2021",
+    "card ending 4242, the PIN was reset", "Karte •••• 4242 wurde belastet",
+])
+def test_postcodes_quantities_and_numbers_in_other_senses_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "password: vault:secret/data/db#password", 'db_password = "{{ vault_db_password }}"',
+    "password: {{ vault_db_password }}", "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256",
+    'passwd="$(cat ~/.secrets/pw)"', "secret_key: ref+vault://secret/app#/key",
+    "password: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db", "token: op://vault/item/field",
+    "Le mot de passe Wi-Fi est collé sous la box",
+])
+def test_references_to_a_secret_store_and_templates_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "door code " + "1234 " * 200_000, "12 Main Street, 12345 " * 60_000, "password,user\n" + "a,b\n" * 200_000,
+    "- a: b / c9!x\n" * 100_000, "https://a,b,c9!x\n" * 100_000, "backup codes: " + "abcd-efgh " * 100_000,
+    " 1. abandon    5. ability" * 50_000, "Türcode " * 100_000 + "1234", "password,user\n" + "a,\"b" * 300_000,
+], ids=["door-codes", "addresses", "table", "accounts", "export-rows", "letter-codes", "grid", "compounds",
+        "long-csv-row"])
+def test_the_third_rounds_rules_are_linear_on_long_text(text: str) -> None:
+    _, spent = cpu_seconds(lambda: redact_text(text))
+    assert spent < 5.0
+
+
+def test_codes_before_a_number_are_looked_for_only_near_it() -> None:
+    """A code's label is read in the 80 characters before its digits: a code word far
+    before a number leaves it."""
+    assert pin_spans("door code — " + "the weather was lovely and we walked " * 4 + "4821") == []
