@@ -7,6 +7,7 @@ field. Both references are LangGraph's own stores, run side by side with ours.""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import decimal
@@ -80,7 +81,7 @@ def test_keys_that_become_one_json_name_are_refused_not_merged(stores: tuple[HyM
 
 def _raw_value(db: Path, table: str, key: str) -> str:
     """The stored JSON text (``SqliteStore`` binds orjson's bytes: SQLite keeps a blob)."""
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         raw = conn.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()[0]
     return raw.decode() if isinstance(raw, bytes) else str(raw)
 
