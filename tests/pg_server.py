@@ -7,7 +7,9 @@ loopback port, as the ``postgres`` user when running as root, and stops it at th
 of the session. When no server can be had, the PostgreSQL tests skip — or fail when
 ``HY_TEST_REQUIRE_PG=1``.
 
-Each test gets fresh databases (:class:`PgDatabases`), dropped at teardown.
+Each test gets fresh databases (:class:`PgDatabases`), dropped at teardown. A test that
+freezes a server (:meth:`PgServer.freeze`) starts its own with :func:`start_private_server`:
+the shared one serves other tests and other people.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -23,7 +26,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-__all__ = ["PgServer", "PgDatabases", "PgSchemas", "start_server"]
+__all__ = ["PgServer", "PgDatabases", "PgSchemas", "start_private_server", "start_server"]
 
 
 def _binaries() -> Path | None:
@@ -51,6 +54,37 @@ class PgServer:
     def database_url(self, name: str) -> str:
         return str(sa.make_url(self.url).set(database=name).render_as_string(hide_password=False))
 
+    def processes(self) -> list[int]:
+        """The server's process ids, postmaster first (a server this process started)."""
+        if self._dir is None:
+            raise RuntimeError("only a private server's processes are known (start_private_server)")
+        postmaster = int((self._dir / "data" / "postmaster.pid").read_text().split()[0])
+        children = []
+        for stat in glob.glob("/proc/[0-9]*/stat"):
+            try:
+                fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+            except OSError:  # the process ended meanwhile
+                continue
+            if int(fields[1]) == postmaster:
+                children.append(int(Path(stat).parent.name))
+        return [postmaster, *children]
+
+    def freeze(self) -> None:
+        """Stop every process of the server (SIGSTOP): it accepts nothing and answers nothing.
+        The postmaster goes first, so no new process starts meanwhile."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let the server's processes run again (SIGCONT)."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: int) -> None:
+        for pid in self.processes():
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:  # a backend that ended since it was listed
+                continue
+
     def stop(self) -> None:
         if self._dir is None:
             return
@@ -66,6 +100,11 @@ def start_server() -> PgServer:
     url = os.environ.get("HY_TEST_PG_URL", "").strip()
     if url:
         return PgServer(url)
+    return start_private_server()
+
+
+def start_private_server() -> PgServer:
+    """A new local cluster of this test session's own (``RuntimeError`` if impossible)."""
     bindir = _binaries()
     if bindir is None:
         raise RuntimeError("no PostgreSQL server binaries (install the Debian 'postgresql' package)")

@@ -40,6 +40,7 @@ from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 _META = sa.MetaData()
 THREADS: Final = sa.Table(
@@ -146,13 +147,15 @@ class ChainStore:
     Args:
         path: A SQLite file path, or a SQLAlchemy URL (contains ``"://"``).
         schema: On PostgreSQL, the schema of the tables (ignored on SQLite).
+        timeout_s: The longest wait on the database, in seconds (``MEMORY_DB_TIMEOUT_S``).
     """
 
     def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None,
-                 sealed: Seal = seal) -> None:
+                 sealed: Seal = seal, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         #: The privacy gate every text of a row passes before it is written.
         self.seal = sealed
-        self.engine, self.local_path = open_database(path, "version_chain", MIGRATIONS, schema=schema)
+        self.engine, self.local_path = open_database(path, "version_chain", MIGRATIONS, schema=schema,
+                                                        timeout_s=timeout_s)
 
     def close(self) -> None:
         release_engine(self.engine)

@@ -129,7 +129,8 @@ class Background:
         """The queue (opened, and created when missing, on first use)."""
         with self._lock:
             if self._queue is None:
-                self._queue = JobQueue(self.target, schema=self.schema, sealed=self._seal)
+                self._queue = JobQueue(self.target, schema=self.schema, sealed=self._seal,
+                                       timeout_s=float(self.config.db_timeout_s))
             return self._queue
 
     def _exists(self) -> bool:
@@ -141,7 +142,8 @@ class Background:
         with self._lock:
             if self._checkpoints is None:
                 self.queue  # noqa: B018 - the queue's setup creates the schema first
-                self._checkpoints = Checkpoints(self.target, schema=self.schema, sealed=self._seal)
+                self._checkpoints = Checkpoints(self.target, schema=self.schema, sealed=self._seal,
+                                                timeout_s=float(self.config.db_timeout_s))
             return self._checkpoints
 
     # ------------------------------------------------------------------ producers
@@ -296,7 +298,7 @@ class Background:
     def _take_lease(self) -> Lease | None:
         """This worker's lease (SQLite: ``None`` while another process holds the lock)."""
         if self.schema is not None:
-            lease: Lease = advisory_lease(str(self.target), self.schema)
+            lease: Lease = advisory_lease(str(self.target), self.schema, float(self.config.db_timeout_s))
         else:
             self.queue  # noqa: B018 - the file and table exist before the lock is taken
             file_lease = FileLease(self._lock_path)

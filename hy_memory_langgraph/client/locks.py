@@ -125,7 +125,7 @@ class UserLocks:
         with self._guard:
             if self._engine is None:
                 assert self._url is not None
-                self._engine, _ = create_store_engine(self._url)
+                self._engine, _ = create_store_engine(self._url, timeout_s=self._timeout)
             return self._engine
 
     def _wait(self, user: str, attempt: Any) -> None:

@@ -121,7 +121,7 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
         target, schema = config.store_target(config.pipeline_log_store)
         try:
             store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
-                                     sealed=gate(config.redact_secrets))
+                                     sealed=gate(config.redact_secrets), timeout_s=float(config.db_timeout_s))
         except ReadOnlyStoreError:  # a read-only data dir: records go through logging only
             store = None
         except StoreError as exc:  # the log never fails a call: records go through logging only

@@ -22,6 +22,7 @@ from hy_memory_langgraph.models.calibration import Calibration, CalibrationCache
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.repos.records import ChatMemory, Fact
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache, SealedStore
+from hy_memory_langgraph.store.db.engine import is_provisional
 from hy_memory_langgraph.workflow.database import WorkflowDatabase
 from hy_memory_langgraph.workflow.files import WorkflowDocuments, workflow_documents
 
@@ -44,12 +45,15 @@ def default_store_factory(config: MemoryConfig, cache: IndexCache | None = None)
     on_server = ApproximateSearch(min_vectors=config.approximate_min_vectors,
                                   snapshot_dir=Path(config.data_dir) / "ann")
 
+    timeout_s = float(config.db_timeout_s)
+
     def open_store(name: str, index: IndexConfig | None) -> BaseStore:
         target, schema = config.store_target(name)
         if schema is not None:
             return HyMemoryStore.from_url(target, name=schema, index=index, index_cache=cache,
-                                          approximate=on_server)
-        return HyMemoryStore(target, index=index, index_cache=cache, approximate=approximate)
+                                          approximate=on_server, timeout_s=timeout_s)
+        return HyMemoryStore(target, index=index, index_cache=cache, approximate=approximate,
+                             timeout_s=timeout_s)
 
     return open_store
 
@@ -61,7 +65,7 @@ def workflow_documents_for(config: MemoryConfig) -> WorkflowDocuments:
     sealed = gate(config.redact_secrets)
     if schema is None:
         return workflow_documents(target, sealed=sealed)
-    return WorkflowDatabase(target, schema=schema, sealed=sealed)
+    return WorkflowDatabase(target, schema=schema, sealed=sealed, timeout_s=float(config.db_timeout_s))
 
 
 class StoreRegistry:
@@ -109,13 +113,21 @@ class StoreRegistry:
     def open(self, name: str, fields: list[str] | None) -> BaseStore:
         """The store called ``name`` (opened on first use): with redaction on (the
         default), behind the privacy gate (:class:`~hy_memory_langgraph.store.SealedStore`),
-        so nothing any code path writes through it escapes the gate."""
+        so nothing any code path writes through it escapes the gate.
+
+        A store standing in for a database that could not be opened as it is
+        (``provisional``: not created in a read-only directory or on a full disk, only
+        readable on a full disk) is not kept: the next call opens it again, and gets the
+        database itself once it can."""
         with self._lock:
-            if name not in self._stores:
-                index = self.index(fields) if fields else None
-                store = self._factory(name, index)
-                self._stores[name] = SealedStore.around(store) if self.config.redact_secrets else store
-            return self._stores[name]
+            if name in self._stores:
+                return self._stores[name]
+            index = self.index(fields) if fields else None
+            store = self._factory(name, index)
+            sealed = SealedStore.around(store) if self.config.redact_secrets else store
+            if getattr(store, "provisional", False) is not True:
+                self._stores[name] = sealed
+            return sealed
 
     def chat(self) -> BaseStore:
         return self.open(self._chat_name, list(ChatMemory.index_fields))
@@ -136,7 +148,11 @@ class StoreRegistry:
         with self._lock:
             if self._chain is None:
                 target, schema = self.config.store_target(self.config.chain_store)
-                self._chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets))
+                chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets),
+                                   timeout_s=float(self.config.db_timeout_s))
+                if is_provisional(chain.engine):  # opened again next time (see open())
+                    return chain
+                self._chain = chain
             return self._chain
 
     def flush(self) -> None:

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Callable
@@ -86,8 +87,38 @@ def parse_path(source: str, value: object) -> Path:
     raise bad_value(source, value, "a non-empty filesystem path")
 
 
+def symlink_loop(path: Path) -> Path | None:
+    """The first of ``path``'s ancestors (root first), or ``path`` itself, that is a
+    symbolic link leading back to itself (a loop), or ``None``.
+
+    Example:
+        >>> import tempfile
+        >>> base = Path(tempfile.mkdtemp())
+        >>> (base / "a").symlink_to(base / "b"); (base / "b").symlink_to(base / "a")
+        >>> symlink_loop(base / "a" / "data" / "x.db") == base / "a"
+        True
+        >>> symlink_loop(base / "missing" / "x.db") is None
+        True
+    """
+    for candidate in (*reversed(path.parents), path):
+        try:
+            os.stat(candidate)
+        except OSError as exc:  # absent, or below a file: nothing further down can loop
+            return candidate if exc.errno == errno.ELOOP else None
+    return None
+
+
+def _refuse_loop(source: str, path: Path) -> None:
+    loop = symlink_loop(path)
+    if loop is not None:
+        raise ConfigError(
+            f"{source}={str(path)!r} is invalid: {str(loop)!r} is a symbolic link that leads back "
+            "to itself (a loop); fix or remove that link, or choose another path.")
+
+
 def parse_dir(source: str, value: object) -> Path:
     path = parse_path(source, value)
+    _refuse_loop(source, path)
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{source}={str(path)!r} is invalid: it is an existing file; expected a directory.")
     blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
@@ -106,6 +137,7 @@ def parse_db_path(source: str, value: object) -> Path | None:
     if value is None:
         return None
     path = parse_path(source, value)
+    _refuse_loop(source, path)
     if path.is_dir():
         raise ConfigError(
             f"{source}={str(path)!r} is invalid: it is an existing directory; "

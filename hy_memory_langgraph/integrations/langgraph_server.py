@@ -105,6 +105,7 @@ def server_store(env: Mapping[str, str] | None = None, *,
     ttl = {k: v for k, v in (config.get("ttl") or {}).items() if k in _TTL_KEYS}
     schema = (env.get("HY_MEMORY_SERVER_STORE_SCHEMA") or "").strip() or _DEFAULT_SCHEMA
     kwargs.setdefault("ttl", ttl or None)
+    kwargs.setdefault("timeout_s", float(MemoryConfig.from_env(env).db_timeout_s))
     return HyMemoryStore(target, index={"dims": dims, "embed": model, "fields": list(fields or ["$"])},
                          schema=schema, **kwargs)
 

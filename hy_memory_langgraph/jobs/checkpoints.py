@@ -41,7 +41,8 @@ from sqlalchemy.engine import make_url
 
 from hy_memory_langgraph.jobs.lease import AdvisoryLease
 from hy_memory_langgraph.redact.gate import Seal, seal
-from hy_memory_langgraph.store.db.engine import BUSY_TIMEOUT_MS, schema_name
+from hy_memory_langgraph.store.db.engine import schema_name
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S, check_timeout, connect_args
 
 #: The classes a write graph's state holds (what a checkpoint may bring back to life).
 _STATE_TYPES: Final = (
@@ -96,16 +97,19 @@ class Checkpoints:
         target: The SQLite file of the queue, or the ``MEMORY_DB_URL``.
         schema: On PostgreSQL, the queue's schema (the checkpoint tables live there).
         sealed: The privacy gate of the serializer.
+        timeout_s: The longest wait for SQLite's lock or for connecting to PostgreSQL
+            (``MEMORY_DB_TIMEOUT_S``).
     """
 
     def __init__(self, target: str | os.PathLike[str], *, schema: str | None = None,
-                 sealed: Seal = seal) -> None:
+                 sealed: Seal = seal, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        timeout_s = check_timeout(timeout_s)
         self.serde = SealedSerializer(sealed)
         self._lock = threading.Lock()
         self.saver: BaseCheckpointSaver[Any]
         if schema is None:
             self.path: Path | None = Path(target)
-            self._conn: Any = _sqlite_connection(self.path)
+            self._conn: Any = _sqlite_connection(self.path, timeout_s)
             sqlite_saver = SqliteSaver(self._conn, serde=self.serde)
             sqlite_saver.setup()
             self.saver = sqlite_saver
@@ -114,7 +118,7 @@ class Checkpoints:
 
             self.path = None
             self.schema = schema_name(schema)
-            self._conn = pg_connect(str(target), self.schema)
+            self._conn = pg_connect(str(target), self.schema, timeout_s)
             self.saver = PostgresSaver(self._conn, serde=self.serde)
             self._setup_postgres()
 
@@ -148,28 +152,30 @@ class Checkpoints:
             self._conn.close()
 
 
-def _sqlite_connection(path: Path) -> sqlite3.Connection:
+def _sqlite_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
-    for pragma in (f"busy_timeout = {int(BUSY_TIMEOUT_MS)}", "journal_mode = WAL", "synchronous = NORMAL",
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=timeout_s)
+    for pragma in (f"busy_timeout = {int(timeout_s * 1000)}", "journal_mode = WAL", "synchronous = NORMAL",
                    "secure_delete = ON"):
         conn.execute(f"PRAGMA {pragma}")
     return conn
 
 
-def pg_connect(url: str, schema: str) -> Any:
-    """A psycopg connection (autocommit, rows as dicts) whose search path is ``schema``."""
+def pg_connect(url: str, schema: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
+    """A psycopg connection (autocommit, rows as dicts) whose search path is ``schema``;
+    connecting and noticing a vanished server are bounded by ``timeout_s``."""
     import psycopg
     from psycopg.rows import dict_row
 
-    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    parsed = make_url(url).set(drivername="postgresql")
+    conninfo = parsed.render_as_string(hide_password=False)
     return psycopg.connect(conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                           options=f"-c search_path={schema}")
+                           options=f"-c search_path={schema}", **connect_args(parsed, timeout_s))
 
 
-def advisory_lease(url: str, schema: str) -> AdvisoryLease:
+def advisory_lease(url: str, schema: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> AdvisoryLease:
     """A PostgreSQL worker lease on its own connection."""
-    return AdvisoryLease(lambda: pg_connect(url, schema_name(schema)), schema_name(schema))
+    return AdvisoryLease(lambda: pg_connect(url, schema_name(schema), timeout_s), schema_name(schema))
 
 
 def hash_key(text: str) -> int:

@@ -55,6 +55,7 @@ from hy_memory_langgraph.store.db.engine import (
     write_tx,
 )
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 #: Requests one run takes at most.
 MAX_MERGED: Final = 32
@@ -177,12 +178,13 @@ class JobQueue:
         path: A SQLite file path, or a SQLAlchemy URL (contains ``"://"``).
         schema: On PostgreSQL, the schema of the table.
         sealed: The privacy gate each payload passes at the insert.
+        timeout_s: The longest wait on the database (``MEMORY_DB_TIMEOUT_S``).
     """
 
     def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None,
-                 sealed: Seal = seal) -> None:
+                 sealed: Seal = seal, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         self.seal = sealed
-        self.engine, self.local_path = create_store_engine(path, schema=schema)
+        self.engine, self.local_path = create_store_engine(path, schema=schema, timeout_s=timeout_s)
         try:
             setup(self.engine, "background_jobs", MIGRATIONS)
         except BaseException:

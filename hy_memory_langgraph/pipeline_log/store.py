@@ -12,10 +12,10 @@ beside them (``pipeline_log_users``), so erasure finds what the log holds of a u
 Records without text hold nothing of a user (decisions, counts, ids, fallbacks).
 
 Example:
-    >>> import tempfile, os
+    >>> import tempfile, os, time
     >>> log = PipelineLogStore(os.path.join(tempfile.mkdtemp(), "log.db"), retention_days=7)
-    >>> log.write([{"request_id": "r1", "seq": 0, "stage": "normalise", "ts": 0.0}])
-    >>> log.prune(now=0.0)
+    >>> log.write([{"request_id": "r1", "seq": 0, "stage": "normalise", "ts": time.time()}])
+    >>> log.prune()  # the first write pruned already; nothing is a week old
     0
     >>> [r["stage"] for r in log.read("r1")]
     ['normalise']
@@ -36,7 +36,9 @@ import sqlalchemy as sa
 from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.faults import database_faults
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.store.sql.statements import chunks
 
 _DAY: Final = 86_400.0
@@ -76,18 +78,21 @@ class PipelineLogStore:
         path: A SQLite file path or a SQLAlchemy URL.
         retention_days: Rows older than this many days are deleted.
         schema: On PostgreSQL, the schema of the table (ignored on SQLite).
+        timeout_s: The longest wait on the database, in seconds (``MEMORY_DB_TIMEOUT_S``).
+
+    Old rows are pruned by the first write, and then every while: opening writes nothing.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, retention_days: float,
-                 schema: str | None = None, sealed: Seal = seal) -> None:
+                 schema: str | None = None, sealed: Seal = seal,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         self.retention_days = retention_days
         #: The privacy gate every record passes before it is written.
         self.seal = sealed
-        self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema)
+        with database_faults(os.fspath(path)):
+            self._engine, _ = open_database(path, "pipeline_log", MIGRATIONS, schema=schema, timeout_s=timeout_s)
         self._lock = threading.Lock()
-        self._pruned_at = 0.0
-        if not is_read_only(self._engine):
-            self.prune()
+        self._pruned_at = 0.0  # the first write prunes
 
     def write(self, records: Sequence[dict[str, Any]],
               users: Mapping[str, Sequence[str]] | None = None) -> None:

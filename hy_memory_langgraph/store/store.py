@@ -34,7 +34,9 @@ from hy_memory_langgraph.errors import (
     ConfigError,
     ModelUnavailableError,
     ReadOnlyStoreError,
+    StoreBusyError,
     StoreError,
+    StoreFullError,
     StoreUnavailableError,
 )
 from hy_memory_langgraph.openmp import check_thread_count
@@ -49,16 +51,18 @@ from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
     checkpoint,
     is_absent,
+    is_provisional,
     is_read_only,
     parse_url,
-    read_only_reason,
     read_tx,
     release_engine,
     schema_of,
     store_url,
+    write_refusal,
     write_tx,
 )
-from hy_memory_langgraph.store.db.faults import database_faults
+from hy_memory_langgraph.store.db.faults import database_faults, translate
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.store.db.migrations import Migration
 from hy_memory_langgraph.store.db.wal import (
     WRITER_CHECKPOINT_PAGES,
@@ -88,6 +92,8 @@ from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+#: SQLite: the names of a table's indexes (the inspector warns about expression indexes).
+_SQLITE_INDEXES = sa.text("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table")
 
 
 def _faults(method: Callable[..., T]) -> Callable[..., T]:
@@ -151,6 +157,11 @@ class HyMemoryStore(SingleCalls, BaseStore):
             the defaults; see docs/benchmarks.md); restricted searches over few or a
             small share of candidates stay exact. ``None`` or ``min_vectors=0``: always
             exact.
+        timeout_s: The longest wait on the database, in seconds (default 30; the
+            client's ``MEMORY_DB_TIMEOUT_S``): another writer's lock, connecting to a
+            server, a statement, a server that stopped answering. Then a
+            :class:`~hy_memory_langgraph.errors.StoreBusyError` or
+            :class:`~hy_memory_langgraph.errors.StoreUnavailableError` naming the database.
 
     Raises:
         ConfigError: An argument is out of range (the message names it).
@@ -192,6 +203,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
         index_cache: IndexCache | None = None,
         filter_fields: Sequence[str] = (),
         approximate: ApproximateSearch | None = ApproximateSearch(),
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         if changelog_retention < 1:
             raise ConfigError("changelog_retention must be at least 1")
@@ -209,7 +221,8 @@ class HyMemoryStore(SingleCalls, BaseStore):
         self._where = store_url(path).render_as_string(hide_password=True)
         with database_faults(self._where):
             self._engine, self._local_file = migrations.open_database(
-                path, COMPONENT, self.MIGRATIONS, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES)
+                path, COMPONENT, self.MIGRATIONS, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES,
+                timeout_s=timeout_s)
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         self._indexer = None if is_read_only(self._engine) else PendingIndexer(self._index_pending)
@@ -295,27 +308,25 @@ class HyMemoryStore(SingleCalls, BaseStore):
     def _open(self, search_threads: int | None, cache: IndexCache,
               approximate: ApproximateSearch | None) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
-        reading = self.read_only and not is_absent(self._engine)  # may not even write defaults
-        with (read_tx(self._engine) if reading else write_tx(self._engine, schema_setup=True)) as conn:
-            if not reading:
-                sql.set_meta_default(conn, "store_uid", uuid.uuid4().hex)
-            if dims is not None:
-                known = sql.get_meta(conn, "dims")
-                stored = int(known) if known is not None else dims
-                if not reading and known is None:
-                    sql.set_meta_default(conn, "dims", str(dims))
-                if stored != dims:
-                    raise ConfigError(
-                        f"{self.url}: this database holds {stored}-dim vectors but the index "
-                        f"config says dims={dims}; open it with the embedding model it was "
-                        "written with (e.g. HY_MEMORY_EMBEDDING_MODEL=local for the embedded "
-                        "e5), or use another path/data_dir"
-                    )
+        defaults = {"store_uid": uuid.uuid4().hex, **({"dims": str(dims)} if dims is not None else {})}
+        with read_tx(self._engine) as conn:  # written once: opening later takes no write lock
+            stored = {key: sql.get_meta(conn, key) for key in defaults}
+        missing = [key for key, value in stored.items() if value is None]
+        if missing and (not self.read_only or is_absent(self._engine)):  # read-only: not even defaults
+            with write_tx(self._engine, schema_setup=True) as conn:
+                for key in missing:
+                    stored[key] = sql.set_meta_default(conn, key, defaults[key])
+        if dims is not None and stored["dims"] is not None and int(stored["dims"]) != dims:
+            raise ConfigError(
+                f"{self.url}: this database holds {stored['dims']}-dim vectors but the index "
+                f"config says dims={dims}; open it with the embedding model it was "
+                "written with (e.g. HY_MEMORY_EMBEDDING_MODEL=local for the embedded "
+                "e5), or use another path/data_dir")
         if dims is None:
             return None
         metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
+        snapshots = self._snapshots(approximate, stored["store_uid"])
         with read_tx(self._engine) as conn:
-            snapshots = self._snapshots(approximate, sql.get_meta(conn, "store_uid"))
             scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric,
                                  approximate=approximate, snapshots=snapshots)
             scoped.open(conn)
@@ -396,11 +407,21 @@ class HyMemoryStore(SingleCalls, BaseStore):
         """The cache holding this store's scope indexes (``None`` without an index)."""
         return self._scoped.cache if self._scoped is not None else None
 
+    @property
+    def provisional(self) -> bool:
+        """Whether this store stands in for a database that could not be opened as it is:
+        one that does not exist and could not be created (a read-only directory, a full
+        disk: it reads as empty), or one a full disk leaves only readable. It refuses
+        writes; opening it again later may give the database itself."""
+        return is_provisional(self._engine)
+
     @_faults
     def flush_erasure(self) -> None:
         """Leave no trace of deleted items in local files: fold the SQLite write-ahead
-        log into the database, whose deleted pages are zeroed (``secure_delete``). The
-        vector indexes live in memory only; no-op on server databases."""
+        log into the database, whose deleted pages are zeroed (``secure_delete``), and
+        truncate the log. The store does this itself after every write that removes
+        items (deletes, ``put(None)``, TTL sweeps), and drops the saved approximate
+        indexes of the scopes they were removed from; no-op on server databases."""
         with self._lock:
             self._check_open()
             checkpoint(self._engine)
@@ -469,10 +490,17 @@ class HyMemoryStore(SingleCalls, BaseStore):
         if isinstance(fields, str):
             raise ConfigError(f"filter_fields={fields!r} must be a list of field names, e.g. [{fields!r}]")
         paths = frozenset(parse_key(field) for field in fields)
-        if paths and self._engine.dialect.name == "sqlite" and not self.read_only:
-            with database_faults(self._where), write_tx(self._engine, schema_setup=True) as conn:
-                for path in sorted(paths):
-                    conn.execute(CreateIndex(sqlite_field_index(items.name, path), if_not_exists=True))
+        if not paths or self._engine.dialect.name != "sqlite" or self.read_only:
+            return paths
+        with database_faults(self._where):
+            with read_tx(self._engine) as conn:  # created once: opening later takes no write lock
+                present = set(conn.execute(_SQLITE_INDEXES, {"table": items.name}).scalars())
+            wanted = [sqlite_field_index(items.name, path) for path in sorted(paths)]
+            missing = [index for index in wanted if index.name not in present]
+            if missing:
+                with write_tx(self._engine, schema_setup=True) as conn:
+                    for index in missing:
+                        conn.execute(CreateIndex(index, if_not_exists=True))
         return paths
 
     def _value_reader(self) -> str | None:
@@ -581,9 +609,9 @@ class HyMemoryStore(SingleCalls, BaseStore):
         with self._lock:
             self._check_open()
             now = sql.now_us()
-            if plan.has_writes and self.read_only:
-                raise ReadOnlyStoreError(f"{self.url}: {read_only_reason(self._engine)} (file, directory "
-                                         "or file system): searches work, writes need a writable data dir")
+            refusal = write_refusal(self._engine) if plan.has_writes else None
+            if refusal is not None:
+                raise refusal
             ttl_ids = self._read(plan, query_vectors, now) if plan.has_reads else []
             if (plan.has_writes or ttl_ids or plan.guards) and not self.read_only:
                 self._write(plan, text_vectors, ttl_ids, now)
@@ -625,8 +653,15 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     def _write(self, plan: BatchPlan, text_vectors: Vectors, ttl_ids: list[int], now: int) -> None:
         if not (plan.has_writes or plan.guards):  # only TTL refreshes of rows the batch read
-            with write_tx(self._engine, scopes=(), single=True) as conn:
-                sql.refresh_ttl(conn, ttl_ids, now)
+            try:
+                with write_tx(self._engine, scopes=(), single=True) as conn:
+                    sql.refresh_ttl(conn, ttl_ids, now)
+            except sa.exc.DBAPIError as exc:  # the read answered: its side effect may not fail it
+                if not self._cannot_write_now(exc):
+                    raise
+                log.warning("%s: the TTL of %d items read was not refreshed (%s)", self._where, len(ttl_ids),
+                            exc.orig)
+                return
             self._after_write(WriteResult(seqs=[], local={}), now)
             return
         with write_tx(self._engine, scopes=plan.scopes()) as conn:
@@ -637,7 +672,9 @@ class HyMemoryStore(SingleCalls, BaseStore):
         if written.prune_upto is not None:  # every PRUNE_EVERY log rows, its own transaction
             with write_tx(self._engine) as conn:
                 sql.prune_changes(conn, written.prune_upto)
-        if self._checkpointer is not None:
+        if written.removed_scopes:
+            self._erased()
+        elif self._checkpointer is not None:
             self._checkpointer.written()
         if self._indexer is not None:
             self._indexer.noted(written.pending)
@@ -706,31 +743,58 @@ class HyMemoryStore(SingleCalls, BaseStore):
     def _lexical_read(self, encoded: str, read: Callable[..., T]) -> T:
         """``read(conn, encoded)`` in a read transaction; when the namespace holds pending
         lexical documents (``read`` raises :class:`~.lexical.read.PendingDocuments`), a
-        store that may write gives them their postings and reads again, a read-only one
-        reads what is indexed (``pending_ok``)."""
+        store that may write gives them their postings (unless that cannot be done at
+        once: see :meth:`_index_pending`) and reads again, what is indexed (``pending_ok``)."""
         with self._lock:
             self._check_open()
             try:
                 with read_tx(self._engine) as conn:
                     return read(conn, encoded)
             except lexical_read.PendingDocuments:
-                if self.read_only:
-                    with read_tx(self._engine) as conn:
-                        return read(conn, encoded, pending_ok=True)
-            self._index_pending(encoded)
+                pass
+            if not self.read_only:
+                self._index_pending(encoded, wait=False)
             with read_tx(self._engine) as conn:
                 return read(conn, encoded, pending_ok=True)  # a writer may have added more since
 
-    def _index_pending(self, encoded: str) -> None:
+    def _index_pending(self, encoded: str, *, wait: bool = True) -> None:
         """Give the pending lexical documents of ``encoded`` their postings, in a write
-        transaction of its scope (before a lexical read, and from :class:`PendingIndexer`
-        once writes pause)."""
+        transaction of its scope (from :class:`PendingIndexer` once writes pause).
+
+        ``wait=False`` (before a read): on SQLite the write lock is not waited for, and a
+        write that cannot be made now (another process holds the lock, the disk is full)
+        leaves the documents pending and is logged: the read ranks what is indexed and
+        never waits for, nor fails because of, its own side effect.
+        """
         with self._lock:
             if self._closed:
                 return
-            with write_tx(self._engine, scopes=[scope_of(encoded)]) as conn:
-                lexical_write.index_pending(conn, encoded)
+            try:
+                with write_tx(self._engine, scopes=[scope_of(encoded)], wait=wait) as conn:
+                    lexical_write.index_pending(conn, encoded)
+            except sa.exc.DBAPIError as exc:
+                if wait or not self._cannot_write_now(exc):
+                    raise
+                log.warning("%s: the pending lexical documents of %s stay pending for now (%s); this "
+                            "search ranks the documents indexed so far", self._where, encoded, exc.orig)
+                return
             self._after_write(WriteResult(seqs=[], local={}), sql.now_us())
+
+    @staticmethod
+    def _cannot_write_now(exc: sa.exc.DBAPIError) -> bool:
+        """Whether a write failed only because it cannot be made now (another writer holds
+        the lock, the disk is full, the database is read-only here)."""
+        return isinstance(translate(exc, ""), (StoreBusyError, StoreFullError, ReadOnlyStoreError))
+
+    def _erased(self) -> None:
+        """After a write that removed items (a delete, ``put(None)``, a TTL sweep): no local
+        file keeps their text (:meth:`flush_erasure`). A checkpoint that fails (a full
+        disk) is logged; the write itself committed."""
+        try:
+            checkpoint(self._engine)
+        except sa.exc.DBAPIError as exc:
+            log.warning("%s: the write-ahead log still holds removed items until a checkpoint "
+                        "succeeds (%s)", self._where, exc.orig)
 
     # ------------------------------------------------------------ TTL
 

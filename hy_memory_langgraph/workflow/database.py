@@ -39,6 +39,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
 from hy_memory_langgraph.workflow.files import relative_name, render_document
@@ -67,13 +68,15 @@ class WorkflowDatabase:
     Args:
         url: A SQLAlchemy URL (``postgresql+psycopg://…``) or a SQLite file path.
         schema: On PostgreSQL, the schema of the table (``workflow_memory``).
+        timeout_s: The longest wait on the database, in seconds (``MEMORY_DB_TIMEOUT_S``).
     """
 
     def __init__(self, url: str | os.PathLike[str], *, schema: str | None = None,
-                 sealed: Seal = seal) -> None:
+                 sealed: Seal = seal, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         #: The privacy gate every document passes before it is written.
         self.seal = sealed
-        self._engine, _ = open_database(url, "workflow_memory", MIGRATIONS, schema=schema)
+        self._engine, _ = open_database(url, "workflow_memory", MIGRATIONS, schema=schema,
+                                        timeout_s=timeout_s)
         self._guard = threading.Lock()
         self._user_locks: dict[str, threading.Lock] = {}
 

@@ -4,6 +4,13 @@ row never takes down a user's other memories."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +20,7 @@ import sqlalchemy as sa
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.testing import HashingEmbeddings
+from tests.productivity.support import tool_trace
 
 
 def _client(data_dir: Path, **kwargs: Any) -> HyMemoryClient:
@@ -224,3 +232,118 @@ def test_a_damaged_row_on_postgresql_is_skipped_too(pg_url: str, tmp_path: Path,
         assert second.get(bad) is None
         assert len(second.list_memories("alice")["memories"]) == 1
         assert second.add("My sister lives in Lyon", user_id="alice", session_id="s1")["success"] is True
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+FULL_DISK = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import sqlalchemy as sa
+    from hy_memory_langgraph.store.lexical import idle
+    idle.QUIET_S = 3600.0  # the add's lexical documents stay pending: the search must index them
+    from hy_memory_langgraph.client import HyMemoryClient
+    from tests.reliability.probe import outcomes
+    from hy_memory_langgraph.testing import HashingEmbeddings
+    data_dir = Path(sys.argv[1])
+    def client():
+        return HyMemoryClient(mode="lite", data_dir=data_dir, embeddings=HashingEmbeddings(dims=32))
+    first = client()
+    first.add("I like green tea", user_id="alice")
+    first.close()
+    engine = sa.create_engine(f"sqlite:///{data_dir / 'data' / 'chat_memory.db'}")
+    with engine.connect() as conn:
+        pending = conn.execute(sa.text("SELECT sum(pending) FROM hy_lexical_spaces")).scalar()
+    engine.dispose()
+    with open(data_dir / "filler", "wb") as filler:  # the disk fills up
+        try:
+            while True:
+                filler.write(b"x" * 65536)
+                filler.flush()
+        except OSError as exc:
+            full = exc.strerror
+    out = {"pending": pending, "full": full}
+    reader = client()
+    calls = {
+        "list": lambda: [m["content"] for m in reader.list_memories("alice")["memories"]],
+        "search": lambda: [m["content"] for m in reader.search("green tea", user_ids=["alice"])["memories"]],
+        "coding": lambda: reader.search("tea", scene="coding", user_ids=["alice"])["facts"],
+        "stats": lambda: reader.stats()["users"],
+        "export": lambda: sum(row["type"] == "memory" for row in reader.export_memories()),
+        "add": lambda: reader.add("I like black tea", user_id="alice")["success"],
+    }
+    out.update(outcomes(calls))
+    (data_dir / "filler").unlink()  # space again: the same client writes, the new store included
+    out["after"] = reader.add("I fix the parser in search.py", scene="coding", user_id="alice")["success"]
+    reader.close()
+    print(json.dumps(out))
+""")
+
+
+def test_reads_on_a_full_disk_return_the_data(tmp_path: Path) -> None:
+    """A real full disk (a 4 MB file system of its own): the data already stored is read
+    (a search whose lexical documents wait to be indexed included), a store never created
+    reads as empty, a write is a StoreFullError; once space is back, writes go on."""
+    if shutil.which("unshare") is None:
+        pytest.fail("a full disk is simulated with a tmpfs in a mount namespace: install unshare(1)")
+    script = tmp_path / "full.py"
+    script.write_text(FULL_DISK)
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    namespaces = ["-m"] if os.geteuid() == 0 else ["-r", "-m"]  # root, or a user namespace of our own
+    shell = f"mount -t tmpfs -o size=4m tmpfs {mount} && exec {sys.executable} {script} {mount / 'd'}"
+    done = subprocess.run(["unshare", *namespaces, "sh", "-c", shell], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["pending"] >= 1 and out["full"] == "No space left on device"
+    assert out["list"] == ["I like green tea"] and out["search"] == ["I like green tea"], out
+    assert out["coding"] == [] and out["stats"] == 1 and out["export"] == 1, out
+    assert out["add"].startswith("StoreFullError") and "free space" in out["add"], out
+    assert out["after"] is True
+
+
+def test_a_client_opened_during_another_process_long_write_searches_at_once(tmp_path: Path) -> None:
+    """Another connection holds the write lock of every database (BEGIN IMMEDIATE) for the
+    whole test: opening a client, searching (its lexical documents still pending), listing
+    and reading statistics neither wait for it nor fail; a write waits the configured
+    timeout (MEMORY_DB_TIMEOUT_S) and says so."""
+    from hy_memory_langgraph.config import MemoryConfig
+    from hy_memory_langgraph.errors import StoreBusyError
+    from hy_memory_langgraph.store.lexical import idle
+
+    with _client(tmp_path / "d") as client:
+        client.add("I like green tea", user_id="alice")
+        client.add(tool_trace("Fix the parser in search.py"), scene="coding", user_id="alice")
+    holders = []
+    for db in sorted((tmp_path / "d" / "data").glob("*.db")):
+        holder = sqlite3.connect(db, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        holders.append(holder)
+    try:
+        idle_quiet, idle.QUIET_S = idle.QUIET_S, 3600.0
+        config = MemoryConfig.from_env({"MEMORY_DB_TIMEOUT_S": "1"}, data_dir=tmp_path / "d")
+        done: dict[str, Any] = {}
+
+        def reads() -> None:
+            with HyMemoryClient(mode="lite", config=config, embeddings=HashingEmbeddings(dims=32)) as client:
+                done["search"] = [m["content"] for m in client.search("green tea", user_ids=["alice"])["memories"]]
+                done["list"] = len(client.list_memories("alice")["memories"])
+                done["coding"] = len(client.search("search.py", scene="coding", user_ids=["alice"])["facts"])
+                done["stats"] = client.stats()["users"]
+                with pytest.raises(StoreBusyError, match="MEMORY_DB_TIMEOUT_S"):
+                    client.add("I like black tea", user_id="alice")
+                done["ok"] = True
+
+        # With the timeout at 1 s, each read would fail with StoreBusyError if it waited
+        # for the lock; the thread is joined with a deadline, not timed.
+        worker = threading.Thread(target=reads, daemon=True)
+        worker.start()
+        worker.join(120)
+        assert not worker.is_alive()
+        assert done == {"search": ["I like green tea"], "list": 2, "coding": 1, "stats": 1, "ok": True}, done
+    finally:
+        idle.QUIET_S = idle_quiet
+        for holder in holders:
+            holder.rollback()
+            holder.close()

@@ -1,5 +1,6 @@
 """Hostile locations get our errors, never a dependency's: a data dir below a regular
-file, and a read-only data dir, where searches work and writes are refused cleanly."""
+file, a symbolic link loop, a directory where a database file should be, and a read-only
+data dir, where searches work and writes are refused cleanly."""
 
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def test_read_only_data_dir_searches_and_refuses_writes(tmp_path: Path) -> None:
 READER = textwrap.dedent("""
     import json, sys
     from hy_memory_langgraph.client import HyMemoryClient
-    from hy_memory_langgraph.errors import HyMemoryError
+    from tests.reliability.probe import outcomes
     from hy_memory_langgraph.testing import HashingEmbeddings
     out = {}
     client = HyMemoryClient(mode="lite", data_dir=sys.argv[1], embeddings=HashingEmbeddings(dims=32),
@@ -97,13 +98,7 @@ READER = textwrap.dedent("""
         "list": lambda: len(client.list_memories("u1")["memories"]),
         "prompt": lambda: client.memory_prompt("u1")["available"],
     }
-    for name, call in calls.items():
-        try:
-            out[name] = call()
-        except HyMemoryError as exc:
-            out[name] = f"{type(exc).__name__}: {exc}"
-        except Exception as exc:
-            out[name] = f"FOREIGN {type(exc).__name__}: {exc}"
+    out.update(outcomes(calls))
     try:
         client.close()
         out["close"] = "closed"
@@ -129,9 +124,59 @@ def test_every_read_works_on_a_read_only_data_dir(tmp_path: Path) -> None:
     assert isinstance(out["export"], int) and out["export"] >= 3
 
 
-def test_a_pipeline_log_that_cannot_be_opened_fails_no_call(tmp_path: Path,
+def _loop(link: Path) -> None:
+    """Make ``link`` a symbolic link loop (``link`` → ``link.other`` → ``link``)."""
+    other = link.with_name(link.name + ".other")
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(other)
+    other.symlink_to(link)
+
+
+def test_a_symlink_loop_at_the_data_dir_is_a_config_error_naming_it(tmp_path: Path) -> None:
+    _loop(tmp_path / "loop")
+    with pytest.raises(ConfigError, match=f"'{tmp_path / 'loop'}' is a symbolic link that leads back to itself"):
+        HyMemoryClient(mode="lite", data_dir=tmp_path / "loop", embeddings=HashingEmbeddings(dims=32))
+    with pytest.raises(ConfigError, match="symbolic link that leads back to itself"):
+        HyMemoryClient(mode="lite", data_dir=tmp_path / "loop" / "below", embeddings=HashingEmbeddings(dims=32))
+
+
+def test_a_symlink_loop_at_a_database_path_is_our_error_naming_it(tmp_path: Path) -> None:
+    db = tmp_path / "d" / "data" / "chat_memory.db"
+    _loop(db)
+    with pytest.raises(StoreError, match=f"{db} is a symbolic link that leads back to itself"):
+        HyMemoryStore(db)
+    with HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32)) as client:
+        with pytest.raises(StoreError, match=f"{db} is a symbolic link that leads back to itself"):
+            client.add("I like green tea", user_id="alice")
+        with pytest.raises(StoreError, match=f"{db} is a symbolic link that leads back to itself"):
+            client.search("tea", user_ids=["alice"])
+
+
+def test_a_directory_where_a_database_should_be_is_reported_as_such(tmp_path: Path) -> None:
+    """Not "damaged, restore from a backup": the file is not there, a directory is."""
+    db = tmp_path / "d" / "data" / "chat_memory.db"
+    db.mkdir(parents=True)
+    with pytest.raises(StoreError, match=f"{db}: it is a directory, not a database file; move it aside") as caught:
+        HyMemoryStore(db)
+    assert "damaged" not in str(caught.value) and "backup" not in str(caught.value)
+    with HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32)) as client:
+        for call in (lambda: client.add("I like green tea", user_id="alice"),
+                     lambda: client.search("tea", user_ids=["alice"]),
+                     lambda: client.list_memories("alice")):
+            with pytest.raises(StoreError, match="it is a directory, not a database file") as caught:
+                call()
+            assert "damaged" not in str(caught.value) and "backup" not in str(caught.value)
+    assert db.is_dir() and not any(db.iterdir())  # nothing was written into it
+
+
+@pytest.mark.parametrize("fault", ["directory", "symlink loop"])
+def test_a_pipeline_log_that_cannot_be_opened_fails_no_call(tmp_path: Path, fault: str,
                                                             caplog: pytest.LogCaptureFixture) -> None:
-    (tmp_path / "d" / "data" / "pipeline_log.db").mkdir(parents=True)  # a directory where the log goes
+    log_db = tmp_path / "d" / "data" / "pipeline_log.db"  # where the log goes
+    if fault == "directory":
+        log_db.mkdir(parents=True)
+    else:
+        _loop(log_db)
     with caplog.at_level("WARNING", logger="hy_memory_langgraph.client.memory"):
         client = HyMemoryClient(mode="lite", data_dir=tmp_path / "d", embeddings=HashingEmbeddings(dims=32))
     assert "pipeline_log.db" in caplog.text and "MEMORY_PIPELINE_LOG_DAYS=0" in caplog.text

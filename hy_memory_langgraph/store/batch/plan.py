@@ -21,7 +21,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -43,25 +42,13 @@ from langgraph.store.base import (
 
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.batch.guards import GuardOp
+from hy_memory_langgraph.store.batch.serialise import dumps
 from hy_memory_langgraph.store.lexical.ops import LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM
 
 TokenizedField = tuple[str, list[str] | str]
-
-
-def dumps(value: Mapping[str, Any]) -> str:
-    """Compact JSON for an item value (``InvalidInputError`` if not JSON-able)."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInputError("an item value contains a lone surrogate (not valid Unicode text); "
-                                "remove the broken characters") from None
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise InvalidInputError(f"item values must be JSON-serialisable: {exc}") from exc
-    return text
 
 
 def _require_unicode(op: Op) -> None:

@@ -2,7 +2,10 @@
 
 A plain filesystem path becomes a SQLite database (parent directories are
 created); anything containing ``"://"`` is taken as a SQLAlchemy URL. SQLite
-connections get WAL mode, a 30 s busy timeout and foreign keys.
+connections get WAL mode, the store's busy timeout and foreign keys. Every wait on the
+database is bounded by the store's timeout (:mod:`.timeouts`). A path that cannot hold a
+database (a symbolic link loop, a directory, a FIFO or socket where the file should be)
+is refused before anything is opened, with a :class:`StoreError` naming it and the fix.
 
 On PostgreSQL every store lives in its own schema (``schema=``): the tables keep
 their names and SQLAlchemy's ``schema_translate_map`` points them at the schema,
@@ -35,12 +38,13 @@ import contextlib
 import os
 import re
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import quote
 
 import sqlalchemy as sa
@@ -49,16 +53,24 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from hy_memory_langgraph.config.parsing import symlink_loop
 from hy_memory_langgraph.errors import (
     ConfigError,
     MissingExtraError,
     ReadOnlyStoreError,
     StoreCorruptionError,
     StoreError,
+    StoreFullError,
 )
 from hy_memory_langgraph.store.db.locks import LOCK_OPTION, lock_log, lock_scopes, store_lock_key
+from hy_memory_langgraph.store.db.timeouts import (
+    DEFAULT_TIMEOUT_S,
+    bound_server_engine,
+    check_timeout,
+    connect_args,
+)
+from hy_memory_langgraph.store.db.watchdog import Watchdog
 
-BUSY_TIMEOUT_MS = 30_000
 #: SQLite: what begins a transaction, by the connection's ``_BEGIN_OPTION`` (``NONE``: each
 #: statement is its own transaction, the driver being in autocommit).
 _BEGIN_MODES = {"DEFERRED": "BEGIN DEFERRED", "IMMEDIATE": "BEGIN IMMEDIATE", "NONE": None}
@@ -66,12 +78,13 @@ _BEGIN_OPTION = "hy_begin"
 #: Execution option marking an engine opened on a database this process may only read.
 READ_ONLY_OPTION = "hy_read_only"
 _ABSENT_OPTION = "hy_absent"
+_FULL_OPTION = "hy_full"
 _SCHEMA_RE = re.compile(r"[^a-z0-9_]+")
 _SERVER_DIALECTS = ("postgresql",)
 
 _shared_lock = threading.Lock()
-_shared: dict[str, list[Any]] = {}  # url text -> [base engine, reference count]
-_bases: dict[int, str] = {}  # id(option engine) -> url text of its shared base
+_shared: dict[tuple[str, float], list[Any]] = {}  # (url, timeout) -> [base engine, references, watchdog]
+_bases: dict[int, tuple[str, float]] = {}  # id(option engine) -> key of its shared base
 
 
 def parse_url(text: str, *, setting: str = "the store URL") -> URL:
@@ -124,7 +137,13 @@ def store_url(path: str | os.PathLike[str], *, setting: str = "the store URL") -
         return parse_url(text, setting=setting)
     if _DSN_PAIR.match(text):
         return _dsn_url(text, setting)
-    return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
+    path = Path(os.path.abspath(Path(text).expanduser()))
+    loop = symlink_loop(path)
+    if loop is not None:
+        raise StoreError(f"cannot open the database {path}: {loop} is a symbolic link that leads back "
+                         "to itself (a loop); fix or remove that link, or point MEMORY_DATA_DIR (or the "
+                         "store's path) elsewhere")
+    return URL.create("sqlite", database=str(path.resolve()))
 
 
 def _dsn_url(text: str, setting: str) -> URL:
@@ -181,7 +200,8 @@ def schema_of(engine: Engine | Connection) -> str | None:
 
 
 def create_store_engine(
-    path: str | os.PathLike[str], *, schema: str | None = None, wal_autocheckpoint: int | None = None
+    path: str | os.PathLike[str], *, schema: str | None = None, wal_autocheckpoint: int | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> tuple[Engine, Path | None]:
     """Create the engine for ``path`` and return it with the local database file.
 
@@ -192,37 +212,76 @@ def create_store_engine(
         wal_autocheckpoint: SQLite's ``wal_autocheckpoint`` for the engine's writable
             connections (``0``: they never checkpoint; someone else must, see
             :mod:`.wal`); ``None`` keeps SQLite's default of 1,000 pages.
+        timeout_s: The longest wait on the database, in seconds (:mod:`.timeouts`).
 
     Returns:
         The engine (give it back with :func:`release_engine`), and the local SQLite
         file when there is one (``None`` for in-memory SQLite and server databases).
     """
+    timeout_s = check_timeout(timeout_s)
     url = store_url(path)
     if url.get_backend_name() in _SERVER_DIALECTS:
-        return _server_engine(url, schema_name(schema or "public")), None
+        return _server_engine(url, schema_name(schema or "public"), timeout_s), None
     local = _local_sqlite_file(url)
     state = _file_state(local) if local is not None else "writable"
     if state == "absent":
-        # Nothing to read and nowhere to write: an empty database in memory, read-only
-        # for every writer, so reads answer (with nothing) and writes say why not.
-        reason = (f"cannot create the database {local}: its directory is read-only; "
-                  "searches work, writes need a writable data dir")
-        engine = sa.create_engine("sqlite://", poolclass=StaticPool,
-                                  connect_args={"check_same_thread": False},
-                                  execution_options={READ_ONLY_OPTION: reason, _ABSENT_OPTION: True})
-        _install_sqlite_hooks(engine)
-        return engine, None
+        return absent_engine(f"cannot create the database {local}: its directory is read-only; "
+                             "searches work, writes need a writable data dir"), None
+    busy_ms = int(timeout_s * 1000)
     if local is not None and state == "writable":
         _create_private(local)
-        _check_integrity(local)
+        _check_integrity(local, timeout_s)
     if state == "readonly":
         assert local is not None
-        engine = sa.create_engine("sqlite://", creator=_read_only_connect(local),
-                                  execution_options={READ_ONLY_OPTION: f"{local} is read-only here"})
+        engine = sa.create_engine("sqlite://", creator=_read_only_connect(local, timeout_s),
+                                  execution_options={READ_ONLY_OPTION: (
+                                      f"{local} is read-only here (file, directory or file system): "
+                                      "searches work, writes need a writable data dir")})
     else:
-        engine = sa.create_engine(url, **_sqlite_kwargs(local))
-    _install_sqlite_hooks(engine, readonly=state == "readonly", autocheckpoint=wal_autocheckpoint)
+        engine = sa.create_engine(url, **_sqlite_kwargs(local, timeout_s))
+    _install_sqlite_hooks(engine, busy_ms=busy_ms, readonly=state == "readonly", autocheckpoint=wal_autocheckpoint)
     return engine, local
+
+
+def absent_engine(reason: str, *, full: bool = False) -> Engine:
+    """An empty database in memory standing for one that does not exist and cannot be
+    created (``reason`` says why: a read-only directory, ``full``: a full disk). Reads
+    answer (with nothing); every write raises :func:`write_refusal`, so nothing is lost
+    in memory."""
+    options: dict[str, Any] = {READ_ONLY_OPTION: reason, _ABSENT_OPTION: True, _FULL_OPTION: full}
+    engine = sa.create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False},
+                              execution_options=options)
+    _install_sqlite_hooks(engine, busy_ms=0)
+    return engine
+
+
+def immutable_engine(file: Path, reason: str, timeout_s: float) -> Engine:
+    """A read-only engine on ``file`` that takes no lock and needs no write-ahead log
+    index (SQLite's ``immutable``), for a database the disk is too full to open otherwise
+    (:mod:`.full_disk`). Every write raises :class:`StoreFullError` (``reason``)."""
+    engine = sa.create_engine("sqlite://", creator=_read_only_connect(file, timeout_s, immutable=True),
+                              execution_options={READ_ONLY_OPTION: reason, _FULL_OPTION: True})
+    _install_sqlite_hooks(engine, busy_ms=int(timeout_s * 1000), readonly=True)
+    return engine
+
+
+def is_provisional(engine: Engine | Connection) -> bool:
+    """Whether the engine stands in for a database that could not be opened as it is (not
+    created, or a full disk): opening it again later may give the database itself."""
+    options = engine.get_execution_options()
+    return bool(options.get(_ABSENT_OPTION) or options.get(_FULL_OPTION))
+
+
+def write_refusal(engine: Engine | Connection) -> StoreError | None:
+    """The error a write on ``engine`` raises before it starts (``None``: writes may run):
+    :class:`StoreFullError` for a database a full disk kept from being created, else
+    :class:`ReadOnlyStoreError`."""
+    reason = read_only_reason(engine)
+    if reason is None:
+        return None
+    if engine.get_execution_options().get(_FULL_OPTION):
+        return StoreFullError(reason)
+    return ReadOnlyStoreError(reason)
 
 
 def is_read_only(engine: Engine | Connection) -> bool:
@@ -240,8 +299,18 @@ def _file_state(file: Path) -> str:
     directory where it would be created).
 
     Raises:
-        StoreError: a regular file stands where a directory of the path should be.
+        StoreError: a regular file stands where a directory of the path should be, or
+            something other than a regular file (a directory, a FIFO, a socket) where the
+            database should be.
     """
+    try:
+        mode: int | None = file.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise StoreError(
+            f"cannot open the database {file}: it is {_kind(mode)}, not a database file; move it "
+            f"aside (mv '{file}' '{file}.moved') or point MEMORY_DATA_DIR (or the store's path) elsewhere")
     if file.is_file():
         return "writable" if _writable(file) and _writable(file.parent) else "readonly"
     existing = next((p for p in (file.parent, *file.parent.parents) if p.exists()), None)
@@ -251,6 +320,19 @@ def _file_state(file: Path) -> str:
     if existing is not None and not _writable(existing):
         return "absent"
     return "writable"
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, for a message."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
 
 
 def is_absent(engine: Engine | Connection) -> bool:
@@ -270,7 +352,11 @@ def read_only_reason(engine: Engine | Connection) -> str | None:
 INTEGRITY_CHECK_MAX_BYTES = 64 * 1024 * 1024
 
 
-def _check_integrity(file: Path) -> None:
+#: SQLite's primary result codes that mean a damaged file: SQLITE_CORRUPT, SQLITE_NOTADB.
+_DAMAGED: Final = (11, 26)
+
+
+def _check_integrity(file: Path, timeout_s: float) -> None:
     """Refuse a damaged database before anything is written into it.
 
     Raises:
@@ -280,9 +366,11 @@ def _check_integrity(file: Path) -> None:
     if size == 0 or size > INTEGRITY_CHECK_MAX_BYTES:
         return
     try:
-        with contextlib.closing(sqlite3.connect(file, timeout=BUSY_TIMEOUT_MS / 1000)) as conn:
+        with contextlib.closing(sqlite3.connect(file, timeout=timeout_s)) as conn:
             verdict = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
     except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF not in _DAMAGED:  # busy, full, I/O: opening says what
+            return
         verdict = str(exc)
     if verdict != "ok":
         raise StoreCorruptionError(
@@ -290,15 +378,15 @@ def _check_integrity(file: Path) -> None:
             "import an export (hy-memory export, then import) into a new data dir")
 
 
-def _read_only_connect(file: Path) -> Any:
-    """A connection factory for a read-only database; ``immutable`` when even the WAL
-    index cannot be created beside it (read-only directory or file system)."""
-    immutable = not _writable(file.parent)
+def _read_only_connect(file: Path, timeout_s: float, *, immutable: bool | None = None) -> Any:
+    """A connection factory for a read-only database; ``immutable`` (default: when even
+    the WAL index cannot be created beside it, a read-only directory or file system)."""
+    immutable = not _writable(file.parent) if immutable is None else immutable
 
     def connect() -> sqlite3.Connection:
         query = "mode=ro" + ("&immutable=1" if immutable else "")
         return sqlite3.connect(f"file:{quote(str(file))}?{query}", uri=True,
-                               timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+                               timeout=timeout_s, check_same_thread=False)
 
     return connect
 
@@ -307,7 +395,7 @@ def _read_only_connect(file: Path) -> Any:
 IDLE_PING_S = 1.0
 
 
-def _ping_after_idle(engine: Engine) -> None:
+def _ping_after_idle(engine: Engine, watchdog: Watchdog) -> None:
     """Ping a pooled connection on checkout only when it sat idle for :data:`IDLE_PING_S`.
 
     A ping on every checkout (``pool_pre_ping``) costs each transaction a round trip; a
@@ -328,20 +416,25 @@ def _ping_after_idle(engine: Engine) -> None:
     def _lent(dbapi_conn: Any, record: Any, proxy: Any) -> None:
         if time.monotonic() - record.info.get("hy_idle_since", 0.0) < IDLE_PING_S:
             return
+        watchdog.arm(dbapi_conn)
         try:
             engine.dialect.do_ping(dbapi_conn)
         except Exception as exc:  # noqa: BLE001 - any failure: this connection is gone
             raise sa.exc.DisconnectionError(f"pooled connection is dead: {exc}") from exc
+        finally:
+            watchdog.disarm(dbapi_conn)
 
 
-def _server_engine(url: URL, schema: str) -> Engine:
-    key = url.render_as_string(hide_password=False)
+def _server_engine(url: URL, schema: str, timeout_s: float) -> Engine:
+    key = (url.render_as_string(hide_password=False), timeout_s)
     with _shared_lock:
         entry = _shared.get(key)
         if entry is None:
-            base = sa.create_engine(url, pool_size=4, max_overflow=12)
-            _ping_after_idle(base)
-            entry = _shared[key] = [base, 0]
+            base = sa.create_engine(url, pool_size=4, max_overflow=12, pool_timeout=timeout_s,
+                                    connect_args=connect_args(url, timeout_s))
+            watchdog = bound_server_engine(base, timeout_s, url.render_as_string(hide_password=True))
+            _ping_after_idle(base, watchdog)
+            entry = _shared[key] = [base, 0, watchdog]
         entry[1] += 1
         engine = entry[0].execution_options(
             schema_translate_map={None: schema}, **{LOCK_OPTION: store_lock_key(schema)}
@@ -363,6 +456,7 @@ def release_engine(engine: Engine) -> None:
             return
         del _shared[key]
     entry[0].dispose()
+    entry[2].close()
 
 
 def _create_private(file: Path) -> None:
@@ -393,25 +487,22 @@ def _local_sqlite_file(url: URL) -> Path | None:
     return Path(database).expanduser().resolve()
 
 
-def _sqlite_kwargs(local: Path | None) -> dict[str, Any]:
-    connect_args: dict[str, Any] = {
-        "timeout": BUSY_TIMEOUT_MS / 1000,
-        "check_same_thread": False,
-    }
+def _sqlite_kwargs(local: Path | None, timeout_s: float) -> dict[str, Any]:
+    arguments: dict[str, Any] = {"timeout": timeout_s, "check_same_thread": False}
     if local is None:
         # One shared connection, or every connection would see its own empty DB.
-        return {"connect_args": connect_args, "poolclass": StaticPool}
-    return {"connect_args": connect_args}
+        return {"connect_args": arguments, "poolclass": StaticPool}
+    return {"connect_args": arguments}
 
 
-def _install_sqlite_hooks(engine: Engine, *, readonly: bool = False,
+def _install_sqlite_hooks(engine: Engine, *, busy_ms: int, readonly: bool = False,
                           autocheckpoint: int | None = None) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
         cursor = dbapi_conn.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
+            cursor.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             if not readonly:  # switching the journal mode is a write
                 cursor.execute("PRAGMA journal_mode = WAL")
                 if autocheckpoint is not None:
@@ -466,8 +557,8 @@ def read_tx(engine: Engine, *, single: bool = False) -> Iterator[Connection]:
 
 
 @contextmanager
-def write_tx(engine: Engine, *, schema_setup: bool = False,
-             scopes: Collection[str] | None = None, single: bool = False) -> Iterator[Connection]:
+def write_tx(engine: Engine, *, schema_setup: bool = False, scopes: Collection[str] | None = None,
+             single: bool = False, wait: bool = True) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
 
     With ``scopes`` (PostgreSQL), only those scopes are locked, first thing in the
@@ -475,15 +566,17 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
     none, and takes :func:`~.locks.lock_log` (or an append that takes it) before it
     touches the change log. With ``single`` (and ``scopes``) on PostgreSQL, each
     statement commits on its own: for blocks whose statements need no common
-    transaction and no lock.
+    transaction and no lock. ``wait=False``: on SQLite, fail at once (``database is
+    locked``) instead of waiting for another connection's write lock (PostgreSQL's scope
+    locks are held briefly; they are waited for, within the lock timeout).
 
     Raises:
         ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
             tables of an absent database be created in memory).
     """
-    reason = read_only_reason(engine)
-    if reason is not None and not (schema_setup and is_absent(engine)):
-        raise ReadOnlyStoreError(reason)
+    refusal = write_refusal(engine)
+    if refusal is not None and not (schema_setup and is_absent(engine)):
+        raise refusal
     with engine.connect() as conn:
         if scopes is not None and conn.dialect.name == "postgresql":
             if single:
@@ -494,8 +587,24 @@ def write_tx(engine: Engine, *, schema_setup: bool = False,
                 lock_scopes(conn, scopes)
                 yield conn
             return
-        conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
-        with conn.begin():
-            if scopes is None:
-                lock_log(conn)
-            yield conn
+        with _no_busy_wait(conn) if not wait and conn.dialect.name == "sqlite" else contextlib.nullcontext():
+            conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+            with conn.begin():
+                if scopes is None:
+                    lock_log(conn)
+                yield conn
+
+
+@contextmanager
+def _no_busy_wait(conn: Connection) -> Iterator[None]:
+    """A SQLite connection that does not wait for a lock (busy timeout 0) in the block."""
+    conn.execution_options(**{_BEGIN_OPTION: "NONE"})  # the pragmas run outside any transaction
+    previous = int(conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0)
+    conn.exec_driver_sql("PRAGMA busy_timeout = 0")
+    conn.commit()
+    try:
+        yield
+    finally:
+        conn.execution_options(**{_BEGIN_OPTION: "NONE"})
+        conn.exec_driver_sql(f"PRAGMA busy_timeout = {previous}")
+        conn.commit()

@@ -11,9 +11,11 @@ fix, with the original chained as ``__cause__``:
   ("database disk image is malformed", "file is not a database");
 * :class:`ReadOnlyStoreError`: SQLite ``SQLITE_READONLY``, PostgreSQL read-only
   transactions;
-* :class:`StoreBusyError`: a lock held past the busy timeout;
-* :class:`StoreUnavailableError`: a connection refused, closed or invalidated (server
-  down or restarting);
+* :class:`StoreBusyError`: a lock held past the busy timeout, a PostgreSQL statement or
+  lock wait cancelled by its timeout (``57014``, ``55P03``), no pooled connection free
+  within the timeout;
+* :class:`StoreUnavailableError`: a connection refused, timed out, closed or invalidated
+  (server down, restarting or frozen: :mod:`.timeouts`);
 * anything else the driver raised: :class:`StoreError`.
 
 Example:
@@ -40,14 +42,15 @@ from hy_memory_langgraph.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
+from hy_memory_langgraph.store.db.timeouts import TIMEOUT_SETTING
 
 _FULL: Final = ("database or disk is full", "sqlite_full", "no space left", "disk full", "53100")
 _CORRUPT: Final = ("malformed", "not a database", "sqlite_corrupt", "sqlite_notadb", "file is encrypted")
 _READ_ONLY: Final = ("readonly database", "sqlite_readonly", "read-only transaction", "25006")
-_BUSY: Final = ("database is locked", "sqlite_busy", "lock timeout", "55p03")
+_BUSY: Final = ("database is locked", "sqlite_busy", "lock timeout", "55p03", "statement timeout", "57014")
 _GONE: Final = ("connection refused", "server closed the connection", "terminating connection",
                 "connection is closed", "could not connect", "the connection is lost", "57p01",
-                "consuming input failed", "connection timed out", "admin shutdown")
+                "consuming input failed", "connection timed out", "admin shutdown", "timeout expired")
 
 
 def _text(exc: sa.exc.DBAPIError) -> str:
@@ -70,13 +73,15 @@ def translate(exc: sa.exc.DBAPIError, where: str) -> HyMemoryError:
         return ReadOnlyStoreError(f"{where} can only be read here ({detail}): searches work, writes "
                                   "need a writable data dir")
     if any(k in text for k in _BUSY):
-        return StoreBusyError(f"{where} was locked by another writer past the busy timeout ({detail}); retry")
+        return StoreBusyError(f"{where} was busy past the timeout, {TIMEOUT_SETTING}: another writer held a lock "
+                              f"or a statement ran that long ({detail}); retry, or raise the timeout")
     if "3d000" in text or ('database "' in text and "does not exist" in text):
         return StoreUnavailableError(f"{where}: the database does not exist ({detail}): create it "
                                      "(CREATE DATABASE …) or point MEMORY_DB_URL / db_url at one that does")
     if getattr(exc, "connection_invalidated", False) or any(k in text for k in _GONE):
         return StoreUnavailableError(f"{where} is unreachable ({detail}): check that the database "
-                                     "server is running and reachable, then retry")
+                                     "server is running and reachable (connecting waits up to "
+                                     f"{TIMEOUT_SETTING}), then retry")
     return StoreError(f"{where}: the database failed ({type(exc.orig).__name__}: {detail})")
 
 
@@ -87,3 +92,7 @@ def database_faults(where: str) -> Iterator[None]:
         yield
     except sa.exc.DBAPIError as exc:
         raise translate(exc, where) from exc
+    except sa.exc.TimeoutError as exc:  # the pool: every connection lent out for that long
+        raise StoreBusyError(f"{where}: no connection of the pool came free within the timeout, "
+                             f"{TIMEOUT_SETTING} ({exc}); retry with fewer concurrent calls, or raise "
+                             "the timeout") from exc

@@ -3,11 +3,18 @@
 Every component that owns tables (the memory store, the version chain, the
 pipeline log, workflow documents) declares an append-only tuple of
 :class:`Migration` s numbered 1, 2, 3… and opens its database with
-:func:`open_database`. :func:`setup` runs on every open: inside
-one write transaction (serialised with other processes: SQLite's write lock,
-PostgreSQL's advisory lock) it creates the schema and the version table
-``hy_schema_migrations`` when missing, applies the migrations not yet recorded,
-in order, and records each. Running it again changes nothing.
+:func:`open_database`. :func:`setup` runs on every open. It first reads the versions
+recorded, in a read transaction: a database already at the newest version is opened
+without taking the write lock, so opening never waits for another process's write and
+writes nothing (a full disk, a long write elsewhere). Otherwise, inside one write
+transaction (serialised with other processes: SQLite's write lock, PostgreSQL's
+advisory lock) it creates the schema and the version table ``hy_schema_migrations``
+when missing, applies the migrations not yet recorded, in order, and records each.
+Running it again changes nothing.
+
+A SQLite database a full disk keeps from opening (a new one, or one whose write-ahead
+log index cannot be created) opens as a read-only stand-in (:mod:`.full_disk`): reads
+answer, writes raise :class:`~hy_memory_langgraph.errors.StoreFullError`.
 
 Rules for authors: until the first release, version 1 creates each component's
 tables from their current definitions. After it, never edit or reorder a released
@@ -48,6 +55,8 @@ from hy_memory_langgraph.store.db.engine import (
     schema_of,
     write_tx,
 )
+from hy_memory_langgraph.store.db.full_disk import stand_in
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 _meta = sa.MetaData()
 VERSIONS = sa.Table(
@@ -120,15 +129,13 @@ def _check_sequence(component: str, migrations: Sequence[Migration]) -> None:
         raise StoreError(f"{component} migrations must be numbered 1..n, got {numbers}")
 
 
-def _check_read_only(engine: Engine, component: str, newest: int) -> int:
-    """A database this process may only read must already be at the newest version."""
-    with read_tx(engine) as conn:
-        done = applied_versions(conn, component)
-    if done != set(range(1, newest + 1)):
-        raise ReadOnlyStoreError(
-            f"the {component} tables need migrating (at version {max(done, default=0)}, this "
-            f"release uses {newest}) but the database is read-only; open it once writable")
-    return newest
+def _refuse_unknown(component: str, done: set[int], newest: int) -> None:
+    unknown = sorted(v for v in done if v > newest)
+    if unknown:
+        raise StoreError(
+            f"the {component} tables are at version {max(unknown)}, newer than this release "
+            f"knows ({newest}); upgrade hy-memory-langgraph on every instance sharing the database"
+        )
 
 
 def applied_versions(conn: Connection, component: str) -> set[int]:
@@ -146,21 +153,23 @@ def setup(engine: Engine, component: str, migrations: Sequence[Migration]) -> in
         StoreError: The database was migrated by a newer release (unknown versions).
     """
     _check_sequence(component, migrations)
+    newest = len(migrations)
+    with read_tx(engine) as conn:  # the common case: nothing to do, no write lock taken
+        done = applied_versions(conn, component)
+    _refuse_unknown(component, done, newest)
+    if done == set(range(1, newest + 1)):
+        return newest
     if is_read_only(engine) and not is_absent(engine):
-        return _check_read_only(engine, component, len(migrations))
+        raise ReadOnlyStoreError(
+            f"the {component} tables need migrating (at version {max(done, default=0)}, this "
+            f"release uses {newest}) but the database is read-only; open it once writable")
     with write_tx(engine, schema_setup=True) as conn:
         schema = schema_of(conn)
         if schema is not None:
             conn.execute(CreateSchema(schema, if_not_exists=True))
         VERSIONS.create(conn, checkfirst=True)
-        done = applied_versions(conn, component)
-        newest = len(migrations)
-        unknown = sorted(v for v in done if v > newest)
-        if unknown:
-            raise StoreError(
-                f"the {component} tables are at version {max(unknown)}, newer than this release "
-                f"knows ({newest}); upgrade hy-memory-langgraph on every instance sharing the database"
-            )
+        done = applied_versions(conn, component)  # again: another process may have migrated
+        _refuse_unknown(component, done, newest)
         context = MigrationContext(conn)
         for step in migrations:
             if step.version in done:
@@ -172,17 +181,31 @@ def setup(engine: Engine, component: str, migrations: Sequence[Migration]) -> in
 
 
 def open_database(path: str | os.PathLike[str], component: str, migrations: Sequence[Migration], *,
-                  schema: str | None = None, wal_autocheckpoint: int | None = None) -> tuple[Engine, Path | None]:
+                  schema: str | None = None, wal_autocheckpoint: int | None = None,
+                  timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[Engine, Path | None]:
     """Open the database at ``path`` (:func:`~.engine.create_store_engine`) with
     ``component``'s tables at the newest version (:func:`setup`).
 
     Returns:
         The engine (give it back with :func:`~.engine.release_engine`; it is released
-        here when the setup fails) and the local SQLite file, if any.
+        here when the setup fails) and the local SQLite file, if any (``None`` for a new
+        database a full disk kept from being created: see the module docstring).
     """
-    engine, local = create_store_engine(path, schema=schema, wal_autocheckpoint=wal_autocheckpoint)
+    engine, local = create_store_engine(path, schema=schema, wal_autocheckpoint=wal_autocheckpoint,
+                                        timeout_s=timeout_s)
     try:
         setup(engine, component, migrations)
+    except sa.exc.DBAPIError as exc:
+        stand = stand_in(engine, local, exc, timeout_s)
+        release_engine(engine)
+        if stand is None:
+            raise
+        try:
+            setup(stand, component, migrations)
+        except BaseException:
+            release_engine(stand)
+            raise exc from None
+        return stand, None
     except BaseException:
         release_engine(engine)
         raise
