@@ -62,8 +62,14 @@ def _ops(client: HyMemoryClient, memory_id: str) -> list[str]:
     return [e["op"] for e in client.history(memory_id)]
 
 
-@pytest.mark.parametrize("when", ["before", "after"])
-@pytest.mark.parametrize("node", CHAT_NODES)
+def _alternating(points: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """Each kill point once, on SQLite and PostgreSQL in turn: every boundary is tested, and
+    both checkpointers across them (the resume logic is the graph's, the same on both)."""
+    return [(node, when, ("sqlite", "postgres")[(i + i // 2) % 2]) for i, (node, when) in enumerate(points)]
+
+
+@pytest.mark.parametrize(("node", "when", "backend"),
+                         _alternating([(node, when) for node in CHAT_NODES for when in ("before", "after")]))
 def test_a_chat_run_killed_at_a_node_boundary_resumes_without_repeating(
         node: str, when: str, make_client: Callable[..., HyMemoryClient], openai_stub: OpenAIStub,
         tmp_path: Path) -> None:
@@ -115,8 +121,9 @@ def _coding_responder() -> StageResponder:
     })
 
 
-@pytest.mark.parametrize(("node", "when"), [(node, "after") for node in CODING_NODES]
-                         + [("extract", "before"), ("reconcile_fact", "before")])
+@pytest.mark.parametrize(("node", "when", "backend"),
+                         _alternating([(node, "after") for node in CODING_NODES]
+                                      + [("extract", "before"), ("reconcile_fact", "before")]))
 def test_a_coding_run_killed_at_a_node_boundary_resumes_without_repeating(
         node: str, when: str, make_client: Callable[..., HyMemoryClient], openai_stub: OpenAIStub,
         tmp_path: Path) -> None:
