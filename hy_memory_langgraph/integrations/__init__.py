@@ -1,8 +1,7 @@
 """Integrations with LangChain and LangGraph applications.
 
 * :func:`create_recall_node` / :func:`create_remember_node` and :class:`MemoryState`:
-  memory nodes for any ``StateGraph`` over ``MessagesState`` (also the prebuilt agent's
-  ``pre_model_hook`` / ``post_model_hook``);
+  memory nodes for any ``StateGraph`` over ``MessagesState``;
 * :func:`create_memory_tools`: ``search_memory``, ``save_memory``, ``forget_memory``;
 * :class:`HyMemoryRetriever`: a standard LangChain retriever;
 * :class:`HyMemoryKVStore` and :class:`CachedEmbeddings`: a LangChain byte store on

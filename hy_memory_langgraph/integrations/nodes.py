@@ -10,14 +10,13 @@
   everything after it, tool calls included) through ``client.add``; it does nothing
   while the turn is unfinished (the last message is a model reply asking for tools).
 
-``llm_input_messages`` is the key the prebuilt ReAct agent reads after its
-``pre_model_hook`` (``langgraph.prebuilt.create_react_agent(model, tools,
-pre_model_hook=recall, post_model_hook=remember)``); ``keep_in_history=False`` keeps to
-that hook's convention of leaving ``messages`` alone. In your own graph either call the
-model on ``state["messages"]`` (START → recall → model → remember), or declare the model
-node's state as :class:`MemoryState` (``MessagesState`` plus that key) and call it on
-``state["llm_input_messages"]``; route tool results back through the recall node (as the
-prebuilt agent does) so the input stays current.
+For ``langchain.agents.create_agent`` use :class:`~hy_memory_langgraph.integrations.HyMemoryMiddleware`
+instead (the same recall and remember as agent middleware). In your own graph either call
+the model on ``state["messages"]`` (START → recall → model → remember), or declare the
+model node's state as :class:`MemoryState` (``MessagesState`` plus ``llm_input_messages``,
+the key LangGraph's older prebuilt agent read after its ``pre_model_hook``) and call it on
+``state["llm_input_messages"]``; ``keep_in_history=False`` leaves ``messages`` alone. Route
+tool results back through the recall node so the input stays current.
 
 Each node is one ``Runnable`` with a sync and an async body, so it serves
 ``graph.invoke`` and ``graph.ainvoke`` alike (the async body awaits ``client.asearch`` /
@@ -176,7 +175,7 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
 
     Example:
         >>> recall = create_recall_node(client, k=3)  # doctest: +SKIP
-        >>> agent = create_react_agent(model, tools, pre_model_hook=recall)  # doctest: +SKIP
+        >>> builder.add_sequence([("recall", recall), ("model", call_model)])  # doctest: +SKIP
     """
     scene, k = _check_scene(scene), _check_k(k)
 

@@ -2,9 +2,8 @@
 
 :func:`create_memory_tools` returns LangChain tools that read the user (and session,
 workspace, branch) from the tool's ``ToolRuntime``: the runtime context first, then
-``config["configurable"]`` (see :mod:`.scope`). They work in ``langchain.agents.create_agent``,
-``langgraph.prebuilt.create_react_agent`` / ``ToolNode``, and any graph that runs tools
-through a ``ToolNode``. ``create_memory_tools(client, user_id=...)`` builds them for one
+``config["configurable"]`` (see :mod:`.scope`). They work in ``langchain.agents.create_agent``
+and any graph that runs tools through a ``ToolNode``. ``create_memory_tools(client, user_id=...)`` builds them for one
 user (no runtime needed: ``tool.invoke({"query": ...})`` anywhere; in a run naming another
 user they refuse, as every face does: :mod:`.scope`). The MCP server uses the same
 operations, :class:`MemoryOps`. Whose memory is never a tool argument.
