@@ -235,6 +235,7 @@ def test_dims_mismatch_is_config_error(open_db: Opener) -> None:
 
 
 def test_a_damaged_vector_fails_the_scope_load_by_name(tmp_path: Path) -> None:
+    import contextlib  # noqa: PLC0415
     import sqlite3  # noqa: PLC0415
 
     from hy_memory_langgraph.errors import StoreCorruptionError  # noqa: PLC0415
@@ -242,7 +243,7 @@ def test_a_damaged_vector_fails_the_scope_load_by_name(tmp_path: Path) -> None:
     path = tmp_path / "mem.db"
     with HyMemoryStore(path, index=index_config(["text"])) as store:
         _fill(store)
-    with sqlite3.connect(path) as conn:  # one blob cut to 3 dims (as a torn write would leave it)
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:  # one blob cut to 3 dims (a torn write)
         conn.execute("UPDATE hy_store_vectors SET embedding = substr(embedding, 1, 12) "
                      "WHERE item_id = (SELECT min(item_id) FROM hy_store_vectors)")
     with HyMemoryStore(path, index=index_config(["text"])) as store:
