@@ -34,7 +34,10 @@ LAYERS: dict[str, int] = {
     "integrations": 6, "cli": 6, "testing": 6, "__init__": 6,
 }
 # Function-level imports of our own modules that are deliberate (optional dependency).
-LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware")}
+#: Imports of modules that need an optional extra, made where it is first needed:
+#: the middleware (``agents``: langchain), the queue's PostgreSQL connections (``postgres``: psycopg).
+LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware"),
+                ("jobs/checkpoints.py", "hy_memory_langgraph.jobs.pg")}
 
 
 def _modules() -> list[tuple[str, Path, ast.Module]]:
