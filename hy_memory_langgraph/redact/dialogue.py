@@ -7,6 +7,8 @@ each pair of neighbouring messages as well:
 
 * the end of the first and the start of the second, joined by a line break, are scanned
   as one text; what is found in the second's part is its secret ("password:" / "Xk9!");
+* a card's expiry and security code after its number in the first ("pay with this one:
+  4111 …" / "exp 11/26, code 123");
 * after a question that asks for a password, a PIN or a code (its last sentence ends
   with ``?`` and names one), an answer that is a single token with a digit or a symbol
   ("4821", "it's Tr0ub4dor&3") is its value. A word ("yes", "later") is not. After a
@@ -33,6 +35,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from hy_memory_langgraph.redact.cards import KIND as CARD
+from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import credential_like, looks_random
 from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, split_name
 from hy_memory_langgraph.redact.scan import Span, label_starts, scan
@@ -103,12 +107,16 @@ def _carried_value(previous: str, current: str) -> list[Span]:
 
 
 def _carried(tail: str, current: str, window: str) -> list[Span]:
-    """The spans of :func:`carried_spans`: a label near the end of ``tail`` whose value the
+    """The spans of :func:`carried_spans`: a card's code after its number in ``tail``
+    (:func:`~.cards.card_numbers`), a label near the end of ``tail`` whose value the
     ``window`` scan finds in ``current``, else the answer to a request for a secret."""
+    offset = len(tail) + 1
+    codes = [(s - offset, e - offset, kind) for s, e, kind in card_numbers(window) if s >= offset and kind != CARD]
+    if codes:
+        return codes
     starts = label_starts(tail)
     if not starts or starts[-1] < len(tail) - _NEAR_END:
         return []
-    offset = len(tail) + 1
     found = [(s - offset, e - offset, kind) for s, e, kind in scan(window) if s >= offset]
     asked = None if found else _asked_for(tail)
     answer = _ANSWER.fullmatch(current) if asked else None

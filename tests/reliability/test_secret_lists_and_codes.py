@@ -175,3 +175,46 @@ def test_codes_before_a_number_are_looked_for_only_near_it() -> None:
     """A code's label is read in the 80 characters before its digits: a code word far
     before a number leaves it."""
     assert pin_spans("door code — " + "the weather was lovely and we walked " * 4 + "4821") == []
+
+
+# ------------------------------------------------------------------ a card's details
+def _card(rng: random.Random, prefix: str, length: int) -> str:
+    """A number of ``length`` digits starting ``prefix`` whose Luhn check digit is right."""
+    body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
+    for check in string.digits:
+        digits = body + check
+        total = sum(int(c) if i % 2 == 0 else sum(divmod(int(c) * 2, 10)) for i, c in enumerate(reversed(digits)))
+        if total % 10 == 0:
+            return digits
+    raise AssertionError("unreachable")
+
+
+# Words that may stand between an expiry and the code, in any language or none at all.
+_CODE_WORDS = ["", "code", "CVV", "sec", "Prüfziffer", "код", "الرمز", "セキュリティコード", "安全码", "cód.", "kod"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_cards_code_after_its_expiry_goes_in_the_message_or_the_next(seed: int) -> None:
+    rng = random.Random(seed)
+    prefix, length = rng.choice([("4", 16), ("51", 16), ("2221", 16), ("37", 15), ("6011", 16), ("3530", 16)])
+    number = _card(rng, prefix, length)
+    written = " ".join(number[i:i + 4] for i in range(0, length, 4)) if rng.random() < 0.5 else number
+    expiry = f"{rng.randint(1, 12):02d}/{rng.choice([str(rng.randint(26, 33)), str(rng.randint(2026, 2033))])}"
+    code = "".join(rng.choice(string.digits) for _ in range(4 if prefix == "37" else 3))
+    details = f"{expiry}{rng.choice([', ', ' ', ' - '])}{rng.choice(_CODE_WORDS)} {code}".replace("  ", " ")
+    one = redact_text(f"card {written} exp {details}")
+    assert number[-4:] not in one and code not in one.split("/")[-1], one
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    spans = carried_spans(f"use this one: {written}", f"exp {details}")
+    assert [f"exp {details}"[s:e] for s, e, _ in spans] == [code]
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("exp 11/26, code 466", "466"),  # no card before it
+    ("card 4111 1111 1111 1111 expires 12/2027 and the zip is 94107", "94107"),  # five digits: no code
+    ("meeting 11/26 room 466", "466"),
+    ("order 4111 1111 1111 1112 shipped 11/26, box 466", "466"),  # no card: its check digit fails
+])
+def test_numbers_after_a_date_without_a_card_before_them_stay(text: str, kept: str) -> None:
+    assert kept in redact_text(text).split()
