@@ -532,14 +532,29 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(*span, _MARKER) for span in table_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
-    starts = _label_starts(text, folded)
-    if "[REDACTED:" in text:  # a placeholder's kind ("password") is no label
-        inside = {i for m in _PLACEHOLDER.finditer(text) for i in range(m.start(), m.end())}
-        starts = [start for start in starts if start not in inside]
+    # a word inside a credential's own shape (a seed phrase's "parole") or a placeholder's
+    # kind ("password") is no label
+    taken = [(start, end) for start, end, _, rank in spans if rank == _SHAPE]
+    taken += [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)] if "[REDACTED:" in text else []
+    starts = _outside(taken, _label_starts(text, folded))
     spans += [(*span, _LABEL) for span in _judged(_label_pattern(), _label_span, text, starts)]
     spans += [(*span, _LABEL) for span in _judged(_near_pattern(), _near_span, text, starts)]
     spans += [(*span, _LABEL) for span in bridged_spans(text, label_heads(text, starts))]
     return spans
+
+
+def _outside(ranges: list[tuple[int, int]], positions: list[int]) -> list[int]:
+    """The ``positions`` in none of the ``ranges`` (merged once, each position bisected)."""
+    if not ranges:
+        return positions
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    firsts = [start for start, _ in merged]
+    return [p for p in positions if (i := bisect.bisect_right(firsts, p) - 1) < 0 or merged[i][1] <= p]
 
 
 def _decoded(text: str) -> tuple[str, list[int]] | None:
