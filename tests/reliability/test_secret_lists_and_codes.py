@@ -218,3 +218,35 @@ def test_a_cards_code_after_its_expiry_goes_in_the_message_or_the_next(seed: int
 ])
 def test_numbers_after_a_date_without_a_card_before_them_stay(text: str, kept: str) -> None:
     assert kept in redact_text(text).split()
+
+
+# ------------------------------------------------------------------ a value announced, then sent
+_NOTES = ["", " (case sensitive)", "\n\ngot it?", " - delete it after saving", "\nthanks!"]
+_WRAPS = ["{}", "`{}`", '"{}"', "→ {}", "it's {}", "'{}'"]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_password_sent_in_the_message_after_its_announcement_goes(seed: int) -> None:
+    """The previous message names a password (any of the label words) and says it comes
+    next; the next one is a single token, wrapped or not, with a note of its own or none."""
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    rng = random.Random(seed)
+    word = rng.choice(sorted(w for w in load_rules().password if w.isalpha()))
+    value = "".join(rng.choice(string.ascii_letters + string.digits + "#$%&*@!_-") for _ in range(rng.randint(8, 20)))
+    value = value[:3] + rng.choice(string.digits) + rng.choice("#$%&*@_") + value[3:]
+    current = rng.choice(_WRAPS).format(value) + rng.choice(_NOTES)
+    for previous in (f"I'll send the {word} for the router in the next message", f"the {word} is", f"{word}:"):
+        assert [current[s:e] for s, e, _ in carried_spans(previous, current)] == [value], (previous, current)
+
+
+@pytest.mark.parametrize(("previous", "current"), [
+    ("I'll send the password in the next message", "ok (sure)"),
+    ("I forgot my password again", "no worries - happens"),
+    ("what's the PIN length?", "6 digits"),
+    ("Do you want to reset your password?", "yes please"),
+])
+def test_words_after_a_password_is_named_stay(previous: str, current: str) -> None:
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    assert carried_spans(previous, current) == []
