@@ -44,7 +44,7 @@ from hy_memory_langgraph.store import namespaces
 from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, Coalescer
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.batch.search import run_key_search, run_search
+from hy_memory_langgraph.store.batch.reads import run_key_search, run_search
 from hy_memory_langgraph.store.batch.single import SingleCalls
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
@@ -68,11 +68,11 @@ from hy_memory_langgraph.store.db.wal import (
     WRITER_CHECKPOINT_PAGES,
     WalCheckpointer,
 )
-from hy_memory_langgraph.store.lexical import read as lexical_read
-from hy_memory_langgraph.store.lexical import write as lexical_write
-from hy_memory_langgraph.store.lexical.idle import PendingIndexer
-from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
-from hy_memory_langgraph.store.lexical.read import TimeRange
+from hy_memory_langgraph.store.postings import read as lexical_read
+from hy_memory_langgraph.store.postings import write as lexical_write
+from hy_memory_langgraph.store.postings.idle import PendingIndexer
+from hy_memory_langgraph.store.postings.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.postings.read import TimeRange
 from hy_memory_langgraph.store.schema.tables import (
     COMPONENT,
     MIGRATIONS,
@@ -186,7 +186,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
     #: A search without a query lists items most recently updated first.
     lists_newest_first = True
     #: ``LexicalOp`` in a batch and :meth:`lexical_search`: BM25 postings kept in the
-    #: database (see :mod:`.lexical_ops`); :meth:`vector_search_keys` ranks without values.
+    #: database (see :mod:`.postings.ops`); :meth:`vector_search_keys` ranks without values.
     supports_lexical_index = True
     #: The tables' migration history (LangGraph's stores name theirs the same way).
     MIGRATIONS: ClassVar[Sequence[Migration]] = MIGRATIONS
@@ -742,7 +742,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     def _lexical_read(self, encoded: str, read: Callable[..., T]) -> T:
         """``read(conn, encoded)`` in a read transaction; when the namespace holds pending
-        lexical documents (``read`` raises :class:`~.lexical.read.PendingDocuments`), a
+        lexical documents (``read`` raises :class:`~.postings.read.PendingDocuments`), a
         store that may write gives them their postings (unless that cannot be done at
         once: see :meth:`_index_pending`) and reads again, what is indexed (``pending_ok``)."""
         with self._lock:

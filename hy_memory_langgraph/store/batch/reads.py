@@ -34,8 +34,8 @@ import sqlalchemy as sa
 from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store.lexical.ops import KeyHit
-from hy_memory_langgraph.store.lexical.read import keys_of
+from hy_memory_langgraph.store.postings.ops import KeyHit
+from hy_memory_langgraph.store.postings.read import keys_of
 from hy_memory_langgraph.store.namespaces import encode
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
