@@ -250,9 +250,9 @@ def test_event_loops_in_turn_and_side_by_side_keep_their_own_queues() -> None:
     assert sum(size for _, size in seen) == 100
 
 
-def test_reads_whose_fields_have_their_own_types_are_keyed_by_themselves() -> None:
-    """An op whose fields are text, ints and flags is its own read key; a field of
-    another type (``True`` for ``1``) keeps it apart from its lookalike."""
+def test_reads_are_the_same_read_only_with_fields_of_the_same_types() -> None:
+    """Equal ops are one read; a field of another type (``True`` for ``1``) keeps an op
+    apart from its lookalike."""
     seen: list[list[Any]] = []
 
     def inner(batch: list[Any]) -> list[Any]:
