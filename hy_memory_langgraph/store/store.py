@@ -447,19 +447,31 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     def _batch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
         """:meth:`batch` of these ops (``grouped``: one-operation calls of several callers)."""
+        plan = self._plan(ops, grouped)
+        texts, queries = plan.texts(), plan.queries()
+        if self.embeddings is None:
+            return self._run(ops, plan, {}, {})
+        return self._run(ops, plan, self._vectors(texts, self.embeddings.embed_documents(texts) if texts else []),
+                         self._vectors(queries, embed_queries(self.embeddings, queries)))
+
+    def _run(self, ops: list[Op], plan: BatchPlan, text_vectors: Vectors, query_vectors: Vectors) -> list[Result]:
+        """Execute ``plan``; planned again (as ``ops``) for a retry: after a value that is
+        not JSON, and once after a lost connection when :meth:`_retryable`."""
         for attempt in (1, 2):
             try:
                 with database_faults(self._where):
                     try:
-                        return self._batch(ops, grouped)
+                        return self._execute(plan, text_vectors, query_vectors)
                     except sa.exc.DBAPIError as exc:
                         if not self._guard_json(exc):
                             raise
-                        return self._batch(ops, grouped)  # the read failed first: nothing was written
+                        plan = self._plan(ops, plan.grouped)  # the read failed first: nothing was written
+                        return self._execute(plan, text_vectors, query_vectors)
             except StoreUnavailableError:
                 if attempt == 2 or not self._retryable(ops):
                     raise
                 log.warning("%s: the connection was lost; retrying the batch once", self._where)
+                plan = self._plan(ops, plan.grouped)
         raise AssertionError("unreachable")
 
     def _retryable(self, ops: list[Op]) -> bool:
@@ -509,19 +521,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
             return None
         return f"{schema_of(self._engine) or 'public'}.{PG_VALUE_READER}"
 
-    def _batch(self, ops: list[Op], grouped: bool = False) -> list[Result]:
-        plan = self._plan(ops)
-        plan.grouped = grouped
-        texts, queries = plan.texts(), plan.queries()
-        text_vectors: list[list[float]] = []
-        query_vectors: list[list[float]] = []
-        if self.embeddings is not None:
-            text_vectors = self.embeddings.embed_documents(texts) if texts else []
-            query_vectors = embed_queries(self.embeddings, queries)
-        else:
-            texts, queries = [], []
-        return self._execute(plan, self._vectors(texts, text_vectors), self._vectors(queries, query_vectors))
-
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
         ops = list(ops)
@@ -541,52 +540,28 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     async def _abatch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
         """:meth:`abatch` of these ops (``grouped``: one-operation calls of several callers)."""
-        for attempt in (1, 2):
-            try:
-                with database_faults(self._where):
-                    try:
-                        return await self._abatch(ops, grouped)
-                    except sa.exc.DBAPIError as exc:
-                        if not self._guard_json(exc):
-                            raise
-                        return await self._abatch(ops, grouped)
-            except StoreUnavailableError:
-                if attempt == 2 or not self._retryable(ops):
-                    raise
-                log.warning("%s: the connection was lost; retrying the batch once", self._where)
-        raise AssertionError("unreachable")
-
-    async def _abatch(self, ops: list[Op], grouped: bool = False) -> list[Result]:
-        plan = self._plan(ops)
-        plan.grouped = grouped
+        plan = self._plan(ops, grouped)
         texts, queries = plan.texts(), plan.queries()
-        text_vectors: list[list[float]] = []
-        query_vectors: list[list[float]] = []
+        text_vectors, query_vectors = {}, {}
         if self.embeddings is not None:
-            if texts:
-                text_vectors = await self.embeddings.aembed_documents(texts)
-            query_vectors = list(await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries)))
-        else:
-            texts, queries = [], []
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            None,
-            self._execute,
-            plan,
-            self._vectors(texts, text_vectors),
-            self._vectors(queries, query_vectors),
-        )
+            text_vectors = self._vectors(texts, await self.embeddings.aembed_documents(texts) if texts else [])
+            query_vectors = self._vectors(queries, list(await asyncio.gather(
+                *(self.embeddings.aembed_query(q) for q in queries))))
+        return await asyncio.get_running_loop().run_in_executor(None, self._run, ops, plan, text_vectors,
+                                                                query_vectors)
 
-    def _plan(self, ops: Iterable[Op]) -> BatchPlan:
+    def _plan(self, ops: Iterable[Op], grouped: bool) -> BatchPlan:
         self._check_open()
         default_ttl = self.ttl_config.get("default_ttl") if self.ttl_config else None
-        return plan_batch(
+        plan = plan_batch(
             ops,
             fields=self._fields,
             compile_filter=lambda f: compile_filter(f, self._json),
             default_ttl=default_ttl,
             forbid_nul=self._engine.dialect.name == "postgresql",
         )
+        plan.grouped = grouped
+        return plan
 
     def _vectors(self, texts: list[str], vectors: list[list[float]]) -> Vectors:
         if len(vectors) != len(texts):
