@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
@@ -45,7 +45,6 @@ from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, 
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
 from hy_memory_langgraph.store.batch.reads import run_key_search, run_search
-from hy_memory_langgraph.store.batch.single import SingleCalls
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
@@ -118,7 +117,7 @@ def _one_statement(plan: BatchPlan, get_requests: Sequence[Any]) -> bool:
     return (reads == 1 or plan.grouped) and not any(op.query for _, op, _ in plan.searches)
 
 
-class HyMemoryStore(SingleCalls, BaseStore):
+class HyMemoryStore(BaseStore):
     """Persistent langgraph store: SQLite or PostgreSQL + per-scope FAISS indexes.
 
     The database is the source of truth for items *and* vectors. Each store
@@ -528,16 +527,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
             return [await self._agroup.call(ops[0])]
         return await self._abatch_alone(ops)
 
-    def _asingle(self, op: Op) -> Awaitable[Result]:
-        """The result of one LangGraph operation (what ``aget``, ``aput``... make,
-        :mod:`.batch.single`): grouped with concurrent calls where :func:`_groupable_op` allows."""
-        if _groupable_op(op):
-            return self._agroup.call(op)
-        return self._aalone(op)
-
-    async def _aalone(self, op: Op) -> Result:
-        return (await self._abatch_alone([op]))[0]
-
     async def _abatch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
         """:meth:`abatch` of these ops (``grouped``: one-operation calls of several callers)."""
         plan = self._plan(ops, grouped)
@@ -827,15 +816,10 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
 
 def _groupable(ops: list[Op]) -> bool:
-    """Whether a batch may run grouped with concurrent calls: one operation that may."""
-    return len(ops) == 1 and _groupable_op(ops[0])
-
-
-def _groupable_op(op: Op) -> bool:
-    """Whether one operation may run grouped with concurrent calls: a plain LangGraph
-    operation, made outside a block whose embeddings belong to named users (grouped, its
-    embeddings would be made in another caller's context)."""
-    return type(op) in GROUPABLE and not EMBEDDING_OWNERS.get()
+    """Whether a batch may run grouped with concurrent calls: one plain LangGraph operation,
+    made outside a block whose embeddings belong to named users (grouped, its embeddings
+    would be made in another caller's context)."""
+    return len(ops) == 1 and type(ops[0]) in GROUPABLE and not EMBEDDING_OWNERS.get()
 
 
 def _index_setup(
