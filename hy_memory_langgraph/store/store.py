@@ -531,7 +531,8 @@ class HyMemoryStore(BaseStore):
         """:meth:`abatch` of these ops (``grouped``: one-operation calls of several callers)."""
         plan = self._plan(ops, grouped)
         texts, queries = plan.texts(), plan.queries()
-        text_vectors, query_vectors = {}, {}
+        text_vectors: Vectors = {}
+        query_vectors: Vectors = {}
         if self.embeddings is not None:
             text_vectors = self._vectors(texts, await self.embeddings.aembed_documents(texts) if texts else [])
             query_vectors = self._vectors(queries, list(await asyncio.gather(
