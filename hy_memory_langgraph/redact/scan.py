@@ -212,6 +212,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     value = match.group("value").rstrip(".,;:!?)]}")
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
+    if kind in ("weak", "secret") and _names_network(text, match.start(), []):
+        kind = "password"  # "Netzwerk Home_5G, netwerksleutel Mercedes62@"
     start = match.start("value")
     if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
         return None  # a call, markup; or a separator, which makes it the label pattern's to judge
@@ -318,7 +320,8 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _WORD_TOKEN.fullmatch(w)]
     label = " ".join([head, *words])
     kind = name_class(label)
-    if kind == "weak" and head.lower() == "key" and _names_network(match.string, match.start(), words):
+    if kind in ("weak", "secret") and name_class(head) is not None \
+            and _names_network(match.string, match.start(), words):
         kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
@@ -333,10 +336,13 @@ _SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
 
 
 def _names_network(text: str, start: int, words: list[str]) -> bool:
-    """Whether the words after a label, or its sentence before it, name a wireless network."""
+    """Whether the words after a label, or its sentence before it (the line before too
+    when the label starts a line: "SSID: HomeNet" / "Key: …"), name a wireless network."""
     before = text[max(0, start - _NETWORK_WINDOW):start]
     ends = [m.end() for m in _SENTENCE_END.finditer(before)]
-    tokens = [*re.split(r"[^\w-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
+    if len(ends) > 1 and not before[ends[-1]:].strip():
+        ends.pop()  # the label starts its line: the line before is its block's
+    tokens = [*re.split(r"[^\w!-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
     return not load_rules().networks.isdisjoint(tokens)
 
 

@@ -250,3 +250,21 @@ def test_words_after_a_password_is_named_stay(previous: str, current: str) -> No
     from hy_memory_langgraph.redact.dialogue import carried_spans
 
     assert carried_spans(previous, current) == []
+
+
+# ------------------------------------------------------------------ a wireless network's key
+_KEY_WORDS = ["key", "Schlüssel", "clave", "klucz", "ключ", "netwerksleutel", "nyckel", "anahtar", "psk"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_networks_key_in_any_language_is_its_password(seed: int) -> None:
+    """A word naming a key (any language) is a password where a network is named: in its
+    sentence, or on the line before it (an SSID / key block)."""
+    rng = random.Random(seed)
+    network = rng.choice(sorted(load_rules().networks))
+    key = rng.choice(_KEY_WORDS)
+    value = rng.choice(["Sommer", "Kasztan", "Ferrari", "Pagoda"]) + str(rng.randint(10, 9999)) + rng.choice("!@#*&?")
+    name = rng.choice(["Home_5G", "FRITZ!Box 7590 XY", "Livebox-93F2", "Keller WLAN"])
+    for text in (f"{network}: {name}\n{key}: {value}", f"{network} {name}, {key}: {value}",
+                 f"the {network} {key} is {value}"):
+        assert value not in redact_text(text), text
