@@ -9,7 +9,9 @@ A run of digits is a card number when all of these hold:
 * the issuer's prefix fits the length: Visa ``4`` (13, 16, 19), Mastercard ``51``–``55`` and
   ``2221``–``2720`` (16), American Express ``34`` / ``37`` (15), Discover ``6011``,
   ``644``–``649``, ``65`` (16–19), JCB ``3528``–``3589`` (16–19), Diners Club ``36``,
-  ``300``–``305``, ``38``–``39`` (14–19), UnionPay ``62`` (16–19);
+  ``300``–``305``, ``38``–``39`` (14–19), UnionPay ``62`` (16–19), Mir ``2200``–``2204``
+  (16–19), Maestro ``5018``, ``5020``, ``5038``, ``5893``, ``6304``, ``6759``, ``6761``–``6763``
+  (12–19);
 * the Luhn check digit is right (one random number in ten passes it);
 * it does not touch other digits, ASCII letters, or a decimal point (``4111…1111.5``).
 
@@ -49,6 +51,9 @@ _ISSUERS: Final = (
     ("37", "37", (15,)), ("6011", "6011", (16, 17, 18, 19)), ("644", "649", (16, 17, 18, 19)),
     ("65", "65", (16, 17, 18, 19)), ("3528", "3589", (16, 17, 18, 19)), ("36", "36", (14, 15, 16, 17, 18, 19)),
     ("300", "305", (14, 15, 16, 17, 18, 19)), ("38", "39", (16, 17, 18, 19)), ("62", "62", (16, 17, 18, 19)),
+    ("2200", "2204", (16, 17, 18, 19)),  # Mir
+    *((prefix, prefix, (12, 13, 14, 15, 16, 17, 18, 19))  # Maestro
+      for prefix in ("5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763")),
 )
 
 
@@ -65,7 +70,7 @@ def card_numbers(text: str) -> list[tuple[int, int, str]]:
     "password")`` of the security code that follows a card's expiry."""
     if not _FOUR_DIGITS.search(text) and _PLACEHOLDER not in text:
         return []
-    cards = [(m.start(), m.end(), KIND) for m in _CANDIDATE.finditer(text) if _is_card(m.group())]
+    cards = [card for m in _CANDIDATE.finditer(text) if (card := _card_in(m)) is not None]
     ends = [end for _, end, _ in cards]
     at = text.find(_PLACEHOLDER)
     while at >= 0:
@@ -77,6 +82,16 @@ def card_numbers(text: str) -> list[tuple[int, int, str]]:
         if details is not None:
             codes.append((details.start(1), details.end(1), "password"))
     return sorted(set(cards + codes))
+
+
+def _card_in(match: re.Match[str]) -> tuple[int, int, str] | None:
+    """The card a run of digits holds: the whole run, or the longest part of it that ends
+    at a separator ("4111 1111 1111 1111 12/28": the run takes the expiry's month too)."""
+    written = match.group()
+    for end in [len(written), *(i for i in range(len(written) - 1, 0, -1) if written[i] in " -")]:
+        if _is_card(written[:end]):
+            return match.start(), match.start() + end, KIND
+    return None
 
 
 def _is_card(written: str) -> bool:
