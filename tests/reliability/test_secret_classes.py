@@ -242,8 +242,9 @@ def test_the_later_hand_written_sets_are_redacted_and_their_clean_texts_kept(
 
 @pytest.mark.parametrize("text", [
     "ab_" + "Zx9" * 300_000, "пароль " * 50_000, "mot de passe " * 40_000, "password is " + "x&" * 300_000,
-    "-u a:" * 150_000, "mysql " + "x" * 600_000,
-], ids=["long-prefixed-token", "cyrillic-labels", "latin-phrases", "ampersands", "curl-users", "mysql-no-p"])
+    "-u a:" * 150_000, "mysql " + "x" * 600_000, "-u a " * 150_000 + " -p x1!",
+], ids=["long-prefixed-token", "cyrillic-labels", "latin-phrases", "ampersands", "curl-users", "mysql-no-p",
+        "user-flags"])
 def test_new_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
     assert spent < 5.0

@@ -269,3 +269,26 @@ def test_a_networks_key_in_any_language_is_its_password(seed: int) -> None:
     for text in (f"{network}: {name}\n{key}: {value}", f"{network} {name}, {key}: {value}",
                  f"the {network} {key} is {value}"):
         assert value not in redact_text(text), text
+
+
+# ------------------------------------------------------------------ any client's password flag
+@pytest.mark.parametrize("seed", range(16))
+def test_any_clients_password_flag_after_its_user_flag_goes(seed: int) -> None:
+    """The client is a made-up name: the rule is the user flag then the password flag."""
+    rng = random.Random(seed)
+    tool = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+    user_flag, password_flag = rng.choice([("-u", "-p"), ("-U", "-P"), ("-l", "-p"), ("--user", "--pass"),
+                                           ("-u", "-pw"), ("--username", "-P")])
+    value = rng.choice(["Sunflower8206&", "atrmMIUs7JA@KbrITn", "velvet.marble.hammock", "x8FGsLsIrfKTx6a"])
+    quote = rng.choice(["", "'", '"']) if any(not c.isalpha() for c in value) else rng.choice(["'", '"'])
+    line = f"{tool} -H db-{seed}.corp.local {user_flag} admin {password_flag} {quote}{value}{quote} status"
+    assert value not in redact_text(line), line
+
+
+@pytest.mark.parametrize("line", [
+    "ssh -l admin -p 2222 host.example.com", "docker run -u 1000 -p 8080:80 nginx",
+    "psql -U postgres -p 5432 -h localhost mydb", "mysql -u backup -p crm   # prompts for the password",
+    "mysql -u root -p\nEnter password:", "sort -u names.txt | mkdir -p out",
+])
+def test_ports_databases_and_prompts_after_a_user_flag_stay(line: str) -> None:
+    assert redact_text(line) == line
