@@ -51,9 +51,9 @@ _ANY_DIGIT: Final = re.compile(r"\d")
 #: read for a list only when it has them (hyphenated words in prose seldom come in a row).
 _LETTER_CODES_IN_A_ROW: Final = re.compile(r"[A-Za-z]{4}-[A-Za-z]{4}[\s,;]+(?:\d{1,2}[.)][ \t]*)?"
                                            r"[A-Za-z]{4}-[A-Za-z]{4}")
-#: A backup code: letters and digits, or two groups joined by a space or a dash (two
-#: groups of letters alone by a dash).
-_CODE: Final = r"[A-Za-z0-9]{4,12}(?:[ -](?=[A-Za-z]*\d)[A-Za-z0-9]{4,12}|-[A-Za-z]{4,12})?"
+#: A backup code: letters and digits, groups of them joined by dashes (``92LO6-9EQM0-Q8ADY``),
+#: or two groups joined by a space.
+_CODE: Final = r"[A-Za-z0-9]{4,12}(?:(?:-[A-Za-z0-9]{4,12}){1,7}|[ ](?=[A-Za-z]*\d)[A-Za-z0-9]{4,12})?"
 #: What may stand between two codes: commas, spaces, line breaks, numbering, "and".
 _BETWEEN: Final = re.compile(r"(?:[ \t]*[,;][ \t]*|[ \t]*\n[ \t]*(?:\d{1,2}[.)][ \t]*)?|[ \t]+(?:\d{1,2}[.)][ \t]*)?)"
                              r"(?:(?:and|or|und|oder|et|ou|y|o|e|i|и|или|ve|en|och|og)[ \t]+)?")
@@ -65,6 +65,8 @@ _SHAPE: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 _ENDING: Final = re.compile(r"[^\W\d_]{0,4}")
 _COLON: Final = re.compile(r"[^\n:：]{0,40}?[:：]|[^\n:：]{0,40}?(?=\n)")
 _BEFORE_CODE: Final = re.compile(r"[ \t]*\n?[ \t]*(?:\d{1,2}[.)][ \t]*)?")
+#: A copula between a list's label and its first code ("der Code lautet …", "is", "est").
+_COPULA: Final = re.compile(r"[ \t]+(?:is|are|ist|sind|lautet|lauten|est|sont|es|son|è|sono|é|são|to|je|on|är|er)(?=[ \t])")
 
 
 @functools.cache
@@ -112,8 +114,11 @@ def _code_lists(text: str, labels: list[re.Match[str]]) -> list[Span]:
     for label in labels:
         if found and label.start() < found[-1][1]:
             continue  # a label inside a list already taken
-        colon = _COLON.match(text, _ENDING.match(text, label.end()).end())  # type: ignore[union-attr]
-        start = _BEFORE_CODE.match(text, colon.end() if colon else label.end()).end()  # type: ignore[union-attr]
+        after = _ENDING.match(text, label.end()).end()  # type: ignore[union-attr]
+        colon = _COLON.match(text, after)
+        copula = _COPULA.match(text, after) if colon is None else None
+        at = colon.end() if colon else copula.end() if copula else label.end()
+        start = _BEFORE_CODE.match(text, at).end()  # type: ignore[union-attr]
         end = _list_end(text, start)
         if end > start:
             found.append((start, end, "password"))

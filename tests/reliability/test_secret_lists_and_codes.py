@@ -292,3 +292,28 @@ def test_any_clients_password_flag_after_its_user_flag_goes(seed: int) -> None:
 ])
 def test_ports_databases_and_prompts_after_a_user_flag_stay(line: str) -> None:
     assert redact_text(line) == line
+
+
+# ------------------------------------------------------------------ session ids and one recovery code
+_SESSION_LABELS = ["session id", "oturum kimliği", "세션 ID", "identyfikator sesji", "ID relace", "sessionid",
+                   "セッションID", "istunnon tunnus"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_session_id_by_its_name_in_any_language_goes(seed: int) -> None:
+    rng = random.Random(seed)
+    value = "".join(rng.choice(rng.choice([string.hexdigits, string.ascii_letters + string.digits]))
+                    for _ in range(rng.randint(24, 48)))
+    for label in _SESSION_LABELS:
+        text = f"{label}{rng.choice([': ', ' ', ' = '])}{value}"
+        assert value not in redact_text(text), text
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_one_recovery_code_of_groups_goes_after_a_singular_label(seed: int) -> None:
+    rng = random.Random(seed)
+    groups = "-".join("".join(rng.choice(string.ascii_uppercase + string.digits) for _ in range(5))
+                      for _ in range(rng.randint(3, 6)))
+    label = rng.choice(sorted(w for w in load_rules().code_lists if "code" in w or "código" in w or "kód" in w))
+    for text in (f"{label}: {groups}", f"Der {label} lautet {groups}", f"the {label} is {groups}"):
+        assert groups.split("-")[-1] not in redact_text(text), text
