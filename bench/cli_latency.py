@@ -98,7 +98,7 @@ def commands(data_dir: Path, memory_id: str, request_id: str) -> dict[str, list[
 STAGES = (
     ("the floor's libraries", "import sqlalchemy.dialects.postgresql, numpy.typing, langgraph.store.base"),
     ("the secret detectors (imported by the stores' seal)", "import hy_memory_langgraph.redact"),
-    ("the store package (tables, config, batch, vector, lexical)", "import hy_memory_langgraph.store"),
+    ("the store package (HyMemoryStore and its modules)", "import hy_memory_langgraph.store"),
     ("repositories and the run-time context",
      "import hy_memory_langgraph.repos.chat, hy_memory_langgraph.services.context"),
     ("the reader and the CLI", "import hy_memory_langgraph.client.reader, hy_memory_langgraph.cli.memories"),

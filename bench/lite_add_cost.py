@@ -43,7 +43,7 @@ def _child(variant: str, conversations: int, skip: int) -> float:
     if "checkpoint-pages" in settings:
         store_module.WRITER_CHECKPOINT_PAGES = int(settings["checkpoint-pages"])
     if "pending-limit" in settings:
-        from hy_memory_langgraph.store.lexical import write as lexical_write
+        from hy_memory_langgraph.store.postings import write as lexical_write
 
         lexical_write.PENDING_LIMIT = int(settings["pending-limit"])
     from hy_memory_langgraph.client import HyMemoryClient

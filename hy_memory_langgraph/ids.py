@@ -18,8 +18,12 @@ list of examples (:func:`invisible_character`):
   points (combining grapheme joiner, Hangul fillers, Khmer inherent vowels and the
   reserved ranges Unicode keeps ignorable);
 * spaces other than U+0020 (category ``Zs``, ``Zl``, ``Zp``: a no-break space prints
-  as a space) and the Braille pattern with no dots (U+2800, blank by its definition:
-  the pattern's dots are the bits of its offset from U+2800);
+  as a space), the Braille pattern with no dots (U+2800, blank by its definition:
+  the pattern's dots are the bits of its offset from U+2800) and the two other
+  characters whose definition is a blank (U+1D159 MUSICAL SYMBOL NULL NOTEHEAD, U+16FE4
+  KHITAN SMALL SCRIPT FILLER);
+* code points with no meaning to draw: private use (``Co``: a font's own icons) and
+  unassigned ones, noncharacters included (``Cn``, as this Python's Unicode knows them);
 * a combining mark first (nothing to combine with).
 
 The zero-width joiner and non-joiner (U+200D, U+200C) are spelling where they change
@@ -60,7 +64,9 @@ _IGNORABLE_RANGES: Final = (
     (0x2065, 0x2065), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
     (0xE0000, 0xE0FFF))
 _JOINERS: Final = frozenset("\u200c\u200d")
-_BRAILLE_BLANK: Final = 0x2800  # the Braille pattern whose dot bits are all zero
+#: Characters drawn blank by their definition that no property marks: the Braille pattern
+#: whose dot bits are all zero, the musical null notehead, the Khitan script's filler.
+_BLANK: Final = frozenset({0x2800, 0x1D159, 0x16FE4})
 # The version (4) and variant (RFC 4122) bits of a random UUID, as a mask and their values.
 _UUID4_MASK: Final = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_BITS: Final = (0x4000 << 64) | (0x8000 << 48)
@@ -95,7 +101,7 @@ def _joins(before: str, after: str) -> bool:
 
 def _prints_as_nothing(char: str) -> bool:
     code, category = ord(char), unicodedata.category(char)
-    return (category in ("Cf", "Zs", "Zl", "Zp") and char != " ") or code == _BRAILLE_BLANK \
+    return (category in ("Cf", "Zs", "Zl", "Zp", "Co", "Cn") and char != " ") or code in _BLANK \
         or any(low <= code <= high for low, high in _IGNORABLE_RANGES)
 
 

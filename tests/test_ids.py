@@ -77,6 +77,9 @@ _LOOK_ALIKES = {
     "space other than U+0020": ["\u00a0", "\u2007", "\u202f", "\u3000", "\u2028", "\u2029"],
     "format character": ["\u2061", "\U0001d173", "\U0001bca0", "\U000e0020"],
     "reserved default-ignorable": ["\u2065", "\ufff0", "\U000e0002", "\U000e0fff"],
+    "blank by definition": ["\U0001d159", "\U00016fe4"],
+    "private use": ["\ue000", "\uf8ff", "\U000f0000", "\U0010fffd"],
+    "unassigned or noncharacter": ["\u0378", "\ufdd0", "\uffff", "\U0010ffff"],
 }
 
 

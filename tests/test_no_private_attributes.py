@@ -28,13 +28,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hy_memory_langgraph"
 ROOT = "hy_memory_langgraph"
 _REFLECTION = {"getattr", "setattr", "hasattr", "delattr"}
 
-#: Uses in modules other engineers are rewriting now (stdlib internals), each with its
-#: reason; an entry no longer found fails the test, so it goes when its use goes.
-KNOWN: dict[tuple[str, str], str] = {
-    ("redact/scan.py", "_parser"): "CPython's own regular-expression parser (pattern checks)",
-    ("redact/scan.py", "_constants"): "CPython's regular-expression opcodes (pattern checks)",
-}
-
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
@@ -204,10 +197,8 @@ def _violations() -> list[tuple[str, str, int]]:
 
 def test_no_module_touches_a_private_name_of_code_not_its_own() -> None:
     found = _violations()
-    unexpected = [f"{rel}:{line}: {name}" for rel, name, line in found if (rel, name) not in KNOWN]
+    unexpected = [f"{rel}:{line}: {name}" for rel, name, line in found]
     assert unexpected == [], "private names of other packages (use their public API):\n" + "\n".join(unexpected)
-    stale = sorted(set(KNOWN) - {(rel, name) for rel, name, _ in found})
-    assert stale == [], f"no longer used, drop from KNOWN: {stale}"
 
 
 def test_the_check_tells_ours_from_theirs() -> None:

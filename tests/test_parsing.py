@@ -17,10 +17,9 @@ from hy_memory_langgraph.models.parsing import (
     as_str,
     as_str_list,
     parse_json_object,
-    parse_json_value,
 )
 
-# --- parse_json_object / parse_json_value ---------------------------------------------------
+# --- parse_json_object ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -76,15 +75,6 @@ def test_parse_json_object_accepts_non_strings() -> None:
     assert parse_json_object(b'{"a": 1}') == {"a": 1}
 
 
-def test_parse_json_value_objects_and_arrays() -> None:
-    assert parse_json_value("[1, 2, 3]") == [1, 2, 3]
-    assert parse_json_value("keys: ```json\n['a', 'b',]\n```") == ["a", "b"]
-    assert parse_json_value('{"a": 1} [2]') == {"a": 1}
-    assert parse_json_value("x [1, 2") == [1, 2]
-    assert parse_json_value([1]) == [1]
-    assert parse_json_value("nothing") is None
-
-
 def test_never_eval() -> None:
     text = "{'a': __import__('os').system('echo pwned')}"
     assert parse_json_object(text) is None
@@ -92,7 +82,6 @@ def test_never_eval() -> None:
 
 def test_large_and_deep_inputs_are_bounded() -> None:
     assert parse_json_object("[" * 5000 + "]" * 5000) is None
-    assert parse_json_value("[" * 5000 + "]" * 5000) is None  # too deep: refused, never raises
     assert parse_json_object("{" * 300_000) is None
     big = {"items": list(range(20_000))}
     assert parse_json_object("prefix " + json.dumps(big)) == big
@@ -136,16 +125,13 @@ def test_python_repr_roundtrip(obj: dict[str, Any]) -> None:
 @given(st.text())
 def test_arbitrary_text_never_raises(text: str) -> None:
     obj = parse_json_object(text)
-    val = parse_json_value(text)
     assert obj is None or isinstance(obj, dict)
-    assert val is None or isinstance(val, (dict, list))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="{}[]\"':,\\ \n`aTNtrue1.-/", max_size=60))
 def test_bracket_soup_never_raises(text: str) -> None:
     assert parse_json_object(text) is None or isinstance(parse_json_object(text), dict)
-    parse_json_value(text)
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -226,4 +212,3 @@ def test_helpers_never_raise(value: Any, bound: float | None) -> None:
     out = as_str_list(value, limit=3)
     assert len(out) <= 3 and len(set(out)) == len(out) and all(out)
     parse_json_object(value)
-    parse_json_value(value)

@@ -32,7 +32,7 @@ from hy_memory_langgraph.workflow.oa_context import (
 )
 from hy_memory_langgraph.workflow.render import render_prompt
 from hy_memory_langgraph.workflow.state import WorkflowContext
-from hy_memory_langgraph.workflow.validation import optional_id, validate_extract
+from hy_memory_langgraph.workflow.validation import validate_extract, workflow_scope_id
 
 _OA_FAILED = ("OA_CONTEXT_FAILED", 502, "oaContext")
 
@@ -128,8 +128,8 @@ class WorkflowMemoryService:
             True
         """
         user_id = require_id(user_id, "user_id")
-        workflow_id = optional_id(workflow_id, "workflow_id (workflowId)")
-        app_id = optional_id(memory_app_id, "memory_app_id (memoryAppId)")
+        workflow_id = workflow_scope_id(workflow_id, "workflow_id (workflowId)")
+        app_id = workflow_scope_id(memory_app_id, "memory_app_id (memoryAppId)")
         result: dict[str, Any] = {
             "available": False, "memoryPrompt": "", "workflowId": workflow_id, "memoryAppId": app_id,
             "oaContext": None, "oaContextMissing": True, "memoryNotSupported": False,

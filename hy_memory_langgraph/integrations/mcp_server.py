@@ -312,6 +312,7 @@ def allowed_hosts(host: str, port: int, extra: Sequence[str] = ()) -> list[str]:
         >>> allowed_hosts("10.0.0.5", 8000, ["mem.internal"])
         ['10.0.0.5:8000', 'mem.internal', 'mem.internal:*']
     """
+    extra = [name.strip() for name in extra if name.strip()]  # an empty setting names none
     names: list[str] = []
     if _is_loopback(host) or _is_wildcard(host):
         names += [f"{name}:*" for name in _LOOPBACK_NAMES]
@@ -323,9 +324,7 @@ def allowed_hosts(host: str, port: int, extra: Sequence[str] = ()) -> list[str]:
             f"--allowed-host NAME[:PORT] (repeatable) or set {ALLOWED_HOSTS_ENV}=name1,name2 (DNS-rebinding "
             "protection answers only these)")
     for name in extra:
-        name = name.strip()
-        if name:
-            names += [name] if name.rsplit("]", 1)[-1].count(":") else [name, f"{name}:*"]
+        names += [name] if name.rsplit("]", 1)[-1].count(":") else [name, f"{name}:*"]
     return list(dict.fromkeys(names))
 
 

@@ -2,7 +2,9 @@
 
 A worker runs the write graph with a LangGraph checkpointer, one thread per run
 (``job-<run id>``): ``SqliteSaver`` on ``background.db`` (SQLite), ``PostgresSaver`` in the
-queue's schema (PostgreSQL). A crash resumes the run at the node it stopped in.
+queue's schema (PostgreSQL, on a connection whose round trips are bounded: :mod:`.pg`;
+a connection the bound broke is replaced on the next use). A crash resumes the run at
+the node it stopped in.
 
 Checkpoints are persistence like any other: a model's reply that decoded a secret must
 not land in a checkpoint blob. :class:`SealedSerializer` wraps LangGraph's serializer and
@@ -37,12 +39,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
-from sqlalchemy.engine import make_url
 
 from hy_memory_langgraph.jobs.lease import AdvisoryLease
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import schema_name
-from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S, check_timeout, connect_args
+from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S, check_timeout
+from hy_memory_langgraph.store.db.watchdog import Watchdog
 
 #: The classes a write graph's state holds (what a checkpoint may bring back to life).
 _STATE_TYPES: Final = (
@@ -106,21 +108,41 @@ class Checkpoints:
         timeout_s = check_timeout(timeout_s)
         self.serde = SealedSerializer(sealed)
         self._lock = threading.Lock()
-        self.saver: BaseCheckpointSaver[Any]
+        self._saver: BaseCheckpointSaver[Any]
+        self.path: Path | None = None
+        self._watchdog: Watchdog | None = None
         if schema is None:
-            self.path: Path | None = Path(target)
+            self.path = Path(target)
             self._conn: Any = _sqlite_connection(self.path, timeout_s)
             sqlite_saver = SqliteSaver(self._conn, serde=self.serde)
             sqlite_saver.setup()
-            self.saver = sqlite_saver
+            self._saver = sqlite_saver
         else:
-            from langgraph.checkpoint.postgres import PostgresSaver  # the `postgres` extra
+            from hy_memory_langgraph.jobs.pg import pg_watchdog
 
-            self.path = None
             self.schema = schema_name(schema)
-            self._conn = pg_connect(str(target), self.schema, timeout_s)
-            self.saver = PostgresSaver(self._conn, serde=self.serde)
+            self._url, self._timeout_s = str(target), timeout_s
+            self._watchdog = pg_watchdog(timeout_s)
+            self._connect_postgres()
             self._setup_postgres()
+
+    @property
+    def saver(self) -> BaseCheckpointSaver[Any]:
+        """The checkpointer (PostgreSQL: on a new connection when the last one broke)."""
+        with self._lock:
+            if self._watchdog is not None and self._conn.broken:
+                self._conn.close()
+                self._connect_postgres()
+            return self._saver
+
+    def _connect_postgres(self) -> None:
+        from langgraph.checkpoint.postgres import PostgresSaver  # the `postgres` extra
+
+        from hy_memory_langgraph.jobs.pg import pg_connect
+
+        assert self._watchdog is not None
+        self._conn = pg_connect(self._url, self.schema, self._timeout_s, self._watchdog)
+        self._saver = PostgresSaver(self._conn, serde=self.serde)
 
     def _setup_postgres(self) -> None:
         """Create the checkpoint tables once, whatever the number of workers starting.
@@ -131,15 +153,16 @@ class Checkpoints:
         while not self._conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
             time.sleep(0.05)
         try:
-            self.saver.setup()  # type: ignore[attr-defined]  # PostgresSaver's
+            self._saver.setup()  # type: ignore[attr-defined]  # PostgresSaver's
         finally:
             self._conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     def delete_runs(self, thread_ids: Iterable[str]) -> None:
         """Delete the checkpoints (and pending writes) of every thread of ``thread_ids``."""
+        saver = self.saver
         with self._lock:
             for thread_id in thread_ids:
-                self.saver.delete_thread(thread_id)
+                saver.delete_thread(thread_id)
 
     def flush_erasure(self) -> None:
         """SQLite: fold the write-ahead log into the database (zeroed pages, erasure)."""
@@ -150,6 +173,8 @@ class Checkpoints:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self._conn.close()
+        if self._watchdog is not None:
+            self._watchdog.close()
 
 
 def _sqlite_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
@@ -161,21 +186,13 @@ def _sqlite_connection(path: Path, timeout_s: float) -> sqlite3.Connection:
     return conn
 
 
-def pg_connect(url: str, schema: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
-    """A psycopg connection (autocommit, rows as dicts) whose search path is ``schema``;
-    connecting and noticing a vanished server are bounded by ``timeout_s``."""
-    import psycopg
-    from psycopg.rows import dict_row
-
-    parsed = make_url(url).set(drivername="postgresql")
-    conninfo = parsed.render_as_string(hide_password=False)
-    return psycopg.connect(conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                           options=f"-c search_path={schema}", **connect_args(parsed, timeout_s))
-
-
 def advisory_lease(url: str, schema: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> AdvisoryLease:
-    """A PostgreSQL worker lease on its own connection."""
-    return AdvisoryLease(lambda: pg_connect(url, schema_name(schema), timeout_s), schema_name(schema))
+    """A PostgreSQL worker lease on its own connection (round trips bounded: :mod:`.pg`)."""
+    from hy_memory_langgraph.jobs.pg import pg_connect, pg_watchdog
+
+    watchdog = pg_watchdog(timeout_s)
+    return AdvisoryLease(lambda: pg_connect(url, schema_name(schema), timeout_s, watchdog), schema_name(schema),
+                         on_release=watchdog.close)
 
 
 def hash_key(text: str) -> int:

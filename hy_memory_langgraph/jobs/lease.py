@@ -23,6 +23,7 @@ import hashlib
 import os
 import random
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -138,10 +139,12 @@ class AdvisoryLease:
     Args:
         connect: Opens a new psycopg connection (autocommit) to the queue's database.
         schema: The queue's schema (its locks live in their own key space).
+        on_release: Called once the lease is released (closes what ``connect`` shares).
     """
 
-    def __init__(self, connect: Any, schema: str) -> None:
+    def __init__(self, connect: Any, schema: str, *, on_release: Callable[[], None] | None = None) -> None:
         self.namespace = queue_lock_key(schema)
+        self._on_release = on_release
         self._conn = connect()
         rng = random.SystemRandom()
         for _ in range(16):
@@ -181,6 +184,8 @@ class AdvisoryLease:
     def release(self) -> None:
         with contextlib.suppress(Exception):
             self._conn.close()
+        if self._on_release is not None:
+            self._on_release()
 
 
 def _first(row: Any) -> Any:

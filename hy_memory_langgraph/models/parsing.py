@@ -2,8 +2,7 @@
 
 Models wrap JSON in prose or fenced blocks, emit Python-style dicts (single quotes,
 ``True/False/None``), trailing commas, smart quotes, ``//`` comments, bare keys, or stop
-mid-object when they run out of tokens. :func:`parse_json_value` and
-:func:`parse_json_object` recover what is usable and return ``None`` otherwise. Nothing in
+mid-object when they run out of tokens. :func:`parse_json_object` recovers what is usable and return ``None`` otherwise. Nothing in
 this module raises, whatever the input; it never calls ``eval`` (``ast.literal_eval`` only,
 on bounded input).
 
@@ -212,9 +211,12 @@ def _decode(src: str) -> Any:
     return None
 
 
-def _find(text: Any, openers: str) -> Any:
-    if isinstance(text, (dict, list)):
-        return text if ("{" in openers and isinstance(text, dict)) or "[" in openers else None
+_OPENER = re.compile(r"\{")
+
+
+def _find(text: Any) -> Any:
+    if isinstance(text, dict):
+        return text
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", "replace")
     if not isinstance(text, str) or not text:
@@ -223,22 +225,21 @@ def _find(text: Any, openers: str) -> Any:
     for variant in _variants(text):
         smart = variant.translate(_SMART)
         for candidate in (variant, smart) if smart != variant else (variant,):
-            value = _first_in(candidate, openers)
+            value = _first_in(candidate)
             if value is not None:
                 return value
     return None
 
 
-def _first_in(text: str, openers: str) -> Any:
-    """The first value that decodes at an opener (an object at ``{``, an array at ``[``).
+def _first_in(text: str) -> Any:
+    """The first object that decodes at a ``{``.
 
     A non-empty value cut off by the end of the text is closed and returned when it decodes:
     it contains any complete value that starts after it.
     """
-    pattern = re.compile("[" + re.escape(openers) + "]")
     budget = [2 * len(text) + 1000]
     truncated = 0
-    for starts, match in enumerate(pattern.finditer(text)):
+    for starts, match in enumerate(_OPENER.finditer(text)):
         if starts >= _MAX_STARTS:
             break
         scanned = _scan(text, match.start(), budget)
@@ -249,25 +250,11 @@ def _first_in(text: str, openers: str) -> Any:
             truncated += 1
             if truncated > _MAX_TRUNCATED:
                 continue
-        wanted = dict if match.group() == "{" else list
         for chunk in slices:
             value = _decode(chunk)
-            if isinstance(value, wanted) and (value or complete):
+            if isinstance(value, dict) and (value or complete):
                 return value
     return None
-
-
-def parse_json_value(text: Any) -> Any | None:
-    """The first JSON object or array in model output, or ``None``.
-
-    Args:
-        text: Model output (``str``; ``bytes`` are decoded; an already parsed ``dict`` or
-            ``list`` is returned as is; anything else gives ``None``).
-    """
-    try:
-        return _find(text, "{[")
-    except Exception:  # noqa: BLE001 - never raise on model output
-        return None
 
 
 def parse_json_object(text: Any) -> dict[str, Any] | None:
@@ -278,7 +265,7 @@ def parse_json_object(text: Any) -> dict[str, Any] | None:
     and returned when what remains decodes).
     """
     try:
-        value = _find(text, "{")
+        value = _find(text)
     except Exception:  # noqa: BLE001 - never raise on model output
         return None
     return _valid_unicode(value) if isinstance(value, dict) else None

@@ -1,7 +1,7 @@
 """The meter of the stage being run: LLM calls, tokens, errors and fallbacks.
 
 A node wrapper opens :func:`stage_meter` around one node; the LLM gateway and the nodes
-report into :func:`current_meter` (a context variable, so concurrent requests in other
+report into the running stage's meter (a context variable, so concurrent requests in other
 threads or tasks never mix). Outside a stage the reports go nowhere.
 
 Example:
@@ -51,11 +51,6 @@ def stage_meter() -> Iterator[StageMeter]:
         yield meter
     finally:
         _CURRENT.reset(token)
-
-
-def current_meter() -> StageMeter | None:
-    """The meter of the running stage, or ``None`` outside one."""
-    return _CURRENT.get()
 
 
 def count_llm(prompt_tokens: int, completion_tokens: int, *, failed: bool = False) -> None:

@@ -16,9 +16,17 @@ A run of digits is a card number when all of these hold:
 Order numbers, phone numbers and timestamps rarely meet all four: none of LoCoMo's,
 τ-bench's or BFCL's texts does (``bench/secret_scan.py``).
 
+A card's details follow its number in one order everywhere: the expiry (``MM/YY`` or
+``MM/YYYY``), then the security code. So within a short reach after a card number (or
+its placeholder, when the number was taken from an earlier message), a number of 3 or 4
+digits a few words after an expiry is the card's code, whatever word labels it
+("exp 11/26, code 9218", "gültig bis 07/30, Prüfziffer 380", "有効期限 01/29 セキュリティコード 958").
+
 Example:
     >>> card_numbers("card 4111 1111 1111 1111, exp 12/27")
     [(5, 24, 'card_number')]
+    >>> card_numbers("card 4111 1111 1111 1111, exp 12/27, Prüfziffer 380")
+    [(5, 24, 'card_number'), (48, 51, 'password')]
     >>> card_numbers("order 4111 1111 1111 1112"), card_numbers("1 2 3 4 5 6 7 8 9 0 1 2 3")
     ([], [])
 """
@@ -44,11 +52,31 @@ _ISSUERS: Final = (
 )
 
 
+#: How far after a card's number its expiry and code may come.
+_DETAILS_REACH: Final = 120
+_PLACEHOLDER: Final = "[REDACTED:card_number]"
+#: An expiry, then within a few words without digits a code of 3 or 4 digits.
+_EXPIRY_THEN_CODE: Final = re.compile(
+    r"(?<![\d/])(?:0[1-9]|1[0-2])\s?/\s?(?:20\d{2}|\d{2})(?![\d/])[^\d\n]{0,30}?(?<![\d/.,:-])(\d{3,4})(?![\d/.,:-])")
+
+
 def card_numbers(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, "card_number")`` of each card number in ``text``."""
-    if not _FOUR_DIGITS.search(text):
+    """``(start, end, "card_number")`` of each card number in ``text``, and ``(start, end,
+    "password")`` of the security code that follows a card's expiry."""
+    if not _FOUR_DIGITS.search(text) and _PLACEHOLDER not in text:
         return []
-    return [(m.start(), m.end(), KIND) for m in _CANDIDATE.finditer(text) if _is_card(m.group())]
+    cards = [(m.start(), m.end(), KIND) for m in _CANDIDATE.finditer(text) if _is_card(m.group())]
+    ends = [end for _, end, _ in cards]
+    at = text.find(_PLACEHOLDER)
+    while at >= 0:
+        ends.append(at + len(_PLACEHOLDER))
+        at = text.find(_PLACEHOLDER, at + 1)
+    codes = []
+    for end in ends:
+        details = _EXPIRY_THEN_CODE.search(text, end, end + _DETAILS_REACH)
+        if details is not None:
+            codes.append((details.start(1), details.end(1), "password"))
+    return sorted(set(cards + codes))
 
 
 def _is_card(written: str) -> bool:

@@ -7,9 +7,12 @@ each pair of neighbouring messages as well:
 
 * the end of the first and the start of the second, joined by a line break, are scanned
   as one text; what is found in the second's part is its secret ("password:" / "Xk9!");
+* a card's expiry and security code after its number in the first ("pay with this one:
+  4111 …" / "exp 11/26, code 123");
 * after a question that asks for a password, a PIN or a code (its last sentence ends
-  with ``?`` and names one), an answer that is a single token with a digit or a symbol
-  ("4821", "it's Tr0ub4dor&3") is its value. A word ("yes", "later") is not. After a
+  with ``?`` and names one) or says one comes next ("I'll send the password in the next
+  message"), an answer that is a single token with a digit or a symbol ("4821", "it's
+  Tr0ub4dor&3", "`Xk9!q` (case sensitive)") is its value. A word ("yes", "later") is not. After a
   question for a token or a key, an answer that looks random is.
 
 * a seed phrase given in two messages (its first words end the first, the rest start the
@@ -33,6 +36,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from hy_memory_langgraph.redact.cards import KIND as CARD
+from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import credential_like, looks_random
 from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, split_name
 from hy_memory_langgraph.redact.scan import Span, label_starts, scan
@@ -48,11 +53,13 @@ _NOTHING_CARRIED: dict[str, None] = {}
 _MEMO_SIZE: Final = 1024
 #: A label must start this close to the first message's end to carry over.
 _NEAR_END: Final = 80
-#: An answer of one token, perhaps after "it's", "sure," or "here:".
+#: An answer of one token, perhaps after an arrow or a bullet, "it's", "sure," or "here:",
+#: perhaps quoted, perhaps followed by a note of its own: in brackets ("(case sensitive)"),
+#: on the next line ("got it?"), or after a dash.
 _ANSWER: Final = re.compile(
-    r"(?i)\s*(?:(?:it['’]?s|it is|that['’]?s|sure|ok(?:ay)?|yes|here(?: it is)?|es|c['’]est|voilà|ist|é|è|sí|ja|oui|"
-    r"да|это|вот)[,:!]?\s+)*"
-    r"[\"'“‘`]?(?P<value>[^\s\"'“”‘’`]{4,64}?)[\"'”’`]?[.!?…]*\s*")
+    r"(?i)\s*(?:[→>*•-]\s*)?(?:(?:it['’]?s|it is|that['’]?s|sure|ok(?:ay)?|yes|here(?: it is)?|es|c['’]est|voilà|ist|"
+    r"é|è|sí|ja|oui|да|это|вот)[,:!]?\s+)*"
+    r"[\"'“‘`]?(?P<value>[^\s\"“”‘’`]{4,64}?)[\"'”’`]?[.!?…]*(?=\s*$|\s+[(\[（]|\s*\n|\s+[-–—]\s)")
 #: Characters that make a one-token answer a password rather than a word (sentence
 #: punctuation does not: "Why?", "Hmm..." are words).
 _SYMBOLS: Final = frozenset("#$%&*+/<=>@^_|~-")
@@ -103,15 +110,19 @@ def _carried_value(previous: str, current: str) -> list[Span]:
 
 
 def _carried(tail: str, current: str, window: str) -> list[Span]:
-    """The spans of :func:`carried_spans`: a label near the end of ``tail`` whose value the
+    """The spans of :func:`carried_spans`: a card's code after its number in ``tail``
+    (:func:`~.cards.card_numbers`), a label near the end of ``tail`` whose value the
     ``window`` scan finds in ``current``, else the answer to a request for a secret."""
+    offset = len(tail) + 1
+    codes = [(s - offset, e - offset, kind) for s, e, kind in card_numbers(window) if s >= offset and kind != CARD]
+    if codes:
+        return codes
     starts = label_starts(tail)
     if not starts or starts[-1] < len(tail) - _NEAR_END:
         return []
-    offset = len(tail) + 1
     found = [(s - offset, e - offset, kind) for s, e, kind in scan(window) if s >= offset]
     asked = None if found else _asked_for(tail)
-    answer = _ANSWER.fullmatch(current) if asked else None
+    answer = _ANSWER.match(current) if asked else None
     if asked is None or answer is None or current.startswith("[REDACTED:"):
         return found
     kind, code, question = asked
@@ -121,10 +132,19 @@ def _carried(tail: str, current: str, window: str) -> list[Span]:
         return span if looks_random(value, min_length=12) else []
     if code and value.isdigit() and 3 <= len(value) <= 8:
         return span  # "the door code?" / "4821"
-    if question and len(set(value)) >= 3 and any(c.isdigit() or c in _SYMBOLS for c in value):
-        return span
+    if len(set(value)) >= 3 and any(c.isdigit() or c in _SYMBOLS for c in value):
+        return span  # asked for, or announced ("I'll send the password next"), and not a word
     return span if credential_like(value) or (value.isdigit() and 4 <= len(value) <= 8 and len(set(value)) > 1) \
         else []
+
+
+def _qualified(words: list[str]) -> bool:
+    """Whether a word naming a secret has a qualifier beside it ("the PIN length", "password
+    hint"): it then names something about the secret (a qualifier elsewhere in the sentence,
+    German "dir", qualifies nothing)."""
+    qualifiers = load_rules().qualifiers
+    return any(name_class(word) is not None and not qualifiers.isdisjoint(words[max(0, i - 1):i + 2])
+               for i, word in enumerate(words))
 
 
 def _asked_for(tail: str) -> tuple[NameClass, bool, bool] | None:
@@ -138,7 +158,7 @@ def _asked_for(tail: str) -> tuple[NameClass, bool, bool] | None:
     sentences = [text[a:b].strip() for a, b in zip(ends, [*ends[1:], len(text)])]
     for sentence in sentences[::-1][:2]:
         words = split_name(sentence)
-        if load_rules().qualifiers.intersection(words):
+        if _qualified(words):
             return None
         kinds = {name_class(w) for w in words} | {name_class(sentence)}
         question = sentence.endswith(_QUESTION_MARKS)

@@ -42,7 +42,9 @@ _CODE: Final = re.compile(
     r"|(?:raise|return|yield|await|lambda)\b")
 _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ATTRIBUTE_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_TRAILING_DIGITS: Final = re.compile(r"\d{3,}$")
+#: Three digits or more ending an attribute path: a password (``Meadow.willow8326``,
+#: ``john.smith1985``), unless the name is a type or an algorithm (``np.float64``, ``hashlib.sha256``).
+_TRAILING_DIGITS: Final = re.compile(r"(?<![.])(?<!(?i:int|oat|lex|sha|.md|utf|ase|crc|.2b|.2s))\d{3,}$")
 #: What stands for a value instead of being one: a template's field (``<token>``, ``{{ key }}``,
 #: ``{token}``, ``%(key)s``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``,
 #: ``%PASSWORD%``), an environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask
@@ -138,8 +140,7 @@ def code_value(value: str, sep: str) -> bool:
     ``=`` or ``:``, also a name without digits that itself names a password
     (``password=password``, ``shrink_pass: ShrinkPass``; ``Wg3tPass`` is a password)."""
     if _CODE.match(value):
-        # a dotted name in lower case ending in three digits or more is a password (john.smith1985)
-        return not (_ATTRIBUTE_PATH.fullmatch(value) and value.islower() and _TRAILING_DIGITS.search(value))
+        return not (_ATTRIBUTE_PATH.fullmatch(value) and _TRAILING_DIGITS.search(value))
     if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value) and not any(c.isdigit() for c in value):
         name = value.rsplit(".", 1)[-1]
         return name_class(name) == "password" or mentions_password(name)

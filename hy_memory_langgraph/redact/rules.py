@@ -2,7 +2,7 @@
 
 Example:
     >>> rules = load_rules()
-    >>> [kind for kind, _ in rules.tokens][:2]
+    >>> [kind for kind, *_ in rules.tokens][:2]
     ['private_key', 'anthropic_key']
     >>> name_class("db_password"), name_class("max_tokens"), name_class("X-API-Key")
     ('password', None, 'secret')
@@ -49,9 +49,11 @@ class Rules:
     """Compiled rules.
 
     Attributes:
-        tokens: ``(kind, pattern)``: the whole match is a secret.
-        headers: ``(kind, pattern, test)``: the ``secret`` group is, as far as its value
-            test says (:func:`~.judge.marker_value`; ``""``: any value that is no reference).
+        tokens: ``(kind, pattern, needles)``: the whole match is a secret; every match
+            holds one of the ``needles`` (in its case-folded form for a case-insensitive
+            pattern), so a text without any skips the pattern.
+        headers: ``(kind, pattern, needles, test)``: the ``secret`` group is, as far as its
+            value test says (:func:`~.judge.marker_value`; ``""``: any value that is no reference).
         password, secret, weak: Label words of each class (lower case, no separators).
         password_stems, secret_stems: Stems of label words: a word holding one, with at most
             :data:`STEM_ENDING` letters after it, is of the class (``salasanani``, ``anahtarı``).
@@ -76,8 +78,8 @@ class Rules:
             (:func:`~.judge.postcode`).
     """
 
-    tokens: tuple[tuple[str, re.Pattern[str]], ...]
-    headers: tuple[tuple[str, re.Pattern[str], str], ...]
+    tokens: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]
+    headers: tuple[tuple[str, re.Pattern[str], tuple[str, ...], str], ...]
     password: frozenset[str]
     password_stems: tuple[str, ...]
     secret_stems: tuple[str, ...]
@@ -115,11 +117,12 @@ def load_rules() -> Rules:
         body = entry["pattern"]
         if entry.get("edges", True):
             body = f"{_EDGE_BEFORE}(?:{body}){_EDGE_AFTER}"
-        tokens.append((entry["kind"], re.compile(body)))
+        tokens.append((entry["kind"], re.compile(body), tuple(entry["needles"])))
     labels = data["labels"]
     return Rules(
         tokens=tuple(tokens),
-        headers=tuple((e["kind"], re.compile(e["pattern"]), e.get("test", "")) for e in data["header"]),
+        headers=tuple((e["kind"], re.compile(e["pattern"]), tuple(e["needles"]), e.get("test", ""))
+                      for e in data["header"]),
         password=frozenset(labels["password"]), loose=frozenset(labels["loose"]),
         password_stems=tuple(labels["password_stems"]), secret_stems=tuple(labels["secret_stems"]),
         codes=frozenset(labels["codes"]),

@@ -8,8 +8,7 @@ Passes over the text, all linear in its length:
    command-line password flags, passwords passed to connect and login calls, ``.pgpass``
    and ``.netrc`` lines, ODBC ``{…}`` values), each marker's value judged by its rule's
    test (:func:`~.judge.marker_value`: a reference such as ``$PASS`` or ``<token>`` is
-   none); each rule only on texts long enough for it that hold one of its needles
-   (:func:`_needles`); any vendor's key of the common shape (:mod:`.prefixed`), payment
+   none); each rule only on texts that hold one of the needles it declares; any vendor's key of the common shape (:mod:`.prefixed`), payment
    cards (:mod:`.cards`), seed phrases (:mod:`.seeds`), private key blocks (:mod:`.keys`),
    blocks of secrets in configuration text (:mod:`.blocks`);
 2. the labelled-value grammar: values after a label that names a secret (a word, a stem
@@ -35,7 +34,7 @@ import bisect
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final
+from typing import Final
 
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.bridge import bridged_spans
@@ -135,8 +134,6 @@ _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
 #: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``, ``סיסמה``,
 #: ``jelszavam``); not Chinese, Japanese or Korean (a particle there is a separator).
 _INFLECTION: Final = r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_]){0,5}"
-#: Most alternatives a literal run of a rule may have (one with more is not used as needles).
-_MAX_NEEDLES: Final = 32
 
 
 @functools.cache
@@ -215,6 +212,8 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     value = match.group("value").rstrip(".,;:!?)]}")
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
+    if kind in ("weak", "secret") and _names_network(text, match.start(), []):
+        kind = "password"  # "Netzwerk Home_5G, netwerksleutel Mercedes62@"
     start = match.start("value")
     if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
         return None  # a call, markup; or a separator, which makes it the label pattern's to judge
@@ -321,7 +320,8 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     words = [w for w in re.split(r"[\s,]+", match.group("more") or "") if _WORD_TOKEN.fullmatch(w)]
     label = " ".join([head, *words])
     kind = name_class(label)
-    if kind == "weak" and head.lower() == "key" and _names_network(match.string, match.start(), words):
+    if kind in ("weak", "secret") and name_class(head) is not None \
+            and _names_network(match.string, match.start(), words):
         kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
@@ -336,10 +336,13 @@ _SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
 
 
 def _names_network(text: str, start: int, words: list[str]) -> bool:
-    """Whether the words after a label, or its sentence before it, name a wireless network."""
+    """Whether the words after a label, or its sentence before it (the line before too
+    when the label starts a line: "SSID: HomeNet" / "Key: …"), name a wireless network."""
     before = text[max(0, start - _NETWORK_WINDOW):start]
     ends = [m.end() for m in _SENTENCE_END.finditer(before)]
-    tokens = [*re.split(r"[^\w-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
+    if len(ends) > 1 and not before[ends[-1]:].strip():
+        ends.pop()  # the label starts its line: the line before is its block's
+    tokens = [*re.split(r"[^\w!-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
     return not load_rules().networks.isdisjoint(tokens)
 
 
@@ -468,108 +471,19 @@ def _judged(pattern: re.Pattern[str], judge: Callable[[str, re.Match[str]], Span
     return found
 
 
-def _min_width(pattern: re.Pattern[str]) -> int:
-    """The fewest characters a match of ``pattern`` spans (0 when it cannot be told)."""
-    try:
-        return int(_parse(pattern).getwidth()[0])
-    except Exception:  # noqa: BLE001 - only an optimisation: 0 tries the pattern always
-        return 0
-
-
-def _parse(pattern: re.Pattern[str]) -> Any:
-    from re import _parser  # CPython's own pattern parser (sre_parse before 3.11)
-
-    return _parser.parse(pattern.pattern, pattern.flags)
-
-
-def _item_lead(op: Any, av: Any) -> tuple[list[str], bool]:
-    """The texts one parsed item consumes first, and whether they are all it consumes: a
-    literal, or a group (without flags of its own) or alternatives of literals; ``[""]``
-    and ``False`` for anything else."""
-    from re import _constants as c
-
-    if op is c.LITERAL:
-        return [chr(av)], True
-    if op is c.SUBPATTERN and not av[1] and not av[2]:
-        return _lead(av[3])
-    if op is c.BRANCH:
-        leads = [_lead(alternative) for alternative in av[1]]
-        return [t for texts, _ in leads for t in texts], all(whole for _, whole in leads)
-    return [""], False
-
-
-def _lead(items: Any) -> tuple[list[str], bool]:
-    """The texts a match of the parsed ``items`` can begin with (what it consumes first,
-    zero-width assertions skipped), and whether they are the whole of what it consumes."""
-    from re import _constants as c
-
-    prefixes = [""]
-    for op, av in items:
-        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
-            continue
-        texts, whole = _item_lead(op, av)
-        prefixes = [p + t for p in prefixes for t in texts]
-        if not whole or len(prefixes) > _MAX_NEEDLES:
-            return prefixes, False
-    return prefixes, True
-
-
-def _literal_runs(items: Any) -> list[list[str]]:
-    """Sets of texts such that every match of the parsed ``items`` holds one text of each
-    set: the runs of characters the sequence consumes one after another as written
-    (literals, and groups or alternatives of literals), and what a look-behind or
-    look-ahead requires next to it."""
-    from re import _constants as c
-
-    found: list[list[str]] = []
-    run = [""]
-    for op, av in items:
-        if op in (c.AT, c.ASSERT_NOT):  # consume nothing: the run goes on
-            continue
-        if op is c.ASSERT:
-            found += _literal_runs(av[1])
-            continue
-        texts, whole = _item_lead(op, av)
-        run = [p + t for p in run for t in texts]
-        if not whole or len(run) > _MAX_NEEDLES:
-            found.append(run)
-            run = [""]
-    return [texts for texts in (*found, run) if "" not in texts and len(texts) <= _MAX_NEEDLES]
-
-
-def _needles(pattern: re.Pattern[str]) -> tuple[str, ...]:
-    """Texts one of which every text ``pattern`` matches in holds (in its case-folded
-    form for a case-insensitive pattern): the most selective set :func:`_literal_runs`
-    finds; ``()`` when there is none, and the pattern is tried on every text.
-    ``"sk-ant-[A-Za-z0-9_-]{20,}"`` needs ``sk-ant-``: prose without it skips the
-    pattern, which its look-behind edge makes scan every position."""
-    try:
-        runs = _literal_runs(_parse(pattern))
-    except Exception:  # noqa: BLE001 - only an optimisation: () tries the pattern always
-        return ()
-    if pattern.flags & re.IGNORECASE:  # only ASCII letters fold as _FOLD does
-        runs = [[t.translate(_FOLD) for t in texts] for texts in runs if all(t.isascii() for t in texts)]
-    if not runs:
-        return ()
-    best = max(runs, key=lambda texts: (min(map(len, texts)), -len(texts)))
-    return tuple(dict.fromkeys(best))
-
-
-#: A rule: its kind, pattern, the shortest text it can match, what that text must hold
-#: (:func:`_needles`), whether that is looked for in the case-folded text, and a marker's
-#: value test (:func:`~.judge.marker_value`).
-_Rule = tuple[str, re.Pattern[str], int, tuple[str, ...], bool, str]
+#: A rule: its kind, pattern, needles (one of them is in every text it matches), whether
+#: they are looked for in the case-folded text, and a marker's value test
+#: (:func:`~.judge.marker_value`).
+_Rule = tuple[str, re.Pattern[str], tuple[str, ...], bool, str]
 
 
 @functools.cache
 def _sized_rules() -> tuple[tuple[_Rule, ...], tuple[_Rule, ...]]:
-    """The shape and marker rules, each with the shortest text it can match (a short
-    value, as most values of a JSON tool result, skips every rule longer than itself)
-    and the texts one of which a matching text must hold."""
+    """The shape and marker rules, each with its needles (a text holding none of them
+    skips the rule: most texts try only a few of the 90 patterns)."""
     rules = load_rules()
-    tokens = [(kind, p, _min_width(p), _needles(p), bool(p.flags & re.IGNORECASE), "") for kind, p in rules.tokens]
-    headers = [(kind, p, _min_width(p), _needles(p), bool(p.flags & re.IGNORECASE), test)
-               for kind, p, test in rules.headers]
+    tokens = [(kind, p, needles, bool(p.flags & re.IGNORECASE), "") for kind, p, needles in rules.tokens]
+    headers = [(kind, p, needles, bool(p.flags & re.IGNORECASE), test) for kind, p, needles, test in rules.headers]
     return tuple(tokens), tuple(headers)
 
 
@@ -577,19 +491,18 @@ def _sized_rules() -> tuple[tuple[_Rule, ...], tuple[_Rule, ...]]:
 def _all_needles() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every rule's needles, once each: those looked for in the text, and in the folded text."""
     rules = [rule for group in _sized_rules() for rule in group]
-    plain = {n for _, _, _, needles, fold, _ in rules if not fold for n in needles}
-    folded = {n for _, _, _, needles, fold, _ in rules if fold for n in needles}
+    plain = {n for _, _, needles, fold, _ in rules if not fold for n in needles}
+    folded = {n for _, _, needles, fold, _ in rules if fold for n in needles}
     return tuple(sorted(plain)), tuple(sorted(folded))
 
 
-def _tried(rules: tuple[_Rule, ...], size: int, present: tuple[set[str], set[str]]) -> Iterator[_Rule]:
-    """The rules that may match a text of ``size`` characters holding the ``present``
-    needles (in the text, in the folded text): long enough, and one of their needles there."""
+def _tried(rules: tuple[_Rule, ...], present: tuple[set[str], set[str]]) -> Iterator[_Rule]:
+    """The rules that may match a text holding the ``present`` needles (in the text, in
+    the folded text): one of their needles is there."""
     for rule in rules:
-        _, _, least, needles, fold, _ = rule
-        if least > size or (needles and present[fold].isdisjoint(needles)):
-            continue
-        yield rule
+        _, _, needles, fold, _ = rule
+        if not present[fold].isdisjoint(needles):
+            yield rule
 
 
 def marker_spans(rules: Iterable[_Rule], text: str) -> list[Span]:
@@ -610,8 +523,7 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     folded = text.translate(_FOLD)
     plain, fold = _all_needles()  # each needle looked for once, not once per rule
     present = ({n for n in plain if n in text}, {n for n in fold if n in folded})
-    size = len(text)
-    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern, *_ in _tried(tokens, size, present)
+    spans = [(m.start(), m.end(), kind, _SHAPE) for kind, pattern, *_ in _tried(tokens, present)
              for m in pattern.finditer(text) if not _FILLER_RUN.search(m.group())]
     spans += [(start, end, kind, _PREFIXED) for start, end, kind in prefixed_tokens(text)]
     spans += [(start, end, kind, _SHAPE) for start, end, kind in card_numbers(text)]
@@ -620,20 +532,35 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(start, end, kind, _LABEL) for start, end, kind in pin_spans(text)]
     if may_hold_keys(text, folded):
         spans += [(start, end, kind, _SHAPE) for start, end, kind in private_key_blocks(text)]
-    spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, size, present), text)]
+    spans += [(*span, _MARKER) for span in marker_spans(_tried(headers, present), text)]
     spans += [(*span, _MARKER) for span in call_spans(text, folded)]
     spans += [(*span, _MARKER) for span in line_spans(text)]
     spans += [(*span, _MARKER) for span in table_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
-    starts = _label_starts(text, folded)
-    if "[REDACTED:" in text:  # a placeholder's kind ("password") is no label
-        inside = {i for m in _PLACEHOLDER.finditer(text) for i in range(m.start(), m.end())}
-        starts = [start for start in starts if start not in inside]
+    # a word inside a credential's own shape (a seed phrase's "parole") or a placeholder's
+    # kind ("password") is no label
+    taken = [(start, end) for start, end, _, rank in spans if rank == _SHAPE]
+    taken += [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)] if "[REDACTED:" in text else []
+    starts = _outside(taken, _label_starts(text, folded))
     spans += [(*span, _LABEL) for span in _judged(_label_pattern(), _label_span, text, starts)]
     spans += [(*span, _LABEL) for span in _judged(_near_pattern(), _near_span, text, starts)]
     spans += [(*span, _LABEL) for span in bridged_spans(text, label_heads(text, starts))]
     return spans
+
+
+def _outside(ranges: list[tuple[int, int]], positions: list[int]) -> list[int]:
+    """The ``positions`` in none of the ``ranges`` (merged once, each position bisected)."""
+    if not ranges:
+        return positions
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    firsts = [start for start, _ in merged]
+    return [p for p in positions if (i := bisect.bisect_right(firsts, p) - 1) < 0 or merged[i][1] <= p]
 
 
 def _decoded(text: str) -> tuple[str, list[int]] | None:

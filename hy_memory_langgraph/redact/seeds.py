@@ -62,12 +62,13 @@ _AND: Final = frozenset({"and", "&", "et", "und", "y", "e", "en", "och", "og", "
 
 @functools.cache
 def _lists() -> tuple[dict[str, int], ...]:
-    """Each list as its words' indices (lower case, also without accents)."""
+    """Each list as its words' indices (lower case, composed as people type them: some
+    lists ship decomposed, ``e`` and a combining accent, Korean as jamo; also without accents)."""
     lists = []
     for path in sorted(_LISTS.glob("*.txt")):
         index: dict[str, int] = {}
         for number, word in enumerate(path.read_text(encoding="utf-8").split()):
-            for form in {word.lower(), _plain(word.lower())}:
+            for form in {unicodedata.normalize("NFC", word.lower()), _plain(word.lower())}:
                 index[form] = number
         lists.append(index)
     return tuple(lists)
@@ -99,9 +100,11 @@ _AS_SPACES: Final = str.maketrans({c: " " for c in ",，、;；:：|"})
 
 
 def _word(token: str) -> str:
-    """A token as a list word would be looked up: lower case, its numbering and edges off."""
+    """A token as a list word would be looked up: lower case, composed, its numbering and
+    edges off."""
     numbered = _NUMBERED.match(token) if token[:1].isdigit() else None
-    return token[numbered.end() if numbered else 0:].strip(_EDGES).lower()
+    word = token[numbered.end() if numbered else 0:].strip(_EDGES).lower()
+    return word if word.isascii() else unicodedata.normalize("NFC", word)
 
 
 def _member(token: str, words: dict[str, int]) -> bool:

@@ -51,7 +51,7 @@ Layout, one concern per module:
 * :mod:`.batch`: planning, guards, the write transaction and exact search of a batch.
 * :mod:`.vector`: the FAISS index of a scope, its namespace map, lazy loading and
   change-log replay per store, the shared LRU budget.
-* :mod:`.lexical`: the lexical index's operations, its upkeep inside a batch, its searches.
+* :mod:`.postings`: the lexical (BM25) postings index's operations, its upkeep inside a batch, its searches.
 * :mod:`.namespaces` / :mod:`.ttl`: namespace encoding/matching, TTL sweeper.
 * :mod:`.kv`: :class:`HyMemoryKVStore`, a LangChain ``BaseStore[str, bytes]`` in one
   namespace of any LangGraph store (e.g. the byte store of an embedding cache).
@@ -71,7 +71,7 @@ from hy_memory_langgraph.store.aio import AsyncHyMemoryStore
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.extensions import CapabilityFlags, IndexedStore
 from hy_memory_langgraph.store.kv import HyMemoryKVStore
-from hy_memory_langgraph.store.lexical.ops import (
+from hy_memory_langgraph.store.postings.ops import (
            KeyHit,
            LexicalOp,
            LexicalStatus,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
-from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
-from hy_memory_langgraph.store.lexical.read import TimeRange
+from hy_memory_langgraph.store.postings.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.postings.read import TimeRange
 
 
 @runtime_checkable

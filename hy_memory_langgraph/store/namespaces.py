@@ -9,8 +9,6 @@ That range is an index-friendly SQL condition with bind parameters only.
 Example:
     >>> encode(("users", "42"))
     'users.42'
-    >>> under_prefix("users.42.notes", "users.42")
-    True
     >>> matches(("a", "b", "c"), [MatchCondition("suffix", ("*", "c"))])
     True
 """
@@ -39,11 +37,6 @@ def require_namespace(namespace: tuple[str, ...]) -> None:
     """Reject the empty namespace for item operations."""
     if not namespace:
         raise InvalidNamespaceError("Namespace cannot be empty.")
-
-
-def under_prefix(namespace: str, prefix: str) -> bool:
-    """Whether encoded ``namespace`` lies under encoded ``prefix`` ("" = all)."""
-    return not prefix or namespace == prefix or namespace.startswith(prefix + SEP)
 
 
 def prefix_range(prefix: str) -> tuple[str, str]:

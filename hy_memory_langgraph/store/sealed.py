@@ -21,8 +21,8 @@ from langgraph.store.base import BaseStore, Op, PutOp, Result
 from hy_memory_langgraph.ids import require_clean_label
 from hy_memory_langgraph.redact.gate import seal
 from hy_memory_langgraph.store.extensions import IndexedStore
-from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalOp, LexicalStatus
-from hy_memory_langgraph.store.lexical.read import TimeRange
+from hy_memory_langgraph.store.postings.ops import KeyHit, LexicalOp, LexicalStatus
+from hy_memory_langgraph.store.postings.read import TimeRange
 
 #: The capability flags (:class:`~hy_memory_langgraph.store.CapabilityFlags`) a sealed store
 #: declares when the wrapped store does.

@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
@@ -44,8 +44,7 @@ from hy_memory_langgraph.store import namespaces
 from hy_memory_langgraph.store.batch.coalesce import GROUPABLE, AsyncCoalescer, Coalescer
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.plan import BatchPlan, plan_batch, tokenize_fields
-from hy_memory_langgraph.store.batch.search import run_key_search, run_search
-from hy_memory_langgraph.store.batch.single import SingleCalls
+from hy_memory_langgraph.store.batch.reads import run_key_search, run_search
 from hy_memory_langgraph.store.batch.writes import Vectors, WriteResult, apply_writes
 from hy_memory_langgraph.store.db import migrations
 from hy_memory_langgraph.store.db.engine import (
@@ -68,11 +67,11 @@ from hy_memory_langgraph.store.db.wal import (
     WRITER_CHECKPOINT_PAGES,
     WalCheckpointer,
 )
-from hy_memory_langgraph.store.lexical import read as lexical_read
-from hy_memory_langgraph.store.lexical import write as lexical_write
-from hy_memory_langgraph.store.lexical.idle import PendingIndexer
-from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
-from hy_memory_langgraph.store.lexical.read import TimeRange
+from hy_memory_langgraph.store.postings import read as lexical_read
+from hy_memory_langgraph.store.postings import write as lexical_write
+from hy_memory_langgraph.store.postings.idle import PendingIndexer
+from hy_memory_langgraph.store.postings.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.postings.read import TimeRange
 from hy_memory_langgraph.store.schema.tables import (
     COMPONENT,
     MIGRATIONS,
@@ -118,7 +117,7 @@ def _one_statement(plan: BatchPlan, get_requests: Sequence[Any]) -> bool:
     return (reads == 1 or plan.grouped) and not any(op.query for _, op, _ in plan.searches)
 
 
-class HyMemoryStore(SingleCalls, BaseStore):
+class HyMemoryStore(BaseStore):
     """Persistent langgraph store: SQLite or PostgreSQL + per-scope FAISS indexes.
 
     The database is the source of truth for items *and* vectors. Each store
@@ -186,7 +185,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
     #: A search without a query lists items most recently updated first.
     lists_newest_first = True
     #: ``LexicalOp`` in a batch and :meth:`lexical_search`: BM25 postings kept in the
-    #: database (see :mod:`.lexical_ops`); :meth:`vector_search_keys` ranks without values.
+    #: database (see :mod:`.postings.ops`); :meth:`vector_search_keys` ranks without values.
     supports_lexical_index = True
     #: The tables' migration history (LangGraph's stores name theirs the same way).
     MIGRATIONS: ClassVar[Sequence[Migration]] = MIGRATIONS
@@ -447,19 +446,31 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     def _batch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
         """:meth:`batch` of these ops (``grouped``: one-operation calls of several callers)."""
+        plan = self._plan(ops, grouped)
+        texts, queries = plan.texts(), plan.queries()
+        if self.embeddings is None:
+            return self._run(ops, plan, {}, {})
+        return self._run(ops, plan, self._vectors(texts, self.embeddings.embed_documents(texts) if texts else []),
+                         self._vectors(queries, embed_queries(self.embeddings, queries)))
+
+    def _run(self, ops: list[Op], plan: BatchPlan, text_vectors: Vectors, query_vectors: Vectors) -> list[Result]:
+        """Execute ``plan``; planned again (as ``ops``) for a retry: after a value that is
+        not JSON, and once after a lost connection when :meth:`_retryable`."""
         for attempt in (1, 2):
             try:
                 with database_faults(self._where):
                     try:
-                        return self._batch(ops, grouped)
+                        return self._execute(plan, text_vectors, query_vectors)
                     except sa.exc.DBAPIError as exc:
                         if not self._guard_json(exc):
                             raise
-                        return self._batch(ops, grouped)  # the read failed first: nothing was written
+                        plan = self._plan(ops, plan.grouped)  # the read failed first: nothing was written
+                        return self._execute(plan, text_vectors, query_vectors)
             except StoreUnavailableError:
                 if attempt == 2 or not self._retryable(ops):
                     raise
                 log.warning("%s: the connection was lost; retrying the batch once", self._where)
+                plan = self._plan(ops, plan.grouped)
         raise AssertionError("unreachable")
 
     def _retryable(self, ops: list[Op]) -> bool:
@@ -509,19 +520,6 @@ class HyMemoryStore(SingleCalls, BaseStore):
             return None
         return f"{schema_of(self._engine) or 'public'}.{PG_VALUE_READER}"
 
-    def _batch(self, ops: list[Op], grouped: bool = False) -> list[Result]:
-        plan = self._plan(ops)
-        plan.grouped = grouped
-        texts, queries = plan.texts(), plan.queries()
-        text_vectors: list[list[float]] = []
-        query_vectors: list[list[float]] = []
-        if self.embeddings is not None:
-            text_vectors = self.embeddings.embed_documents(texts) if texts else []
-            query_vectors = embed_queries(self.embeddings, queries)
-        else:
-            texts, queries = [], []
-        return self._execute(plan, self._vectors(texts, text_vectors), self._vectors(queries, query_vectors))
-
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: embeds with ``aembed_*``, runs SQL/FAISS in a worker thread."""
         ops = list(ops)
@@ -529,64 +527,31 @@ class HyMemoryStore(SingleCalls, BaseStore):
             return [await self._agroup.call(ops[0])]
         return await self._abatch_alone(ops)
 
-    def _asingle(self, op: Op) -> Awaitable[Result]:
-        """The result of one LangGraph operation (what ``aget``, ``aput``... make,
-        :mod:`.batch.single`): grouped with concurrent calls where :func:`_groupable_op` allows."""
-        if _groupable_op(op):
-            return self._agroup.call(op)
-        return self._aalone(op)
-
-    async def _aalone(self, op: Op) -> Result:
-        return (await self._abatch_alone([op]))[0]
-
     async def _abatch_alone(self, ops: list[Op], *, grouped: bool = False) -> list[Result]:
         """:meth:`abatch` of these ops (``grouped``: one-operation calls of several callers)."""
-        for attempt in (1, 2):
-            try:
-                with database_faults(self._where):
-                    try:
-                        return await self._abatch(ops, grouped)
-                    except sa.exc.DBAPIError as exc:
-                        if not self._guard_json(exc):
-                            raise
-                        return await self._abatch(ops, grouped)
-            except StoreUnavailableError:
-                if attempt == 2 or not self._retryable(ops):
-                    raise
-                log.warning("%s: the connection was lost; retrying the batch once", self._where)
-        raise AssertionError("unreachable")
-
-    async def _abatch(self, ops: list[Op], grouped: bool = False) -> list[Result]:
-        plan = self._plan(ops)
-        plan.grouped = grouped
+        plan = self._plan(ops, grouped)
         texts, queries = plan.texts(), plan.queries()
-        text_vectors: list[list[float]] = []
-        query_vectors: list[list[float]] = []
+        text_vectors: Vectors = {}
+        query_vectors: Vectors = {}
         if self.embeddings is not None:
-            if texts:
-                text_vectors = await self.embeddings.aembed_documents(texts)
-            query_vectors = list(await asyncio.gather(*(self.embeddings.aembed_query(q) for q in queries)))
-        else:
-            texts, queries = [], []
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            None,
-            self._execute,
-            plan,
-            self._vectors(texts, text_vectors),
-            self._vectors(queries, query_vectors),
-        )
+            text_vectors = self._vectors(texts, await self.embeddings.aembed_documents(texts) if texts else [])
+            query_vectors = self._vectors(queries, list(await asyncio.gather(
+                *(self.embeddings.aembed_query(q) for q in queries))))
+        return await asyncio.get_running_loop().run_in_executor(None, self._run, ops, plan, text_vectors,
+                                                                query_vectors)
 
-    def _plan(self, ops: Iterable[Op]) -> BatchPlan:
+    def _plan(self, ops: Iterable[Op], grouped: bool) -> BatchPlan:
         self._check_open()
         default_ttl = self.ttl_config.get("default_ttl") if self.ttl_config else None
-        return plan_batch(
+        plan = plan_batch(
             ops,
             fields=self._fields,
             compile_filter=lambda f: compile_filter(f, self._json),
             default_ttl=default_ttl,
             forbid_nul=self._engine.dialect.name == "postgresql",
         )
+        plan.grouped = grouped
+        return plan
 
     def _vectors(self, texts: list[str], vectors: list[list[float]]) -> Vectors:
         if len(vectors) != len(texts):
@@ -742,7 +707,7 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
     def _lexical_read(self, encoded: str, read: Callable[..., T]) -> T:
         """``read(conn, encoded)`` in a read transaction; when the namespace holds pending
-        lexical documents (``read`` raises :class:`~.lexical.read.PendingDocuments`), a
+        lexical documents (``read`` raises :class:`~.postings.read.PendingDocuments`), a
         store that may write gives them their postings (unless that cannot be done at
         once: see :meth:`_index_pending`) and reads again, what is indexed (``pending_ok``)."""
         with self._lock:
@@ -852,15 +817,10 @@ class HyMemoryStore(SingleCalls, BaseStore):
 
 
 def _groupable(ops: list[Op]) -> bool:
-    """Whether a batch may run grouped with concurrent calls: one operation that may."""
-    return len(ops) == 1 and _groupable_op(ops[0])
-
-
-def _groupable_op(op: Op) -> bool:
-    """Whether one operation may run grouped with concurrent calls: a plain LangGraph
-    operation, made outside a block whose embeddings belong to named users (grouped, its
-    embeddings would be made in another caller's context)."""
-    return type(op) in GROUPABLE and not EMBEDDING_OWNERS.get()
+    """Whether a batch may run grouped with concurrent calls: one plain LangGraph operation,
+    made outside a block whose embeddings belong to named users (grouped, its embeddings
+    would be made in another caller's context)."""
+    return len(ops) == 1 and type(ops[0]) in GROUPABLE and not EMBEDDING_OWNERS.get()
 
 
 def _index_setup(

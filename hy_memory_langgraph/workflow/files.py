@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 from urllib.parse import quote
 
+from hy_memory_langgraph.ids import require_clean_label, require_id
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
@@ -87,10 +88,17 @@ def relative_name(dimension: str, app_id: str | None = None) -> str:
     elif dimension == "global":
         name = "memory.md"
     elif dimension.startswith("workflow:"):
-        name = f"workflows/{escape_name(dimension[len('workflow:'):])}.md"
+        name = f"workflows/{escape_name(_placing(dimension[len('workflow:'):], 'workflow_id (workflowId)'))}.md"
     else:
         raise ValueError(f"unknown dimension {dimension!r}")
-    return name if app_id is None else f"apps/{escape_name(app_id)}/{name}"
+    return name if app_id is None else f"apps/{escape_name(_placing(app_id, 'memory_app_id (memoryAppId)'))}/{name}"
+
+
+def _placing(value: str, field: str) -> str:
+    """An id that names a document, checked as every id is and refused when it carries a
+    credential: whatever path an id took here (a caller, a dynamic context, a message),
+    no document is named by an invisible character or a secret."""
+    return require_clean_label(require_id(value, field), field)
 
 
 def render_document(dimension: str, entries: list[Entry]) -> str:

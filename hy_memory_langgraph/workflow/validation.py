@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.ids import require_id
+from hy_memory_langgraph.ids import require_clean_label, require_id
 from hy_memory_langgraph.workflow.credentials import refuse_credentials
 
 ROLES = ("user", "assistant")
@@ -29,8 +29,11 @@ class ExtractRequest:
     memory_app_id: str | None = None
 
 
-def optional_id(value: Any, name: str) -> str | None:
-    """``None`` or a non-empty id string (ints accepted: JSON numbers)."""
+def workflow_scope_id(value: Any, name: str) -> str | None:
+    """``None`` or a non-empty id (ints accepted: JSON numbers; whitespace around it
+    dropped), checked as every id is (:func:`~hy_memory_langgraph.ids.require_id`: no
+    invisible or control character, at most 512 bytes) and refused when it carries a
+    credential (a workflow or app id names a stored scope)."""
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
@@ -40,7 +43,7 @@ def optional_id(value: Any, name: str) -> str | None:
             f"{name} must be a non-empty string or omitted (got {value!r}), e.g. "
             f"{name}='1003655203465764898'"
         )
-    return value.strip()
+    return require_clean_label(require_id(value.strip(), name), name)
 
 
 def _msg_list(value: Any) -> list[Message]:
@@ -125,9 +128,9 @@ def validate_extract(user_id: Any, msg_list: Any = None, user_message: Any = Non
     request = ExtractRequest(
         user_id=user_id,
         messages=tuple(messages),
-        workflow_id=optional_id(workflow_id, "workflow_id (workflowId)"),
+        workflow_id=workflow_scope_id(workflow_id, "workflow_id (workflowId)"),
         dynamic_context=dict(dynamic_context or {}),
-        memory_app_id=optional_id(memory_app_id, "memory_app_id (memoryAppId)"),
+        memory_app_id=workflow_scope_id(memory_app_id, "memory_app_id (memoryAppId)"),
     )
     refuse_credentials({
         **{f"messages[{i}] ({m.role})": m.text for i, m in enumerate(request.messages)},

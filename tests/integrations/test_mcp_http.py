@@ -27,6 +27,7 @@ from hy_memory_langgraph import __version__
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.integrations.mcp_server import (
+    ALLOWED_HOSTS_ENV,
     TOKEN_ENV,
     allowed_hosts,
     build_mcp_server,
@@ -169,3 +170,21 @@ def test_the_command_refuses_a_public_bind_without_a_token_before_serving(tmp_pa
     assert done.returncode == 2 and error["code"] == "CONFIG_ERROR"
     assert "--token" in error["message"] and TOKEN_ENV in error["message"]
     assert not data_dir.exists()  # refused before the memory was opened, let alone served
+
+
+def test_the_command_refuses_a_wildcard_bind_without_host_names_before_serving(tmp_path: Path) -> None:
+    """With a token but no ``--allowed-host`` (and the environment's list unset or empty)."""
+    port = _free_port()
+    data_dir = tmp_path / "never-opened"
+    for hosts in (None, "", " , "):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HY_MEMORY_"))}
+        if hosts is not None:
+            env[ALLOWED_HOSTS_ENV] = hosts
+        done = subprocess.run([sys.executable, "-m", "hy_memory_langgraph.cli", "mcp", "--http", "--host", "0.0.0.0",
+                               "--port", str(port), "--token", TOKEN, "-u", "alice", "--json",
+                               "--data-dir", str(data_dir)],
+                              capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+                              cwd=str(Path(__file__).parents[2]))
+        error = json.loads(done.stdout)["error"]
+        assert done.returncode == 2 and error["code"] == "CONFIG_ERROR", (hosts, done.stdout)
+        assert "--allowed-host" in error["message"] and not data_dir.exists()

@@ -240,7 +240,7 @@ FULL_DISK = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import sqlalchemy as sa
-    from hy_memory_langgraph.store.lexical import idle
+    from hy_memory_langgraph.store.postings import idle
     idle.QUIET_S = 3600.0  # the add's lexical documents stay pending: the search must index them
     from hy_memory_langgraph.client import HyMemoryClient
     from tests.reliability.probe import outcomes
@@ -310,7 +310,7 @@ def test_a_client_opened_during_another_process_long_write_searches_at_once(tmp_
     timeout (MEMORY_DB_TIMEOUT_S) and says so."""
     from hy_memory_langgraph.config import MemoryConfig
     from hy_memory_langgraph.errors import StoreBusyError
-    from hy_memory_langgraph.store.lexical import idle
+    from hy_memory_langgraph.store.postings import idle
 
     with _client(tmp_path / "d") as client:
         client.add("I like green tea", user_id="alice")

@@ -1,4 +1,4 @@
-"""Pending lexical documents under concurrent writers (``store/lexical/write.py``).
+"""Pending lexical documents under concurrent writers (``store/postings/write.py``).
 
 Three processes add turns, one per batch, to the same user's session on one database
 while each, now and then, reads the namespace's lexical status (which indexes what is
@@ -49,7 +49,7 @@ def _open(target: str, schema: str | None) -> HyMemoryStore:
 
 
 def _writer(target: str, schema: str | None, me: int, barrier: Any, out: Any) -> None:
-    from hy_memory_langgraph.store.lexical import write as lexical_write
+    from hy_memory_langgraph.store.postings import write as lexical_write
 
     lexical_write.PENDING_LIMIT = 6  # several flushes by the limit, others by the reads
     try:
@@ -110,7 +110,7 @@ def test_concurrent_writers_leave_the_postings_of_immediate_indexing(database: t
         store.lexical_status(("chat", "u1"))  # indexes what the last writes left pending
         # the same documents in one batch, indexed at once, in another user's namespace
         ops = [op for me in range(WRITERS) for i in range(TURNS) for op in _ops(("chat", "u2"), *_turn(me, i))]
-        from hy_memory_langgraph.store.lexical import write as lexical_write
+        from hy_memory_langgraph.store.postings import write as lexical_write
 
         limit, lexical_write.PENDING_LIMIT = lexical_write.PENDING_LIMIT, 1
         try:

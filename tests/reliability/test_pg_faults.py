@@ -4,6 +4,8 @@ stays down is a StoreUnavailableError naming the database."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sqlalchemy as sa
 from langgraph.store.base import PutOp
@@ -33,15 +35,15 @@ def test_an_unguarded_batch_is_retried_once_and_a_guarded_one_is_not(pg_url: str
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     with HyMemoryStore(pg_url, schema="retry", index=None) as store:
         calls: list[int] = []
-        real = store._batch
+        real = store._execute
 
-        def lost_once(ops: list, *args: object) -> list:
-            calls.append(len(ops))
+        def lost_once(plan: Any, *args: object) -> list:
+            calls.append(len(plan.results))
             if len(calls) == 1:
                 raise sa.exc.OperationalError("COMMIT", {}, Exception("server closed the connection unexpectedly"))
-            return real(ops, *args)
+            return real(plan, *args)
 
-        monkeypatch.setattr(store, "_batch", lost_once)
+        monkeypatch.setattr(store, "_execute", lost_once)
         store.put(("n",), "a", {"text": "x"})
         assert len(calls) == 2 and store.get(("n",), "a") is not None
         calls.clear()

@@ -118,3 +118,45 @@ def test_a_store_opened_on_a_frozen_server_fails_within_the_timeout(frozen_serve
     assert isinstance(error, HyMemoryError), repr(error)
     assert "127.0.0.1" in str(error) and "MEMORY_DB_TIMEOUT_S" in str(error), str(error)
     assert elapsed < BOUND_S, elapsed
+
+
+def test_a_frozen_server_never_hangs_the_background_worker(frozen_server: PgServer, tmp_path: Path) -> None:
+    """The server freezes while a queued write runs (its model call in progress): the
+    worker's next round trips (LangGraph's checkpointer and the worker's lease are on
+    psycopg connections of their own) end within the bound, so ``close`` returns; once the
+    server runs again, a new client's worker finishes the write."""
+    from hy_memory_langgraph.testing import ScriptedChatModel
+
+    admin = sa.create_engine(frozen_server.url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    with admin.connect() as conn:
+        conn.execute(sa.text('CREATE DATABASE "frozen_bg"'))
+    admin.dispose()
+    url = frozen_server.database_url("frozen_bg")
+    started, go = threading.Event(), threading.Event()
+
+    def extract(_messages: Any) -> str:
+        started.set()
+        go.wait(60)
+        return '{"facts": [{"content": "I like green tea", "subject": "user", "owner": "user"}]}'
+
+    def pro_client() -> HyMemoryClient:
+        config = MemoryConfig.from_env({"MEMORY_DB_TIMEOUT_S": str(TIMEOUT_S)}, data_dir=tmp_path, db_url=url)
+        model = ScriptedChatModel.from_stages({"chat_extract": extract})
+        return HyMemoryClient(mode="pro", llm=model, config=config, embeddings=HashingEmbeddings(dims=32))
+
+    client = pro_client()
+    try:
+        assert client.add("I like green tea", user_id="alice", background=True)["status"] == "queued"
+        assert started.wait(60), "the worker never ran the write"
+        frozen_server.freeze()
+        go.set()
+        elapsed, error = _bounded(client.close)
+        assert error is None, repr(error)
+        assert elapsed < 3 * BOUND_S, elapsed  # a few bounded round trips in a row at most
+    finally:
+        go.set()
+        frozen_server.thaw()
+    with pro_client() as again:
+        assert again.flush(timeout=120)["outstanding"] == 0
+        assert [m["content"] for m in again.search("green tea", user_ids=["alice"])["memories"]] == [
+            "I like green tea"]

@@ -175,3 +175,96 @@ def test_codes_before_a_number_are_looked_for_only_near_it() -> None:
     """A code's label is read in the 80 characters before its digits: a code word far
     before a number leaves it."""
     assert pin_spans("door code — " + "the weather was lovely and we walked " * 4 + "4821") == []
+
+
+# ------------------------------------------------------------------ a card's details
+def _card(rng: random.Random, prefix: str, length: int) -> str:
+    """A number of ``length`` digits starting ``prefix`` whose Luhn check digit is right."""
+    body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
+    for check in string.digits:
+        digits = body + check
+        total = sum(int(c) if i % 2 == 0 else sum(divmod(int(c) * 2, 10)) for i, c in enumerate(reversed(digits)))
+        if total % 10 == 0:
+            return digits
+    raise AssertionError("unreachable")
+
+
+# Words that may stand between an expiry and the code, in any language or none at all.
+_CODE_WORDS = ["", "code", "CVV", "sec", "Prüfziffer", "код", "الرمز", "セキュリティコード", "安全码", "cód.", "kod"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_cards_code_after_its_expiry_goes_in_the_message_or_the_next(seed: int) -> None:
+    rng = random.Random(seed)
+    prefix, length = rng.choice([("4", 16), ("51", 16), ("2221", 16), ("37", 15), ("6011", 16), ("3530", 16)])
+    number = _card(rng, prefix, length)
+    written = " ".join(number[i:i + 4] for i in range(0, length, 4)) if rng.random() < 0.5 else number
+    expiry = f"{rng.randint(1, 12):02d}/{rng.choice([str(rng.randint(26, 33)), str(rng.randint(2026, 2033))])}"
+    code = "".join(rng.choice(string.digits) for _ in range(4 if prefix == "37" else 3))
+    details = f"{expiry}{rng.choice([', ', ' ', ' - '])}{rng.choice(_CODE_WORDS)} {code}".replace("  ", " ")
+    one = redact_text(f"card {written} exp {details}")
+    assert number[-4:] not in one and code not in one.split("/")[-1], one
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    spans = carried_spans(f"use this one: {written}", f"exp {details}")
+    assert [f"exp {details}"[s:e] for s, e, _ in spans] == [code]
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("exp 11/26, code 466", "466"),  # no card before it
+    ("card 4111 1111 1111 1111 expires 12/2027 and the zip is 94107", "94107"),  # five digits: no code
+    ("meeting 11/26 room 466", "466"),
+    ("order 4111 1111 1111 1112 shipped 11/26, box 466", "466"),  # no card: its check digit fails
+])
+def test_numbers_after_a_date_without_a_card_before_them_stay(text: str, kept: str) -> None:
+    assert kept in redact_text(text).split()
+
+
+# ------------------------------------------------------------------ a value announced, then sent
+_NOTES = ["", " (case sensitive)", "\n\ngot it?", " - delete it after saving", "\nthanks!"]
+_WRAPS = ["{}", "`{}`", '"{}"', "→ {}", "it's {}", "'{}'"]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_password_sent_in_the_message_after_its_announcement_goes(seed: int) -> None:
+    """The previous message names a password (any of the label words) and says it comes
+    next; the next one is a single token, wrapped or not, with a note of its own or none."""
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    rng = random.Random(seed)
+    word = rng.choice(sorted(w for w in load_rules().password if w.isalpha()))
+    value = "".join(rng.choice(string.ascii_letters + string.digits + "#$%&*@!_-") for _ in range(rng.randint(8, 20)))
+    value = value[:3] + rng.choice(string.digits) + rng.choice("#$%&*@_") + value[3:]
+    current = rng.choice(_WRAPS).format(value) + rng.choice(_NOTES)
+    for previous in (f"I'll send the {word} for the router in the next message", f"the {word} is", f"{word}:"):
+        assert [current[s:e] for s, e, _ in carried_spans(previous, current)] == [value], (previous, current)
+
+
+@pytest.mark.parametrize(("previous", "current"), [
+    ("I'll send the password in the next message", "ok (sure)"),
+    ("I forgot my password again", "no worries - happens"),
+    ("what's the PIN length?", "6 digits"),
+    ("Do you want to reset your password?", "yes please"),
+])
+def test_words_after_a_password_is_named_stay(previous: str, current: str) -> None:
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    assert carried_spans(previous, current) == []
+
+
+# ------------------------------------------------------------------ a wireless network's key
+_KEY_WORDS = ["key", "Schlüssel", "clave", "klucz", "ключ", "netwerksleutel", "nyckel", "anahtar", "psk"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_networks_key_in_any_language_is_its_password(seed: int) -> None:
+    """A word naming a key (any language) is a password where a network is named: in its
+    sentence, or on the line before it (an SSID / key block)."""
+    rng = random.Random(seed)
+    network = rng.choice(sorted(load_rules().networks))
+    key = rng.choice(_KEY_WORDS)
+    value = rng.choice(["Sommer", "Kasztan", "Ferrari", "Pagoda"]) + str(rng.randint(10, 9999)) + rng.choice("!@#*&?")
+    name = rng.choice(["Home_5G", "FRITZ!Box 7590 XY", "Livebox-93F2", "Keller WLAN"])
+    for text in (f"{network}: {name}\n{key}: {value}", f"{network} {name}, {key}: {value}",
+                 f"the {network} {key} is {value}"):
+        assert value not in redact_text(text), text

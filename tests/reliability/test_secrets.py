@@ -205,7 +205,7 @@ def test_rules_skipped_for_a_missing_needle_find_what_every_rule_finds(text: str
 def test_every_rule_has_needles() -> None:
     """Every rule skips texts without its needles (a rule without them scans every text)."""
     tokens, headers = scan_mod._sized_rules()
-    assert [kind for kind, _, _, needles, *_ in (*tokens, *headers) if not needles] == []
+    assert [kind for kind, _, needles, *_ in (*tokens, *headers) if not needles] == []
 
 
 def test_every_corpus_case_gets_the_spans_every_rule_finds() -> None:

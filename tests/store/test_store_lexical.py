@@ -27,8 +27,8 @@ from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.store import HyMemoryStore, LexicalOp
 from hy_memory_langgraph.store.db import engine as engine_module
-from hy_memory_langgraph.store.lexical import idle
-from hy_memory_langgraph.store.lexical import write as lexical_write
+from hy_memory_langgraph.store.postings import idle
+from hy_memory_langgraph.store.postings import write as lexical_write
 from hy_memory_langgraph.store.schema.tables import (
     lexical_docs,
     lexical_postings,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,31 @@ def test_innocent_words_are_not_credentials(service: WorkflowMemoryService) -> N
 def test_credential_words_without_a_value_are_normal_memories(service: WorkflowMemoryService,
                                                                text: str) -> None:
     service.memory_extract("u1", msg_list=msgs(text))  # no CredentialsRefusedError
+
+
+_SCOPE_FIELDS = {"workflow_id": "workflow_id (workflowId)", "memory_app_id": "memory_app_id (memoryAppId)"}
+
+
+@pytest.mark.parametrize("field", sorted(_SCOPE_FIELDS))
+@pytest.mark.parametrize(("value", "needle"), [
+    ("crm\u200b", "U+200B"), ("crm\n1", "control character"), ("c" * 600, "600 bytes"),
+    ("crm\U0001d159", "U+1D159"), ("ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "secret"),
+])
+def test_workflow_scope_ids_are_checked_as_every_id(service: WorkflowMemoryService, field: str, value: str,
+                                                     needle: str) -> None:
+    """A workflow or app id names a stored document: it is refused as a user id would be
+    (invisible, control, too long) and when it carries a credential, on reads and writes."""
+    with pytest.raises(InvalidInputError, match=rf"{re.escape(_SCOPE_FIELDS[field])}.*{re.escape(needle)}"):
+        service.memory_prompt("u1", **{field: value})
+    with pytest.raises(InvalidInputError, match=re.escape(needle)):
+        service.memory_extract("u1", msg_list=msgs(ALIAS_ZH), **{field: value})
+
+
+@pytest.mark.parametrize(("dimension", "app_id"), [("workflow:100003460000000060\u200b", None),
+                                                   ("global", "crm\u2800"), ("user", "sk-proj-" + "Ab1" * 10)])
+def test_no_document_is_named_by_an_invisible_character_or_a_secret(dimension: str, app_id: str | None) -> None:
+    """Where documents are named (both backends), whatever path the id took to get there."""
+    from hy_memory_langgraph.workflow.files import relative_name
+
+    with pytest.raises(InvalidInputError):
+        relative_name(dimension, app_id)

@@ -3,5 +3,5 @@
 * :mod:`.plan`: validate and plan the operations before touching storage;
 * :mod:`.guards`: checks that make a write conditional on what was read;
 * :mod:`.writes`: every change of the batch in one transaction;
-* :mod:`.search`: one search, exact and filter first.
+* :mod:`.reads`: the searches of a batch, exact and filter first.
 """

@@ -41,7 +41,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchOp
+from langgraph.store.base import GetOp, Item, ListNamespacesOp, Op, PutOp, Result, SearchOp
 
 #: The operations a one-operation call may be grouped with others for.
 GROUPABLE = (GetOp, PutOp, SearchOp, ListNamespacesOp)
@@ -67,35 +67,10 @@ def _texts(value: Any) -> bool:
     return type(value) is tuple and all(type(v) is str for v in value)
 
 
-_FLAG = (type(None), bool)
-_COUNT = (type(None), int)
-
-
-def _plain(op: Op) -> bool:
-    """Whether each field of the read ``op`` has the one type its field allows (text,
-    ``int`` not ``bool``, a flag), so that equal ops are the same read: the op is then
-    its own key, without building a stand-in of every field."""
-    kind = type(op)
-    if kind is GetOp:
-        return _texts(op.namespace) and type(op.key) is str and type(op.refresh_ttl) in _FLAG
-    if kind is SearchOp:
-        return (op.filter is None and _texts(op.namespace_prefix) and type(op.limit) is int
-                and type(op.offset) is int and type(op.query) in (type(None), str)
-                and type(op.refresh_ttl) in _FLAG)
-    if kind is ListNamespacesOp:
-        return (type(op.limit) is int and type(op.offset) is int and type(op.max_depth) in _COUNT
-                and type(op.match_conditions) is tuple
-                and all(type(c) is MatchCondition and type(c.match_type) is str and _texts(c.path)
-                        for c in op.match_conditions))
-    return False
-
-
 def _read_key(op: Op) -> Any:
     """What makes two reads the same read (``None``: not a read, or not comparable)."""
     if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
         return None
-    if _plain(op):
-        return (type(op), op)
     try:
         return (type(op).__name__, tuple(_frozen(part) for part in op))
     except TypeError:

@@ -43,7 +43,7 @@ from langgraph.store.base import (
 from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.store.batch.guards import GuardOp
 from hy_memory_langgraph.store.batch.serialise import dumps
-from hy_memory_langgraph.store.lexical.ops import LexicalOp
+from hy_memory_langgraph.store.postings.ops import LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM

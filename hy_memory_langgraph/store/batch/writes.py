@@ -2,7 +2,7 @@
 
 Inside the caller's write transaction: TTL refreshes for rows read by the
 batch, deletes, upserts (``created_at`` kept), the items' vectors replaced, the
-lexical index brought in line (:mod:`.lexical_write`), and one change-log row
+lexical index brought in line (:mod:`..postings.write`), and one change-log row
 per touched item that the vector indexes may hold: every removed item, and every
 written item that has vectors or may have had some (an item known to have had none
 and written without any is left out: most rows of a memory write are bookkeeping
@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.store.batch.guards import check_guards
 from hy_memory_langgraph.store.batch.plan import BatchPlan
 from hy_memory_langgraph.store.db.locks import lock_scopes, log_key
-from hy_memory_langgraph.store.lexical.write import apply_lexical
+from hy_memory_langgraph.store.postings.write import apply_lexical
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.ttl import expires_at

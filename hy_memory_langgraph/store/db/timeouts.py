@@ -83,7 +83,7 @@ def session_settings(timeout_s: float) -> list[str]:
 def bound_server_engine(engine: Engine, timeout_s: float, where: str) -> Watchdog:
     """Apply the timeout to ``engine``'s sessions and round trips (see the module
     docstring); returns the watchdog (close it when the engine is disposed)."""
-    watchdog = Watchdog(timeout_s + max(1.0, WATCHDOG_GRACE * timeout_s))
+    watchdog = Watchdog(round_trip_limit(timeout_s))
     settings = session_settings(timeout_s)
 
     @event.listens_for(engine, "connect")
@@ -131,9 +131,21 @@ def bound_server_engine(engine: Engine, timeout_s: float, where: str) -> Watchdo
         if not watchdog.fired(dbapi_conn):
             return None
         context.is_disconnect = True  # the pool drops it
-        return StoreUnavailableError(
-            f"{where} did not answer within {watchdog.limit_s:g} s ({TIMEOUT_SETTING}={timeout_s:g} s "
-            "plus a grace period): the server is frozen, overloaded or cut off; check that it "
-            "runs and is reachable, then retry (or raise the timeout)")
+        return frozen_server_error(where, watchdog.limit_s, timeout_s)
 
     return watchdog
+
+
+def round_trip_limit(timeout_s: float) -> float:
+    """How long the watchdog lets one round trip run: the timeout plus a grace period
+    (:data:`WATCHDOG_GRACE` of it, at least a second), so the server's own timeouts fire
+    first when it runs."""
+    return timeout_s + max(1.0, WATCHDOG_GRACE * timeout_s)
+
+
+def frozen_server_error(where: str, limit_s: float, timeout_s: float) -> StoreUnavailableError:
+    """The error of a round trip to ``where`` the watchdog ended after ``limit_s``."""
+    return StoreUnavailableError(
+        f"{where} did not answer within {limit_s:g} s ({TIMEOUT_SETTING}={timeout_s:g} s "
+        "plus a grace period): the server is frozen, overloaded or cut off; check that it "
+        "runs and is reachable, then retry (or raise the timeout)")

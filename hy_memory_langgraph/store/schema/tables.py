@@ -13,7 +13,7 @@
   transaction; store objects replay it to keep their in-memory FAISS indexes in step.
 * ``hy_store_meta``: small key/value facts (store uid, vector dims).
 * ``hy_lexical_spaces`` / ``hy_lexical_docs`` / ``hy_lexical_postings``: the
-  persistent lexical index (see :mod:`..lexical.write` and :mod:`..lexical.read`):
+  persistent lexical index (see :mod:`..postings.write` and :mod:`..postings.read`):
   per-namespace BM25 statistics (documents, total length, the neighbour window its
   grouped documents were built with, documents still waiting for their postings),
   one document per indexed item (its own terms and those it lends its neighbours, its

@@ -1,4 +1,4 @@
-"""The persistent lexical (BM25) index of the memory store.
+"""The persistent lexical (BM25) index of the memory store: postings per namespace.
 
 * :mod:`.ops`: the operations a batch carries and the results searches return;
 * :mod:`.write`: postings kept in step inside the batch's write transaction;

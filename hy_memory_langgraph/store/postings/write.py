@@ -57,7 +57,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store.lexical.ops import LexicalOp
+from hy_memory_langgraph.store.postings.ops import LexicalOp
 from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 

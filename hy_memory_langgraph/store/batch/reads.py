@@ -16,11 +16,6 @@ mirror and the search widens until the page is full or candidates run out.
 :func:`run_key_search` ranks the same way inside one namespace but returns only
 keys, scores and lexical-document times (no values are read or parsed), for
 callers that fetch just their final few items.
-
-Example:
-    >>> from langgraph.store.base import SearchOp
-    >>> page_bounds(SearchOp(("docs",), limit=5, offset=10))
-    (10, 15)
 """
 
 from __future__ import annotations
@@ -34,8 +29,8 @@ import sqlalchemy as sa
 from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy.engine import Connection, Row
 
-from hy_memory_langgraph.store.lexical.ops import KeyHit
-from hy_memory_langgraph.store.lexical.read import keys_of
+from hy_memory_langgraph.store.postings.ops import KeyHit
+from hy_memory_langgraph.store.postings.read import keys_of
 from hy_memory_langgraph.store.namespaces import encode
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
@@ -58,10 +53,6 @@ class SearchOutcome:
 
     items: list[SearchItem]
     ttl_ids: list[int]
-
-
-def page_bounds(op: SearchOp) -> tuple[int, int]:
-    return op.offset, op.offset + op.limit
 
 
 def _outcome(pairs: list[tuple[Row[Any], float | None]]) -> SearchOutcome:

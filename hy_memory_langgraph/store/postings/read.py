@@ -27,7 +27,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from hy_memory_langgraph.store.lexical.ops import KeyHit, LexicalStatus
+from hy_memory_langgraph.store.postings.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.schema.tables import items, lexical_docs, lexical_postings, lexical_spaces
 from hy_memory_langgraph.store.sql.statements import chunks, live
 
