@@ -169,7 +169,7 @@ def main() -> None:
         print(f"| {name} | {statistics.median(values):.3f} | {own:.3f} | "
               f"{statistics.median(values) / statistics.median(base):.1f} | {statistics.median(cpus[name]):.3f} |")
     print("\n| stage of `list` (in one interpreter, after its start) | median wall s |\n|---|---:|")
-    for i, name in enumerate([*(stage for stage, _ in STAGES), "the command (open the stores, read, print)"]):
+    for i, name in enumerate([*(stage for stage, _ in STAGES), "the command (parse, open the stores, read, print)"]):
         print(f"| {name} | {statistics.median(run[i] for run in stages):.3f} |")
 
 
