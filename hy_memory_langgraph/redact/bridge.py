@@ -149,6 +149,9 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             continue
         if name_class(token) is not None and first is None:
             return None
+        phrase = _quoted_phrase(text, start) if kind == "password" else None
+        if phrase is not None:
+            return phrase
         neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
         before = text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() if i > 0 else ""
         named = before in rules.before_ids or (before in rules.before_numbers and token.isdigit())
@@ -166,6 +169,31 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             if fillers > _FILLERS.get(kind, WINDOW):
                 return first
     return first
+
+
+#: Quotes that open a passphrase and the quote that closes each.
+_PHRASE_QUOTES: Final = {'"': '"', "“": "”", "„": "“", "«": "»", "»": "«", "‘": "’", "「": "」", "'": "'"}
+_LONGEST_PHRASE: Final = 200
+
+
+def _quoted_phrase(text: str, start: int) -> Span | None:
+    """A passphrase in quotes at ``start`` (the quotes delimit it, spaces and all):
+    several words with a digit or a symbol, or four words or more ("tundra lynx lantern
+    otter 69", «fjord willow tundra nimbus»); not one word, a reference or prose in quotes
+    of two or three plain words ("too short")."""
+    close = _PHRASE_QUOTES.get(text[start:start + 1])
+    if close is None:
+        return None
+    end = text.find(close, start + 1, start + 1 + _LONGEST_PHRASE)
+    inner = text[start + 1:end].strip() if end > 0 else ""
+    words = inner.split()
+    if "\n" in inner or len(words) < 2 or reference(inner):
+        return None
+    marked = any(c.isdigit() or not (c.isalpha() or c.isspace()) for c in inner)
+    if not marked and len(words) < 4:
+        return None
+    offset = start + 1 + text[start + 1:end].index(inner)
+    return offset, offset + len(inner), "password"
 
 
 def _in_address(text: str, start: int, end: int) -> bool:

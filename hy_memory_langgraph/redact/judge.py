@@ -42,9 +42,10 @@ _CODE: Final = re.compile(
     r"|(?:raise|return|yield|await|lambda)\b")
 _IDENTIFIER_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ATTRIBUTE_PATH: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-#: Three digits or more ending an attribute path: a password (``Meadow.willow8326``,
-#: ``john.smith1985``), unless the name is a type or an algorithm (``np.float64``, ``hashlib.sha256``).
-_TRAILING_DIGITS: Final = re.compile(r"(?<![.])(?<!(?i:int|oat|lex|sha|.md|utf|ase|crc|.2b|.2s))\d{3,}$")
+#: Two digits or more ending an attribute path: a password (``Meadow.willow8326``,
+#: ``nimbus.meadow.pepper27``), unless the name is a type or an algorithm (``np.float64``,
+#: ``hashlib.sha256``).
+_TRAILING_DIGITS: Final = re.compile(r"(?<![.\d_])(?<!(?i:int|oat|lex|sha|.md|utf|ase|crc|.2b|.2s))\d{2,}$")
 #: What stands for a value instead of being one: a template's field (``<token>``, ``{{ key }}``,
 #: ``{token}``, ``%(key)s``), a variable (``$PASS``, ``${DB_PASSWORD}``, ``$(cat pw)``,
 #: ``%PASSWORD%``), an environment variable's name (``YOUR_API_KEY``, ``ACCESS_TOKEN``), a mask
@@ -237,6 +238,12 @@ _PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")
 _TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
 
 
+#: Three words or more of three letters or more joined by one dash or plus sign: a
+#: generated passphrase (``lynx-violet-mango``); prose compounds have a short word
+#: (``up-to-date``, ``mother-in-law``) or two parts (``well-known``).
+_JOINED_WORDS: Final = re.compile(r"[^\W\d_]{3,}([-+])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
+
+
 def credential_like(token: str) -> bool:
     """Whether ``token``, found after a password label with no separator before it, looks
     like a password: six characters or more, letters with a digit or a symbol
@@ -245,8 +252,9 @@ def credential_like(token: str) -> bool:
     its unit, a model code, an address, a path, a reference, code.
 
     Example:
-        >>> [credential_like(t) for t in ("Kado-bisa-36", "tiwo30do", "BA2490", "12mm", "wi-fi", "router")]
-        [True, True, False, False, False, False]
+        >>> [credential_like(t) for t in ("Kado-bisa-36", "tiwo30do", "lynx-violet-mango", "BA2490", "12mm",
+        ...                               "wi-fi", "up-to-date", "router")]
+        [True, True, True, False, False, False, False, False]
     """
     token = token.strip(_TRIM)
     if not 6 <= len(token) <= 128 or not_a_value(token) or _NOT_A_BARE_VALUE.fullmatch(token) or reference(token) \
@@ -255,6 +263,8 @@ def credential_like(token: str) -> bool:
     letters = any(c.isalpha() for c in token)
     if letters and any(c.isdigit() for c in token):
         return True
+    if _JOINED_WORDS.fullmatch(token):
+        return True  # a passphrase of words joined by dashes or plus signs (lynx-violet-mango)
     return letters and (not _PASSWORD_SYMBOLS.isdisjoint(token) or looks_random(token, min_length=8))
 
 

@@ -11,6 +11,7 @@ import functools
 import logging
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
@@ -218,6 +219,7 @@ class HyMemoryStore(BaseStore):
         self._closed = False
         self._sweeper: TTLSweeper | None = None
         self._where = store_url(path).render_as_string(hide_password=True)
+        self._timeout_s = timeout_s
         with database_faults(self._where):
             self._engine, self._local_file = migrations.open_database(
                 path, COMPONENT, self.MIGRATIONS, schema=schema, wal_autocheckpoint=WRITER_CHECKPOINT_PAGES,
@@ -455,8 +457,11 @@ class HyMemoryStore(BaseStore):
 
     def _run(self, ops: list[Op], plan: BatchPlan, text_vectors: Vectors, query_vectors: Vectors) -> list[Result]:
         """Execute ``plan``; planned again (as ``ops``) for a retry: after a value that is
-        not JSON, and once after a lost connection when :meth:`_retryable`."""
+        not JSON, and once after a lost connection when :meth:`_retryable` and the loss came
+        before the timeout (a server that restarted; one that stopped answering already took
+        the whole wait, and a second one would double it)."""
         for attempt in (1, 2):
+            started = time.monotonic()
             try:
                 with database_faults(self._where):
                     try:
@@ -467,7 +472,7 @@ class HyMemoryStore(BaseStore):
                         plan = self._plan(ops, plan.grouped)  # the read failed first: nothing was written
                         return self._execute(plan, text_vectors, query_vectors)
             except StoreUnavailableError:
-                if attempt == 2 or not self._retryable(ops):
+                if attempt == 2 or not self._retryable(ops) or time.monotonic() - started >= self._timeout_s:
                     raise
                 log.warning("%s: the connection was lost; retrying the batch once", self._where)
                 plan = self._plan(ops, plan.grouped)

@@ -317,3 +317,33 @@ def test_one_recovery_code_of_groups_goes_after_a_singular_label(seed: int) -> N
     label = rng.choice(sorted(w for w in load_rules().code_lists if "code" in w or "código" in w or "kód" in w))
     for text in (f"{label}: {groups}", f"Der {label} lautet {groups}", f"the {label} is {groups}"):
         assert groups.split("-")[-1] not in redact_text(text), text
+
+
+# ------------------------------------------------------------------ passphrases after a password word
+_PHRASE_WORDS = ["nimbus", "meadow", "pepper", "tundra", "lynx", "lantern", "otter", "violet", "raven", "basalt"]
+_OPEN_CLOSE = [('"', '"'), ("“", "”"), ("„", "“"), ("« ", " »"), ("'", "'")]
+_CONNECTORS = ["na", "para", "naar", "brzmi", "est", "on", "je", "is", "è", "ist"]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_passphrase_of_words_after_a_password_word_goes_quoted_dotted_or_dashed(seed: int) -> None:
+    """Whatever word joins the label to it (the connector is drawn from many languages'):
+    in quotes (spaces and all), words joined by dots ending in digits, or by dashes."""
+    rng = random.Random(seed)
+    words = rng.sample(_PHRASE_WORDS, rng.randint(3, 5))
+    word = rng.choice(sorted(w for w in load_rules().password if w.isalpha() and len(w) > 4))
+    connector = rng.choice(_CONNECTORS)
+    opening, closing = rng.choice(_OPEN_CLOSE)
+    for phrase, written in ((" ".join(words) + f" {rng.randint(1, 99)}", None),
+                            (".".join(words) + str(rng.randint(10, 99)), ""), ("-".join(words), "")):
+        shown = f"{opening}{phrase}{closing}" if written is None else phrase
+        text = f"my {word} {connector} {shown} thanks"
+        assert phrase not in redact_text(text), text
+
+
+@pytest.mark.parametrize("text", [
+    'the password field says "too short" when I type', "password_hash = hashlib.sha3_256",
+    "the password manager is well-known", "dtype for the password embeddings is np.float16",
+])
+def test_prose_in_quotes_compounds_and_types_after_a_password_word_stay(text: str) -> None:
+    assert redact_text(text) == text
