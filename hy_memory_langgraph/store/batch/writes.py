@@ -54,7 +54,8 @@ class WriteResult:
 
 
 def _stacked(vectors: list[np.ndarray]) -> np.ndarray:
-    """One item's vectors as rows of one array (NumPy is loaded by the store's index)."""
+    """One item's vectors as rows of one array (only a store with an index has vectors:
+    its index loaded NumPy already)."""
     import numpy as np
 
     return np.stack(vectors)
