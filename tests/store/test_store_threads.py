@@ -283,7 +283,8 @@ from hy_memory_langgraph.testing import HashingEmbeddings
 with HyMemoryStore(os.path.join(folder, "indexed.db"), index={"dims": 8, "embed": HashingEmbeddings(8)}) as store:
     store.put(("u", "chat"), "k", {"text": "likes green tea"})
     hits = [i.key for i in store.search(("u",), query="tea")]
-print(json.dumps({"found": found, "plain_loads_numpy": plain, "indexed": hits, "indexed_loads_numpy": "numpy" in sys.modules}))
+print(json.dumps({"found": found, "plain_loads_numpy": plain, "indexed": hits,
+                  "indexed_loads_numpy": "numpy" in sys.modules}))
 """
 
 

@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-
 #: Training points per list and the cap on the training sample (k-means cost).
 _TRAIN_PER_LIST = 40
 _KMEANS_ITERATIONS = 10

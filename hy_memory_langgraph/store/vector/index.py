@@ -37,7 +37,13 @@ from hy_memory_langgraph.errors import (
 )
 from hy_memory_langgraph.openmp import check_thread_count
 from hy_memory_langgraph.store.vector.approximate import IvfPair, build_ivf, rerank_depth
-from hy_memory_langgraph.store.vector.settings import ID_BYTES, MAX_VECTORS_PER_ITEM, METRICS, POS_BITS, ApproximateSearch
+from hy_memory_langgraph.store.vector.settings import (
+    ID_BYTES,
+    MAX_VECTORS_PER_ITEM,
+    METRICS,
+    POS_BITS,
+    ApproximateSearch,
+)
 
 BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector scan
 
