@@ -135,7 +135,7 @@ def _scaled(corpus: np.ndarray, n: int, seed: int = 7) -> tuple[np.ndarray, bool
 
 def measure(out: Path, n: int, k: int, target: float, twin_loss: float) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from hy_memory_langgraph.store.vector.approximate import ApproximateSearch  # noqa: PLC0415
+    from hy_memory_langgraph.store.vector.settings import ApproximateSearch  # noqa: PLC0415
     from hy_memory_langgraph.store.vector.index import VectorIndex  # noqa: PLC0415
 
     corpus, scaled = _scaled(np.load(out / "corpus.npy"), n)
@@ -176,7 +176,7 @@ def measure(out: Path, n: int, k: int, target: float, twin_loss: float) -> None:
 
 def growth(out: Path, k: int, target: float) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from hy_memory_langgraph.store.vector.approximate import ApproximateSearch  # noqa: PLC0415
+    from hy_memory_langgraph.store.vector.settings import ApproximateSearch  # noqa: PLC0415
     from hy_memory_langgraph.store.vector.index import VectorIndex  # noqa: PLC0415
 
     corpus, queries = np.load(out / "corpus.npy"), np.load(out / "queries.npy")

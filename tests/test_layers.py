@@ -35,12 +35,15 @@ LAYERS: dict[str, int] = {
 }
 #: Function-level imports of our own modules, each made where it is first needed: modules
 #: that need an optional extra (the middleware, ``agents``: langchain; the queue's PostgreSQL
-#: connections, ``postgres``: psycopg), and the secret detectors (tens of compiled tables)
+#: connections, ``postgres``: psycopg), the secret detectors (tens of compiled tables)
 #: that every error needs and no import of ``errors`` does (``hy-memory --help``;
-#: tests/store/test_store_threads.py checks it).
+#: tests/store/test_store_threads.py checks it), and the store's vector side (NumPy,
+#: FAISS), which only a store opened with an index computes with (the reading commands
+#: open none; the same test checks it).
 LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware"),
                 ("jobs/checkpoints.py", "hy_memory_langgraph.jobs.pg"),
-                ("errors.py", "hy_memory_langgraph.redact")}
+                ("errors.py", "hy_memory_langgraph.redact"),
+                ("store/store.py", "hy_memory_langgraph.store.vector.scoped")}
 
 
 def _modules() -> list[tuple[str, Path, ast.Module]]:

@@ -44,7 +44,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore
 
@@ -70,6 +69,8 @@ def embedding_owners(user_ids: Iterable[str]) -> Iterator[None]:
 
 
 def _pack(vector: Sequence[float]) -> bytes:
+    import numpy as np  # here, not at the top: reading memories loads no NumPy
+
     as64 = np.asarray(vector, dtype=np.float64)
     as32 = as64.astype(np.float32)
     if np.array_equal(as32.astype(np.float64), as64):
@@ -78,6 +79,8 @@ def _pack(vector: Sequence[float]) -> bytes:
 
 
 def _unpack(blob: bytes) -> list[float]:
+    import numpy as np
+
     dtype = np.float32 if blob[:1] == _F32 else np.float64
     return np.frombuffer(blob[1:], dtype=dtype).astype(np.float64).tolist()
 

@@ -50,9 +50,8 @@ import tempfile
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from hy_memory_langgraph.messages.language import detect_text_language
@@ -61,6 +60,9 @@ from hy_memory_langgraph.models.reference_sentences import (
     REFERENCE_SENTENCES,
     REFERENCE_VERSION,
 )
+
+if TYPE_CHECKING:  # NumPy is imported where a calibration is measured: reading memories loads none
+    import numpy as np
 
 #: The smallest ceiling - floor range trusted; a model squeezing its scores more is
 #: mapped with a ceiling of 1.
@@ -141,6 +143,8 @@ class Calibration:
 
 
 def _unit(rows: list[list[float]]) -> np.ndarray:
+    import numpy as np
+
     matrix = np.asarray(rows, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms > 0, norms, 1.0)
@@ -178,6 +182,8 @@ def calibrate(emb: Embeddings) -> Calibration:
         >>> sorted(cal.languages), cal.scale("zh").floor < cal.scale("zh").ceiling
         (['en', 'zh'], True)
     """
+    import numpy as np
+
     emb = base_embeddings(emb)  # the reference sentences need no window, nor a cache entry
     sentences = [s for group in REFERENCE_SENTENCES.values() for s in group]
     docs = _unit(emb.embed_documents(sentences))

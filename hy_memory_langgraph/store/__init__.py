@@ -79,8 +79,8 @@ from hy_memory_langgraph.store.postings.ops import (
 from hy_memory_langgraph.store.sealed import SealedStore
 from hy_memory_langgraph.store.sql.filters import FilterError
 from hy_memory_langgraph.store.store import HyMemoryStore
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
+from hy_memory_langgraph.store.vector.settings import ApproximateSearch
 
 __all__ = ["ApproximateSearch", "AsyncHyMemoryStore", "CapabilityFlags", "FilterError", "GuardOp",
            "HyMemoryKVStore", "HyMemoryStore", "IndexCache", "IndexedStore", "KeyHit", "LexicalOp",

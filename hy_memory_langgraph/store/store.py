@@ -15,9 +15,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-import numpy as np
 import sqlalchemy as sa
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
@@ -84,11 +83,11 @@ from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
 from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, quoted_reader, sqlite_field_index
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
-from hy_memory_langgraph.store.vector.index import METRICS
-from hy_memory_langgraph.store.vector.scoped import ScopedIndex
-from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
+from hy_memory_langgraph.store.vector.settings import METRICS, ApproximateSearch
+
+if TYPE_CHECKING:
+    from hy_memory_langgraph.store.vector.scoped import ScopedIndex
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -325,22 +324,18 @@ class HyMemoryStore(BaseStore):
                 "e5), or use another path/data_dir")
         if dims is None:
             return None
+        # The vector side (NumPy, FAISS) loads here, with the first store opened with an
+        # index: a store without one plans, reads and writes without it.
+        from hy_memory_langgraph.store.vector.scoped import ScopedIndex
+
         metric = self.index_config.get("distance_type", "cosine") if self.index_config else "cosine"
-        snapshots = self._snapshots(approximate, stored["store_uid"])
+        beside_file = (self._local_file.with_name(self._local_file.name + ".ann")
+                       if self._local_file is not None else None)
         with read_tx(self._engine) as conn:
-            scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric,
-                                 approximate=approximate, snapshots=snapshots)
+            scoped = ScopedIndex(dims, cache, search_threads=search_threads, metric=metric, approximate=approximate,
+                                 snapshot_dir=beside_file, store_uid=stored["store_uid"])
             scoped.open(conn)
         return scoped
-
-    def _snapshots(self, approximate: ApproximateSearch | None, store_uid: str | None) -> SnapshotDir | None:
-        """Where this store saves approximate scope indexes (``None``: nowhere)."""
-        if approximate is None or not approximate.enabled or not approximate.snapshots or not store_uid:
-            return None
-        directory = approximate.snapshot_dir
-        if directory is None and self._local_file is not None:
-            directory = self._local_file.with_name(self._local_file.name + ".ann")
-        return SnapshotDir(directory, store_uid=store_uid) if directory is not None else None
 
     @property
     def closed(self) -> bool:
@@ -559,6 +554,8 @@ class HyMemoryStore(BaseStore):
         return plan
 
     def _vectors(self, texts: list[str], vectors: list[list[float]]) -> Vectors:
+        import numpy as np  # a store with an index: its ScopedIndex loaded NumPy already
+
         if len(vectors) != len(texts):
             raise StoreError(f"embedding returned {len(vectors)} vectors for {len(texts)} texts")
         out: Vectors = {}

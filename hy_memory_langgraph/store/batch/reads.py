@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
 import sqlalchemy as sa
 from langgraph.store.base import SearchItem, SearchOp
 from sqlalchemy.engine import Connection, Row
@@ -34,13 +33,13 @@ from hy_memory_langgraph.store.postings.read import keys_of
 from hy_memory_langgraph.store.namespaces import encode
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
-from hy_memory_langgraph.store.vector.index import POS_BITS
-from hy_memory_langgraph.store.vector.scoped import (
-    ScopedIndex,
-    Target,
-    targets_for_prefix,
-    targets_for_rows,
-)
+from hy_memory_langgraph.store.vector.settings import POS_BITS
+from hy_memory_langgraph.store.vector.targets import Target, targets_for_prefix, targets_for_rows
+
+if TYPE_CHECKING:  # a store without an index reads without the vector side (NumPy, FAISS)
+    import numpy as np
+
+    from hy_memory_langgraph.store.vector.scoped import ScopedIndex
 
 T = TypeVar("T")
 #: Reads the live rows (or anything per item) of some item ids: ``(conn, ids, now) -> {id: row}``.

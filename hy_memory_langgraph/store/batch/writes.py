@@ -17,9 +17,8 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
 from sqlalchemy.engine import Connection
 
 from hy_memory_langgraph.store.batch.guards import check_guards
@@ -29,9 +28,14 @@ from hy_memory_langgraph.store.postings.write import apply_lexical
 from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.ttl import expires_at
-from hy_memory_langgraph.store.vector.mirror import ItemVectors
 
-Vectors = dict[str, np.ndarray]
+if TYPE_CHECKING:  # a store without an index writes without the vector side (NumPy, FAISS)
+    import numpy as np
+
+    from hy_memory_langgraph.store.vector.mirror import ItemVectors
+
+#: Each text's vector (an index's stores only).
+Vectors: TypeAlias = "dict[str, np.ndarray]"
 PRUNE_EVERY = 1000  # check the change-log length every this many appended rows
 
 
@@ -47,6 +51,14 @@ class WriteResult:
     prune_upto: int | None = None
     #: Encoded namespaces left with pending lexical documents.
     pending: set[str] = dataclasses.field(default_factory=set)
+
+
+def _stacked(vectors: list[np.ndarray]) -> np.ndarray:
+    """One item's vectors as rows of one array (only a store with an index has vectors:
+    its index loaded NumPy already)."""
+    import numpy as np
+
+    return np.stack(vectors)
 
 
 def _change(item_id: int, op: str, namespace: str, key: str) -> dict[str, Any]:
@@ -132,7 +144,7 @@ def _puts(
             for pos, ((field, text), vec) in enumerate(zip(put.texts, vecs, strict=True))
         )
         if vecs or item_id not in written.vectorless:  # the vector indexes' concern
-            local[item_id] = (put.namespace, np.stack(vecs)) if vecs else None
+            local[item_id] = (put.namespace, _stacked(vecs)) if vecs else None
             entries.append(_change(item_id, "put", put.namespace, put.key))
     sql.replace_vectors(conn, [i for i in ids.values() if i not in written.vectorless], vector_rows)
 

@@ -25,10 +25,12 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hy_memory_langgraph.config import index_cache_mb
-from hy_memory_langgraph.store.vector.mirror import Mirror
+
+if TYPE_CHECKING:  # the vector side (NumPy, FAISS) loads with the first store opened with an index
+    from hy_memory_langgraph.store.vector.mirror import Mirror
 
 MB: Final = 1 << 20
 _shared: IndexCache | None = None

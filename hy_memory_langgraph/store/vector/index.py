@@ -9,7 +9,7 @@ Vector ids pack the owning item id and the vector's position inside the item,
 and no separate id map is needed. Inner products of normalised vectors are
 cosine similarities. Search is exact: a flat scan over the whole index, over a
 selector of allowed ids, or (for small candidate sets) numpy brute force over
-the reconstructed candidate vectors. An index given :class:`.approximate.ApproximateSearch`
+the reconstructed candidate vectors. An index given :class:`.settings.ApproximateSearch`
 settings turns into an IVF index once it holds their ``min_vectors`` (see
 :mod:`.approximate` for what then stays exact).
 
@@ -36,18 +36,16 @@ from hy_memory_langgraph.errors import (
     InvalidInputError,
 )
 from hy_memory_langgraph.openmp import check_thread_count
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair, build_ivf, rerank_depth
+from hy_memory_langgraph.store.vector.approximate import IvfPair, build_ivf, rerank_depth
+from hy_memory_langgraph.store.vector.settings import (
+    ID_BYTES,
+    MAX_VECTORS_PER_ITEM,
+    METRICS,
+    POS_BITS,
+    ApproximateSearch,
+)
 
-POS_BITS = 20
-MAX_VECTORS_PER_ITEM = 1 << POS_BITS
 BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector scan
-#: Estimated bytes per vector of an index's id bookkeeping: the id beside the vector and
-#: its id-map entry (a million vectors in an IVF pair measured 1,706 MB, ids and codes
-#: 1,608 MB of it: about 50 more bytes per vector in each of the two indexes).
-ID_BYTES = 56
-
-#: LangGraph's ``distance_type`` values the index ranks by.
-METRICS = ("cosine", "inner_product", "l2")
 
 FloatArray = npt.NDArray[np.float32]
 IdArray = npt.NDArray[np.int64]

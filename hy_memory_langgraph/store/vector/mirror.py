@@ -25,8 +25,9 @@ import numpy as np
 import numpy.typing as npt
 
 from hy_memory_langgraph.store.namespaces import prefix_range
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch, IvfPair
-from hy_memory_langgraph.store.vector.index import ID_BYTES, POS_BITS, IdArray, VectorIndex
+from hy_memory_langgraph.store.vector.approximate import IvfPair
+from hy_memory_langgraph.store.vector.index import IdArray, VectorIndex
+from hy_memory_langgraph.store.vector.settings import ID_BYTES, POS_BITS, ApproximateSearch
 
 # Estimated sizes: dict/set entries per item.
 _ITEM_BYTES = 240

@@ -36,32 +36,23 @@ import gc
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from sqlalchemy.engine import Connection, Row
 
 from hy_memory_langgraph.errors import StoreCorruptionError
-from hy_memory_langgraph.store.namespaces import SEP
-from hy_memory_langgraph.store.schema.tables import SCOPE_DEPTH, scope_of
+from hy_memory_langgraph.store.schema.tables import scope_of
 from hy_memory_langgraph.store.sql import statements as sql
-from hy_memory_langgraph.store.vector.approximate import ApproximateSearch
 from hy_memory_langgraph.store.vector.cache import IndexCache
 from hy_memory_langgraph.store.vector.index import FloatArray, IdArray
 from hy_memory_langgraph.store.vector.mirror import ItemVectors, Mirror
+from hy_memory_langgraph.store.vector.settings import ApproximateSearch
 from hy_memory_langgraph.store.vector.snapshot import Snapshot, SnapshotDir
+from hy_memory_langgraph.store.vector.targets import Target
 
 #: Own log positions a writer may leave for a later catch-up (:meth:`ScopedIndex.defer`).
 PENDING_MAX = 4096
-
-
-@dataclass(frozen=True)
-class Target:
-    """What to rank inside one scope: all of it, a namespace prefix, or some items."""
-
-    scope: str
-    prefix: str | None = None
-    item_ids: tuple[int, ...] | None = None
 
 
 @contextmanager
@@ -116,24 +107,6 @@ def _return_freed_memory() -> None:
         trim(0)
 
 
-def targets_for_prefix(conn: Connection, prefix: str) -> list[Target]:
-    """The scopes (and the prefix inside one) that a namespace prefix covers."""
-    depth = len(prefix.split(SEP)) if prefix else 0
-    if depth >= SCOPE_DEPTH:
-        return [Target(scope_of(prefix), prefix=prefix)]
-    return [Target(scope) for scope in sql.scopes_under(conn, prefix)]
-
-
-def targets_for_rows(rows: Iterable[Row[object]]) -> list[Target]:
-    """Targets for the ``(id, scope)`` rows a filtered SQL query selected (an item
-    without a scope has no vectors: it is no target)."""
-    grouped: dict[str, list[int]] = {}
-    for row in rows:
-        if row.scope is not None:  # type: ignore[attr-defined]
-            grouped.setdefault(str(row.scope), []).append(int(row.id))  # type: ignore[call-overload]
-    return [Target(scope, item_ids=tuple(ids)) for scope, ids in grouped.items()]
-
-
 class ScopedIndex:
     """The per-scope indexes of one store object.
 
@@ -143,16 +116,23 @@ class ScopedIndex:
         search_threads: OpenMP threads per FAISS search.
         metric: How vectors are compared (see :data:`.index.METRICS`).
         approximate: When a scope's index becomes approximate (``None``: never).
-        snapshots: Where approximate scope indexes are saved and mapped from
-            (``None``: every cold open rebuilds them; see :mod:`.snapshot`).
+        snapshot_dir: Where approximate scope indexes are saved and mapped from when
+            ``approximate.snapshot_dir`` names no folder (the store passes the folder
+            beside its SQLite file; ``None``: nowhere, every cold open rebuilds them;
+            see :mod:`.snapshot`).
+        store_uid: The store's id, which the snapshots carry (``None``: no snapshots).
     """
 
     def __init__(self, dims: int, cache: IndexCache, *, search_threads: int | None = 1,
                  metric: str = "cosine", approximate: ApproximateSearch | None = None,
-                 snapshots: SnapshotDir | None = None) -> None:
+                 snapshot_dir: Path | None = None, store_uid: str | None = None) -> None:
         self.dims = dims
         self.approximate = approximate
-        self.snapshots = snapshots if approximate is not None and approximate.enabled else None
+        self.snapshots: SnapshotDir | None = None
+        if approximate is not None and approximate.enabled and approximate.snapshots and store_uid:
+            directory = approximate.snapshot_dir if approximate.snapshot_dir is not None else snapshot_dir
+            if directory is not None:
+                self.snapshots = SnapshotDir(directory, store_uid=store_uid)
         self.cache = cache
         self.search_threads = search_threads
         self.metric = metric
