@@ -72,6 +72,8 @@ class Rules:
         function_words: Words of running prose (``the``, ``same``, ``see``, ``siehe``, ``même``).
         two_factor: Words that speak of two-factor setup (``2fa``, ``authenticator``, ``二段階認証``).
         code_lists: Labels of a list of backup codes (``backup codes``, ``резервные коды``).
+        seed_labels: Words naming a seed phrase (``seed``, ``助记词``): before a run of list
+            words, the run is a phrase whatever its checksum (:mod:`.seeds`).
         calls: Names and words of calls that take a credential by its place (:mod:`.calls`).
         pin_codes, pin_opens: Words for a code and for what a code opens (:mod:`.pins`).
         postal, streets: Words naming a postcode, and words of a street or a flat
@@ -101,6 +103,7 @@ class Rules:
     function_words: frozenset[str]
     two_factor: tuple[str, ...]
     code_lists: tuple[str, ...]
+    seed_labels: tuple[str, ...]
     calls: dict[str, frozenset[str]]
     pin_codes: tuple[str, ...]
     pin_opens: tuple[str, ...]
@@ -136,6 +139,7 @@ def load_rules() -> Rules:
         before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
         function_words=frozenset(labels["function_words"]),
         two_factor=tuple(labels["two_factor"]), code_lists=tuple(labels["code_lists"]),
+        seed_labels=tuple(labels["seed_labels"]),
         calls={name: frozenset(words) for name, words in data["calls"].items()},
         pin_codes=tuple(data["pins"]["codes"]), pin_opens=tuple(data["pins"]["opens"]),
         postal=tuple(w.lower() for w in data["addresses"]["postal"]),

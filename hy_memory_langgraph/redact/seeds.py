@@ -16,7 +16,9 @@ it belongs to; a phrase whose checksum holds is a seed phrase, unless it repeats
 the standard's test vectors do (``abandon`` eleven times and ``about``: a public example,
 no one's wallet). Lists of ordinary words fail the checksum as often as the checksum has
 bits to fail (15 of 16 twelve-word lists, 255 of 256 of 24 words); so does a phrase
-copied with a typo, which a label still finds ("seed phrase: …"). Chinese and Japanese
+copied with a typo, which a label still finds: a run of list words right after words that
+name a seed phrase (``seed_labels`` of ``patterns.toml``: "recovery phrase:", "助记词")
+is one whatever its checksum. Chinese and Japanese
 words count only written apart (the lists' single characters are everywhere in running text).
 
 Example:
@@ -37,6 +39,8 @@ import re
 import unicodedata
 from pathlib import Path
 from typing import Final
+
+from hy_memory_langgraph.redact.rules import load_rules
 
 KIND: Final = "seed_phrase"
 #: The lengths of a mnemonic, longest first.
@@ -250,9 +254,22 @@ def seed_phrases(text: str) -> list[tuple[int, int, str]]:
         if span is False:  # not numbered 1 to n: read in the text's order
             phrase = _phrase(run, mask)
             span = None if phrase is None else (run[phrase[0]][1], run[phrase[1]][2])
+        if not span and _labelled(text, run[0][1]):
+            span = run[0][1], run[min(len(run), LENGTHS[0]) - 1][2]
         if span:
             found.append((*span, KIND))
     return found
+
+
+#: How far before a run its label may stand ("my wallet's recovery phrase is: …").
+_LABEL_REACH: Final = 80
+
+
+def _labelled(text: str, start: int) -> bool:
+    """Whether words naming a seed phrase stand just before ``start`` (then a run of list
+    words is the phrase whatever its checksum: a typo, a misheard word)."""
+    before = text[max(0, start - _LABEL_REACH):start].lower()
+    return any(label in before for label in load_rules().seed_labels)
 
 
 def split_phrase(previous: str, current: str) -> tuple[int, int] | None:

@@ -375,3 +375,20 @@ def test_the_corpus_draws_bodies_at_random() -> None:
     other = build_samples(seed=12)
     same = Counter(a.needles == b.needles for a, b in zip(_SAMPLES, other) if a.secret)
     assert same[False] > 0.95 * sum(same.values())
+
+
+@pytest.mark.parametrize("name", _LISTS)
+def test_a_labelled_run_of_list_words_goes_whatever_its_checksum(name: str) -> None:
+    """A phrase copied with a typo (its checksum fails) after words naming a seed phrase;
+    the same words after a label that names none stay."""
+    from hy_memory_langgraph.redact.rules import load_rules
+
+    rng = random.Random(f"typo-{name}")
+    words = _words(name)
+    phrase = _phrase(rng, name, 12)
+    phrase[-1] = words[words.index(phrase[-1]) ^ 1]  # a checksum bit flipped
+    label = rng.choice(load_rules().seed_labels)
+    space = "\u3000" if name == "japanese" else " "
+    out = redact_text(f"my {label}: {space.join(phrase)}")
+    assert not any(w in out.split() for w in phrase[1:-1]), out
+    assert seed_phrases(f"tags: {', '.join(phrase)}") == []
