@@ -172,14 +172,19 @@ def holds_credential(value: str) -> bool:
                for token in _CREDENTIAL_TOKEN.findall(value))
 
 
+#: Three words or more of three letters or more joined by one dot, dash or plus sign: in a
+#: string literal a passphrase (``"velvet.tango.ember"``), not an attribute.
+_LITERAL_PHRASE: Final = re.compile(r"[^\W\d_]{3,}([-+.])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
+
+
 def literal_password(value: str) -> bool:
     """A string literal that reads as a password: letters with a digit, or with a symbol
-    inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names), or
-    random letters."""
+    inside it (``P@ss!word``; ``guest@``, ``read:all`` and e-mail addresses are names),
+    random letters, or words joined by dots or dashes (``velvet.tango.ember``)."""
     if not any(c.isalpha() for c in value) or not_a_value(value):
         return False
     return any(c.isdigit() for c in value) or not _PASSWORD_SYMBOLS.isdisjoint(value[1:-1]) \
-        or looks_random(value, min_length=8)
+        or looks_random(value, min_length=8) or _LITERAL_PHRASE.fullmatch(value) is not None
 
 
 def _random_enough(value: str) -> bool:

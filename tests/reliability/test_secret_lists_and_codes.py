@@ -347,3 +347,29 @@ def test_a_passphrase_of_words_after_a_password_word_goes_quoted_dotted_or_dashe
 ])
 def test_prose_in_quotes_compounds_and_types_after_a_password_word_stay(text: str) -> None:
     assert redact_text(text) == text
+
+
+# ------------------------------------------------------------------ scripts, .pgpass in prose, literal passphrases
+@pytest.mark.parametrize("seed", range(8))
+def test_what_a_script_sends_after_a_password_prompt_goes(seed: int) -> None:
+    rng = random.Random(seed)
+    value = "".join(rng.choice(string.ascii_letters + string.digits + "#@&*") for _ in range(rng.randint(8, 18)))
+    wait, send = rng.choice([("tn.read_until", "tn.write"), ("child.expect", "child.sendline"), ("s.expect", "s.send")])
+    prompt = rng.choice(["Password: ", "password:", "Enter passphrase", "Passwd:"])
+    prefix = "b" if "read_until" in wait else ""
+    joiner = rng.choice(["; ", "\n", "\n    "])
+    text = f"{wait}({prefix}\"{prompt}\"){joiner}{send}({prefix}'{value}\\n')"
+    assert value not in redact_text(text), text
+
+
+@pytest.mark.parametrize("quote", ["`", "'", '"', ""])
+def test_a_pgpass_line_quoted_in_prose_goes(quote: str) -> None:
+    text = f"my .pgpass line is {quote}db.prod.internal:6543:*:sven:gecko#5Qip2%823{quote} but psql prompts"
+    assert "gecko#5Qip2%823" not in redact_text(text)
+
+
+def test_a_passphrase_literal_of_dotted_words_is_a_password_and_a_module_path_stays() -> None:
+    from hy_memory_langgraph.redact.judge import literal_password
+
+    assert literal_password("velvet.tango.ember") and literal_password("lynx-violet-mango")
+    assert not literal_password("ab.cd") and not literal_password("hello")
