@@ -63,6 +63,8 @@ _ANSWER: Final = re.compile(
 #: Characters that make a one-token answer a password rather than a word (sentence
 #: punctuation does not: "Why?", "Hmm..." are words).
 _SYMBOLS: Final = frozenset("#$%&*+/<=>@^_|~-")
+#: Quotes and brackets around a token of an answer.
+_EDGE_QUOTES: Final = "\"'“”‘’`«»()[]「」"
 #: Sentence ends before the question's own sentence (Arabic ؟ and Greek ; ask too).
 _SENTENCE_END: Final = re.compile(r"[.!?。！？؟;\u037e\n](?=\s|$)")
 _QUESTION_MARKS: Final = ("?", "？", "؟", ";", "\u037e")
@@ -123,6 +125,8 @@ def _carried(tail: str, current: str, window: str) -> list[Span]:
     found = [(s - offset, e - offset, kind) for s, e, kind in scan(window) if s >= offset]
     asked = None if found else _asked_for(tail)
     answer = _ANSWER.match(current) if asked else None
+    if asked is not None and answer is None and asked[0] == "password" and not current.startswith("[REDACTED:"):
+        return _short_answer(current)
     if asked is None or answer is None or current.startswith("[REDACTED:"):
         return found
     kind, code, question = asked
@@ -136,6 +140,28 @@ def _carried(tail: str, current: str, window: str) -> list[Span]:
         return span  # asked for, or announced ("I'll send the password next"), and not a word
     return span if credential_like(value) or (value.isdigit() and 4 <= len(value) <= 8 and len(set(value)) > 1) \
         else []
+
+
+#: Most tokens of an answer read for the one that looks like a password ("claro → X",
+#: "X です", "here: X thanks").
+_SHORT_ANSWER: Final = 5
+_ANSWER_TOKEN: Final = re.compile(r"\S+")
+
+
+def _short_answer(current: str) -> list[Span]:
+    """In a short answer to a request for a password, the one token that looks like a
+    password (:func:`~.judge.credential_like`), whatever words stand around it; none when
+    the answer is longer or holds two such tokens (a sentence, not an answer)."""
+    tokens = list(_ANSWER_TOKEN.finditer(current))
+    if len(tokens) > _SHORT_ANSWER:
+        return []
+    found = []
+    for token in tokens:
+        value = token.group().strip(_EDGE_QUOTES)
+        if credential_like(value):
+            start = token.start() + token.group().index(value)
+            found.append((start, start + len(value), "password"))
+    return found if len(found) == 1 else []
 
 
 def _qualified(words: list[str]) -> bool:

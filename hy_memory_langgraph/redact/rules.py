@@ -221,8 +221,9 @@ def name_class(name: str) -> NameClass | None:
     """
     rules = load_rules()
     words = split_name(name.rsplit(".", 1)[-1] or name)
-    if not words or any(w in rules.qualifiers for w in words):
-        return None
+    paired = {j for i, pair in enumerate(zip(words, words[1:])) if pair in rules.pairs for j in (i, i + 1)}
+    if not words or any(w in rules.qualifiers for i, w in enumerate(words) if i not in paired):
+        return None  # a pair's own words qualify nothing: id_token is a token, token_id is not
     phrase = _phrase_class(name, words, rules)
     found: set[NameClass] = {phrase} if phrase else set()
     for i, word in enumerate(words):
@@ -230,7 +231,7 @@ def name_class(name: str) -> NameClass | None:
         if kind and not (word in rules.loose and i + 1 < len(words) and words[i + 1] not in _LOOSE_NOUNS
                          and not words[i + 1].startswith(_LOOSE_NOUN_STEMS)):
             found.add(kind)
-    if any(pair in rules.pairs for pair in zip(words, words[1:])):
+    if paired:
         found.add("secret")
     for kind in ("password", "secret", "weak"):
         if kind in found:

@@ -373,3 +373,35 @@ def test_a_passphrase_literal_of_dotted_words_is_a_password_and_a_module_path_st
 
     assert literal_password("velvet.tango.ember") and literal_password("lynx-violet-mango")
     assert not literal_password("ab.cd") and not literal_password("hello")
+
+
+# ------------------------------------------------------------------ short answers, bearer tokens by pair
+_AROUND = [("claro → ", ""), ("", " です"), ("ok: ", " thanks"), ("", ""), ("→ ", " (new)")]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_one_password_like_token_of_a_short_answer_goes(seed: int) -> None:
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    rng = random.Random(seed)
+    word = rng.choice(sorted(w for w in load_rules().password if w.isalpha() and len(w) > 4))
+    value = rng.choice(["Marble", "Comet", "Harbor"]) + rng.choice("@#&\"'") + str(rng.randint(100, 9999)) + "xQ9"
+    before, after = rng.choice(_AROUND)
+    current = f"{before}{value}{after}"
+    assert [current[s:e] for s, e, _ in carried_spans(f"what is the {word} of the server?", current)] == [value]
+
+
+@pytest.mark.parametrize("current", ["not sure, ask Tom2", "it's on the fridge", "v2 maybe",
+                                     "either Abc123!x or Def456!y, try both now please"])
+def test_answers_without_exactly_one_password_like_token_stay(current: str) -> None:
+    from hy_memory_langgraph.redact.dialogue import carried_spans
+
+    assert carried_spans("what's the wifi password?", current) == []
+
+
+@pytest.mark.parametrize(("name", "kind"), [("id_token", "secret"), ("idToken", "secret"), ("SAMLResponse", "secret"),
+                                            ("token_id", None), ("api_key_id", None), ("max_tokens", None)])
+def test_a_pair_naming_a_credential_is_not_qualified_by_its_own_words(name: str, kind: str | None) -> None:
+    from hy_memory_langgraph.redact.rules import name_class
+
+    assert name_class(name) == kind
