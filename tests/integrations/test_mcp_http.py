@@ -173,18 +173,20 @@ def test_the_command_refuses_a_public_bind_without_a_token_before_serving(tmp_pa
 
 
 def test_the_command_refuses_a_wildcard_bind_without_host_names_before_serving(tmp_path: Path) -> None:
-    """With a token but no ``--allowed-host`` (and the environment's list unset or empty)."""
+    """With a token but no ``--allowed-host`` and the environment's list set empty: no names
+    (an empty item is none); the other empty spellings are checked without a process."""
+    for hosts in ([], [""], [" ", ""]):
+        with pytest.raises(ConfigError, match="--allowed-host NAME"):
+            http_access(TOKEN, "0.0.0.0", 8000, hosts)
     port = _free_port()
     data_dir = tmp_path / "never-opened"
-    for hosts in (None, "", " , "):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HY_MEMORY_"))}
-        if hosts is not None:
-            env[ALLOWED_HOSTS_ENV] = hosts
-        done = subprocess.run([sys.executable, "-m", "hy_memory_langgraph.cli", "mcp", "--http", "--host", "0.0.0.0",
-                               "--port", str(port), "--token", TOKEN, "-u", "alice", "--json",
-                               "--data-dir", str(data_dir)],
-                              capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
-                              cwd=str(Path(__file__).parents[2]))
-        error = json.loads(done.stdout)["error"]
-        assert done.returncode == 2 and error["code"] == "CONFIG_ERROR", (hosts, done.stdout)
-        assert "--allowed-host" in error["message"] and not data_dir.exists()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "HY_MEMORY_"))}
+    env[ALLOWED_HOSTS_ENV] = ""
+    done = subprocess.run([sys.executable, "-m", "hy_memory_langgraph.cli", "mcp", "--http", "--host", "0.0.0.0",
+                           "--port", str(port), "--token", TOKEN, "-u", "alice", "--json",
+                           "--data-dir", str(data_dir)],
+                          capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+                          cwd=str(Path(__file__).parents[2]))
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 2 and error["code"] == "CONFIG_ERROR", done.stdout
+    assert "--allowed-host" in error["message"] and not data_dir.exists()
