@@ -14,7 +14,7 @@ import re
 import string
 
 import pytest
-from cpu_time import cpu_seconds
+from cpu_time import LINEAR_BUDGET_S, cpu_seconds
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -247,7 +247,7 @@ def test_the_later_hand_written_sets_are_redacted_and_their_clean_texts_kept(
         "user-flags"])
 def test_new_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < 5.0
+    assert spent < LINEAR_BUDGET_S
 
 
 @settings(max_examples=300, deadline=None)
@@ -461,7 +461,7 @@ def test_this_sessions_rules_are_linear_on_long_text(text: str) -> None:
     from hy_memory_langgraph.fences import defuse_control_tokens
 
     _, spent = cpu_seconds(lambda: (redact_text(text), defuse_control_tokens(text)))
-    assert spent < 5.0  # under 0.6 CPU s each here
+    assert spent < LINEAR_BUDGET_S
 
 
 @pytest.mark.parametrize(("text", "needle"), [
@@ -666,7 +666,7 @@ def test_chat_prose_near_those_words_stays(text: str) -> None:
         "nested-blocks", "secret-data-blocks"])
 def test_the_seventh_probes_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < 5.0
+    assert spent < LINEAR_BUDGET_S
 
 
 @pytest.mark.parametrize("unit", [*string.ascii_letters, *string.digits, *"+/=_-.:%", "AB", "Ab", "A1", "ab12", "Ab1-"])
