@@ -4,7 +4,7 @@
 random bodies and near misses (texts of the same class holding none) in many languages,
 split into a development part and a held-out part by template and by language before any
 rule was written. Each sample's messages go through the write path's redaction
-(:func:`~hy_memory_langgraph.messages.redact_messages`, neighbouring messages read
+(:func:`~hy_memory_langgraph.messages.redaction.redact_messages`, neighbouring messages read
 together); a secret is kept off disk when none of its needles is left, a near miss is
 kept when every message is unchanged. With ``--e2e`` the secrets are also written through
 a real client (lite mode) and every file under its data dir is read byte for byte.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.common.secret_classes import CLASSES, NEAR_CLASSES, Sample, build_samples
 from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.turns import redact_messages
+from hy_memory_langgraph.messages.redaction import redact_messages
 
 __all__ = ["caught", "kept", "measure"]
 

@@ -36,7 +36,7 @@ from bench.common.secret_corpus import Case, build_cases
 from bench.common.secret_heldout import CLEAN_2, CLEAN_3, HELD_OUT, HELD_OUT_2, HELD_OUT_3
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.turns import redact_messages
+from hy_memory_langgraph.messages.redaction import redact_messages
 from hy_memory_langgraph.redact import redact_text, redact_value
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.scan import scan

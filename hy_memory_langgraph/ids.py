@@ -51,8 +51,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from hy_memory_langgraph.errors import InvalidInputError
-from hy_memory_langgraph.redact import find_secret, redact_text
-from hy_memory_langgraph.redact.gate import carries_secret
+from hy_memory_langgraph.redact.gate import carries_secret, seal_text
 
 #: Longest id accepted, in UTF-8 bytes.
 MAX_ID_BYTES: Final = 512
@@ -196,6 +195,8 @@ def require_clean_label(label: str, what: str) -> str:
     """
     if not carries_secret(label):
         return label
+    from hy_memory_langgraph.redact import find_secret  # the detectors load on first use
+
     raise InvalidInputError(
         f"{what} holds what looks like a secret ({find_secret(label) or 'credential'}); ids and keys "
         "place a row and are stored as they are, so use an id that carries no credential")
@@ -212,7 +213,7 @@ def scope_id(value: Any, field: str, redact: bool) -> str | None:
         'https://u:[REDACTED:url_password]@git.example.com/org/repo'
     """
     checked = optional_id(value, field)
-    return redact_text(checked) if redact and checked else checked
+    return seal_text(checked) if redact and checked else checked
 
 
 def optional_id(value: Any, field: str) -> str | None:

@@ -36,13 +36,16 @@ LAYERS: dict[str, int] = {
 #: Function-level imports of our own modules, each made where it is first needed: modules
 #: that need an optional extra (the middleware, ``agents``: langchain; the queue's PostgreSQL
 #: connections, ``postgres``: psycopg), the secret detectors (tens of compiled tables)
-#: that every error needs and no import of ``errors`` does (``hy-memory --help``;
-#: tests/store/test_store_threads.py checks it), and the store's vector side (NumPy,
+#: that every error and every seal needs and no import of ``errors`` or of the gate does
+#: (``hy-memory --help``, the reading commands; tests/store/test_store_threads.py and
+#: tests/cli/test_cli_reading.py check it), and the store's vector side (NumPy,
 #: FAISS), which only a store opened with an index computes with (the reading commands
 #: open none; the same test checks it).
 LAZY_ALLOWED = {("integrations/__init__.py", "hy_memory_langgraph.integrations.middleware"),
                 ("jobs/checkpoints.py", "hy_memory_langgraph.jobs.pg"),
                 ("errors.py", "hy_memory_langgraph.redact"),
+                ("ids.py", "hy_memory_langgraph.redact"),
+                ("redact/gate.py", "hy_memory_langgraph.redact.values"),
                 ("store/store.py", "hy_memory_langgraph.store.vector.scoped")}
 
 

@@ -18,7 +18,11 @@ secrets: "the token field is the invoice number" is kept as written, and so are
 references, quantities and prose after a label ("password: see the onboarding doc",
 "Season pass: $129").
 
+The names below load the detectors on first access (``from hy_memory_langgraph.redact
+import redact_text``); the privacy gate (:mod:`.gate`) imports none of them until it seals.
+
 Example:
+    >>> from hy_memory_langgraph.redact import redact_text
     >>> redact_text("my key is sk-proj-4fG7hJ2kL9mN3pQ8rS1tV6wX0yZ5aB")
     'my key is [REDACTED:openai_key]'
     >>> redact_text("postgres://app:hunter22@db:5432/main")
@@ -27,14 +31,30 @@ Example:
 
 from __future__ import annotations
 
-from hy_memory_langgraph.redact.dialogue import carried_spans, split_spans
-from hy_memory_langgraph.redact.rules import name_class
-from hy_memory_langgraph.redact.values import (
-    find_secret,
-    placeholder,
-    redact_json_text,
-    redact_text,
-    redact_value,
-    replace_spans,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from hy_memory_langgraph.redact.dialogue import carried_spans, split_spans
+    from hy_memory_langgraph.redact.rules import name_class
+    from hy_memory_langgraph.redact.values import (
+        find_secret,
+        placeholder,
+        redact_json_text,
+        redact_text,
+        redact_value,
+        replace_spans,
+    )
+
+#: Where each name of the package lives: a module importing one of them loads the
+#: detectors then; importing :mod:`.gate` (every store does) loads none.
+_HOMES = {"carried_spans": "dialogue", "split_spans": "dialogue", "name_class": "rules",
+          **dict.fromkeys(("find_secret", "placeholder", "redact_json_text", "redact_text",
+                           "redact_value", "replace_spans"), "values")}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -19,6 +19,9 @@ digits; a SHA-256 digest: 64; an ISO-8601 UTC time), which no rule detects a sec
 tested property) and are not scanned. A text redaction already produced is found in a memo: the second pass
 costs a lookup.
 
+The detectors load on the first seal, not with the stores: a command that only reads
+never loads them.
+
 Example:
     >>> seal({"content": "the vault token is hvs.CAESIJ7x2Kp9QmZ4tR8wL3nB6vY1", "n": 3})
     {'content': 'the vault token is [REDACTED:api_token]', 'n': 3}
@@ -31,8 +34,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any, Final
-
-from hy_memory_langgraph.redact.values import redact_text, redact_value
 
 #: What a store applies to each value it persists (:func:`seal`, or nothing when the
 #: client's ``MEMORY_REDACT_SECRETS=false`` turned redaction off).
@@ -47,7 +48,11 @@ _OWN_SHAPES: Final = re.compile(
 def seal_text(text: str) -> str:
     """``text`` as the gate lets it through: redacted, unless it has the shape of one of
     this package's own ids or times."""
-    return text if _OWN_SHAPES.fullmatch(text) else redact_text(text)
+    if _OWN_SHAPES.fullmatch(text):
+        return text
+    from hy_memory_langgraph.redact.values import redact_text  # the detectors load on first use
+
+    return redact_text(text)
 
 
 def seal(value: Any) -> Any:
@@ -55,6 +60,8 @@ def seal(value: Any) -> Any:
     through: every detected secret at any depth replaced by its placeholder."""
     if isinstance(value, str):
         return seal_text(value)
+    from hy_memory_langgraph.redact.values import redact_value  # the detectors load on first use
+
     return redact_value(value, seal_text)
 
 
@@ -70,4 +77,4 @@ def gate(enabled: bool) -> Seal:
 
 def carries_secret(label: str) -> bool:
     """Whether ``label`` (an id, a key, a namespace label) holds a detected secret."""
-    return not _OWN_SHAPES.fullmatch(label) and redact_text(label) != label
+    return seal_text(label) != label

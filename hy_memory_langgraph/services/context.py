@@ -12,22 +12,25 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore
-
-from hy_memory_langgraph.chain.store import ChainStore
 from hy_memory_langgraph.config import MemoryConfig
-from hy_memory_langgraph.jobs.pending import PendingTurn
-from hy_memory_langgraph.models import LLMGateway
-from hy_memory_langgraph.models.calibration import Calibration
-from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
 from hy_memory_langgraph.repos.trace import TraceRepository
 from hy_memory_langgraph.retrieval.bm25 import LexicalCache
-from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING, ChatRanking
+from hy_memory_langgraph.retrieval.ranking import DEFAULT_CHAT_RANKING
+
+if TYPE_CHECKING:  # annotations only: a reader (no model, no queue, no chain) loads none of them
+    from langchain_core.embeddings import Embeddings
+    from langgraph.store.base import BaseStore
+
+    from hy_memory_langgraph.chain.store import ChainStore
+    from hy_memory_langgraph.jobs.pending import PendingTurn
+    from hy_memory_langgraph.models import LLMGateway
+    from hy_memory_langgraph.models.calibration import Calibration
+    from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
+    from hy_memory_langgraph.retrieval.ranking import ChatRanking
 
 class Stores(Protocol):
     """The stores of a client, opened on first use (the client's

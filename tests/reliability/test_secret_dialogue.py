@@ -8,7 +8,7 @@ import pytest
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.turns import redact_messages
+from hy_memory_langgraph.messages.redaction import redact_messages
 from hy_memory_langgraph.redact import carried_spans, replace_spans
 from hy_memory_langgraph.testing import HashingEmbeddings
 

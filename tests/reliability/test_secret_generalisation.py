@@ -31,7 +31,7 @@ from bench.common.secret_bodies import SEED_LANGS, mnemonic
 from bench.common.secret_classes import CLASSES, HELD_OUT_LANGS, NEAR_CLASSES, build_samples
 from bench.secret_classes import caught, kept, measure
 from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.turns import redact_messages
+from hy_memory_langgraph.messages.redaction import redact_messages
 from hy_memory_langgraph.redact import redact_text, values
 from hy_memory_langgraph.redact.keys import private_key_blocks
 from hy_memory_langgraph.redact.seeds import seed_phrases

@@ -23,7 +23,7 @@ from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages.compression import compress_for_prompt, truncate_chars_head_tail
 from hy_memory_langgraph.messages.language import detect_language
 from hy_memory_langgraph.messages.render import transcript_rows
-from hy_memory_langgraph.messages.turns import redact_after
+from hy_memory_langgraph.messages.redaction import redact_after
 from hy_memory_langgraph.pipeline_log.meter import note_fallback
 from hy_memory_langgraph.prompts.replies import CHAT_OPS, OWNERS, ChatExtract, ChatReconcile
 from hy_memory_langgraph.repos.chat import ChatRepository

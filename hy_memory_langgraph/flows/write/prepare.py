@@ -20,7 +20,7 @@ from hy_memory_langgraph.ids import optional_id, random_id, require_clean_label,
 from hy_memory_langgraph.limits import check_write
 from hy_memory_langgraph.messages.compression import cap_message_bytes
 from hy_memory_langgraph.messages.normalize import normalize_messages
-from hy_memory_langgraph.messages.turns import redact_messages
+from hy_memory_langgraph.messages.redaction import redact_messages
 from hy_memory_langgraph.redact import redact_value
 from hy_memory_langgraph.scenes import validate_scene
 from hy_memory_langgraph.timeutil import coerce_datetime, utcnow

@@ -1,0 +1,46 @@
+"""Secrets taken out of normalised messages, within a write and across two writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from hy_memory_langgraph.messages.types import Msg
+from hy_memory_langgraph.redact import carried_spans, redact_json_text, redact_value, replace_spans, split_spans
+
+
+def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
+    """The messages with every secret in text and tool-call arguments replaced by a typed
+    placeholder (see :mod:`hy_memory_langgraph.redact`): arguments as values (a key such
+    as ``password`` redacts what it holds), JSON held in text (OpenAI's argument strings,
+    tool results) as values too, other text scanned; a value whose label ends the message
+    before it ("my new PIN is" / "4821") too, and a seed phrase cut in two messages from both."""
+    out: list[Msg] = []
+    previous = ""  # the previous message as written: what it asked or began is read there
+    for m in msgs:
+        calls = tuple(replace(c, arguments=redact_value(c.arguments),
+                              raw_arguments=redact_json_text(c.raw_arguments)) for c in m.tool_calls)
+        content = redact_json_text(m.content)
+        if out and previous and content:  # a label ending the previous message
+            before, spans = split_spans(previous, content)
+            if before and out[-1].content == previous:
+                out[-1] = replace(out[-1], content=replace_spans(previous, before))
+            content = replace_spans(content, spans)
+        previous = m.content
+        out.append(replace(m, content=content, tool_calls=calls))
+    return out
+
+
+def redact_after(history: Sequence[Msg], msgs: Sequence[Msg]) -> list[Msg]:
+    """``msgs`` (already redacted) with a value whose label ends ``history`` taken out of the
+    first of them: a conversation written one message per write ("What's the wifi
+    password?" in one, "Tr0ub4dor&3" in the next) is read across the writes as
+    :func:`redact_messages` reads it within one."""
+    out = list(msgs)
+    previous = next((m.content for m in reversed(history) if m.content), "")
+    first = next((i for i, m in enumerate(out) if m.content), None)
+    if previous and first is not None:
+        spans = carried_spans(previous, out[first].content)
+        if spans:
+            out[first] = replace(out[first], content=replace_spans(out[first].content, spans))
+    return out
