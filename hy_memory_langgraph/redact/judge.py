@@ -135,13 +135,43 @@ def plain_word(value: str) -> bool:
         not any(c.islower() or c.isupper() for c in value)
 
 
+#: First parts of an attribute path of code (``self.password``, ``os.environ``, ``settings.db.value``).
+_CODE_ROOTS: Final = frozenset({
+    "self", "this", "cls", "super", "os", "sys", "env", "environ", "process", "config", "conf", "cfg", "settings",
+    "options", "opts", "args", "kwargs", "params", "ctx", "context", "request", "req", "response", "resp", "res",
+    "app", "data", "form", "user", "auth", "db", "secrets", "vault", "creds", "credentials", "window", "document",
+    "module", "exports", "props", "state", "np", "pd", "torch", "tf", "math", "json", "django", "flask", "models",
+    "schema", "api", "client", "session", "obj", "item", "row", "record", "values", "input", "event", "payload"})
+#: A part of a path of words: letters, perhaps digits after them (``Velvet``, ``srv77``).
+_PATH_WORD: Final = re.compile(r"[A-Za-z]{2,}\d*")
+
+
+def word_path(value: str) -> bool:
+    """Whether a dotted ``value`` is words joined by dots (a passphrase, a password shaped
+    like a host name: ``maple.walnut.candle``, ``Velvet.Mitten.Lantern``,
+    ``srv77.lantern.corp``) rather than an attribute of code: three parts or more, each
+    letters (digits may follow) of one case or capitalised (no ``camelCase`` or
+    ``SNAKE_CASE``), none naming a secret (``cfg.db.password``), no code root first
+    (``self.…``, ``os.…``, ``settings.…``).
+
+    Example:
+        >>> [word_path(v) for v in ("maple.walnut.candle", "self.db.password", "np.random.seed", "a.b")]
+        [True, False, False, False]
+    """
+    parts = value.split(".")
+    return len(parts) >= 3 and parts[0].lower() not in _CODE_ROOTS \
+        and all(_PATH_WORD.fullmatch(p) and (p.islower() or p.istitle()) for p in parts) \
+        and not any(name_class(p) in ("password", "secret") for p in parts)
+
+
 def code_value(value: str, sep: str) -> bool:
     """Whether a password label's ``value`` is code rather than a password: a type, a call,
-    a subscript, a reStructuredText role, a list or dict of names or an attribute; after
-    ``=`` or ``:``, also a name without digits that itself names a password
-    (``password=password``, ``shrink_pass: ShrinkPass``; ``Wg3tPass`` is a password)."""
+    a subscript, a reStructuredText role, a list or dict of names or an attribute (not
+    words joined by dots: :func:`word_path`); after ``=`` or ``:``, also a name without
+    digits that itself names a password (``password=password``, ``shrink_pass:
+    ShrinkPass``; ``Wg3tPass`` is a password)."""
     if _CODE.match(value):
-        return not (_ATTRIBUTE_PATH.fullmatch(value) and _TRAILING_DIGITS.search(value))
+        return not (_ATTRIBUTE_PATH.fullmatch(value) and (_TRAILING_DIGITS.search(value) or word_path(value)))
     if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value) and not any(c.isdigit() for c in value):
         name = value.rsplit(".", 1)[-1]
         return name_class(name) == "password" or mentions_password(name)
@@ -243,10 +273,10 @@ _PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")
 _TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
 
 
-#: Three words or more of three letters or more joined by one dash or plus sign: a
-#: generated passphrase (``lynx-violet-mango``); prose compounds have a short word
+#: Three words or more of three letters or more joined by one dash, plus sign or dot: a
+#: generated passphrase (``lynx-violet-mango``, ``maple.walnut.candle``); prose compounds have a short word
 #: (``up-to-date``, ``mother-in-law``) or two parts (``well-known``).
-_JOINED_WORDS: Final = re.compile(r"[^\W\d_]{3,}([-+])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
+_JOINED_WORDS: Final = re.compile(r"[^\W\d_]{3,}([-+.])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
 
 
 def credential_like(token: str) -> bool:
@@ -423,10 +453,12 @@ def setting_value(value: str, kind: str) -> bool:
         [True, False, False, False]
     """
     if not value or value.lower() in _SETTING_NULLISH or value.startswith("[REDACTED:") or reference(value) \
-            or code_value(value, "=") or named_value(value):
+            or code_value(value, "="):
         return False  # password = os.environ["DB_PASSWORD"], token: settings.TOKEN
     if kind == "password":
         return True
+    if named_value(value):
+        return False
     if " " in value or len(value) < _MIN_SETTING or value.isdigit() or not_a_value(value) \
             or _CODE_PUNCTUATION.search(value):
         return False

@@ -127,9 +127,16 @@ _CJK_SEPARATORS: Final = ("是", "为", "為", "は", "는", "은")
 _CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』", "`": "`"}
 #: A value's characters: no space, quote, ``<`` (markup), backtick, ``|``, CJK punctuation,
 #: ``,`` or ``;``, and ``&`` only inside it (not before a query's next parameter); any script.
-_VALUE: Final = r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&<`|]|&(?![A-Za-z_][\w.-]{0,40}=|amp;))"""
+#: A comma or semicolon between two of its characters is one too (``u,h?SE_6k``), unless a
+#: parameter follows (``pwd=abc;uid=sa``); so is a quote next to a symbol (``Brioche"&681``,
+#: ``#'banjo``), not one between letters (``it's``).
+_VALUE: Final = (r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&<`|]|&(?![A-Za-z_][\w.-]{0,40}=|amp;)"""
+                 r"""|(?<=[^\s"'“”‘’,;])[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
+                 r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>]))""")
 #: Labels whose value is words by nature: after them the whole clause is the secret.
-_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic phrase|助记词|助記詞|security answer")
+_PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic phrase|助记词|助記詞|security answer"
+                                r"|phrase secrète|phrase de passe|frase|wachtzin|lösenfras|passordfras|adgangssætning"
+                                r"|salasanalause|фраз|fraza|パスフレーズ|암호 문구")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
 #: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``, ``סיסמה``,
 #: ``jelszavam``); not Chinese, Japanese or Korean (a particle there is a separator).
@@ -301,13 +308,26 @@ def _first_value_end(text: str, match: re.Match[str], label: str, value: str, lo
         end = max(_clause_end(text, start), start + len(value))
         if end > start + len(value) and mentions_password(text[start:end]):
             return None  # "password: the database password"
-        return None if not _PASSPHRASE.search(label) and prose_clause(text[start:end]) else end
+        copula = sep.lower() in load_rules().copulas
+        if _PASSPHRASE.search(label):
+            return _said_words_end(text, start, end) if copula else end  # "passphrase: the cat sat on the mat"
+        return None if prose_clause(text[start:end]) else end
     if sep in _CJK_SEPARATORS:  # 密码是abc def：the ASCII run after the label
         run = _ASCII_RUN.match(text, start)
         if not run or not run.group().strip() or (run.group().isdigit() and quantity(text, run.end())):
             return None  # パスワードは8文字以上: a count
         return start + len(run.group().rstrip())
     return start + len(value)
+
+
+def _said_words_end(text: str, start: int, end: int) -> int | None:
+    """Where the words of a passphrase said after a copula end ("the passphrase is thunder
+    velvet lantern and the target is …"): before the first word of running prose; ``None``
+    when that is the first word ("… is in the safe") or one word is all there is ("… is long")."""
+    words = list(re.finditer(r"\S+", text[start:end]))
+    prose = load_rules().function_words
+    kept = next((i for i, w in enumerate(words) if w.group().lower().strip(".,;:!?") in prose), len(words))
+    return None if kept < 2 else start + words[kept - 1].end()
 
 
 def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None]:
