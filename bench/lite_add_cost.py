@@ -10,13 +10,11 @@ of them), and the mean of the rounds' means is printed with each round's figure.
 Variants (any number, each a comma-separated list of settings):
 
 * ``default``: the package as it is;
-* ``checkpoint-pages=N``: a SQLite writer checkpoints its own log past ``N`` pages;
-* ``pending-limit=N``: a namespace indexes its pending lexical documents when ``N`` would
-  wait (``1``: every document indexed by its own write, as before pending documents).
+* ``checkpoint-pages=N``: a SQLite writer checkpoints its own log past ``N`` pages.
 
 Usage::
 
-    python -m bench.lite_add_cost default checkpoint-pages=2000 pending-limit=16 [--rounds 3]
+    python -m bench.lite_add_cost default checkpoint-pages=2000 [--rounds 3]
                                   [--conversations 3] [--skip 0]
 """
 
@@ -42,10 +40,6 @@ def _child(variant: str, conversations: int, skip: int) -> float:
     settings = dict(part.partition("=")[::2] for part in variant.split(","))
     if "checkpoint-pages" in settings:
         store_module.WRITER_CHECKPOINT_PAGES = int(settings["checkpoint-pages"])
-    if "pending-limit" in settings:
-        from hy_memory_langgraph.store.postings import write as lexical_write
-
-        lexical_write.PENDING_LIMIT = int(settings["pending-limit"])
     from hy_memory_langgraph.client import HyMemoryClient
 
     class Hashing(Embeddings):

@@ -227,8 +227,7 @@ def _p50_ms(values: list[float]) -> float:
 
 def _print(run: str, system: str, result: dict[str, Any], tail: int | None, queries: list[tuple[str, str]]) -> float:
     """One line per system (returns its items/s); ``first search``: each user's first
-    search after its adds (this package indexes the lexical documents still pending
-    then), p50 over the users."""
+    search after its adds, p50 over the users."""
     walls = result["walls"][-tail:] if tail else result["walls"]
     rate = len(walls) / sum(walls)
     users = [user for _, user in queries]

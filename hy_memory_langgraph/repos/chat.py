@@ -241,16 +241,11 @@ class ChatRepository(RecordRepository):
         """Whether :meth:`candidates` can answer for ``user_id``.
 
         Needs a store with a lexical index whose documents of the user were built with
-        :data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`. On a read-only store
-        holding documents still waiting for their postings the answer is ``False`` (search
-        then works in process).
+        :data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`.
         """
         if not self.caps.lexical:
             return False
-        status = self._ranked().lexical_status(self.namespace("chat", user_id))
-        if status.window not in (None, LEXICAL_WINDOW):
-            return False
-        return not (status.pending and self._ranked().read_only)
+        return self._ranked().lexical_status(self.namespace("chat", user_id)).window in (None, LEXICAL_WINDOW)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
                    ts_range: tuple[float | None, float | None] | None = None) -> _ChatCandidates:

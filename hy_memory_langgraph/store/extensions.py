@@ -44,11 +44,6 @@ class IndexedStore(Protocol):
     No value is read and (except :meth:`vector_search_keys`) no embedding is made.
     """
 
-    @property
-    def read_only(self) -> bool:
-        """Whether the store refuses writes (a read-only file or directory)."""
-        ...
-
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
         """What the lexical index holds for ``namespace``."""
         ...

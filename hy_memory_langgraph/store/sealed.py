@@ -78,10 +78,6 @@ class _SealedIndexedStore(SealedStore):
 
     store: Any
 
-    @property
-    def read_only(self) -> bool:
-        return bool(self.store.read_only)
-
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
         return self.store.lexical_status(namespace)
 

@@ -68,8 +68,6 @@ from hy_memory_langgraph.store.db.wal import (
     WalCheckpointer,
 )
 from hy_memory_langgraph.store.postings import read as lexical_read
-from hy_memory_langgraph.store.postings import write as lexical_write
-from hy_memory_langgraph.store.postings.idle import PendingIndexer
 from hy_memory_langgraph.store.postings.ops import KeyHit, LexicalStatus
 from hy_memory_langgraph.store.postings.read import TimeRange
 from hy_memory_langgraph.store.schema.tables import (
@@ -77,7 +75,6 @@ from hy_memory_langgraph.store.schema.tables import (
     MIGRATIONS,
     PG_VALUE_READER,
     items,
-    scope_of,
 )
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
@@ -225,7 +222,6 @@ class HyMemoryStore(BaseStore):
                 timeout_s=timeout_s)
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
-        self._indexer = None if is_read_only(self._engine) else PendingIndexer(self._index_pending)
         try:
             self._json = json_access(self._engine.dialect.name, items.c.value)
             self._json_guarded = False
@@ -354,8 +350,6 @@ class HyMemoryStore(BaseStore):
             self._closed = True
         try:
             self._stop_sweeper()
-            if self._indexer is not None:
-                self._indexer.close()
             if self._checkpointer is not None:
                 self._checkpointer.close()
             if self._scoped is not None:
@@ -643,8 +637,6 @@ class HyMemoryStore(BaseStore):
             self._erased()
         elif self._checkpointer is not None:
             self._checkpointer.written()
-        if self._indexer is not None:
-            self._indexer.noted(written.pending)
         if self._scoped is None or not written.seqs:
             return
         if written.removed_scopes:  # erasure: no saved index keeps a removed item's vectors
@@ -660,11 +652,7 @@ class HyMemoryStore(BaseStore):
 
     @_faults
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
-        """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`).
-
-        A store that may write first indexes the namespace's pending documents, so
-        ``pending`` is non-zero only on a read-only store (or for documents another
-        writer added meanwhile)."""
+        """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`)."""
         return self._lexical_read(namespaces.encode(namespace), lexical_read.lexical_status)
 
     @_faults
@@ -675,8 +663,6 @@ class HyMemoryStore(BaseStore):
         Reads only the postings of ``terms`` (weighted query terms, e.g. a query's
         token counts) and the namespace's statistics; ``ts_range`` keeps documents
         whose ``ts`` lies within it before the top ``limit`` is taken. Ties go by key.
-        Pending documents are indexed first (a read-only store ranks the documents
-        indexed so far: check :meth:`lexical_status`).
         """
         return self._lexical_read(namespaces.encode(namespace), functools.partial(
             lexical_read.lexical_search, weights=terms, limit=limit, k1=k1, b=b, ts_range=ts_range))
@@ -708,44 +694,11 @@ class HyMemoryStore(BaseStore):
                 return run_key_search(conn, self._scoped, vector, encoded, limit, now, ids)
 
     def _lexical_read(self, encoded: str, read: Callable[..., T]) -> T:
-        """``read(conn, encoded)`` in a read transaction; when the namespace holds pending
-        lexical documents (``read`` raises :class:`~.postings.read.PendingDocuments`), a
-        store that may write gives them their postings (unless that cannot be done at
-        once: see :meth:`_index_pending`) and reads again, what is indexed (``pending_ok``)."""
+        """``read(conn, encoded)`` in a read transaction."""
         with self._lock:
             self._check_open()
-            try:
-                with read_tx(self._engine) as conn:
-                    return read(conn, encoded)
-            except lexical_read.PendingDocuments:
-                pass
-            if not self.read_only:
-                self._index_pending(encoded, wait=False)
             with read_tx(self._engine) as conn:
-                return read(conn, encoded, pending_ok=True)  # a writer may have added more since
-
-    def _index_pending(self, encoded: str, *, wait: bool = True) -> None:
-        """Give the pending lexical documents of ``encoded`` their postings, in a write
-        transaction of its scope (from :class:`PendingIndexer` once writes pause).
-
-        ``wait=False`` (before a read): on SQLite the write lock is not waited for, and a
-        write that cannot be made now (another process holds the lock, the disk is full)
-        leaves the documents pending and is logged: the read ranks what is indexed and
-        never waits for, nor fails because of, its own side effect.
-        """
-        with self._lock:
-            if self._closed:
-                return
-            try:
-                with write_tx(self._engine, scopes=[scope_of(encoded)], wait=wait) as conn:
-                    lexical_write.index_pending(conn, encoded)
-            except sa.exc.DBAPIError as exc:
-                if wait or not self._cannot_write_now(exc):
-                    raise
-                log.warning("%s: the pending lexical documents of %s stay pending for now (%s); this "
-                            "search ranks the documents indexed so far", self._where, encoded, exc.orig)
-                return
-            self._after_write(WriteResult(seqs=[], local={}), sql.now_us())
+                return read(conn, encoded)
 
     @staticmethod
     def _cannot_write_now(exc: sa.exc.DBAPIError) -> bool:

@@ -239,9 +239,6 @@ REPO = Path(__file__).resolve().parents[2]
 FULL_DISK = textwrap.dedent("""
     import json, sys
     from pathlib import Path
-    import sqlalchemy as sa
-    from hy_memory_langgraph.store.postings import idle
-    idle.QUIET_S = 3600.0  # the add's lexical documents stay pending: the search must index them
     from hy_memory_langgraph.client import HyMemoryClient
     from tests.reliability.probe import outcomes
     from hy_memory_langgraph.testing import HashingEmbeddings
@@ -251,10 +248,6 @@ FULL_DISK = textwrap.dedent("""
     first = client()
     first.add("I like green tea", user_id="alice")
     first.close()
-    engine = sa.create_engine(f"sqlite:///{data_dir / 'data' / 'chat_memory.db'}")
-    with engine.connect() as conn:
-        pending = conn.execute(sa.text("SELECT sum(pending) FROM hy_lexical_spaces")).scalar()
-    engine.dispose()
     with open(data_dir / "filler", "wb") as filler:  # the disk fills up
         try:
             while True:
@@ -262,7 +255,7 @@ FULL_DISK = textwrap.dedent("""
                 filler.flush()
         except OSError as exc:
             full = exc.strerror
-    out = {"pending": pending, "full": full}
+    out = {"full": full}
     reader = client()
     calls = {
         "list": lambda: [m["content"] for m in reader.list_memories("alice")["memories"]],
@@ -282,7 +275,7 @@ FULL_DISK = textwrap.dedent("""
 
 def test_reads_on_a_full_disk_return_the_data(tmp_path: Path) -> None:
     """A real full disk (a 4 MB file system of its own): the data already stored is read
-    (a search whose lexical documents wait to be indexed included), a store never created
+    (a search included), a store never created
     reads as empty, a write is a StoreFullError; once space is back, writes go on."""
     if shutil.which("unshare") is None:
         pytest.fail("a full disk is simulated with a tmpfs in a mount namespace: install unshare(1)")
@@ -296,7 +289,7 @@ def test_reads_on_a_full_disk_return_the_data(tmp_path: Path) -> None:
                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["pending"] >= 1 and out["full"] == "No space left on device"
+    assert out["full"] == "No space left on device"
     assert out["list"] == ["I like green tea"] and out["search"] == ["I like green tea"], out
     assert out["coding"] == [] and out["stats"] == 1 and out["export"] == 1, out
     assert out["add"].startswith("StoreFullError") and "free space" in out["add"], out
@@ -305,12 +298,10 @@ def test_reads_on_a_full_disk_return_the_data(tmp_path: Path) -> None:
 
 def test_a_client_opened_during_another_process_long_write_searches_at_once(tmp_path: Path) -> None:
     """Another connection holds the write lock of every database (BEGIN IMMEDIATE) for the
-    whole test: opening a client, searching (its lexical documents still pending), listing
-    and reading statistics neither wait for it nor fail; a write waits the configured
+    whole test: opening a client, searching, listing and reading statistics neither wait for it nor fail; a write waits the configured
     timeout (MEMORY_DB_TIMEOUT_S) and says so."""
     from hy_memory_langgraph.config import MemoryConfig
     from hy_memory_langgraph.errors import StoreBusyError
-    from hy_memory_langgraph.store.postings import idle
 
     with _client(tmp_path / "d") as client:
         client.add("I like green tea", user_id="alice")
@@ -321,7 +312,6 @@ def test_a_client_opened_during_another_process_long_write_searches_at_once(tmp_
         holder.execute("BEGIN IMMEDIATE")
         holders.append(holder)
     try:
-        idle_quiet, idle.QUIET_S = idle.QUIET_S, 3600.0
         config = MemoryConfig.from_env({"MEMORY_DB_TIMEOUT_S": "1"}, data_dir=tmp_path / "d")
         done: dict[str, Any] = {}
 
@@ -343,7 +333,6 @@ def test_a_client_opened_during_another_process_long_write_searches_at_once(tmp_
         assert not worker.is_alive()
         assert done == {"search": ["I like green tea"], "list": 2, "coding": 1, "stats": 1, "ok": True}, done
     finally:
-        idle.QUIET_S = idle_quiet
         for holder in holders:
             holder.rollback()
             holder.close()

@@ -207,14 +207,13 @@ def test_a_sealed_store_declares_what_the_wrapped_store_offers(tmp_path: Path) -
 
     from hy_memory_langgraph.repos.base import StoreCapabilities
     from hy_memory_langgraph.store import CapabilityFlags, HyMemoryStore, IndexedStore
-    members = [*CapabilityFlags.__annotations__, "read_only", "lexical_status", "lexical_search",
-               "vector_search_keys"]
+    members = [*CapabilityFlags.__annotations__, "lexical_status", "lexical_search", "vector_search_keys"]
     inner = HyMemoryStore(str(tmp_path / "s.db"))
     sealed = SealedStore.around(inner)
     missing = [m for m in members if _static(sealed, m) is None]
     assert missing == []
     assert StoreCapabilities.of(sealed) == StoreCapabilities.of(inner)
-    assert StoreCapabilities.of(sealed).lexical and sealed.read_only is False
+    assert StoreCapabilities.of(sealed).lexical
     plain = SealedStore.around(InMemoryStore())
     assert [m for m in members if _static(plain, m) is not None] == []
     assert not isinstance(plain, IndexedStore) and not isinstance(plain, CapabilityFlags)

@@ -4,9 +4,9 @@ BM25 in SQL gives the in-process :class:`BM25Index` ranking on the same texts (E
 and Chinese, grouped documents with their neighbours' tails); documents follow their
 items (re-put, delete, expiry); neighbours are re-derived when a group changes and
 deleted text leaves every posting; statistics rows of erased namespaces go; time ranges
-filter before the top-k, for keyword and key-only vector search alike. Documents that
-wait for their postings (pending) end with exactly the postings an immediate indexing
-writes, whatever happens to them meanwhile, and are indexed before any read.
+filter before the top-k, for keyword and key-only vector search alike. Documents written
+one batch at a time end with exactly the postings of the same documents written at once,
+whatever happens to them meanwhile.
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ from hy_memory_langgraph.retrieval.bm25 import BM25Index, tokenize
 from hy_memory_langgraph.retrieval.neighbours import Utterance, texts_with_neighbours
 from hy_memory_langgraph.store import HyMemoryStore, LexicalOp
 from hy_memory_langgraph.store.db import engine as engine_module
-from hy_memory_langgraph.store.postings import idle
-from hy_memory_langgraph.store.postings import write as lexical_write
 from hy_memory_langgraph.store.schema.tables import (
     lexical_docs,
     lexical_postings,
@@ -41,13 +39,6 @@ K1, B = 0.6, 0.6
 EN = ("tea cat berlin marathon sister guitar painting beach dog camping job school garden piano "
       "coffee morning trip mountain river book movie dinner friend weekend").split()
 ZH = "喜欢 喝茶 周末 爬山 妹妹 吉他 画画 海边 小狗 露营 工作 学校 花园 钢琴 咖啡 早上 旅行 电影".split()
-
-
-@pytest.fixture(autouse=True)
-def _no_idle_indexing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stores of this module index pending documents only when a test says so (a pause of
-    an hour is never reached), so what a test reads of the tables is what it wrote."""
-    monkeypatch.setattr(idle, "QUIET_S", 3600.0)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -297,7 +288,7 @@ def test_search_reads_only_the_query_terms_postings(tmp_path: Path) -> None:
         assert "SCAN hy_lexical_postings" not in plan and "SCAN hy_lexical_docs" not in plan, plan
 
 
-# ---------------------------------------------------------------- pending documents
+# ---------------------------------------------------------------- batch by batch
 
 
 def _postings(store: HyMemoryStore) -> dict[tuple[str, str], tuple[int, int]]:
@@ -309,56 +300,40 @@ def _postings(store: HyMemoryStore) -> dict[tuple[str, str], tuple[int, int]]:
     return {(key, term): (int(tf), int(doc_len)) for key, term, tf, doc_len in rows}
 
 
-def _pending(store: HyMemoryStore) -> tuple[int, int]:
-    """``(the statistics row's pending count, documents marked pending)`` of ``NS``."""
-    with store._engine.connect() as conn:
-        counted = conn.execute(sa.select(lexical_spaces.c.pending)
-                               .where(lexical_spaces.c.namespace == "chat.u1")).scalar() or 0
-        marked = conn.execute(sa.select(sa.func.count()).where(lexical_docs.c.length < 0)).scalar()
-    return int(counted), int(marked)
-
-
-def test_new_documents_wait_for_a_read_or_the_limit(make_store: Callable[[], HyMemoryStore],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lexical_write, "PENDING_LIMIT", 4)
+def _at_once(make_store: Callable[[], HyMemoryStore], docs: list[Doc]) -> dict[tuple[str, str], tuple[int, int]]:
+    """The postings of ``docs`` written in one batch to an emptied namespace."""
     store = make_store()
-    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(9)]
-    for turn in turns[:3]:
+    store.batch([PutOp(NS, i.key, None) for i in store.search(NS, limit=1000)])
+    _write(store, docs)
+    return _postings(store)
+
+
+def test_each_write_indexes_its_documents(make_store: Callable[[], HyMemoryStore]) -> None:
+    """A write gives its documents their postings in its own transaction: the next read,
+    even by another store object on the database, ranks every document written before."""
+    store, other = make_store(), make_store()
+    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(6)]
+    for n, turn in enumerate(turns, 1):
         _write(store, [turn])
-    assert _pending(store) == (3, 3) and _postings(store) == {}  # no posting written yet
-    _write(store, turns[3:4])  # the fourth would reach the limit: all four are indexed
-    assert _pending(store) == (0, 0)
-    assert {key for key, _ in _postings(store)} == {"t0", "t1", "t2", "t3"}
-    _write(store, turns[4:6])
-    assert _pending(store) == (2, 2)
-    _assert_same(_search(store, "word5 word4 tea", 10), _reference(turns[:6], "word5 word4 tea", 10))
-    assert _pending(store) == (0, 0)  # the search indexed them first
-    _write(store, turns[6:9])
-    status = store.lexical_status(NS)  # so does a status read
-    assert (status.docs, status.pending, _pending(store)) == (9, 0, (0, 0))
+        assert {key for key, _ in _postings(store)} == {t.key for t in turns[:n]}
+    _assert_same(_search(other, "word5 word4 tea", 10), _reference(turns, "word5 word4 tea", 10))
+    assert store.lexical_status(NS).docs == 6
 
 
 def test_arrivals_between_indexed_turns_reindex_the_turns_around_them(
-        make_store: Callable[[], HyMemoryStore], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Six pending turns between indexed ones are indexed as one stretch of their group,
-    with the window on either side: the postings equal those of immediate indexing."""
-    outcomes = []
-    for limit in (64, 1):
-        monkeypatch.setattr(lexical_write, "PENDING_LIMIT", limit)
-        store = make_store()
-        store.batch([PutOp(NS, i.key, None) for i in store.search(NS, limit=1000)])
-        turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(10)]
-        _write(store, turns)
-        _search(store, "tea", 1)
-        between = [Doc(f"u{i}", f"between{i} cat", "s1", ("x", i + 2.5)) for i in range(6)]
-        for doc in between:
-            _write(store, [doc])
-        assert _pending(store) == ((6, 6) if limit == 64 else (0, 0))
-        _assert_same(_search(store, "word2 word8 between0 cat", 20),
-                     _reference(turns + between, "word2 word8 between0 cat", 20))
-        outcomes.append(_postings(store))
-        store.close()
-    assert outcomes[0] == outcomes[1]
+        make_store: Callable[[], HyMemoryStore]) -> None:
+    """Six turns written one by one between indexed ones re-derive the turns around them:
+    the postings equal those of the same sixteen turns written at once."""
+    store = make_store()
+    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(10)]
+    _write(store, turns)
+    between = [Doc(f"u{i}", f"between{i} cat", "s1", ("x", i + 2.5)) for i in range(6)]
+    for doc in between:
+        _write(store, [doc])
+    _assert_same(_search(store, "word2 word8 between0 cat", 20),
+                 _reference(turns + between, "word2 word8 between0 cat", 20))
+    written = _postings(store)
+    assert written == _at_once(make_store, turns + between)
 
 
 def _random_history(rng: random.Random, store: HyMemoryStore) -> list[Doc]:
@@ -384,74 +359,28 @@ def _random_history(rng: random.Random, store: HyMemoryStore) -> list[Doc]:
     return list(alive.values())
 
 
-@pytest.mark.parametrize(("seed", "limit"), [(1, 3), (2, 3), (3, 12), (4, 12)])
-def test_pending_documents_end_with_the_postings_of_immediate_indexing(
-        make_store: Callable[[], HyMemoryStore], monkeypatch: pytest.MonkeyPatch, seed: int, limit: int) -> None:
-    """The same history written with a pending limit and with the limit at 1 (each
-    document indexed by its own write) leaves identical postings and statistics once
-    read (at 12, several pending documents of a group are indexed as one stretch)."""
-    outcomes = []
-    for limit in (limit, 1):
-        monkeypatch.setattr(lexical_write, "PENDING_LIMIT", limit)
-        store = make_store()
-        store.batch([PutOp(NS, k, None) for k in [i.key for i in store.search(NS, limit=1000)]])
-        alive = _random_history(random.Random(seed), store)
-        hits = _search(store, "tea cat 喜欢 camping", 50)
-        status = store.lexical_status(NS)
-        outcomes.append((_postings(store), (status.docs, status.window, status.pending), hits))
-        _assert_same(hits, _reference(alive, "tea cat 喜欢 camping", 50))
-        assert _pending(store) == (0, 0)
-        store.close()
-    (pending_postings, pending_status, _), (eager_postings, eager_status, _) = outcomes
-    assert pending_postings == eager_postings and pending_status == eager_status
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_history_ends_with_the_postings_of_its_documents_written_at_once(
+        make_store: Callable[[], HyMemoryStore], seed: int) -> None:
+    """Adds, re-puts, deletes and a window change, batch by batch, leave the postings of
+    the surviving documents written in one batch, and rank like the in-process index."""
+    store = make_store()
+    alive = _random_history(random.Random(seed), store)
+    hits = _search(store, "tea cat 喜欢 camping", 50)
+    _assert_same(hits, _reference(alive, "tea cat 喜欢 camping", 50))
+    assert (store.lexical_status(NS).docs, store.lexical_status(NS).window) == (len(alive), WINDOW)
+    written = _postings(store)
+    assert written == _at_once(make_store, alive)
 
 
-def test_a_read_only_store_ranks_what_is_indexed_and_says_what_waits(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_store_ranks_every_document_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = [Doc("a", "green tea", "s", ("x", 0.0)), Doc("b", "black tea", "s", ("x", 1.0)),
+            Doc("c", "green jasmine", "s", ("x", 2.0))]
     with HyMemoryStore(tmp_path / "ro.db", index=index_config(["text"])) as store:
-        _write(store, [Doc("a", "green tea", "s", ("x", 0.0)), Doc("b", "black tea", "s", ("x", 1.0))])
-        assert [k for k, _ in _search(store, "green", 5)] == ["a", "b"]  # indexed by the read
-        _write(store, [Doc("c", "green jasmine", "s", ("x", 2.0))])
-        assert _pending(store) == (1, 1)
+        for doc in docs:
+            _write(store, [doc])
     monkeypatch.setattr(engine_module, "_writable", lambda path: False)  # as without permission
     with HyMemoryStore(tmp_path / "ro.db", index=index_config(["text"])) as store:
         assert store.read_only
-        status = store.lexical_status(NS)
-        assert (status.docs, status.pending) == (3, 1)
-        hits = _search(store, "jasmine green", 5)  # over a and b only, as indexed
-        _assert_same(hits, _reference([Doc("a", "green tea", "s", ("x", 0.0)), Doc("b", "black tea", "s", ("x", 1.0))],
-                                      "jasmine green", 5))
-        assert _pending(store) == (1, 1)
-
-
-def test_another_store_on_the_database_indexes_what_this_one_left_pending(
-        make_store: Callable[[], HyMemoryStore]) -> None:
-    """Pending documents live in the database: a second store object (another process,
-    say) finds them in its first search, and the writer sees them indexed after."""
-    writer, reader = make_store(), make_store()
-    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(5)]
-    for turn in turns:
-        _write(writer, [turn])
-    assert _pending(writer) == (5, 5)
-    _assert_same(_search(reader, "word4 tea", 10), _reference(turns, "word4 tea", 10))
-    assert _pending(writer) == (0, 0) and writer.lexical_status(NS).docs == 5
-    _write(writer, [Doc("t5", "word5 tea", "s1", ("x", 5.0))])
-    _assert_same(_search(writer, "word5 word4", 10), _reference([*turns, Doc("t5", "word5 tea", "s1", ("x", 5.0))],
-                                                                 "word5 word4", 10))
-
-
-def test_a_pause_in_the_writes_indexes_what_is_pending(make_store: Callable[[], HyMemoryStore],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once writes pause, the store's indexer thread gives pending documents their
-    postings (waited for, not timed), equal to immediate indexing; a store that never
-    writes starts no thread."""
-    monkeypatch.setattr(idle, "QUIET_S", 0.01)
-    reader = make_store()
-    store = make_store()
-    turns = [Doc(f"t{i}", f"word{i} tea", "s1", ("x", float(i))) for i in range(5)]
-    for turn in turns:
-        _write(store, [turn])
-    assert store._indexer is not None and store._indexer.wait_idle(timeout=120)
-    assert _pending(store) == (0, 0) and {key for key, _ in _postings(store)} == {d.key for d in turns}
-    _assert_same(_search(store, "word4 tea", 10), _reference(turns, "word4 tea", 10))
-    assert reader._indexer is not None and not reader._indexer.started
+        assert store.lexical_status(NS).docs == 3
+        _assert_same(_search(store, "jasmine green", 5), _reference(docs, "jasmine green", 5))

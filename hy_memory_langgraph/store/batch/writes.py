@@ -49,8 +49,6 @@ class WriteResult:
     removed_scopes: set[str] = dataclasses.field(default_factory=set)
     #: The log is due for pruning up to this position (the caller does it, after commit).
     prune_upto: int | None = None
-    #: Encoded namespaces left with pending lexical documents.
-    pending: set[str] = dataclasses.field(default_factory=set)
 
 
 def _stacked(vectors: list[np.ndarray]) -> np.ndarray:
@@ -173,10 +171,10 @@ def apply_writes(
         _sweep(conn, now, entries, local, touched)
     if plan is not None and plan.puts:
         _puts(conn, plan, text_vectors, now, entries, local, touched)
-    pending = apply_lexical(conn, plan.lexical if plan is not None else {}, touched.upserted, touched.removed,
-                            undocumented=touched.undocumented)
+    apply_lexical(conn, plan.lexical if plan is not None else {}, touched.upserted, touched.removed,
+                  undocumented=touched.undocumented)
     if not entries:
-        return WriteResult(seqs=[], local=local, pending=pending)
+        return WriteResult(seqs=[], local=local)
     # the change log is only ever touched under the log lock; the append takes it
     seqs = sql.append_changes(conn, entries, lock_key=log_key(conn))
     sql.forget_change_names(conn, touched.deleted)
@@ -184,4 +182,4 @@ def apply_writes(
     due = high > retention and high // PRUNE_EVERY != (high - len(seqs)) // PRUNE_EVERY
     prune = high - retention if due else None
     return WriteResult(seqs=seqs, local=local, removed_scopes={scope_of(ns) for _, ns in touched.removed},
-                       prune_upto=prune, pending=pending)
+                       prune_upto=prune)

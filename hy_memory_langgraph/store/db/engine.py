@@ -558,7 +558,7 @@ def read_tx(engine: Engine, *, single: bool = False) -> Iterator[Connection]:
 
 @contextmanager
 def write_tx(engine: Engine, *, schema_setup: bool = False, scopes: Collection[str] | None = None,
-             single: bool = False, wait: bool = True) -> Iterator[Connection]:
+             single: bool = False) -> Iterator[Connection]:
     """A write transaction, serialised with the other writers of the same store.
 
     With ``scopes`` (PostgreSQL), only those scopes are locked, first thing in the
@@ -566,9 +566,7 @@ def write_tx(engine: Engine, *, schema_setup: bool = False, scopes: Collection[s
     none, and takes :func:`~.locks.lock_log` (or an append that takes it) before it
     touches the change log. With ``single`` (and ``scopes``) on PostgreSQL, each
     statement commits on its own: for blocks whose statements need no common
-    transaction and no lock. ``wait=False``: on SQLite, fail at once (``database is
-    locked``) instead of waiting for another connection's write lock (PostgreSQL's scope
-    locks are held briefly; they are waited for, within the lock timeout).
+    transaction and no lock.
 
     Raises:
         ReadOnlyStoreError: the database may only be read (``schema_setup`` lets the
@@ -587,24 +585,8 @@ def write_tx(engine: Engine, *, schema_setup: bool = False, scopes: Collection[s
                 lock_scopes(conn, scopes)
                 yield conn
             return
-        with _no_busy_wait(conn) if not wait and conn.dialect.name == "sqlite" else contextlib.nullcontext():
-            conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
-            with conn.begin():
-                if scopes is None:
-                    lock_log(conn)
-                yield conn
-
-
-@contextmanager
-def _no_busy_wait(conn: Connection) -> Iterator[None]:
-    """A SQLite connection that does not wait for a lock (busy timeout 0) in the block."""
-    conn.execution_options(**{_BEGIN_OPTION: "NONE"})  # the pragmas run outside any transaction
-    previous = int(conn.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0)
-    conn.exec_driver_sql("PRAGMA busy_timeout = 0")
-    conn.commit()
-    try:
-        yield
-    finally:
-        conn.execution_options(**{_BEGIN_OPTION: "NONE"})
-        conn.exec_driver_sql(f"PRAGMA busy_timeout = {previous}")
-        conn.commit()
+        conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+        with conn.begin():
+            if scopes is None:
+                lock_log(conn)
+            yield conn

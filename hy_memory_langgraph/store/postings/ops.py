@@ -73,10 +73,7 @@ class LexicalStatus:
         docs: Documents in the namespace.
         window: The neighbour window its grouped documents were built with
             (``None`` when it has no documents).
-        pending: Documents whose postings are not written yet (a store that may
-            write indexes them before it answers; see :mod:`.write`).
     """
 
     docs: int
     window: tuple[int, int] | None
-    pending: int = 0

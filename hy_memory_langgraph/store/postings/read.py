@@ -35,7 +35,7 @@ from hy_memory_langgraph.store.sql.statements import chunks, live
 TimeRange = tuple[float | None, float | None]
 
 _SPACE = sa.select(lexical_spaces.c.id, lexical_spaces.c.docs, lexical_spaces.c.total_len,
-                   lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after, lexical_spaces.c.pending).where(
+                   lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after).where(
     lexical_spaces.c.namespace == sa.bindparam("ns", type_=sa.Text()))
 _DF = (sa.select(lexical_postings.c.term, sa.func.count())
        .where(lexical_postings.c.space_id == sa.bindparam("space", type_=sa.BigInteger()),
@@ -43,33 +43,12 @@ _DF = (sa.select(lexical_postings.c.term, sa.func.count())
        .group_by(lexical_postings.c.term))
 
 
-def lexical_status(conn: Connection, namespace: str, *, pending_ok: bool = False) -> LexicalStatus:
-    """What the index holds for an encoded namespace (see :class:`LexicalStatus`);
-    ``pending_ok`` as for :func:`lexical_search`."""
-    row = _space(conn, namespace, pending_ok)
+def lexical_status(conn: Connection, namespace: str) -> LexicalStatus:
+    """What the index holds for an encoded namespace (see :class:`LexicalStatus`)."""
+    row = conn.execute(_SPACE, {"ns": namespace}).first()
     if row is None:
         return LexicalStatus(docs=0, window=None)
-    return LexicalStatus(docs=int(row.docs), window=(int(row.ctx_before), int(row.ctx_after)),
-                         pending=int(row.pending))
-
-
-class PendingDocuments(Exception):
-    """A namespace holds documents whose postings are not written yet (the caller
-    indexes them, :func:`~.write.index_pending`, and reads again)."""
-
-
-def _space(conn: Connection, namespace: str, pending_ok: bool) -> Any:
-    """The statistics row of an encoded namespace (``None``: no documents)."""
-    space = conn.execute(_SPACE, {"ns": namespace}).first()
-    if space is not None and space.pending and not pending_ok:
-        raise PendingDocuments(namespace)
-    return space
-
-
-def _indexed_docs(space: Any) -> int:
-    """Documents of a statistics row that have postings (BM25's ``N``; pending ones have
-    none yet and count for nothing until indexed)."""
-    return int(space.docs) - int(space.pending)
+    return LexicalStatus(docs=int(row.docs), window=(int(row.ctx_before), int(row.ctx_after)))
 
 
 def idf_weights(weights: Mapping[str, float], df: Mapping[str, int], *, docs: int) -> dict[str, float]:
@@ -95,8 +74,7 @@ def _range_clause(column: sa.ColumnElement[Any], ts_range: TimeRange | None) -> 
 
 
 def lexical_search(conn: Connection, namespace: str, weights: Mapping[str, float], *, limit: int,
-                   k1: float, b: float, ts_range: TimeRange | None = None,
-                   pending_ok: bool = False) -> list[KeyHit]:
+                   k1: float, b: float, ts_range: TimeRange | None = None) -> list[KeyHit]:
     """The ``limit`` best documents of ``namespace`` for weighted query terms, best first.
 
     Args:
@@ -107,15 +85,13 @@ def lexical_search(conn: Connection, namespace: str, weights: Mapping[str, float
         k1: BM25 term-frequency saturation.
         b: BM25 length normalisation.
         ts_range: Keep only documents whose ``ts`` lies in the range (applied before the top-k).
-        pending_ok: Rank the documents indexed so far when some are pending, instead of
-            raising :class:`PendingDocuments`.
 
     Returns:
         ``KeyHit(key, score, ts)`` with scores > 0, best first, ties by key.
     """
     terms = [t for t, w in weights.items() if w > 0]
-    space = _space(conn, namespace, pending_ok)
-    docs = 0 if space is None else _indexed_docs(space)
+    space = conn.execute(_SPACE, {"ns": namespace}).first()
+    docs = 0 if space is None else int(space.docs)
     if limit <= 0 or not terms or space is None or not docs:
         return []
     df = {t: int(n) for t, n in conn.execute(_DF, {"space": space.id, "terms": terms})}

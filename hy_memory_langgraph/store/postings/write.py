@@ -19,24 +19,6 @@ ids and which items were deleted, replaced or expired:
 4. Namespaces left without documents after a delete lose their statistics row,
    so nothing of an erased namespace stays behind.
 
-**Pending documents.** Step 3's postings are most of what a write of one new document
-costs (its own, and rewriting those of the neighbour it joins). A batch that only adds
-new documents to a namespace (no document of it dropped or replaced, its window
-unchanged) stores them without postings: ``length`` -1 marks each one *pending*, and the
-namespace's statistics row counts them (``pending``). Their postings, and their
-neighbours' re-derivation, are written together, for all of a namespace's pending
-documents at once (contiguous arrivals are one stretch of their group, read once):
-
-* by the write that would take the namespace to :data:`PENDING_LIMIT` pending documents;
-* by a batch that changes the namespace otherwise (a drop, a replacement, a new window),
-  before its own changes are re-derived;
-* by :func:`index_pending`, which the store runs before any lexical read of the namespace
-  (status, search, feedback), so a search always sees every document written before it,
-  and once its writes pause (:mod:`.idle`).
-
-A store that may not write cannot index them: its lexical status counts them, and its
-searches rank the documents indexed so far (the chat search then ranks in process).
-
 Writers of one store are serialised (SQLite's write lock, PostgreSQL's advisory
 lock), so neighbours are always read as committed.
 
@@ -64,10 +46,6 @@ from hy_memory_langgraph.store.sql.statements import by_namespace, chunks
 #: Changed positions in one group from which one stretch (first to last, and the windows
 #: around them) is read at once instead of one stretch around each.
 WHOLE_GROUP_AT = 5
-#: Pending documents a namespace may hold: the write that would reach it indexes them all.
-#: It bounds what a search may have to index first (15 documents: ~2 ms on SQLite, ~20 ms on
-#: PostgreSQL); 16 writes as cheaply as 64 or 256 (docs/benchmarks.md).
-PENDING_LIMIT = 16
 
 Order = tuple[str, float, str]
 _DOC_COLUMNS = (
@@ -94,9 +72,6 @@ _AFTER = (sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY > _LAST)
 _BETWEEN = sa.select(*_DOC_COLUMNS).where(_IN_GROUP, _ORDER_KEY >= _POINT, _ORDER_KEY <= _LAST)
 # A stretch from a first to a last point, with the windows on either side, in one statement.
 _SPAN = sa.union_all(sa.select(_BEFORE.subquery()), _BETWEEN, sa.select(_AFTER.subquery()))
-_PENDING_DOCS = sa.select(*_DOC_COLUMNS).where(
-    lexical_docs.c.space_id == sa.bindparam("p_space", type_=sa.BigInteger()),
-    lexical_docs.c.length < sa.literal_column("0"))  # literal: the partial index's own condition
 _SPACE_GROUPS = sa.select(*_DOC_COLUMNS).where(
     lexical_docs.c.space_id == sa.bindparam("p_space", type_=sa.BigInteger()),
     lexical_docs.c.grp.is_not(None))
@@ -104,8 +79,7 @@ _SET_LENGTH = (sa.update(lexical_docs)
                .where(lexical_docs.c.item_id == sa.bindparam("b_item", type_=sa.BigInteger()))
                .values(length=sa.bindparam("b_length", type_=sa.Integer())))
 _SPACE_COLUMNS = (lexical_spaces.c.id, lexical_spaces.c.namespace, lexical_spaces.c.docs,
-                  lexical_spaces.c.total_len, lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after,
-                  lexical_spaces.c.pending)
+                  lexical_spaces.c.total_len, lexical_spaces.c.ctx_before, lexical_spaces.c.ctx_after)
 # Statements of every write, built once: building one per call costs more than SQLite
 # takes to run it (expanding ``IN`` parameters take the lists).
 _IDS = sa.bindparam("p_ids", expanding=True)
@@ -119,8 +93,7 @@ _INSERT_POSTINGS = sa.insert(lexical_postings)
 _SAVE_SPACE = (sa.update(lexical_spaces)
                .where(lexical_spaces.c.id == sa.bindparam("p_space", type_=sa.BigInteger()))
                .values(docs=sa.bindparam("p_docs"), total_len=sa.bindparam("p_total"),
-                       ctx_before=sa.bindparam("p_before"), ctx_after=sa.bindparam("p_after"),
-                       pending=sa.bindparam("p_pending")))
+                       ctx_before=sa.bindparam("p_before"), ctx_after=sa.bindparam("p_after")))
 
 
 def dumps_terms(terms: Mapping[str, int] | None) -> str | None:
@@ -146,15 +119,14 @@ class _Doc:
     order: Order
     terms: dict[str, int]
     tail: dict[str, int] | None
-    length: int  # 0 while pending (its postings not written)
-    pending: bool = False
+    length: int  # 0 until its postings are written
 
     @classmethod
     def of(cls, row: Row[Any]) -> _Doc:
         """The document of a row of ``_DOC_COLUMNS`` (unpacked: a stretch reads many rows)."""
         item_id, space_id, key, group, order_at, order_ts, terms, tail, length = row
         return cls(int(item_id), int(space_id), key, group, (order_at, float(order_ts), key),
-                   loads_terms(terms) or {}, loads_terms(tail), max(int(length), 0), int(length) < 0)
+                   loads_terms(terms) or {}, loads_terms(tail), int(length))
 
     @property
     def lends(self) -> Mapping[str, int]:
@@ -171,10 +143,8 @@ class _Space:
     docs: int
     total_len: int
     window: tuple[int, int]
-    pending: int  # documents stored without postings
     rebuild: bool = False  # the window changed: re-derive every group
     changed: bool = False
-    touched: bool = False  # the batch drops or replaces documents of it
 
 
 @dataclass
@@ -205,9 +175,8 @@ def apply_lexical(
     removed: Sequence[tuple[int, str]],
     *,
     undocumented: Collection[int] = (),
-) -> set[str]:
-    """Bring the lexical index in line with a batch (see the module docstring); returns
-    the encoded namespaces the batch leaves with pending documents.
+) -> None:
+    """Bring the lexical index in line with a batch (see the module docstring).
 
     Args:
         conn: The batch's write transaction.
@@ -217,7 +186,7 @@ def apply_lexical(
         undocumented: Ids of upserted or removed items known to have no document (none to load).
     """
     if not (ops or upserted or removed):
-        return set()
+        return
     batch = _Batch(conn)
     op_ids = _resolve(conn, ops, upserted)
     old = _load_docs(conn, [i for i in (*(i for i, _ in removed), *upserted.values(), *op_ids.values())
@@ -227,10 +196,8 @@ def apply_lexical(
     dropped += [i for pair, i in upserted.items() if pair not in ops and i in old]
     _drop(batch, [old[i] for i in dict.fromkeys(dropped)])
     _write(batch, ops, op_ids, old)
-    _take_pending(batch, [s for s in batch.spaces.values() if s.pending and (s.touched or s.rebuild)])
     _rederive(batch)
     _save_spaces(batch, {ns for _, ns in removed})
-    return {space.namespace for space in batch.spaces.values() if space.pending > 0}
 
 
 # ---------------------------------------------------------------- loading
@@ -263,7 +230,7 @@ def _load_spaces(batch: _Batch, namespaces: set[str], space_ids: set[int]) -> No
             rows += batch.conn.execute(stmt, {"p_ids": list(part)})
     for row in rows:
         space = _Space(int(row.id), row.namespace, int(row.docs), int(row.total_len),
-                       (int(row.ctx_before), int(row.ctx_after)), int(row.pending))
+                       (int(row.ctx_before), int(row.ctx_after)))
         batch.spaces[space.id] = batch.by_namespace[space.namespace] = space
 
 
@@ -273,9 +240,8 @@ _NEW_SPACE = sa.insert(lexical_spaces).returning(lexical_spaces.c.id)
 def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Space:
     """A new statistics row."""
     space_id = batch.conn.execute(_NEW_SPACE, {"namespace": namespace, "docs": 0, "total_len": 0,
-                                               "ctx_before": window[0], "ctx_after": window[1],
-                                               "pending": 0}).scalar_one()
-    space = _Space(int(space_id), namespace, 0, 0, window, 0, changed=True)
+                                               "ctx_before": window[0], "ctx_after": window[1]}).scalar_one()
+    space = _Space(int(space_id), namespace, 0, 0, window, changed=True)
     batch.spaces[space.id] = batch.by_namespace[namespace] = space
     return space
 
@@ -295,8 +261,7 @@ def _drop(batch: _Batch, gone: list[_Doc]) -> None:
         space = batch.spaces[doc.space_id]
         space.docs -= 1
         space.total_len -= doc.length
-        space.pending -= doc.pending
-        space.changed = space.touched = True
+        space.changed = True
         batch.point(doc.space_id, doc.group, doc.order)
     _delete_rows(batch.conn, [d.item_id for d in gone])
 
@@ -304,7 +269,6 @@ def _drop(batch: _Batch, gone: list[_Doc]) -> None:
 def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
            op_ids: Mapping[tuple[str, str], int], old: Mapping[int, _Doc]) -> None:
     rows: dict[int, dict[str, Any]] = {}
-    fresh: dict[int, list[_Doc]] = {}  # new documents (no previous one) by space
     replaced: list[int] = []
     for pair, op in ops.items():
         item_id = op_ids.get(pair)
@@ -321,58 +285,17 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
         if previous is not None:
             replaced.append(item_id)
             space.total_len -= previous.length
-            space.pending -= previous.pending
-            space.touched = True
             batch.point(space.id, previous.group, previous.order)
-            batch.arrived(doc)
         else:
             space.docs += 1
-            fresh.setdefault(space.id, []).append(doc)
+        batch.arrived(doc)
         space.changed = True
         rows[item_id] = {"item_id": item_id, "space_id": space.id, "key": key, "grp": op.group,
                          "order_at": order[0], "order_ts": order[1], "ts": op.ts, "length": 0,
                          "terms": dumps_terms(doc.terms), "tail": dumps_terms(doc.tail)}
-    for space_id, docs in fresh.items():
-        if _defers(batch.spaces[space_id], len(docs)):
-            batch.spaces[space_id].pending += len(docs)
-            for doc in docs:
-                rows[doc.item_id]["length"] = -1
-        else:
-            for doc in docs:
-                batch.arrived(doc)
-            batch.spaces[space_id].touched = True  # its pending documents go with them
     _delete_rows(batch.conn, replaced)
     if rows:
         batch.conn.execute(_INSERT_DOCS, list(rows.values()))
-
-
-def _defers(space: _Space, arriving: int) -> bool:
-    """Whether the new documents of ``space`` may wait for their postings (see the
-    module docstring): nothing else of it changes and the pending stay below the limit."""
-    return not (space.touched or space.rebuild) and space.pending + arriving < PENDING_LIMIT
-
-
-def _take_pending(batch: _Batch, spaces: Sequence[_Space]) -> None:
-    """Add the pending documents of ``spaces`` to what ``batch`` re-derives."""
-    for space in spaces:
-        for row in batch.conn.execute(_PENDING_DOCS, {"p_space": space.id}):
-            batch.arrived(_Doc.of(row))
-        space.pending, space.changed = 0, True
-
-
-def index_pending(conn: Connection, namespace: str) -> int:
-    """Write the postings of the pending documents of an encoded namespace (and re-derive
-    their neighbours), inside the caller's write transaction; returns how many there were."""
-    batch = _Batch(conn)
-    _load_spaces(batch, {namespace}, set())
-    space = batch.by_namespace.get(namespace)
-    if space is None or not space.pending:
-        return 0
-    count = space.pending
-    _take_pending(batch, [space])
-    _rederive(batch)
-    _save_spaces(batch, set())
-    return count
 
 
 # ---------------------------------------------------------------- neighbours
@@ -465,7 +388,7 @@ def _save_spaces(batch: _Batch, emptied: set[str]) -> None:
     """Write the changed statistics rows; drop those of namespaces left without
     documents by a delete (so an erased namespace leaves no name behind)."""
     saved = [{"p_space": s.id, "p_docs": s.docs, "p_total": s.total_len, "p_before": s.window[0],
-              "p_after": s.window[1], "p_pending": s.pending}
+              "p_after": s.window[1]}
              for s in batch.spaces.values() if s.changed]
     if saved:
         batch.conn.execute(_SAVE_SPACE, saved)

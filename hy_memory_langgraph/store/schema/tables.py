@@ -128,8 +128,6 @@ lexical_spaces = sa.Table(
     sa.Column("total_len", sa.BigInteger, nullable=False),
     sa.Column("ctx_before", sa.Integer, nullable=False),
     sa.Column("ctx_after", sa.Integer, nullable=False),
-    # documents written without their postings yet (see lexical/write.py)
-    sa.Column("pending", sa.BigInteger, nullable=False, server_default="0"),
     sa.UniqueConstraint("namespace", name="uq_hy_lexical_spaces_ns"),
     sqlite_autoincrement=True,
 )
@@ -150,9 +148,6 @@ lexical_docs = sa.Table(
     # neighbours of a position in a group; documents of a namespace within a time range
     sa.Index("ix_hy_lexical_docs_group", "space_id", "grp", "order_at", "order_ts", "key"),
     sa.Index("ix_hy_lexical_docs_ts", "space_id", "ts"),
-    # the documents whose postings are not written yet (``length`` -1), few at any time
-    sa.Index("ix_hy_lexical_docs_pending", "space_id", sqlite_where=sa.text("length < 0"),
-             postgresql_where=sa.text("length < 0")),
 )
 
 lexical_postings = sa.Table(

@@ -1,11 +1,11 @@
-"""Pending lexical documents under concurrent writers (``store/postings/write.py``).
+"""The lexical index under concurrent writers (``store/postings/write.py``).
 
-Three processes add turns, one per batch, to the same user's session on one database
-while each, now and then, reads the namespace's lexical status (which indexes what is
-pending) and the pending limit flushes the rest: the postings end exactly as one
-store writing the same documents in one batch, each indexed at once, leaves them; the
-statistics row counts every document and nothing stays pending. SQLite (a file) and
-PostgreSQL (the namespace's scope lock serialises the statistics row).
+Three processes add turns, one per batch, to the same user's session on one database,
+their positions interleaved so each write re-derives neighbours another process wrote;
+each searches for the turn it has just written and finds it. The postings end exactly as
+one store writing the same documents in one batch leaves them, and the statistics row
+counts every document. SQLite (a file) and PostgreSQL (the namespace's scope lock
+serialises the statistics row).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ WORDS = "tea cat berlin marathon sister guitar painting beach dog camping 喜欢
 def _turn(me: int, i: int) -> tuple[str, str, float]:
     """Key, text and position of writer ``me``'s ``i``-th turn (positions interleave)."""
     words = [WORDS[(me * 7 + i * 3 + j) % len(WORDS)] for j in range(2 + (i + me) % 5)]
-    return f"w{me}_{i:02d}", " ".join(words), float(i * WRITERS + me)
+    return f"w{me}_{i:02d}", " ".join([f"own{me}x{i}", *words]), float(i * WRITERS + me)
 
 
 def _ops(ns: tuple[str, ...], key: str, text: str, position: float) -> list[Any]:
@@ -49,16 +49,15 @@ def _open(target: str, schema: str | None) -> HyMemoryStore:
 
 
 def _writer(target: str, schema: str | None, me: int, barrier: Any, out: Any) -> None:
-    from hy_memory_langgraph.store.postings import write as lexical_write
-
-    lexical_write.PENDING_LIMIT = 6  # several flushes by the limit, others by the reads
     try:
         with _open(target, schema) as store:
             barrier.wait(DEADLINE_S)
             for i in range(TURNS):
-                store.batch(_ops(("chat", "u1"), *_turn(me, i)))
-                if i % 7 == 3:
-                    store.lexical_status(("chat", "u1"))
+                key, text, position = _turn(me, i)
+                store.batch(_ops(("chat", "u1"), key, text, position))
+                hits = store.lexical_search(("chat", "u1"), {f"own{me}x{i}": 1.0}, limit=10, k1=0.6, b=0.6)
+                if key not in [h.key for h in hits]:  # (its neighbours hold the word too)
+                    raise AssertionError(f"the search after writing {key} found {hits}")
     except Exception as exc:  # noqa: BLE001 - reported by the parent at once
         out.put(f"writer {me}: {type(exc).__name__}: {exc}")
         return
@@ -74,12 +73,11 @@ def _postings(store: HyMemoryStore, namespace: str) -> dict[tuple[str, str], tup
     return {(key, term): (int(tf), int(doc_len)) for key, term, tf, doc_len in rows}
 
 
-def _space(store: HyMemoryStore, namespace: str) -> tuple[int, int, int]:
+def _space(store: HyMemoryStore, namespace: str) -> tuple[int, int]:
     s = lexical_spaces.c
     with store._engine.connect() as conn:
-        docs, total, pending = conn.execute(sa.select(s.docs, s.total_len, s.pending)
-                                            .where(s.namespace == namespace)).one()
-    return int(docs), int(total), int(pending)
+        docs, total = conn.execute(sa.select(s.docs, s.total_len).where(s.namespace == namespace)).one()
+    return int(docs), int(total)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -89,7 +87,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str |
     return str(tmp_path / "lexical.db"), None
 
 
-def test_concurrent_writers_leave_the_postings_of_immediate_indexing(database: tuple[str, str | None]) -> None:
+def test_concurrent_writers_leave_the_postings_of_one_batch(database: tuple[str, str | None]) -> None:
     target, schema = database
     with _open(target, schema) as store:
         store.put(("setup",), "k", {"v": 1}, index=False)  # tables made before the writers start
@@ -107,17 +105,9 @@ def test_concurrent_writers_leave_the_postings_of_immediate_indexing(database: t
                     proc.kill()
         assert sorted(map(str, done)) == [str(me) for me in range(WRITERS)], done
         assert all(p.exitcode == 0 for p in procs)
-        store.lexical_status(("chat", "u1"))  # indexes what the last writes left pending
-        # the same documents in one batch, indexed at once, in another user's namespace
-        ops = [op for me in range(WRITERS) for i in range(TURNS) for op in _ops(("chat", "u2"), *_turn(me, i))]
-        from hy_memory_langgraph.store.postings import write as lexical_write
-
-        limit, lexical_write.PENDING_LIMIT = lexical_write.PENDING_LIMIT, 1
-        try:
-            store.batch(ops)
-        finally:
-            lexical_write.PENDING_LIMIT = limit
+        # the same documents in one batch, in another user's namespace
+        store.batch([op for me in range(WRITERS) for i in range(TURNS) for op in _ops(("chat", "u2"), *_turn(me, i))])
         written, expected = _postings(store, "chat.u1"), _postings(store, "chat.u2")
         assert len(expected) > WRITERS * TURNS and written == expected
-        assert _space(store, "chat.u1") == _space(store, "chat.u2") == (
-            WRITERS * TURNS, _space(store, "chat.u2")[1], 0)
+        assert _space(store, "chat.u1") == _space(store, "chat.u2")
+        assert _space(store, "chat.u1")[0] == WRITERS * TURNS
