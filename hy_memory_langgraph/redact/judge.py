@@ -178,18 +178,29 @@ def code_value(value: str, sep: str) -> bool:
     return False
 
 
+#: A value that is the name of what belongs there: a placeholder (``postgres://user:password@localhost``).
+_PLACEHOLDER_WORDS: Final = frozenset({"password", "passwd", "pass", "pwd", "pw", "secret", "token", "apikey",
+                                       "api_key", "passphrase", "mypassword", "yourpassword"})
+
+
+#: Three mask characters or more inside a value: shown masked (``138****5678``, ``sk-…••••3f9a``).
+_MASKED: Final = re.compile(r"[*•●]{3,}")
+
+
 def reference(value: str) -> bool:
     """Whether ``value`` stands for a secret instead of being one: a template's field, a
     variable, an environment variable's name, a mask, words asking for it (``<token>``,
-    ``$DB_PASS``, ``${TOKEN}``, ``YOUR_API_KEY``, ``********``, ``your password here``).
+    ``$DB_PASS``, ``${TOKEN}``, ``YOUR_API_KEY``, ``********``, ``your password here``), the
+    name of what belongs there (``password`` in ``user:password@host``), a masked value
+    (``138****5678``).
 
     Example:
         >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "$nzr4OtPvwglTwN")]
         [True, True, True, False, False]
     """
     match = _REFERENCE.fullmatch(value.strip())
-    if match is None:
-        return False
+    if match is None:  # user:password@host, USER:PASSWORD@HOST; 138****5678, a masked phone number
+        return value.strip().lower() in _PLACEHOLDER_WORDS or _MASKED.search(value) is not None
     variable = _VARIABLE.fullmatch(match.group().rstrip(".,;:!?)"))
     # a variable's name is words ($DB_PASS, $dbPassword); $nzr4OtPvwglTwN is a password
     return variable is None or len(variable.group(1)) < 8 or not _unsayable_name(variable.group(1))
@@ -265,7 +276,10 @@ _NOT_A_VALUE: Final = re.compile(
 #: model and flight codes (``WPA2-PSK``, ``AES-256``, ``GPT-4o``, ``BA2490``), command-line
 #: flags (``--user=bob``), code's keyword arguments (``keystore=None``).
 _NOT_A_BARE_VALUE: Final = re.compile(r"[A-Z]{1,6}-?\d{1,5}[A-Za-z]{0,3}(?:-[A-Z]{2,6})?|--?[A-Za-z][\w-]*(?:=\S*)?"
-                                      r"|[A-Za-z_][\w.]*=\S*")
+                                      r"|[A-Za-z_][\w.]*=\S*"
+                                      # a host name under a public suffix (db-7.eu-west-1.rds.amazonaws.com)
+                                      r"|(?:[a-z0-9][a-z0-9-]{0,62}\.)+(?:com|net|org|io|co|uk|de|fr|nl|es|it|pl|ru"
+                                      r"|cn|jp|br|in|ca|au|ch|se|no|dk|fi|be|at|cz|eu|us|app|dev|cloud|ai|info|biz|me)")
 #: Symbols that a password holds and prose does not (dashes, slashes, dots and apostrophes
 #: join words: ``wi-fi``, ``Jacob—delayed``, ``and/or``; underscores join a name's words).
 _PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,6 +166,18 @@ def trie(words: Iterable[str]) -> str:
     if not ends:
         return body
     return f"(?:{body})?" if len(branches) == 1 else body + "?"
+
+
+#: Latin letters that no decomposition takes to ASCII letters.
+_UNDECOMPOSED: Final = str.maketrans({"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "ß": "ss", "ł": "l", "Ł": "L",
+                                      "đ": "d", "Đ": "D", "ı": "i"})
+
+
+def fold(text: str) -> str:
+    """``text`` with Latin letters' marks taken off (``Nätverk`` → ``Natverk``, ``nøgle`` →
+    ``nogle``), as the ASCII spellings of :data:`Rules.networks` and the label words read."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def split_name(name: str) -> list[str]:

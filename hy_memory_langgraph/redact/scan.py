@@ -49,7 +49,7 @@ from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.pins import pin_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.public import public_spans
-from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
+from hy_memory_langgraph.redact.rules import (NameClass, code_label, fold, label_words, load_rules, mentions_password,
                                               name_class, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.tables import table_spans
@@ -64,8 +64,9 @@ _PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
 #: What comes right before a variable's name (``${DB_PASSWORD:-x}``, ``%(SECRET_KEY)s``).
 _SIGILS: Final = ("$", "${", "%(", "%{", "{{")
 #: Eight or more of a filler (``x``, ``X``, ``0``, ``*``): a credential's shape filled in by
-#: hand (``ghp_xxxx…``, ``AKIA0000…``), no one's key.
-_FILLER_RUN: Final = re.compile(r"([xX0*])\1{7,}")
+#: hand (``ghp_xxxx…``, ``AKIA0000…``), no one's key; and the documentation's own samples
+#: (``AKIAIOSFODNN7EXAMPLE``).
+_FILLER_RUN: Final = re.compile(r"([xX0*])\1{7,}|EXAMPLE")
 _ESCAPE: Final = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: Separators between a label and its value; the colon family allows a clause as value.
 _COLONS: Final = (":", "=", "：", "＝", "|", "→", "=>", "->", "-", "–", "—", "::")
@@ -134,6 +135,9 @@ _VALUE: Final = (r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（
                  r"""|(?<=[^\s"'“”‘’,;])[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
                  r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>]))""")
 #: Labels whose value is words by nature: after them the whole clause is the secret.
+#: A value that opens a template's field or a YAML tag (``{{ secrets.X }}``, ``{% … %}``,
+#: ``${ … }``, ``!vault …``, ``!secret wifi_pw``): it stands for the secret.
+_TEMPLATE_FIELD: Final = re.compile(r"\{\{[^{}\n]{1,80}\}\}|\{%[^\n]{1,80}%\}|\$\{[^{}\n]{1,80}\}|![A-Za-z][\w-]{0,30}[ \t]+\S")
 _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic phrase|助记词|助記詞|security answer"
                                 r"|phrase secrète|phrase de passe|frase|wachtzin|lösenfras|passordfras|adgangssætning"
                                 r"|salasanalause|фраз|fraza|パスフレーズ|암호 문구")
@@ -145,12 +149,13 @@ _INFLECTION: Final = r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_])
 
 @functools.cache
 def _phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The phrase labels (lower case) that begin with an ASCII character (other languages'
-    words in Latin letters, names of several words: found where no letter or digit comes
-    before them, ``API-Schlüssel``) and the others (Chinese, Cyrillic, …: found anywhere)."""
+    """The phrase labels (lower case) written in ASCII (other languages' words, names of
+    several words: found where no letter or digit comes before them, ``API-Key``) and the
+    others (Chinese, Cyrillic, Latin letters with marks: found anywhere, so also at the end
+    of a compound, ``Netzschlüssel``, ``wifilösenordet``)."""
     rules = load_rules()
     labels = sorted({*rules.phrase_password, *rules.phrase_secret}, key=len, reverse=True)
-    return tuple(w for w in labels if w[0].isascii()), tuple(w for w in labels if not w[0].isascii())
+    return tuple(w for w in labels if w.isascii()), tuple(w for w in labels if not w.isascii())
 
 
 def _phrase_group() -> str:
@@ -355,9 +360,25 @@ _NETWORK_WINDOW: Final = 120
 _SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
 
 
+def _network_compound(text: str, start: int) -> bool:
+    """Whether the word a label ends begins with a network's name (``Netzschlüssel``,
+    ``Nätverksnyckeln``, ``wifikey``): the network's password."""
+    begin = start
+    while begin > 0 and text[begin - 1].isalpha():
+        begin -= 1
+    end = start
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    word = fold(text[begin:end]).lower()
+    return any(word.startswith(network) and len(word) > len(network) for network in load_rules().networks)
+
+
 def _names_network(text: str, start: int, words: list[str]) -> bool:
     """Whether the words after a label, or its sentence before it (the line before too
-    when the label starts a line: "SSID: HomeNet" / "Key: …"), name a wireless network."""
+    when the label starts a line: "SSID: HomeNet" / "Key: …"), name a wireless network,
+    or the label's own word does (:func:`_network_compound`)."""
+    if _network_compound(text, start):
+        return True
     before = text[max(0, start - _NETWORK_WINDOW):start]
     ends = [m.end() for m in _SENTENCE_END.finditer(before)]
     if len(ends) > 1 and not before[ends[-1]:].strip():
@@ -371,6 +392,11 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")) \
             or text.endswith(_SIGILS, 0, match.start()):
         return None  # ${DB_PASSWORD:?missing}: a variable's name, not a label
+    between = text[match.end("sep"):match.start("value")]
+    if "*" in between and between[-1].isspace() and not text.endswith("**", 0, match.start()):
+        return None  # "password=*** mfa=true": the stars are a masked value (not markup: **Password:** …)
+    if _TEMPLATE_FIELD.match(text, match.start("value")):
+        return None  # "password: {{ secrets.DEPLOY }}", "password: !vault prod/db": a reference
     label, kind = _label_kind(match, value)
     start = match.start("value")
     line_start = text.rfind("\n", match.end("sep"), start) + 1
@@ -624,7 +650,8 @@ def scan(text: str) -> list[Span]:
         spans += [(origin[s], origin[e], kind, rank) for s, e, kind, rank in _spans(view)]
     protected = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
     starts = [start for start, _ in protected]
-    # public keys by their shape: a label before one ("my public key:") takes it for a secret
+    # public keys by their shape: a label before one ("my public key:") or the common shape of
+    # vendors' keys (pk_live_…) takes it for a secret
     public = public_spans(text) if spans else []
     public_starts = [start for start, _ in public]
     kept: list[Span] = []
@@ -634,7 +661,7 @@ def scan(text: str) -> list[Span]:
         if rank >= _MARKER and end - start >= _MAX_VALUE:
             end = _whole_token(text, end)
         span = (start, end, kind)
-        if not _overlaps(protected, starts, span) and not (rank == _LABEL and _overlaps(public, public_starts, span)):
+        if not _overlaps(protected, starts, span) and not (rank in (_PREFIXED, _LABEL) and _overlaps(public, public_starts, span)):
             kept.append(span)
     return kept
 

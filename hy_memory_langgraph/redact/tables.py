@@ -25,7 +25,7 @@ import re
 from typing import Final
 
 from hy_memory_langgraph.redact.judge import credential_like, reference
-from hy_memory_langgraph.redact.rules import mentions_password, name_class
+from hy_memory_langgraph.redact.rules import load_rules, mentions_password, name_class, split_name
 
 
 Span = tuple[int, int, str]
@@ -101,6 +101,14 @@ def _password_column(text: str, cells: list[_Cell]) -> int | None:
     return None
 
 
+def _indented(text: str, start: int, end: int) -> int:
+    """Where the line ``text[start:end]`` begins after its indentation (spaces that indent a
+    line of YAML or code align no column)."""
+    while start < end and text[start] in " \t":
+        start += 1
+    return start
+
+
 def _table_cells(text: str) -> list[Span]:
     found: list[Span] = []
     lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
@@ -108,6 +116,7 @@ def _table_cells(text: str) -> list[Span]:
     while i < len(lines):
         start, end = lines[i]
         i += 1
+        start = _indented(text, start, end)
         delimiter = next((d for d in ("|", "\t", ",", "  ") if d in text[start:end]), None)
         if delimiter is None or end - start > _HEADER_LINE:
             continue
@@ -119,15 +128,19 @@ def _table_cells(text: str) -> list[Span]:
         column = _password_column(text, header) if len(header) >= 2 else None
         if column is None:
             continue
+        # a column named by a loose word ("pass", "PIN") holds codes or passwords, not words: | pass | price |
+        loose = load_rules().loose.issuperset(split_name(text[slice(*header[column])]))
         while i < len(lines) and lines[i][0] == lines[i - 1][1] + 1:  # rows to a blank line
             row_start, row_end = lines[i]
+            row_start = _indented(text, row_start, row_end)
             row = _cells(text, row_start, row_end, delimiter)
             if _RULE.fullmatch(text, row_start, row_end) is None:
                 if len(row) != len(header):
                     break
                 a, b = row[column]
                 value = text[a:b]
-                if value.lower() not in _NO_VALUE and " " not in value.strip() and not reference(value):
+                if value.lower() not in _NO_VALUE and " " not in value.strip() and not reference(value) \
+                        and (not loose or value.isdigit() or credential_like(value)):
                     found.append((a, b, "password"))
             i += 1
     return found
