@@ -76,6 +76,24 @@ _DIGIT_CODES: Final = frozenset({"pin", "passcode"})
 _ASKED: Final = frozenset({"pin", "otp", "passcode"})
 
 
+#: Most questions of one text read as asked and answered within it.
+_MAX_QUESTIONS: Final = 8
+_QUESTION_END: Final = re.compile(r"[?？][ \t]+(?=\S)")
+
+
+def answered_spans(text: str) -> list[Span]:
+    """Spans of ``text`` that answer a question asked in it, as a message answers the one
+    before it ("The wifi password at grandma's house? It's Talvi#6935"): each of its first
+    :data:`_MAX_QUESTIONS` questions followed by more text on its line is read as a pair
+    (:func:`carried_spans`)."""
+    found: list[Span] = []
+    for question in list(_QUESTION_END.finditer(text))[:_MAX_QUESTIONS]:
+        offset = question.end()
+        found += [(s + offset, e + offset, kind) for s, e, kind in carried_spans(text[:question.start() + 1],
+                                                                                 text[offset:])]
+    return found
+
+
 def carried_spans(previous: str, current: str) -> list[Span]:
     """Spans of ``current`` that hold the value of a label ending ``previous``, or the rest
     of a secret begun there."""

@@ -67,6 +67,7 @@ class Rules:
         phrase_codes: Phrase labels whose value may be digits alone.
         qualifiers: Words that make a name describe a secret rather than hold one.
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
+        copula_adverbs: Words that may stand between a copula and the value ("is now", "ist jetzt").
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
         before_numbers: Words after which a number is a date or a count (``in``, ``since``).
         before_ids: Nouns an id follows (``model``, ``commit``, ``booking``): the next token is no value.
@@ -97,6 +98,7 @@ class Rules:
     phrase_codes: tuple[str, ...]
     qualifiers: frozenset[str]
     copulas: tuple[str, ...]
+    copula_adverbs: tuple[str, ...]
     units: frozenset[str]
     cjk_units: tuple[str, ...]
     before_numbers: frozenset[str]
@@ -136,6 +138,7 @@ def load_rules() -> Rules:
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
         qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
+        copula_adverbs=tuple(labels["copula_adverbs"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
         before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
         function_words=frozenset(labels["function_words"]),
@@ -240,7 +243,8 @@ def name_class(name: str) -> NameClass | None:
     phrase = _phrase_class(name, words, rules)
     found: set[NameClass] = {phrase} if phrase else set()
     for i, word in enumerate(words):
-        kind = _word_class(word, rules) if word.isascii() else None
+        folded = fold(word)  # parolası, wachtwörter: the stems are written without marks
+        kind = _word_class(folded, rules) if folded.isascii() else None
         if kind and not (word in rules.loose and i + 1 < len(words) and words[i + 1] not in _LOOSE_NOUNS
                          and not words[i + 1].startswith(_LOOSE_NOUN_STEMS)):
             found.add(kind)

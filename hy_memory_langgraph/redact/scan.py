@@ -193,9 +193,11 @@ def _label_pattern() -> re.Pattern[str]:
         r"\s{0,3}(?P<sep>:=|::|=>|->|[:=：＝|→–—]|(?<=\s)-(?=\s)|" + _TOKEN_SEPARATORS +
         r"|(?<=\s)" + _TO_SEPARATOR + r"|(?<=\s)" + _VALUE_WORD_SEPARATOR + r"|['’]s(?=" + _SYMBOL_NEXT + ")" +
         # a copula of patterns.toml ("is", "ist", "lautet", "là", …); a colon may follow it
-        r"|(?<=\s)(?:" + "|".join(map(re.escape, load_rules().copulas)) + r")(?=[\s:：])|"
+        r"|(?<=\s)(?P<copula>" + "|".join(map(re.escape, load_rules().copulas)) + r")(?=[\s:：])|"
         + "|".join(_CJK_SEPARATORS) + r")"
-        r"[:：]?\*{0,3}\s{0,3}(?P<quote>[\"'“‘「『`]?)"
+        # after a copula, an adverb ("is now", "ist jetzt")
+        r"[:：]?\*{0,3}\s{0,3}(?(copula)(?:(?:" + "|".join(map(re.escape, load_rules().copula_adverbs)) + r")[ \t]+)?)"
+        r"(?P<quote>[\"'“‘「『`]?)"
         # the value is looked at, not consumed: a label inside it is found too
         r"(?=(?P<value>" + _VALUE + r"{1,200}))",  # _MAX_VALUE
         re.IGNORECASE)

@@ -17,7 +17,8 @@ from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_kind, name_class, session_name
 from hy_memory_langgraph.redact.judge import looks_random
-from hy_memory_langgraph.redact.scan import scan
+from hy_memory_langgraph.redact.dialogue import answered_spans
+from hy_memory_langgraph.redact.scan import Span, scan
 
 #: Deepest nesting redacted structurally; deeper parts are scanned as text (JSON dumped).
 MAX_DEPTH: Final = 64
@@ -58,12 +59,20 @@ def redact_text(text: str) -> str:
     # marker (``sshpass -p a<td>sshpass -p b``) hid it, and its placeholder shows it. So
     # redacting the result changes nothing (an update re-redacts stored text).
     for _ in range(_MAX_PASSES):
-        spans = scan(text)
+        spans = _merged(scan(text), answered_spans(text) if "?" in text or "？" in text else [])
         if not spans:
             _remember_clean(_memo_key(text))
             return text
         text = replace_spans(text, spans)
     return text
+
+
+def _merged(spans: list[Span], more: list[Span]) -> list[Span]:
+    """``spans`` with those of ``more`` that overlap none of them (and no earlier one), in order."""
+    for extra in sorted(more):
+        if not any(s < extra[1] and extra[0] < e for s, e, _ in spans):
+            spans = sorted([*spans, extra])
+    return spans
 
 
 def replace_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
