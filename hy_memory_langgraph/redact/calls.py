@@ -44,7 +44,7 @@ import functools
 import re
 from typing import Final, Literal
 
-from hy_memory_langgraph.redact.judge import literal_password, looks_random, reference, setting_value
+from hy_memory_langgraph.redact.judge import PUBLIC_SUFFIXES, literal_password, looks_random, reference, setting_value
 from hy_memory_langgraph.redact.rules import load_rules, name_class, session_name, split_name
 
 Span = tuple[int, int, str]
@@ -60,8 +60,10 @@ _OPEN: Final = {"(": ")", "[": "]", "{": "}"}
 #: A keyword argument (``password="…"``, ``host: "db"``): not positional.
 _KEYWORD: Final = re.compile(r"\s*[A-Za-z_]\w*\s*(?:=(?!=)|:(?!:))")
 _NUMBER: Final = re.compile(r"\s*\d{1,6}\s*")
-#: A host: a name, ``localhost``, an IP address.
-_HOST: Final = re.compile(r"localhost|[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}")
+#: A host: ``localhost``, a name under a public or an internal suffix, an IP address (a dotted
+#: name of other words, ``velvet.tango.ember``, ``yuki.npvl``, is a user or a password).
+_HOST: Final = re.compile(r"localhost|(?:[\w-]+\.)+(?i:" + PUBLIC_SUFFIXES + r"|local|localdomain|internal|lan|corp|home"
+                          r"|intra|svc|cluster|test|example|invalid)|\d{1,3}(?:\.\d{1,3}){3}")
 #: A place before a user: a host, a URL, a DSN (``mysql:host=db``), a mailbox
 #: (``{imap.example.com:993}INBOX``), a path.
 _PLACE: Final = re.compile(r".*[:/=;{\\].*")

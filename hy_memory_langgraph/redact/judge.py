@@ -213,9 +213,11 @@ def holds_credential(value: str) -> bool:
                for token in _CREDENTIAL_TOKEN.findall(value))
 
 
-#: Three words or more of three letters or more joined by one dot, dash or plus sign: in a
-#: string literal a passphrase (``"velvet.tango.ember"``), not an attribute.
-_LITERAL_PHRASE: Final = re.compile(r"[^\W\d_]{3,}([-+.])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
+#: Three words or more of three letters or more joined by one dot, dash or plus sign, or
+#: capitalised words joined by underscores: in a string literal a passphrase
+#: (``"velvet.tango.ember"``, ``"Walnut_Whisker_Candle"``), not an attribute or a name.
+_LITERAL_PHRASE: Final = re.compile(r"[^\W\d_]{3,}([-+.])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+"
+                                    r"|[A-Z][a-z]{2,}(?:_[A-Z][a-z]{2,}){2,}")
 
 
 def literal_password(value: str) -> bool:
@@ -272,14 +274,17 @@ _NOT_A_VALUE: Final = re.compile(
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     r"|(?:[a-z][a-z0-9+.-]*:)?//\S*|www\.\S*"
     r"|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*|(?:[\w-]+/)+[\w-]*\.[A-Za-z]{1,5}")
+#: The last labels of host names people write (a dotted name of words ending otherwise,
+#: ``velvet.tango.ember``, may be a password).
+PUBLIC_SUFFIXES: Final = ("com|net|org|io|co|uk|de|fr|nl|es|it|pl|ru|cn|jp|br|in|ca|au|ch|se|no|dk|fi|be|at|cz|eu"
+                          "|us|app|dev|cloud|ai|info|biz|me|edu|gov")
 #: Tokens that are no password when no separator comes before them: acronyms with a number,
 #: model and flight codes (``WPA2-PSK``, ``AES-256``, ``GPT-4o``, ``BA2490``), command-line
 #: flags (``--user=bob``), code's keyword arguments (``keystore=None``).
 _NOT_A_BARE_VALUE: Final = re.compile(r"[A-Z]{1,6}-?\d{1,5}[A-Za-z]{0,3}(?:-[A-Z]{2,6})?|--?[A-Za-z][\w-]*(?:=\S*)?"
                                       r"|[A-Za-z_][\w.]*=\S*"
                                       # a host name under a public suffix (db-7.eu-west-1.rds.amazonaws.com)
-                                      r"|(?:[a-z0-9][a-z0-9-]{0,62}\.)+(?:com|net|org|io|co|uk|de|fr|nl|es|it|pl|ru"
-                                      r"|cn|jp|br|in|ca|au|ch|se|no|dk|fi|be|at|cz|eu|us|app|dev|cloud|ai|info|biz|me)")
+                                      r"|(?:[a-z0-9][a-z0-9-]{0,62}\.)+(?:" + PUBLIC_SUFFIXES + ")")
 #: Symbols that a password holds and prose does not (dashes, slashes, dots and apostrophes
 #: join words: ``wi-fi``, ``Jacob—delayed``, ``and/or``; underscores join a name's words).
 _PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")

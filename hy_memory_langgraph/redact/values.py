@@ -10,9 +10,11 @@ arguments as OpenAI sends them) is parsed and redacted as a value, then written 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
-from collections.abc import Callable, Collection, Sequence
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_kind, name_class, session_name
@@ -60,6 +62,7 @@ def redact_text(text: str) -> str:
     # redacting the result changes nothing (an update re-redacts stored text).
     for _ in range(_MAX_PASSES):
         spans = _merged(scan(text), answered_spans(text) if "?" in text or "？" in text else [])
+        spans = _merged(spans, _embedded_json(text) if '"' in text else [])
         if not spans:
             _remember_clean(_memo_key(text))
             return text
@@ -67,12 +70,70 @@ def redact_text(text: str) -> str:
     return text
 
 
+#: Most places of a text where a JSON document is tried and none found (a document found is
+#: read once and passed over: the reading stays linear).
+_MAX_JSON_TRIES: Final = 16
+#: Where a JSON object or array may begin: ``{"``, ``[{``, ``[[``, ``["``.
+_JSON_START: Final = re.compile(r"[{\[][ \t\r\n]*[\"{\[]")
+
+
+def _embedded_json(text: str) -> list[Span]:
+    """Values of JSON documents held in ``text`` (a HAR file's cookies, a request's headers
+    pasted into prose) that their structure makes secrets: a leaf that
+    :func:`redact_value` replaces whole (``{"name": "JSESSIONID", "value": "…"}``,
+    ``{"key": "X-API-Key", "value": "…"}``) becomes a span of its encoded text; what the
+    text scan finds anyway is left to it."""
+    found: list[Span] = []
+    decoder, read, tries = json.JSONDecoder(), 0, 0
+    for start in _JSON_START.finditer(text):
+        if start.start() < read:
+            continue
+        if tries >= _MAX_JSON_TRIES:
+            break
+        try:
+            document, end = decoder.raw_decode(text, start.start())
+        except (ValueError, RecursionError):
+            tries += 1
+            continue
+        read = end
+        for original, kind in _replaced_leaves(document, redact_value(document)):
+            encoded = json.dumps(original, ensure_ascii=False)[1:-1]
+            at = text.find(f'"{encoded}"', start.start(), end) if encoded else -1
+            if at >= 0:
+                found.append((at + 1, at + 1 + len(encoded), kind))
+    return sorted(found)
+
+
+def _replaced_leaves(before: Any, after: Any) -> Iterator[tuple[str, str]]:
+    """``(original, kind)`` of each string of ``before`` that ``after`` holds as a whole
+    placeholder (dict keys left out: a redacted key is its own)."""
+    if isinstance(before, str):
+        if isinstance(after, str) and after != before and _WHOLE_PLACEHOLDER.fullmatch(after):
+            yield before, after[len("[REDACTED:"):-1]
+    elif isinstance(before, dict) and isinstance(after, dict) and len(before) == len(after):
+        for (_, b), a in zip(before.items(), after.values()):
+            yield from _replaced_leaves(b, a)
+    elif isinstance(before, list) and isinstance(after, list):
+        for b, a in zip(before, after):
+            yield from _replaced_leaves(b, a)
+
+
+_WHOLE_PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+
 def _merged(spans: list[Span], more: list[Span]) -> list[Span]:
-    """``spans`` with those of ``more`` that overlap none of them (and no earlier one), in order."""
+    """``spans`` (in order, not overlapping) with those of ``more`` that overlap none of
+    them and no earlier one taken, in order."""
+    if not more:
+        return spans
+    starts = [s for s, _, _ in spans]
+    taken: list[Span] = []
     for extra in sorted(more):
-        if not any(s < extra[1] and extra[0] < e for s, e, _ in spans):
-            spans = sorted([*spans, extra])
-    return spans
+        i = bisect.bisect_left(starts, extra[1])  # spans[:i] start before the extra ends
+        if (i and spans[i - 1][1] > extra[0]) or (taken and taken[-1][1] > extra[0]):
+            continue
+        taken.append(extra)
+    return sorted([*spans, *taken])
 
 
 def replace_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
@@ -188,9 +249,10 @@ _JWK_PRIVATE: Final = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 
 def _named_kind(value: dict[Any, Any]) -> NameClass | None:
     """The class of a name/value pair's name (an environment variable, a cookie in a
-    browser's export: ``{"name": "DB_PASSWORD", "value": "…"}``; a session cookie's value
+    browser's export, a request's header: ``{"name": "DB_PASSWORD", "value": "…"}``,
+    ``{"key": "X-API-Key", "value": "…"}``; a session cookie's value
     counts when it looks random: ``{"name": "sessionid", "value": "…"}``)."""
-    name = value.get("name") if "value" in value else None
+    name = value.get("name", value.get("key")) if "value" in value else None
     if not isinstance(name, str):
         return None
     return name_class(name) or ("weak" if session_name(name) else None)
