@@ -57,9 +57,9 @@ def _value(text: str, line: re.Match[str], kind: str) -> Span | None:
         value, start = quoted.group("inner"), start + 1
     else:
         value = raw.split(" #", 1)[0].rstrip().rstrip(",;")
-    if not value or value.startswith(("|", ">", "{", "[", "!", "&", "*")) \
+    if not value or (quoted is None and value.startswith(("|", ">", "{", "[", "!", "&", "*"))) \
             or (line.group("sep") is None and kind != "password" and not looks_random(value)):
-        return None  # a block, a structure, a YAML tag or anchor; a table's value that is a word
+        return None  # unquoted: a block, a structure, a YAML tag or anchor; a table's value that is a word
     if kind == "password" and quoted is None and " " in value:
         return None
     return (start, start + len(value), "password" if kind == "password" else "secret_value") \

@@ -364,14 +364,14 @@ _SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
 
 def _network_compound(text: str, start: int) -> bool:
     """Whether the word a label ends begins with a network's name (``Netzschlüssel``,
-    ``Nätverksnyckeln``, ``wifikey``): the network's password."""
+    ``Nätverksnyckeln``, ``WLAN-Schlüssel``): the network's password."""
     begin = start
-    while begin > 0 and text[begin - 1].isalpha():
+    while begin > 0 and (text[begin - 1].isalpha() or (text[begin - 1] == "-" and begin > 1)):
         begin -= 1
     end = start
     while end < len(text) and text[end].isalpha():
         end += 1
-    word = fold(text[begin:end]).lower()
+    word = fold(text[begin:end]).lower().replace("-", "")
     return any(word.startswith(network) and len(word) > len(network) for network in load_rules().networks)
 
 

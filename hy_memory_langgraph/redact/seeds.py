@@ -51,9 +51,10 @@ _LISTS: Final = Path(__file__).with_name("bip39")
 #: A token between separators: spaces (the ideographic one too), commas, semicolons,
 #: colons, 、, table bars.
 _TOKEN: Final = re.compile(r"[^\s,，、;；:：|]+")
-#: A number that numbers the words (``1.``, ``12)``, ``#3``, ``(4)``): it neither counts nor
-#: breaks a run; also in front of its word (``1-word``, ``1.word``).
-_NUMBERING: Final = re.compile(r"[#(]?\d{1,2}[.):]?")
+#: A number that numbers the words (``1.``, ``12)``, ``#3``, ``(4)``), and a dash or an arrow
+#: after it (``1 - word``, ``1 => word``): it neither counts nor breaks a run; also in front of
+#: its word (``1-word``, ``1.word``).
+_NUMBERING: Final = re.compile(r"[#(]?\d{1,2}[.):]?|[-–—=>→]{1,2}")
 _NUMBERED: Final = re.compile(r"\d{1,2}[-.)](?=[^\W\d_])")
 #: Punctuation a word may carry at either end ("words: abandon, … about.", a JSON array).
 _EDGES: Final = "\"'“”‘’()[]{}.:!?*`"
@@ -140,8 +141,8 @@ _Run = tuple[list[tuple[str, int, int, str]], int]
 _DIGIT: Final = re.compile(r"\d")
 #: Most words of prose a run may hold beside its phrase (the run read as the phrase plus them).
 _PROSE_AROUND: Final = 2
-#: Numbering that starts a list (``1.``, ``1)``, ``#1``) at the end of a separator.
-_NUMBERED_ONE: Final = re.compile(r"(?<![\w])#?1[.):-]?\s*$")
+#: Numbering that starts a list (``1.``, ``1)``, ``#1``, ``1 -``) at the end of a separator.
+_NUMBERED_ONE: Final = re.compile(r"(?<![\w])#?1[ \t]*[.):–—-]?\s*$")
 
 
 def _runs(text: str) -> list[_Run]:
@@ -283,14 +284,21 @@ def split_phrase(previous: str, current: str) -> tuple[int, int] | None:
         >>> split_phrase("I like the lake", "and the woods")
     """
     words = _words()
+    label = _HALF_LABEL.match(current)  # "and the rest: …", "后半部分：…"
+    skipped = label.end() if label else 0
     last = previous.rsplit(None, 1)[-1:] if previous.strip() else []
-    first = current.split(None, 1)[:1]
+    first = current[skipped:].split(None, 1)[:1]
     if not last or not first or _word(last[0]) not in words or _word(first[0]) not in words:
         return None  # most pairs of messages: two lookups
-    tail, head = previous[-_HALF_PHRASE:], current[:_HALF_PHRASE]
+    tail, head = previous[-_HALF_PHRASE:], current[skipped:skipped + _HALF_PHRASE]
     offset = len(previous) - len(tail)
     joined = f"{tail}\n{head}"
     for start, end, _ in seed_phrases(joined):
         if start < len(tail) < end:
-            return offset + start, end - len(tail) - 1
+            return offset + start, end - len(tail) - 1 + skipped
     return None
+
+
+#: Words naming the second half before it ("and the rest:", "second half:", "后半部分："): a
+#: short clause ending in a colon at the start of a message.
+_HALF_LABEL: Final = re.compile(r"[ \t]*[^\n:：]{1,40}[:：][ \t]*")
