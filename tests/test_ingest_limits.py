@@ -122,6 +122,7 @@ def test_input_limits_per_model() -> None:
     assert input_bytes_limit(Declared()) == 100
 
 
+@pytest.mark.parametrize("backend", ["sqlite"])  # the window is the embedding model's: one store suffices
 def test_the_model_never_gets_more_than_its_window(make_client) -> None:
     model = Recording()
     client = make_client("lite", embeddings=model)

@@ -242,10 +242,10 @@ def test_erasure_drops_the_users_log_records_on_every_backend(make_client) -> No
     searched = client.search("locker number", user_ids=["u1", "u2"])
     other = client.add("My locker number is 8842 at the pool", user_id="u2")
     client.recorder.write_pending()  # the records leave the recorder's buffer for the database
-    assert "7731" in json.dumps(client.pipeline_log(gone["request_id"]))
+    assert "is 7731" in json.dumps(client.pipeline_log(gone["request_id"]))
     assert client.delete(gone["memory_ids"][0]) is True
     records = client.pipeline_log(gone["request_id"])  # its records that quoted it went
-    assert records and "7731" not in json.dumps(records)
+    assert records and "is 7731" not in json.dumps(records)  # (a bare 7731 may be in a time)
     assert "oolong" in json.dumps(client.pipeline_log(kept["request_id"]))  # another memory's
     client.delete_all("u1")
     assert client.pipeline_log(kept["request_id"]) == [] == client.pipeline_log(searched["request_id"])  # u1 in it
