@@ -30,7 +30,9 @@ _SEPARATORS: Final = re.compile(r"[\W_]+")
 #: Words that may follow a loose password word in its name (``pin code``, ``pass_no``,
 #: ``PIN-koodini``, ``PIN-koden``, ``PIN kodu``); any other makes it a verb or a prefix
 #: (``pass_through``, ``pass_args``).
-_LOOSE_NOUNS: Final = frozenset({"number", "num", "no", "word", "phrase", "nummer", "numero", "número", "nr"})
+_LOOSE_NOUNS: Final = frozenset({"number", "num", "no", "word", "phrase", "nummer", "numero", "número", "nr",
+                                 # an article or a case ending after a hyphen: PIN-ul, PIN-en, PIN-i
+                                 "ul", "en", "et", "i", "a", "u"})
 _LOOSE_NOUN_STEMS: Final = ("code", "cod", "kod", "kood", "kód")
 
 NameClass = Literal["password", "secret", "weak"]

@@ -112,8 +112,9 @@ _VALUE_WORD_SEPARATOR: Final = r"""(?:be|as|je)(?=""" + _SYMBOL_NEXT + ")"
 #: A word between a label and its separator: a word (``mom's`` too), an e-mail address or a
 #: number ("password for jane@corp.com: …", "the PIN for my card ending 4242 is …").
 _MORE_WORD: Final = r"(?:[^\W\d_][\w'’-]{0,20}|[\w.+-]{1,40}@[\w-]{1,40}(?:\.[\w-]{1,20}){1,4}|\d{1,8})"
-#: An aside between commas after a label ("my router password, if you need it, is …").
-_ASIDE: Final = r",[ \t]*[^\W\d_][^,\n:=：|]{0,30},"
+#: An aside between commas after a label, or before its colon ("my router password, if you
+#: need it, is …", "my cash card PIN, in case I forget: …").
+_ASIDE: Final = r",[ \t]*[^\W\d_][^,\n:=：|]{0,30}(?:,|(?=[:：]))"
 #: Labels of several codes ("backup codes", "recovery codes"), and the codes that follow the
 #: first one: separated by commas, slashes or "and", each holding a digit.
 _PLURAL_CODES: Final = re.compile(r"(?i)codes\b")

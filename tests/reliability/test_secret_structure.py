@@ -211,3 +211,26 @@ def test_label_words_with_marks_are_read_folded(word: str) -> None:
     rng = random.Random(word)
     value = f"{_word(rng).title()}%{rng.randint(10, 99)}T!{_word(rng)}"
     _gone(f"E-posta hesabımın {word} {value}.", value)
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_command_lines_that_set_a_password_through_sudo_or_snmp(seed: int) -> None:
+    rng = random.Random(seed)
+    auth, priv = f"{_word(rng).title()}-{_word(rng)}-{rng.randint(10, 99)}", f"{_word(rng)}#{rng.randint(100, 999)}"
+    _gone(f"echo '{_word(rng)}:{auth}' | sudo chpasswd", auth)
+    _gone(f"snmpwalk -v3 -l authPriv -u {_word(rng)} -a SHA -A '{auth}' -x AES -X '{priv}' 10.0.0.{seed}", auth, priv)
+    _kept(f"snmpwalk -v2c -c public 10.0.0.{seed}")
+
+
+@pytest.mark.parametrize("text", ["my cash card PIN, in case I forget: {d}", "PIN-ul pentru bancomat: {d}",
+                                  "the 3 digits on the back are {d}", "os três números atrás do cartão são {d}",
+                                  "कार्ड के पीछे वाला सिक्योरिटी कोड {d} है"])
+def test_card_codes_by_their_place_or_after_an_aside(text: str) -> None:
+    digits = str(random.Random(text).randint(100, 9999))
+    _gone(text.format(d=digits), digits)
+
+
+@pytest.mark.parametrize("text", ["the serial number on the back is 4471", "the numbers on the back are printed in silver",
+                                  "los precios son 12 euros", "Mis contraseñas son secretas"])
+def test_numbers_and_prose_near_those_labels_stay(text: str) -> None:
+    _kept(text)
