@@ -38,7 +38,7 @@ from typing import Final
 
 from hy_memory_langgraph.redact.cards import KIND as CARD
 from hy_memory_langgraph.redact.cards import card_numbers
-from hy_memory_langgraph.redact.judge import credential_like, looks_random
+from hy_memory_langgraph.redact.judge import credential_like, looks_random, not_a_value
 from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, split_name
 from hy_memory_langgraph.redact.scan import Span, label_starts, scan
 from hy_memory_langgraph.redact.seeds import KIND as SEED_PHRASE
@@ -149,6 +149,8 @@ def _carried(tail: str, current: str, window: str) -> list[Span]:
         return found
     kind, code, question = asked
     value = answer.group("value")
+    if not_a_value(value.rstrip(".,;:!?")):
+        return []  # "When does the password expire?" / "2025-03-01."
     span = [(answer.start("value"), answer.end("value"), "password" if kind == "password" else "secret_value")]
     if kind == "secret":
         return span if looks_random(value, min_length=12) else []
@@ -175,7 +177,7 @@ def _short_answer(current: str) -> list[Span]:
         return []
     found = []
     for token in tokens:
-        value = token.group().strip(_EDGE_QUOTES)
+        value = token.group().strip(_EDGE_QUOTES).rstrip(".,;:!?")
         if credential_like(value):
             start = token.start() + token.group().index(value)
             found.append((start, start + len(value), "password"))

@@ -141,7 +141,10 @@ _CODE_ROOTS: Final = frozenset({
     "options", "opts", "args", "kwargs", "params", "ctx", "context", "request", "req", "response", "resp", "res",
     "app", "data", "form", "user", "auth", "db", "secrets", "vault", "creds", "credentials", "window", "document",
     "module", "exports", "props", "state", "np", "pd", "torch", "tf", "math", "json", "django", "flask", "models",
-    "schema", "api", "client", "session", "obj", "item", "row", "record", "values", "input", "event", "payload"})
+    "schema", "api", "client", "session", "obj", "item", "row", "record", "values", "input", "event", "payload",
+    # packages and namespaces (java.util.Optional, org.springframework…, System.Text)
+    "java", "javax", "jakarta", "org", "com", "net", "io", "android", "androidx", "kotlin", "scala", "std", "system",
+    "microsoft", "google", "apache", "spring"})
 #: A part of a path of words: letters, perhaps digits after them (``Velvet``, ``srv77``).
 _PATH_WORD: Final = re.compile(r"[A-Za-z]{2,}\d*")
 
@@ -183,8 +186,15 @@ _PLACEHOLDER_WORDS: Final = frozenset({"password", "passwd", "pass", "pwd", "pw"
                                        "api_key", "passphrase", "mypassword", "yourpassword"})
 
 
-#: Three mask characters or more inside a value: shown masked (``138****5678``, ``sk-…••••3f9a``).
+#: Three mask characters or more inside a value, the rest a few characters on either side:
+#: shown masked (``138****5678``, ``sk-…••••3f9a``; ``Tulip***42horse`` is a password).
 _MASKED: Final = re.compile(r"[*•●]{3,}")
+_MASK_SHOWS: Final = 4
+
+
+def _masked(value: str) -> bool:
+    return _MASKED.search(value) is not None and \
+        all(len(part) <= _MASK_SHOWS for part in _MASKED.split(value.removeprefix("sk-").strip("….")))
 
 
 def reference(value: str) -> bool:
@@ -200,7 +210,7 @@ def reference(value: str) -> bool:
     """
     match = _REFERENCE.fullmatch(value.strip())
     if match is None:  # user:password@host, USER:PASSWORD@HOST; 138****5678, a masked phone number
-        return value.strip().lower() in _PLACEHOLDER_WORDS or _MASKED.search(value) is not None
+        return value.strip().lower() in _PLACEHOLDER_WORDS or _masked(value.strip())
     variable = _VARIABLE.fullmatch(match.group().rstrip(".,;:!?)"))
     # a variable's name is words ($DB_PASS, $dbPassword); $nzr4OtPvwglTwN is a password
     return variable is None or len(variable.group(1)) < 8 or not _unsayable_name(variable.group(1))
@@ -292,10 +302,10 @@ _PASSWORD_SYMBOLS: Final = frozenset("!#$%^&*+=?@~|\\<>{}[]")
 _TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
 
 
-#: Three words or more of three letters or more joined by one dash, plus sign or dot: a
-#: generated passphrase (``lynx-violet-mango``, ``maple.walnut.candle``); prose compounds have a short word
+#: Three words or more of three letters or more joined by one dash or plus sign: a
+#: generated passphrase (``lynx-violet-mango``); prose compounds have a short word
 #: (``up-to-date``, ``mother-in-law``) or two parts (``well-known``).
-_JOINED_WORDS: Final = re.compile(r"[^\W\d_]{3,}([-+.])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
+_JOINED_WORDS: Final = re.compile(r"[^\W\d_]{3,}([-+])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
 
 
 def credential_like(token: str) -> bool:
@@ -452,7 +462,7 @@ def prose_clause(clause: str) -> bool:
 #: Fewest characters of a secret setting's value (a password's may be shorter).
 _MIN_SETTING: Final = 6
 _SETTING_NULLISH: Final = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off", "~", "[]",
-                                     "{}", "''", '""', "undefined", "redacted"})
+                                     "{}", "''", '""', "undefined", "redacted", "n/a", "na", "-", "tbd"})
 #: Punctuation of code in a value (a call, a string, a format): ``f"{a}:{b}"``, ``'D->DdD'``.
 _CODE_PUNCTUATION: Final = re.compile(r"[(){}\[\]\"'<>`]|->|=>|::")
 #: A name of words joined by ``_``, ``.`` or ``-``, each perhaps with a number after it.

@@ -61,6 +61,8 @@ Span = tuple[int, int, str]
 _SHAPE, _PREFIXED, _MARKER, _LABEL = 0, 1, 2, 3
 
 _PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
+#: Words in angle brackets standing for a value (``<your password here>``, ``<db password>``).
+_WORDS_PLACEHOLDER: Final = re.compile(r"<[A-Za-z][A-Za-z_-]*(?: [A-Za-z_-]+){1,6}>")
 #: What comes right before a variable's name (``${DB_PASSWORD:-x}``, ``%(SECRET_KEY)s``).
 _SIGILS: Final = ("$", "${", "%(", "%{", "{{")
 #: Eight or more of a filler (``x``, ``X``, ``0``, ``*``): a credential's shape filled in by
@@ -97,7 +99,7 @@ _CODE_DIGITS: Final = re.compile(r"\d{3,8}")
 #: "(was reset) to" before a value that is not all letters (``changed my password to
 #: Blue$ky9``; "the password to the router is …" keeps ``is`` as its separator).
 _TO_SEPARATOR: Final = (r"(?:(?:was|is|has\s+been|got|been)\s+)?(?:(?:re)?set|changed|updated)?\s*to"
-                        r"(?=\s+\S*[^A-Za-z\s])")
+                        r"(?=\s+\S*[^A-Za-z\s.,;:!?)])")
 #: Words of code and SQL before an alias ("… as name"): the value is then no password.
 _ALIASING: Final = re.compile(r"(?i)\b(?:import|select|join|cast)\b")
 #: Separators that only a password label may take (a key's name "as" another is an import).
@@ -136,9 +138,11 @@ _VALUE: Final = (r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（
                  r"""|(?<=[^\s"'“”‘’,;])[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
                  r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>]))""")
 #: Labels whose value is words by nature: after them the whole clause is the secret.
-#: A value that opens a template's field or a YAML tag (``{{ secrets.X }}``, ``{% … %}``,
-#: ``${ … }``, ``!vault …``, ``!secret wifi_pw``): it stands for the secret.
-_TEMPLATE_FIELD: Final = re.compile(r"\{\{[^{}\n]{1,80}\}\}|\{%[^\n]{1,80}%\}|\$\{[^{}\n]{1,80}\}|![A-Za-z][\w-]{0,30}[ \t]+\S")
+#: A value that opens a template's field, a YAML tag or a placeholder (``{{ secrets.X }}``,
+#: ``{% … %}``, ``${ … }``, ``!vault …``, ``!secret wifi_pw``, ``<your password here>``): it
+#: stands for the secret.
+_TEMPLATE_FIELD: Final = re.compile(r"\{\{[^{}\n]{1,80}\}\}|\{%[^\n]{1,80}%\}|\$\{[^{}\n]{1,80}\}|![A-Za-z][\w-]{0,30}[ \t]+\S"
+                                     r"|<[^<>\n]{1,80}>")
 _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery phrase|mnemonic phrase|助记词|助記詞|security answer"
                                 r"|phrase secrète|phrase de passe|frase|wachtzin|lösenfras|passordfras|adgangssætning"
                                 r"|salasanalause|фраз|fraza|パスフレーズ|암호 문구")
@@ -587,10 +591,11 @@ def _spans(text: str) -> list[tuple[int, int, str, int]]:
     spans += [(*span, _MARKER) for span in table_spans(text)]
     if may_hold_blocks(folded):  # secrets:, credentials:, a Kubernetes Secret's data:
         spans += [(start, end, kind, _MARKER) for start, end, kind in block_spans(text)]
-    # a word inside a credential's own shape (a seed phrase's "parole") or a placeholder's
-    # kind ("password") is no label
+    # a word inside a credential's own shape (a seed phrase's "parole"), a placeholder's kind
+    # ("password") or a placeholder of words ("<your password here>") is no label
     taken = [(start, end) for start, end, _, rank in spans if rank == _SHAPE]
     taken += [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)] if "[REDACTED:" in text else []
+    taken += [(m.start(), m.end()) for m in _WORDS_PLACEHOLDER.finditer(text)] if "<" in text else []
     starts = _outside(taken, _label_starts(text, folded))
     spans += [(*span, _LABEL) for span in _judged(_label_pattern(), _label_span, text, starts)]
     spans += [(*span, _LABEL) for span in _judged(_near_pattern(), _near_span, text, starts)]

@@ -14,7 +14,8 @@ import bisect
 import hashlib
 import json
 import re
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
+from contextvars import ContextVar
 from typing import Any, Final
 
 from hy_memory_langgraph.redact.rules import NameClass, describes_member, group_kind, name_class, session_name
@@ -60,9 +61,10 @@ def redact_text(text: str) -> str:
     # Until nothing more is found: a span that swallowed the start of another secret's
     # marker (``sshpass -p a<td>sshpass -p b``) hid it, and its placeholder shows it. So
     # redacting the result changes nothing (an update re-redacts stored text).
+    if '"' in text:
+        text = _structured(text)
     for _ in range(_MAX_PASSES):
         spans = _merged(scan(text), answered_spans(text) if "?" in text or "？" in text else [])
-        spans = _merged(spans, _embedded_json(text) if '"' in text else [])
         if not spans:
             _remember_clean(_memo_key(text))
             return text
@@ -72,19 +74,34 @@ def redact_text(text: str) -> str:
 
 #: Most places of a text where a JSON document is tried and none found (a document found is
 #: read once and passed over: the reading stays linear).
-_MAX_JSON_TRIES: Final = 16
+_MAX_JSON_TRIES: Final = 64
 #: Where a JSON object or array may begin: ``{"``, ``[{``, ``[[``, ``["``.
 _JSON_START: Final = re.compile(r"[{\[][ \t\r\n]*[\"{\[]")
+#: How many documents inside documents' strings are read as structure (JSON escaped in a
+#: string: two); deeper ones are scanned as text.
+_MAX_NESTED_DOCUMENTS: Final = 3
+_nesting: ContextVar[int] = ContextVar("hy_redact_json_nesting", default=0)
 
 
-def _embedded_json(text: str) -> list[Span]:
-    """Values of JSON documents held in ``text`` (a HAR file's cookies, a request's headers
-    pasted into prose) that their structure makes secrets: a leaf that
-    :func:`redact_value` replaces whole (``{"name": "JSESSIONID", "value": "…"}``,
-    ``{"key": "X-API-Key", "value": "…"}``) becomes a span of its encoded text; what the
-    text scan finds anyway is left to it."""
-    found: list[Span] = []
-    decoder, read, tries = json.JSONDecoder(), 0, 0
+def _structured(text: str) -> str:
+    """``text`` with each JSON document it holds (a HAR file's cookies, a request's headers
+    pasted into prose) redacted as a value (:func:`redact_value`: a ``{"name": "JSESSIONID",
+    "value": …}`` pair, a value under a secret's key) and written back in its place when that
+    changed it; documents without a secret stay as written, byte for byte. Each document is
+    parsed once and written whole, so a redaction cannot land on another string of the same
+    text, and escapes (``\\u00e9``, ``\\/``) do not hide a value."""
+    depth = _nesting.get()
+    if depth >= _MAX_NESTED_DOCUMENTS:
+        return text
+    token = _nesting.set(depth + 1)
+    try:
+        return _rewrite_documents(text)
+    finally:
+        _nesting.reset(token)
+
+
+def _rewrite_documents(text: str) -> str:
+    decoder, parts, copied, read, tries = json.JSONDecoder(), [], 0, 0, 0
     for start in _JSON_START.finditer(text):
         if start.start() < read:
             continue
@@ -92,33 +109,35 @@ def _embedded_json(text: str) -> list[Span]:
             break
         try:
             document, end = decoder.raw_decode(text, start.start())
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError):  # not a document, or one too deep to parse
             tries += 1
             continue
         read = end
-        for original, kind in _replaced_leaves(document, redact_value(document)):
-            encoded = json.dumps(original, ensure_ascii=False)[1:-1]
-            at = text.find(f'"{encoded}"', start.start(), end) if encoded else -1
-            if at >= 0:
-                found.append((at + 1, at + 1 + len(encoded), kind))
-    return sorted(found)
+        if _deeper_than(document, MAX_DEPTH):
+            continue  # the scan reads it as text, as redact_value reads what lies that deep
+        # structure only (values under secrets' keys, name/value pairs; documents in strings):
+        # free text is left to the scan, which reads it in place with its context
+        redacted = redact_value(document, _structured)
+        if redacted != document:
+            written = text[start.start():end]  # its layout kept: indented, spaced or compact
+            indent = 2 if "\n" in written else None
+            separators = (",", ": ") if indent else (", ", ": ") if '": ' in written else (",", ":")
+            parts += [text[copied:start.start()],
+                      json.dumps(redacted, ensure_ascii=False, indent=indent, separators=separators)]
+            copied = end
+    return text if not parts else "".join([*parts, text[copied:]])
 
 
-def _replaced_leaves(before: Any, after: Any) -> Iterator[tuple[str, str]]:
-    """``(original, kind)`` of each string of ``before`` that ``after`` holds as a whole
-    placeholder (dict keys left out: a redacted key is its own)."""
-    if isinstance(before, str):
-        if isinstance(after, str) and after != before and _WHOLE_PLACEHOLDER.fullmatch(after):
-            yield before, after[len("[REDACTED:"):-1]
-    elif isinstance(before, dict) and isinstance(after, dict) and len(before) == len(after):
-        for (_, b), a in zip(before.items(), after.values()):
-            yield from _replaced_leaves(b, a)
-    elif isinstance(before, list) and isinstance(after, list):
-        for b, a in zip(before, after):
-            yield from _replaced_leaves(b, a)
-
-
-_WHOLE_PLACEHOLDER: Final = re.compile(r"\[REDACTED:[a-z_]+\]")
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` deep (iteratively)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return True
+            stack += [(v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)]
+    return False
 
 
 def _merged(spans: list[Span], more: list[Span]) -> list[Span]:
@@ -214,7 +233,7 @@ def redact_value(value: Any, redact: Callable[[str], str] = redact_text, *, keep
         private = _JWK_PRIVATE if isinstance(value.get("kty"), str) else frozenset()
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            kind = named if named and k == "value" else "secret" if k in private else \
+            kind = named if named and isinstance(k, str) and k.lower() in _PAIR_VALUES else "secret" if k in private else \
                 name_class(k) if isinstance(k, str) else None
             member = _members if _members and kind is None and isinstance(k, str) and not describes_member(k) \
                 else None
@@ -247,12 +266,20 @@ def _key(key: Any, redact: Callable[[str], str], taken: dict[Any, Any]) -> Any:
 _JWK_PRIVATE: Final = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 
 
+#: The members of a name/value pair, in any case: ``name``/``value``, ``Key``/``Value`` (AWS
+#: tags, Postman), ``ParameterKey``/``ParameterValue`` (CloudFormation).
+_PAIR_NAMES: Final = ("name", "key", "parameterkey", "parametername")
+_PAIR_VALUES: Final = ("value", "parametervalue")
+
+
 def _named_kind(value: dict[Any, Any]) -> NameClass | None:
     """The class of a name/value pair's name (an environment variable, a cookie in a
     browser's export, a request's header: ``{"name": "DB_PASSWORD", "value": "…"}``,
     ``{"key": "X-API-Key", "value": "…"}``; a session cookie's value
     counts when it looks random: ``{"name": "sessionid", "value": "…"}``)."""
-    name = value.get("name", value.get("key")) if "value" in value else None
+    keys = {k.lower(): k for k in value if isinstance(k, str)}
+    named = next((keys[k] for k in _PAIR_NAMES if k in keys), None)
+    name = value[named] if named is not None and any(k in keys for k in _PAIR_VALUES) else None
     if not isinstance(name, str):
         return None
     return name_class(name) or ("weak" if session_name(name) else None)

@@ -129,11 +129,22 @@ def test_keys_of_doors_and_networks_without_a_value_stay(text: str) -> None:
     "The AWS docs use AKIAIOSFODNN7EXAMPLE as the sample key id",
     "Stripe publishable key (safe to expose): pk_live_SfwDX9ErGTkYTdqn9rTfPIFq",
     "mysql -u root -p   (it will prompt for the password) on db-7.eu-west-1.rds.amazonaws.com",
+    "password: <your password here>", "password: n/a", "password: java.util.Optional.empty",
+    "password hashing uses org.springframework.security.crypto.bcrypt", "snmpwalk with the -A flag for auth",
+    "When does the password expire? 2025-03-01.", "When is the password due to expire? 31/12/2025.",
     "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password",
     "| pass | price |\n|---|---|\n| day | $46 |\n| week | $280 |",
 ])
 def test_masks_references_placeholders_samples_and_public_keys_stay(text: str) -> None:
     _kept(text)
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_password_with_a_run_of_stars_inside_is_no_mask(seed: int) -> None:
+    rng = random.Random(seed)
+    value = f"{_word(rng).title()}***{rng.randint(10, 99)}{_word(rng)}"
+    _gone(f"pwd={value}", value)
+    _kept(f"Verification code sent to {rng.randint(130, 189)}****{rng.randint(1000, 9999)}")
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
@@ -168,13 +179,42 @@ def test_a_json_document_inside_prose_is_read_as_structure(seed: int) -> None:
 
 
 def test_json_documents_inside_text_are_read_in_linear_time() -> None:
-    """Many documents (each read once), and text that opens a document everywhere and
-    closes none (16 failed tries at most)."""
+    """Many documents (each read once), one document of many escaped pairs (written whole,
+    never searched for), and text that opens a document everywhere and closes none (a
+    bounded number of failed tries)."""
     one = 'x {"name": "password", "value": "Ab1!xyz9"} '
-    many, nested = one * 20_000, '{"a": [' * 150_000
-    spent = cpu_seconds(lambda: redact_text(many))[1] + cpu_seconds(lambda: redact_text(nested))[1]
+    item = json.dumps({"name": "DB_PASSWORD", "value": "té1"})  # \u00e9: the text never holds the value as parsed
+    many, escaped, nested = one * 20_000, "x [" + ", ".join([item] * 40_000) + "]", '{"a": [' * 150_000
+    spent = sum(cpu_seconds(lambda t=t: redact_text(t))[1] for t in (many, escaped, nested))
     assert redact_text(one * 3).count("[REDACTED:password]") == 3
-    assert spent < LINEAR_BUDGET_S * (len(many) + len(nested)) / 1_000_000
+    assert redact_text("x [" + ", ".join([item] * 3) + "]").count("[REDACTED:password]") == 3
+    assert spent < LINEAR_BUDGET_S * (len(many) + len(escaped) + len(nested)) / 1_000_000
+
+
+def test_a_json_document_is_redacted_whole_never_at_another_string_of_the_text() -> None:
+    """The pair's value goes; the same string in other fields and as a key stays (a search
+    for the string in the text would land on the first of them)."""
+    secret = "Rosewood7!"
+    doc = {"a": secret, secret: {"b": secret}, "env": [{"name": "DB_PASSWORD", "value": secret}]}
+    out = json.loads(redact_text("note: " + json.dumps(doc)).removeprefix("note: "))
+    assert out["a"] == secret and out[secret] == {"b": secret}
+    assert out["env"] == [{"name": "DB_PASSWORD", "value": "[REDACTED:password]"}]
+
+
+@pytest.mark.parametrize("doc", [
+    {"Name": "db_password", "Value": "Zx9!abcd", "Type": "SecureString"},  # AWS SSM
+    [{"ParameterKey": "DBPassword", "ParameterValue": "Zx9!abcd"}],  # CloudFormation
+    {"body": json.dumps({"name": "DB_PASSWORD", "value": "Zx9!abcd"})},  # a document escaped in a string
+    [{"key": "X-Auth-Token", "value": "Zx9!abcdQwErTy12Zx9!abcd"}],
+])
+def test_pairs_in_any_case_and_documents_inside_strings(doc: object) -> None:
+    for dumped in (json.dumps(doc), json.dumps(doc).replace("/", "\\/")):
+        assert "Zx9!abcd" not in redact_text(f"here: {dumped} thanks")
+
+
+def test_a_document_nested_deeper_than_the_limit_never_raises() -> None:
+    text = "notes: " + "[" * 500 + '"x"' + "]" * 500
+    assert redact_text(text) == text
 
 
 @pytest.mark.parametrize("adverb", ["now", "jetzt", "maintenant", "ahora", "gewoon", "teraz"])
