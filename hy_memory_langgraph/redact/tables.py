@@ -114,13 +114,13 @@ def _table_cells(text: str) -> list[Span]:
     lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
     i = 0
     while i < len(lines):
-        start, end = lines[i]
+        line_start, end = lines[i]
         i += 1
-        start = _indented(text, start, end)
+        start = _indented(text, line_start, end)
         delimiter = next((d for d in ("|", "\t", ",", "  ") if d in text[start:end]), None)
         if delimiter is None or end - start > _HEADER_LINE:
             continue
-        if i > 1 and lines[i - 2][1] + 1 == start and delimiter in text[lines[i - 2][0]:lines[i - 2][1]]:
+        if i > 1 and lines[i - 2][1] + 1 == line_start and delimiter in text[lines[i - 2][0]:lines[i - 2][1]]:
             continue  # a row inside a table: its header is the table's first line
         if delimiter == "|" and (i >= len(lines) or _RULE.fullmatch(text, *lines[i]) is None):
             continue  # a markdown table's header has its rule below it

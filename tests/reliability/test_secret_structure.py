@@ -274,3 +274,9 @@ def test_card_codes_by_their_place_or_after_an_aside(text: str) -> None:
                                   "los precios son 12 euros", "Mis contraseñas son secretas"])
 def test_numbers_and_prose_near_those_labels_stay(text: str) -> None:
     _kept(text)
+
+
+def test_indented_lines_of_code_ending_in_commas_are_no_table() -> None:
+    """An argument list, one argument a line, indented: no header row, no column of passwords."""
+    _kept("return (\n            self.drivername,\n            self.username,\n            self.password,\n"
+          "            self.host,\n            self.port,\n        )")
