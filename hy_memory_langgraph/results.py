@@ -204,15 +204,6 @@ class HistoryEvent(TypedDict):
     search_keys: NotRequired[list[str]]
 
 
-class ListedMemory(TypedDict):
-    """A memory of a :class:`MemoryPage` (any kind) with the scene it belongs to."""
-
-    memory_id: str
-    scene: str
-    kind: str
-    updated_at: str
-
-
 class MemoryPage(TypedDict):
     """A page of :meth:`HyMemoryClient.list_memories`, newest first."""
 

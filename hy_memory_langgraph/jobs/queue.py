@@ -384,21 +384,6 @@ class JobQueue:
             conn.execute(_JOBS.delete().where(_JOBS.c.user_id == user_id))
         return [int(r) for r in runs]
 
-    def known_runs(self, run_ids: Sequence[int]) -> set[int]:
-        """Those of ``run_ids`` that still have rows."""
-        if not run_ids:
-            return set()
-        with read_tx(self.engine, single=True) as conn:
-            return {int(r) for r in conn.execute(sa.select(_JOBS.c.run_id).distinct().where(
-                _JOBS.c.run_id.in_(list(run_ids)))).scalars() if r is not None}
-
-    def prune_failed(self, older_than: float) -> int:
-        """Drop ``failed`` rows that kept no write and finished before ``older_than``."""
-        with write_tx(self.engine) as conn:
-            result = conn.execute(_JOBS.delete().where(
-                _JOBS.c.state == "failed", _JOBS.c.payload.is_(None), _JOBS.c.finished_at < older_than))
-        return int(result.rowcount or 0)
-
     def flush_erasure(self) -> None:
         """Fold the write-ahead log into the database after deletes (erasure)."""
         checkpoint(self.engine)
