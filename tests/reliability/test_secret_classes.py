@@ -241,13 +241,13 @@ def test_the_later_hand_written_sets_are_redacted_and_their_clean_texts_kept(
 
 
 @pytest.mark.parametrize("text", [
-    "ab_" + "Zx9" * 300_000, "пароль " * 50_000, "mot de passe " * 40_000, "password is " + "x&" * 300_000,
-    "-u a:" * 150_000, "mysql " + "x" * 600_000, "-u a " * 150_000 + " -p x1!",
+    "ab_" + "Zx9" * 150_000, "пароль " * 25_000, "mot de passe " * 20_000, "password is " + "x&" * 150_000,
+    "-u a:" * 75_000, "mysql " + "x" * 300_000, "-u a " * 75_000 + " -p x1!",
 ], ids=["long-prefixed-token", "cyrillic-labels", "latin-phrases", "ampersands", "curl-users", "mysql-no-p",
         "user-flags"])
 def test_new_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < LINEAR_BUDGET_S
+    assert spent < LINEAR_BUDGET_S / 2  # half a megabyte or less: half the budget
 
 
 @settings(max_examples=300, deadline=None)
@@ -451,17 +451,17 @@ def test_prose_about_them_stays(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "https://a/" + "b/" * 100_000 + "webhooks/x", "https://a/" + "webhooks/" * 30_000 + "x",
-    "htpasswd -b " + "-x " * 50_000, "net user " + "a " * 100_000, "name: DB_PASSWORD\n" * 30_000,
-    "app password " * 30_000, "4111 " * 100_000, 'variable "db_password" {' + " x" * 100_000,
-    "WIFI:" + ";" * 100_000, "--password " * 50_000, "密码" * 100_000, "<|" * 100_000,
+    "https://a/" + "b/" * 50_000 + "webhooks/x", "https://a/" + "webhooks/" * 15_000 + "x",
+    "htpasswd -b " + "-x " * 25_000, "net user " + "a " * 50_000, "name: DB_PASSWORD\n" * 15_000,
+    "app password " * 15_000, "4111 " * 50_000, 'variable "db_password" {' + " x" * 50_000,
+    "WIFI:" + ";" * 50_000, "--password " * 25_000, "密码" * 50_000, "<|" * 50_000,
 ], ids=["webhook-slashes", "webhook-words", "htpasswd", "net-user", "env-pairs", "app-password", "cards",
         "terraform", "wifi", "password-flags", "cjk-labels", "control-tokens"])
 def test_this_sessions_rules_are_linear_on_long_text(text: str) -> None:
     from hy_memory_langgraph.fences import defuse_control_tokens
 
     _, spent = cpu_seconds(lambda: (redact_text(text), defuse_control_tokens(text)))
-    assert spent < LINEAR_BUDGET_S
+    assert spent < LINEAR_BUDGET_S / 2  # half a megabyte or less: half the budget
 
 
 @pytest.mark.parametrize(("text", "needle"), [
@@ -658,15 +658,15 @@ def test_chat_prose_near_those_words_stays(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "login: " * 50_000, "backup codes are " + "1234 " * 30_000, "password for a@b.co " * 30_000,
-    "password, if, " * 30_000, "pin for the " * 30_000, "my password's " * 30_000,
-    "secrets:\n" + "  a: b1x\n" * 50_000, "".join(" " * i + "secrets:\n" for i in range(1500)),
-    "kind: Secret\n" + "data:\n  k: v\n" * 30_000,
+    "login: " * 25_000, "backup codes are " + "1234 " * 15_000, "password for a@b.co " * 15_000,
+    "password, if, " * 15_000, "pin for the " * 15_000, "my password's " * 15_000,
+    "secrets:\n" + "  a: b1x\n" * 25_000, "".join(" " * i + "secrets:\n" for i in range(1060)),
+    "kind: Secret\n" + "data:\n  k: v\n" * 15_000,
 ], ids=["login-pairs", "code-lists", "emails-between", "asides", "loose-nouns", "apostrophes", "block-members",
         "nested-blocks", "secret-data-blocks"])
 def test_the_seventh_probes_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < LINEAR_BUDGET_S
+    assert spent < LINEAR_BUDGET_S / 2  # half a megabyte or less: half the budget
 
 
 @pytest.mark.parametrize("unit", [*string.ascii_letters, *string.digits, *"+/=_-.:%", "AB", "Ab", "A1", "ab12", "Ab1-"])

@@ -355,18 +355,18 @@ def test_the_new_rules_keep_redaction_idempotent(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "abandon " * 200_000, "1. abandon " * 100_000, "-----END RSA PRIVATE KEY-----\n" * 30_000,
-    "-----BEGIN RSA PRIVATE KEY-----\n" * 30_000, "MIIEowIBAAKCAQEAx9Zk3mQ8\n" * 50_000 + "-----END PRIVATE KEY-----",
-    "LS0tLS1CRUdJTi" * 50_000, "пароль от " * 60_000, "salasanani on " * 60_000, "connect(a, " * 80_000,
-    "Authorization: " + "x" * 1_000_000, "https://a:" + "@" * 300_000, "sessionid=" * 80_000,
-    "machine h " * 80_000, "Pwd={" * 100_000, "ftp x\n" * 100_000, "a:5432:" * 100_000, "jbsw " * 200_000,
-    "PIN for the " * 60_000, "IQoJ" + "A" * 1_000_000,
+    "abandon " * 100_000, "1. abandon " * 50_000, "-----END RSA PRIVATE KEY-----\n" * 15_000,
+    "-----BEGIN RSA PRIVATE KEY-----\n" * 15_000, "MIIEowIBAAKCAQEAx9Zk3mQ8\n" * 25_000 + "-----END PRIVATE KEY-----",
+    "LS0tLS1CRUdJTi" * 25_000, "пароль от " * 30_000, "salasanani on " * 30_000, "connect(a, " * 40_000,
+    "Authorization: " + "x" * 500_000, "https://a:" + "@" * 150_000, "sessionid=" * 40_000,
+    "machine h " * 40_000, "Pwd={" * 50_000, "ftp x\n" * 50_000, "a:5432:" * 50_000, "jbsw " * 100_000,
+    "PIN for the " * 30_000, "IQoJ" + "A" * 500_000,
 ], ids=["seed-words", "numbered-words", "end-markers", "begin-markers", "body-then-end", "encoded-keys",
         "cyrillic-bridge", "finnish-bridge", "connect-calls", "authorization", "url-at-signs", "session-names",
         "netrc", "odbc-braces", "ftp-scripts", "pgpass", "groups", "pin-windows", "long-token"])
 def test_the_new_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < LINEAR_BUDGET_S
+    assert spent < LINEAR_BUDGET_S / 2  # half a megabyte or less: half the budget
 
 
 def test_the_corpus_draws_bodies_at_random() -> None:

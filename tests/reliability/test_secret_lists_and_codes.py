@@ -161,14 +161,14 @@ def test_references_to_a_secret_store_and_templates_stay(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "door code " + "1234 " * 200_000, "12 Main Street, 12345 " * 60_000, "password,user\n" + "a,b\n" * 200_000,
-    "- a: b / c9!x\n" * 100_000, "https://a,b,c9!x\n" * 100_000, "backup codes: " + "abcd-efgh " * 100_000,
-    " 1. abandon    5. ability" * 50_000, "Türcode " * 100_000 + "1234", "password,user\n" + "a,\"b" * 300_000,
+    "door code " + "1234 " * 100_000, "12 Main Street, 12345 " * 30_000, "password,user\n" + "a,b\n" * 100_000,
+    "- a: b / c9!x\n" * 50_000, "https://a,b,c9!x\n" * 50_000, "backup codes: " + "abcd-efgh " * 50_000,
+    " 1. abandon    5. ability" * 25_000, "Türcode " * 50_000 + "1234", "password,user\n" + "a,\"b" * 150_000,
 ], ids=["door-codes", "addresses", "table", "accounts", "export-rows", "letter-codes", "grid", "compounds",
         "long-csv-row"])
 def test_the_third_rounds_rules_are_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < LINEAR_BUDGET_S
+    assert spent < LINEAR_BUDGET_S / 2  # half a megabyte or less: half the budget
 
 
 def test_codes_before_a_number_are_looked_for_only_near_it() -> None:

@@ -143,11 +143,11 @@ def test_a_chat_model_garbage_reply_with_a_secret_is_not_stored(make_client, tmp
     assert _files_hold(tmp_path / "g", list(RAW.values())) == []
 
 
-@pytest.mark.parametrize("text", ["x" * 1_000_000, "word " * 200_000, "-" * 500_000 + "token: a1b2c3"],
+@pytest.mark.parametrize("text", ["x" * 500_000, "word " * 100_000, "-" * 250_000 + "token: a1b2c3"],
                          ids=["one-letter", "words", "dashes-then-label"])
 def test_detection_is_linear_on_long_text(text: str) -> None:
     _, spent = cpu_seconds(lambda: redact_text(text))
-    assert spent < LINEAR_BUDGET_S
+    assert spent < LINEAR_BUDGET_S / 2  # half a megabyte or less: half the budget
 
 
 _LABEL_ALPHABET = ("abkeyPASSWORDtokenpinpwdKey\u212a\u017f\u0130\u0131密码是口令:=：\t _-.\"'1234!#"
