@@ -176,7 +176,10 @@ def _short_answer(current: str) -> list[Span]:
     if len(tokens) > _SHORT_ANSWER:
         return []
     found = []
-    for token in tokens:
+    named = load_rules().before_ids | load_rules().before_numbers
+    for i, token in enumerate(tokens):
+        if i and tokens[i - 1].group().lower().strip(_EDGE_QUOTES + ".,;:!?") in named:
+            continue  # "model RT-AX58U", "order 55-1234": an id, named by the word before it
         value = token.group().strip(_EDGE_QUOTES).rstrip(".,;:!?")
         if credential_like(value):
             start = token.start() + token.group().index(value)

@@ -132,10 +132,10 @@ _CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」",
 #: A value's characters: no space, quote, ``<`` (markup), backtick, ``|``, CJK punctuation,
 #: ``,`` or ``;``, and ``&`` only inside it (not before a query's next parameter); any script.
 #: A comma or semicolon between two of its characters is one too (``u,h?SE_6k``), unless a
-#: parameter follows (``pwd=abc;uid=sa``); so is a quote next to a symbol (``Brioche"&681``,
+#: parameter follows (``pwd=abc;uid=sa``) or it separates digits (``16,100``); so is a quote next to a symbol (``Brioche"&681``,
 #: ``#'banjo``), not one between letters (``it's``).
 _VALUE: Final = (r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&<`|]|&(?![A-Za-z_][\w.-]{0,40}=|amp;)"""
-                 r"""|(?<=[^\s"'“”‘’,;])[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
+                 r"""|(?<=[^\s"'“”‘’,;])(?!(?<=\d)[,;]\d)[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
                  r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>]))""")
 #: Labels whose value is words by nature: after them the whole clause is the secret.
 #: A value that opens a template's field, a YAML tag or a placeholder (``{{ secrets.X }}``,
@@ -290,7 +290,7 @@ def _refused(match: re.Match[str], label: str, value: str, loose: bool, *, quote
         return True
     if sep.endswith("to") and value.isdigit() != (loose or "passcode" in label.lower()):
         return True
-    if value.isdigit() and split_name(label)[:1] == ["pass"]:
+    if value.isdigit() and "pass" in split_name(label):
         return True  # a pass's number is its price or its count ("the pass is 1500 at the gate")
     words = _PASSPHRASE.search(label) is not None  # its value is words
     return not quoted and (loose or sep.lower() in load_rules().copulas) and plain_word(value) and not words

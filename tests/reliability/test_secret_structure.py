@@ -132,6 +132,7 @@ def test_keys_of_doors_and_networks_without_a_value_stay(text: str) -> None:
     "password: <your password here>", "password: n/a", "password: java.util.Optional.empty",
     "password hashing uses org.springframework.security.crypto.bcrypt", "snmpwalk with the -A flag for auth",
     "When does the password expire? 2025-03-01.", "When is the password due to expire? 31/12/2025.",
+    "Tokyo's Shibuya day pass is 16,100 yen, right?", "how do I reset my password on the router? model RT-AX58U",
     "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password",
     "| pass | price |\n|---|---|\n| day | $46 |\n| week | $280 |",
 ])
