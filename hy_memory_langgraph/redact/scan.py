@@ -132,8 +132,8 @@ _CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」",
 #: A value's characters: no space, quote, ``<`` (markup), backtick, ``|``, CJK punctuation,
 #: ``,`` or ``;``, and ``&`` only inside it (not before a query's next parameter); any script.
 #: A comma or semicolon between two of its characters is one too (``u,h?SE_6k``), unless a
-#: parameter follows (``pwd=abc;uid=sa``) or it separates digits (``16,100``); so is a quote next to a symbol (``Brioche"&681``,
-#: ``#'banjo``), not one between letters (``it's``).
+#: parameter follows (``pwd=abc;uid=sa``) or it separates digits (``16,100``); so is a quote
+#: next to a symbol (``Brioche"&681``, ``#'banjo``), not one between letters (``it's``).
 _VALUE: Final = (r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&<`|]|&(?![A-Za-z_][\w.-]{0,40}=|amp;)"""
                  r"""|(?<=[^\s"'“”‘’,;])(?!(?<=\d)[,;]\d)[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
                  r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>]))""")
