@@ -39,8 +39,9 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from hy_memory_langgraph.redact.judge import credential_like, grouped_key, looks_random, postcode, quantity, reference
-from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class
+from hy_memory_langgraph.redact.judge import (credential_like, grouped_key, looks_random, not_a_value, postcode, quantity,
+                                             reference)
+from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, public_before
 
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
@@ -58,6 +59,8 @@ _SEPARATORS: Final = (":", "=", "：", "＝", "-", "–", "—", "→")
 _CJK_IDEOGRAPH: Final = re.compile(r"[\u3400-\u9fff]")
 _CODE_AFTER: Final = ("(", '"', "'", "`", "[", ".")
 _QUOTES: Final = frozenset("\"'`")
+#: Characters before a name in code (an argument, an attribute, an item).
+_IN_CODE: Final = frozenset("([{.,_>$")
 _WORD_BEFORE: Final = re.compile(r"\S{0,40}\Z")
 #: Label words whose value is digits alone (in code they are often a name: ``pin``).
 _DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
@@ -90,8 +93,8 @@ def _before(text: str, label: re.Match[str]) -> Span | None:
     qualifier after the label ("… is the password hint")."""
     rules = load_rules()
     head = (label.group("name") or label.group("phrase") or "").lower()
-    if head in rules.loose or name_class(label.group()) != "password":
-        return None
+    if head in rules.loose or name_class(label.group()) != "password" or text[label.start() - 1:label.start()] in _IN_CODE:
+        return None  # hashed = hash_pw(password): an argument, not "X is the password"
     after = _WORD_AFTER.match(text, label.end(), label.end() + 40)
     if after is not None and after.group(1).lower() in rules.qualifiers:
         return None
@@ -119,8 +122,8 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
     kind = name_class(name) or name_class(label.group("phrase") or label.group("name") or "")
     head = (label.group("name") or label.group("phrase") or "").lower()
     rules = load_rules()
-    if kind is None or head in ("pass", "pw", "otp"):
-        return None
+    if kind is None or head in ("pass", "pw", "otp") or (kind != "password" and public_before(text, label.start())):
+        return None  # "mein öffentlicher GPG-Schlüssel hat …": a key meant to be shared
     codes = kind == "password" and code_label(name)
     if head == "pin" and not codes:
         return None
@@ -236,4 +239,4 @@ def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: 
     if grouped is not None:
         return offset, grouped, "secret_value"
     return (offset, stop, "secret_value") if _KEY_TOKEN.fullmatch(token) and looks_random(token, min_length=16) \
-        else None
+        and not not_a_value(token) else None  # "S3 object key uploads/2025/03/9f3a….jpg": a path

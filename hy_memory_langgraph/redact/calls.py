@@ -24,6 +24,11 @@ label, only a place among the call's arguments. A call counts by its name's word
   that reads as no password (``'app'`` in ``Sequelize('shop', 'app', '…')``) passes the
   password's place on to the next literal.
 
+Any other call (``Github('backup', '…')``, ``cn.Open "DSN=…", "sa", "…"``) counts by its
+literals alone: a user's literal, a comma, then a literal that reads as nothing but a password
+(letters of both cases, a digit and a symbol names and formats do not join words with:
+``Modula-2``, ``Python+UL4`` and ``datetime64[Y]`` stay).
+
 The value is a string literal that reads as a password (letters with a digit or a symbol,
 or random letters: :func:`~.judge.literal_password`), not a host, an address or a reference;
 a setter named for a secret takes only a random-looking one. Variables are never values:
@@ -100,10 +105,11 @@ def _call_kind(name: str) -> _CallKind | None:
 def call_spans(text: str, folded: str) -> list[Span]:
     """``(start, end, "password")`` of the credentials passed to calls in ``text`` by their
     place; ``folded`` is its case-folded form (:mod:`.scan`'s)."""
-    if not ("(" in text or "[" in text or " '" in text or ' "' in text) \
-            or not any(needle in folded for needle in load_rules().calls["needles"]):
-        return []  # most texts: a few substring tests
-    found: list[Span] = []
+    if not ("(" in text or "[" in text or " '" in text or ' "' in text):
+        return []
+    found = _paired(text) if "," in text else []
+    if not any(needle in folded for needle in load_rules().calls["needles"]):
+        return found  # most texts: a few substring tests
     read = 0  # a call inside an argument list already read is not read again (linear time)
     for call in _CALL.finditer(text):
         kind = _call_kind(call.group("name")) if call.start() >= read else None
@@ -111,7 +117,7 @@ def call_spans(text: str, folded: str) -> list[Span]:
             named = "password" if call.group("name").lower() in load_rules().calls["setter_names"] \
                 else name_class(call.group("name"))
             span, read = _credential(text, call.end(), kind, named)
-            if span is not None:
+            if span is not None and span not in found:
                 found.append(span)
     return found
 
@@ -154,6 +160,32 @@ def _placed(args: list[tuple[int, int, str] | None], kind: _CallKind, named: str
         if _host(value[2]):
             return None
     return None
+
+
+#: Two string literals side by side among a call's arguments: a user's, then a password's
+#: (``Github('backup', '…')``, ``cn.Open "DSN=…", "sa", "…"``).
+_PAIR: Final = re.compile(r"""(?<=[(,\s])(?P<q>["'])(?P<user>[A-Za-z][\w.@+-]{1,63})(?P=q)[ \t]*,[ \t]*"""
+                          r"""(?P<p>["'])(?P<password>[^\s"'\\]{8,64})(?P=p)(?=[ \t]*[,)\]]|[ \t]*$)""", re.M)
+
+
+def _paired(text: str) -> list[Span]:
+    """The password of a user and password passed side by side to any call (:data:`_PAIR`)."""
+    return [(m.start("password"), m.end("password"), "password") for m in _PAIR.finditer(text)
+            if _strong_password(m.group("password")) and (_EMAIL.fullmatch(m.group("user")) or "@" not in m.group("user"))]
+
+
+def _strong_password(value: str) -> bool:
+    """A literal that reads as nothing but a password: letters of both cases, a digit and a
+    symbol prose and names do not join words with (``Liverpool1138$``, ``RDM>yilPL;1Fbt<9``;
+    not ``Modula-2``, ``Python+UL4``, ``datetime64[Y]``, a name, a format, a colour, a path,
+    a version, a reference)."""
+    return any(c.isdigit() for c in value) and any(c.islower() for c in value) \
+        and any(c.isupper() for c in value) and not _PAIR_SYMBOLS.isdisjoint(value) \
+        and not any(c in value for c in "%/{}[]().:") and literal_password(value) and not reference(value)
+
+
+#: Symbols of a password that do not join the words of a name (``-``, ``+``, ``_``).
+_PAIR_SYMBOLS: Final = frozenset("!#$&*=?@~|<>;^")
 
 
 def _secret(value: str, kind: str) -> bool:

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from typing import Final
 
-from hy_memory_langgraph.redact.rules import CASE_CHANGE, load_rules, mentions_password, name_class
+from hy_memory_langgraph.redact.rules import CASE_CHANGE, fold, load_rules, mentions_password, name_class
 
 _CLASSES: Final = tuple(re.compile(p) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
 _NON_ALNUM: Final = re.compile(r"[^A-Za-z0-9]+")
@@ -57,7 +57,7 @@ _REFERENCE: Final = re.compile(
     r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted)"
     r"|%\([A-Za-z_]\w{0,60}\)[sdr]|\S*(?:\.\.\.|…|(?i:your[_ -]?(?:api[_ -]?)?(?:key|token|secret|password|pass)"
-    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|x{6,}))\S*"
+    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|changez[_-]?moi|cambia[_-]?me|x{6,}))\S*"
     # a secret store's reference: Vault, Ansible Vault, vals' ref+…, 1Password, AWS and Google stores
     r"|(?:ref\+)?(?:vault|awssm|awsssm|gcpsm|azurekeyvault|sops|op|doppler|ssm)(?::|://)[\w./#:@-]{1,200}"
     r"|arn:aws:(?:secretsmanager|ssm):[\w./#:@+=-]{1,200}|!vault\b[^\n]{0,3})"
@@ -81,11 +81,20 @@ def entropy(text: str) -> float:
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
 
 
+#: A key of a key-value store: lower-case words and numbers joined by colons, a word first
+#: (``user:16003:profile``, ``rate-limit:ip:10``).
+_STORE_KEY: Final = re.compile(r"[a-z][a-z_-]+(?::(?:[a-z][a-z_-]+|\d+))+")
+
+
 def looks_random(value: str, min_length: int = 10) -> bool:
     """A token long enough, with two or more character classes and high Shannon entropy
-    (keys, tokens, hashes; not words, numbers or names: :func:`wordy`)."""
-    if len(value) < min_length:
+    (keys, tokens, hashes; not words, numbers or names: :func:`wordy`; not a key-value
+    store's key: :data:`_STORE_KEY`). Latin letters with marks read as letters
+    (``próbálkozás`` is a word)."""
+    if len(value) < min_length or _STORE_KEY.fullmatch(value):
         return False
+    if not value.isascii():
+        value = fold(value)
     classes = sum(bool(p.search(value)) for p in _CLASSES)
     return classes >= 2 and entropy(value) >= 3.0 and not wordy(value)
 
@@ -201,16 +210,17 @@ def reference(value: str) -> bool:
     """Whether ``value`` stands for a secret instead of being one: a template's field, a
     variable, an environment variable's name, a mask, words asking for it (``<token>``,
     ``$DB_PASS``, ``${TOKEN}``, ``YOUR_API_KEY``, ``********``, ``your password here``), the
-    name of what belongs there (``password`` in ``user:password@host``), a masked value
-    (``138****5678``).
+    name of what belongs there in any language (``password`` in ``user:password@host``,
+    ``usuario:contraseña``), a masked value (``138****5678``).
 
     Example:
         >>> [reference(v) for v in ("$PASS", "<token>", "YOUR_API_KEY", "Tr0ub4dor&3", "$nzr4OtPvwglTwN")]
         [True, True, True, False, False]
     """
     match = _REFERENCE.fullmatch(value.strip())
-    if match is None:  # user:password@host, USER:PASSWORD@HOST; 138****5678, a masked phone number
-        return value.strip().lower() in _PLACEHOLDER_WORDS or _masked(value.strip())
+    if match is None:  # user:password@host, USER:PASSWORD@HOST, usuario:contraseña; 138****5678, a masked phone number
+        word = fold(value.strip().strip("\"'`.,;:!?").lower())
+        return word in _PLACEHOLDER_WORDS or word in load_rules().password or _masked(value.strip())
     variable = _VARIABLE.fullmatch(match.group().rstrip(".,;:!?)"))
     # a variable's name is words ($DB_PASS, $dbPassword); $nzr4OtPvwglTwN is a password
     return variable is None or len(variable.group(1)) < 8 or not _unsayable_name(variable.group(1))
@@ -244,7 +254,7 @@ def _random_enough(value: str) -> bool:
     """A value behind a session cookie's name: 16 characters or more, letters and digits,
     high entropy (a random id of any case pattern), no code (``request.cookies.get(``)."""
     return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value) \
-        and entropy(value) >= 3.5 and not code_value(value, "")
+        and entropy(value) >= 3.5 and not code_value(value, "") and not _STORE_KEY.fullmatch(value)
 
 
 def marker_value(test: str, value: str) -> int | None:

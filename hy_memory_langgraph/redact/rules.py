@@ -67,7 +67,9 @@ class Rules:
         phrase_password, phrase_secret: Labels of each class found as a run of characters
             (lower case): Chinese, other languages, names of several words.
         phrase_codes: Phrase labels whose value may be digits alone.
-        qualifiers: Words that make a name describe a secret rather than hold one.
+        qualifiers: Words that make a name describe a secret rather than hold one (the
+            ``public`` words among them).
+        public: Words that make a key one meant to be shared, after its label or before it.
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
         copula_adverbs: Words that may stand between a copula and the value ("is now", "ist jetzt").
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
@@ -99,6 +101,7 @@ class Rules:
     phrase_secret: tuple[str, ...]
     phrase_codes: tuple[str, ...]
     qualifiers: frozenset[str]
+    public: frozenset[str]
     copulas: tuple[str, ...]
     copula_adverbs: tuple[str, ...]
     units: frozenset[str]
@@ -139,7 +142,8 @@ def load_rules() -> Rules:
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
-        qualifiers=frozenset(labels["qualifiers"]), copulas=tuple(labels["copulas"]),
+        qualifiers=frozenset(labels["qualifiers"] + labels["public"]),
+        public=frozenset(labels["public"]), copulas=tuple(labels["copulas"]),
         copula_adverbs=tuple(labels["copula_adverbs"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
         before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
@@ -183,6 +187,16 @@ def fold(text: str) -> str:
     ``nogle``), as the ASCII spellings of :data:`Rules.networks` and the label words read."""
     decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+_WORD_BEFORE: Final = re.compile(r"(\w+)(?:[ \t]+\w+-)?[ \t]*$")  # "öffentlicher GPG-Schlüssel"
+
+
+def public_before(text: str, start: int) -> bool:
+    """Whether the word just before a label at ``start`` makes it a key meant to be shared
+    ("my public key:", "öffentlicher Schlüssel", "открытый ключ")."""
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+    return before is not None and before.group(1).lower() in load_rules().public
 
 
 def split_name(name: str) -> list[str]:

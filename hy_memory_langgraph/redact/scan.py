@@ -50,7 +50,7 @@ from hy_memory_langgraph.redact.pins import pin_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, fold, label_words, load_rules, mentions_password,
-                                              name_class, split_name, trie)
+                                              name_class, public_before, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.tables import table_spans
 
@@ -222,9 +222,15 @@ def _near_pattern() -> re.Pattern[str]:
         re.IGNORECASE)
 
 
-def _number_not_code(text: str, start: int, end: int) -> bool:
-    """Whether the digits at ``start:end`` are a quantity ("1500 yen") or a postcode."""
-    return quantity(text, end) or postcode(text, start, end)
+#: A number or a range of numbers ("8-64 characters").
+_COUNT: Final = re.compile(r"\d+(?:[-–]\d+)?")
+
+
+def _number_not_code(text: str, start: int, value: str) -> bool:
+    """Whether the ``value`` at ``start`` is digits or a range of numbers that are a
+    quantity ("1500 yen", "8-64 characters") or a postcode."""
+    end = start + len(value)
+    return _COUNT.fullmatch(value) is not None and (quantity(text, end) or postcode(text, start, end))
 
 
 def _near_span(text: str, match: re.Match[str]) -> Span | None:
@@ -237,7 +243,7 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
         return None  # a call, markup; or a separator, which makes it the label pattern's to judge
     if reference(value) or reference(match.group("value")) or not_a_value(value) \
-            or (value.isdigit() and _number_not_code(text, start, start + len(value))):
+            or _number_not_code(text, start, value):
         return None
     if kind == "password" and code_label(label) and _CODE_DIGITS.fullmatch(value):
         return start, start + len(value), "password"
@@ -355,6 +361,8 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     if kind in ("weak", "secret") and name_class(head) is not None \
             and _names_network(match.string, match.start(), words):
         kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
+    if kind in ("weak", "secret") and public_before(match.string, match.start()):
+        return label, None  # "my public key:", "öffentlicher Schlüssel": a key meant to be shared
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
             and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
@@ -413,7 +421,7 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
     if grouped is not None:  # a 2FA key in groups of four: "setup key: jbsw y3dp ehpk 3pxp …"
         return start, grouped, "password" if kind == "password" else "secret_value"
     if reference(value) or reference(match.group("value")) or not_a_value(value) \
-            or (value.isdigit() and _number_not_code(text, start, start + len(value))):
+            or _number_not_code(text, start, value):
         return None  # "password: $DB_PASS", "Season pass: $129", "pass is 1500 yen", "code sent to +44 …"
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
         return None  # "|" separates a table's cells, not "a: A | B" (a union of types)

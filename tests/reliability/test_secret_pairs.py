@@ -1,0 +1,110 @@
+"""Detection by mechanism, fifth round: a user's and a password's literals side by side in
+any call, and the near misses of their classes (keys meant to be shared, keys of a
+key-value store, paths, ranges of a count, words with marks, placeholders in any language,
+a name passed to a call).
+
+Each test draws its variants from the class: random users, passwords and words, call names
+no rule lists, labels and public words of several languages.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from hy_memory_langgraph.redact import redact_text
+
+_SEEDS = range(6)
+
+
+def _word(rng: random.Random, low: int = 4, high: int = 8) -> str:
+    consonants, vowels = "bcdfghklmnprstvz", "aeiou"
+    return "".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(rng.randint(low, high) // 2))
+
+
+def _password(rng: random.Random, symbols: str = "!#$&*?@~") -> str:
+    """A human password: a capitalised word, digits and a symbol, or a random one with a
+    symbol inside (before its label, ``a=b is …`` reads as code, ``a;b`` as two tokens)."""
+    if rng.random() < 0.5:
+        return _word(rng, 6, 10).title() + str(rng.randint(10, 9999)) + rng.choice("!#$&*?@~")
+    body = [rng.choice(string.ascii_lowercase), rng.choice(string.ascii_uppercase), rng.choice(string.digits)] \
+        + rng.choices(string.ascii_letters + string.digits, k=rng.randint(6, 12))
+    rng.shuffle(body)
+    body.insert(rng.randint(1, len(body) - 1), rng.choice(symbols))
+    return "".join(body)
+
+
+_CALLS = ["{c}({q}{u}{q}, {q}{p}{q})", "x = {c}({q}https://{w}.corp.local{q}, {q}{u}{q}, {q}{p}{q})",
+          "const c = new {c}({q}{u}{q}, {q}{p}{q}, {q}{w}.local{q}, 5432);", "{c} {q}DSN={w}{q}, {q}{u}{q}, {q}{p}{q}",
+          "await {c}.open({q}{u}{q}, {q}{p}{q});"]
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_user_and_a_password_side_by_side_in_any_call(seed: int) -> None:
+    rng = random.Random(seed)
+    for frame in _CALLS:
+        call = _word(rng).title() + rng.choice(["", "Client", "Session", "Api"])
+        password = _password(rng, "!#$&*?@~|<>;^")
+        text = frame.format(c=call, q=rng.choice("'\""), u=rng.choice([_word(rng), "admin", "svc_" + _word(rng)]),
+                            p=password, w=_word(rng))
+        out = redact_text(text)
+        assert password not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "('f0', 'M8[D]'), ('f1', 'datetime64[Y]')", "'Modula2Lexer': ('pygments.lexers.modula2', 'Modula-2')",
+    "'PythonUL4Lexer': ('pygments.lexers.ul4', 'Python+UL4')", "assert ('value', '_ScaledFloatTestDType64') in rep",
+    "t('Hello', 'World')", "label('Name', 'Hi There1!')", "colour('fg', '#Aa11Bb')"])
+def test_pairs_of_names_and_formats_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_key_of_a_key_value_store_is_no_secret(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(6):
+        parts = [_word(rng)] + [rng.choice([_word(rng), str(rng.randint(1, 10**9))]) for _ in range(rng.randint(1, 3))]
+        key = ":".join(parts)
+        text = rng.choice(["2025-01-02T03:04:05Z DEBUG cache miss key={k}", "cache key={k}", "redis GET key={k}"])
+        assert redact_text(text.format(k=key)) == text.format(k=key)
+    token = "".join(rng.choices(string.ascii_letters + string.digits, k=32))
+    assert token not in redact_text(f"api key={token}")
+
+
+_PUBLIC = ["my public key: {v}", "Mein öffentlicher Schlüssel: {v}", "Ma clé publique : {v}", "Mi clave pública: {v}",
+           "A chave pública: {v}", "Mój klucz publiczny: {v}", "Мой открытый ключ: {v}", "De publieke sleutel: {v}",
+           "Mein öffentlicher GPG-Schlüssel hat den Fingerabdruck {v}", "публичный ключ сервера: PublicKey = {v}"]
+_PRIVATE = ["my private key: {v}", "Ma clé privée : {v}", "the secret key is {v}", "Mein privater Schlüssel: {v}"]
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_key_meant_to_be_shared_stays_and_a_private_one_goes(seed: int) -> None:
+    rng = random.Random(seed)
+    for frame in _PUBLIC + _PRIVATE:
+        value = "".join(rng.choices(string.ascii_letters + string.digits, k=rng.randint(32, 44)))
+        value = value[:8] + "".join(rng.choices(string.digits, k=4)) + value[8:]  # random keys hold digits
+        out = redact_text(frame.format(v=value))
+        assert (value in out) == (frame in _PUBLIC), out
+
+
+@pytest.mark.parametrize("text", [
+    "password = getpass.getpass(\"Password: \")\nattempt_11 = hash_pw(password)",
+    "pw = input('Password: ')\nuser_77 = check(password)", "token_2024 = derive(password, salt)",
+    "The password must be 8-64 characters and cannot contain your username.",
+    "Die PIN muss 4–6 Ziffern haben.", "S3 object key uploads/2025/03/9137214e3b7721d91c3fd50d.jpg",
+    "Elfelejtettem a jelszavamat, hogyan kérhetek újat? (3. próbálkozás)",
+    "curl -u usuario:contraseña es el ejemplo del manual", "machine host login USER password PASS', right?",
+    "Dans le fichier d'exemple il y a DB_PASSWORD=changez-moi-crm, je mets quoi ?"])
+def test_names_counts_paths_words_and_placeholders_near_labels_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_values_that_look_alike_still_go(seed: int) -> None:
+    rng = random.Random(seed)
+    password = _password(rng)
+    for text in (f"{password} is the new wifi password", f"the password is {password}",
+                 f"curl -u {_word(rng)}:{password} https://x.example.com", f"DB_PASSWORD={password}"):
+        assert password not in redact_text(text), text
