@@ -21,7 +21,8 @@ the same sentence are read, and a token that looks like the label's value is its
 When the window holds a separator (``:``, ``=``, a dash, a copula of ``patterns.toml``), the
 first such token after it is the value (``password for my iPhone15 is …``); else the first
 one. The window ends at a sentence's end, a line break, a qualifier (``password manager``,
-``PIN length``) or another label. Loose words (``pass``, ``pw``) take no value this way.
+``PIN length``) or another label. Loose words take no value this way (``pass``); their
+abbreviations only the token right after them ("Netflix: maria.l pw Kf@#egPB##").
 
 Example:
     >>> from hy_memory_langgraph.redact.scan import label_heads
@@ -41,7 +42,7 @@ from typing import Final
 
 from hy_memory_langgraph.redact.judge import (credential_like, grouped_key, looks_random, not_a_value, postcode, quantity,
                                              reference)
-from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, public_before
+from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, open_key_before
 
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
@@ -69,6 +70,8 @@ _DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
 #: label four ("secret for the admin account …"); a password's label the whole window. A
 #: token right after a noun an id follows ("commit", "order") is that id, never a value.
 _FILLERS: Final[dict[str, int]] = {"weak": 0, "secret": 4}
+#: Password words' abbreviations: their value is the next token or none ("pw Kf@#egPB##").
+_ABBREVIATIONS: Final = frozenset({"pw", "ww"})
 _NUMBER: Final = re.compile(r"\+?\(?\d+\)?[.,]?")
 #: Most words between a copula and the label after it, when the value comes first.
 _BEFORE_WORDS: Final = 4
@@ -88,7 +91,8 @@ def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
 
 def _before(text: str, label: re.Match[str]) -> Span | None:
     """A password given before its label: "mivo36ze is the new wifi password", "X ist das
-    neue Passwort": a token that looks like a password, a copula (``=``, a dash), then at
+    neue Passwort", "set X as my password": a token that looks like a password, a copula
+    (``=``, a dash, an "as" word), then at
     most :data:`_BEFORE_WORDS` words of no digit and the label, in one sentence, and no
     qualifier after the label ("… is the password hint")."""
     rules = load_rules()
@@ -101,9 +105,11 @@ def _before(text: str, label: re.Match[str]) -> Span | None:
     reach = max(0, label.start() - 30 * (_BEFORE_WORDS + 2))
     line = max(text.rfind("\n", reach, label.start()), reach - 1)
     tokens = [(m.start(), m.end()) for m in _WINDOW_TOKEN.finditer(text, line + 1, label.start())]
-    for i in range(len(tokens) - 2, max(-1, len(tokens) - _BEFORE_WORDS - 3), -1):
+    for i in range(len(tokens) - 1, max(-1, len(tokens) - _BEFORE_WORDS - 3), -1):
         word = text[tokens[i][0]:tokens[i][1]]
-        if word.lower() in rules.copulas or _SEPARATOR_TOKEN.fullmatch(word):
+        if i == len(tokens) - 1 and word.lower() not in rules.as_words:
+            continue  # "X come password"; not "hashed = password" (code) or "X is password"
+        if word.lower() in rules.copulas or word.lower() in rules.as_words or _SEPARATOR_TOKEN.fullmatch(word):
             if i == 0:
                 return None
             start, stop = tokens[i - 1]
@@ -122,7 +128,7 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
     kind = name_class(name) or name_class(label.group("phrase") or label.group("name") or "")
     head = (label.group("name") or label.group("phrase") or "").lower()
     rules = load_rules()
-    if kind is None or head in ("pass", "pw", "otp") or (kind != "password" and public_before(text, label.start())):
+    if kind is None or head in ("pass", "otp") or (kind != "password" and open_key_before(text, label.start())):
         return None  # "mein öffentlicher GPG-Schlüssel hat …": a key meant to be shared
     codes = kind == "password" and code_label(name)
     if head == "pin" and not codes:
@@ -169,7 +175,7 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             first = first or value
         elif not separated:
             fillers += 1
-            if fillers > _FILLERS.get(kind, WINDOW):
+            if fillers > (0 if head in _ABBREVIATIONS else _FILLERS.get(kind, WINDOW)):
                 return first
     return first
 

@@ -179,15 +179,25 @@ def word_path(value: str) -> bool:
 def code_value(value: str, sep: str) -> bool:
     """Whether a password label's ``value`` is code rather than a password: a type, a call,
     a subscript, a reStructuredText role, a list or dict of names or an attribute (not
-    words joined by dots: :func:`word_path`); after ``=`` or ``:``, also a name without
-    digits that itself names a password (``password=password``, ``shrink_pass:
-    ShrinkPass``; ``Wg3tPass`` is a password)."""
+    words joined by dots, :func:`word_path`, nor random characters with a dot among them,
+    ``vGpjX6.f10HV5PZAEugF``); after ``=`` or ``:``, also a name without digits that itself
+    names a password (``password=password``, ``shrink_pass: ShrinkPass``; ``Wg3tPass`` is a
+    password)."""
     if _CODE.match(value):
-        return not (_ATTRIBUTE_PATH.fullmatch(value) and (_TRAILING_DIGITS.search(value) or word_path(value)))
+        return not (_ATTRIBUTE_PATH.fullmatch(value) and (_TRAILING_DIGITS.search(value) or word_path(value)
+                                                          or _random_path(value)))
     if sep in ("=", ":") and _IDENTIFIER_PATH.fullmatch(value) and not any(c.isdigit() for c in value):
         name = value.rsplit(".", 1)[-1]
         return name_class(name) == "password" or mentions_password(name)
     return False
+
+
+def _random_path(value: str) -> bool:
+    """Random characters with a dot among them: a part with digits among letters of both
+    cases that reads as no name (``G5TXObou.I59Ybb``; ``Base64.Encoder``, ``int32.MAX``
+    are names), or random as a whole."""
+    return any(any(c.isdigit() for c in p) and not (p.islower() or p.isupper()) and not wordy(p)
+               for p in value.split(".")) or looks_random(value, min_length=10)
 
 
 #: A value that is the name of what belongs there: a placeholder (``postgres://user:password@localhost``).
@@ -264,12 +274,15 @@ def marker_value(test: str, value: str) -> int | None:
     cookie's); ``"cookie"``: a Cookie header's value, when it holds a credential;
     ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
-    ``Credential=…, Signature=…``), all of it, if it holds a credential; other tests take
-    the value as it is."""
+    ``Credential=…, Signature=…``), all of it, if it holds a credential; ``"password"``: a
+    value that looks like a password (:func:`credential_like`); other tests take the value
+    as it is."""
     if not value or reference(value):
         return None
     if test == "random":
         return len(value) if _random_enough(value) else None
+    if test == "password":
+        return len(value) if credential_like(value) else None
     if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
         return len(value) if holds_credential(value) else None
     if test == "credential":
@@ -291,7 +304,7 @@ _NOT_A_VALUE: Final = re.compile(
     r"|\d+(?:[.,]\d+)?(?:%|°[CF]?|[a-zµ]{1,3}|[KMGT]B|[AP]M)"
     r"|\d+-[^\W\d_]+"
     r"|(?i:sha(?:1|224|256|384|512)|md5)[:=-][A-Za-z0-9+/=:_-]+"
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
     r"|(?:[a-z][a-z0-9+.-]*:)?//\S*|www\.\S*"
     r"|(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]*|(?:[\w-]+/)+[\w-]*\.[A-Za-z]{1,5}")
 #: The last labels of host names people write (a dotted name of words ending otherwise,
@@ -318,12 +331,16 @@ _TRIM: Final = "\"'“”‘’«»()[]{}<>,;:!?.。，、；：！？*`"
 _JOINED_WORDS: Final = re.compile(r"[^\W\d_]{3,}([-+])[^\W\d_]{3,}(?:\1[^\W\d_]{3,})+")
 
 
+#: A name with plus signs after it (``Disney+``, ``Notepad++``): a brand, not a password.
+_BRAND: Final = re.compile(r"[A-Z]?[a-z]+\+{1,2}")
+
+
 def credential_like(token: str) -> bool:
     """Whether ``token``, found after a password label with no separator before it, looks
     like a password: six characters or more, letters with a digit or a symbol
     (``Kado-bisa-36``, ``tiwo30do``, ``Sukavi%138``) or letters of both cases that look
     random; not a word, a date, a time, a version, a price, a phone number, a number with
-    its unit, a model code, an address, a path, a reference, code.
+    its unit, a model code, an address, a path, a reference, code, a brand (``Disney+``).
 
     Example:
         >>> [credential_like(t) for t in ("Kado-bisa-36", "tiwo30do", "lynx-violet-mango", "BA2490", "12mm",
@@ -331,7 +348,7 @@ def credential_like(token: str) -> bool:
         [True, True, True, False, False, False, False, False]
     """
     token = token.strip(_TRIM)
-    if not 6 <= len(token) <= 128 or not_a_value(token) or _NOT_A_BARE_VALUE.fullmatch(token) or reference(token) \
+    if not 6 <= len(token) <= 128 or not_a_value(token) or _BRAND.fullmatch(token) or _NOT_A_BARE_VALUE.fullmatch(token) or reference(token) \
             or code_value(token, "="):
         return False
     letters = any(c.isalpha() for c in token)

@@ -68,10 +68,12 @@ class Rules:
             (lower case): Chinese, other languages, names of several words.
         phrase_codes: Phrase labels whose value may be digits alone.
         qualifiers: Words that make a name describe a secret rather than hold one (the
-            ``public`` words among them).
-        public: Words that make a key one meant to be shared, after its label or before it.
+            ``open_keys`` among them).
+        open_keys: Words that make a key no secret (a public key, a cache key), after its
+            label or before it.
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
         copula_adverbs: Words that may stand between a copula and the value ("is now", "ist jetzt").
+        as_words: Words that say "as" between a value and its label ("X als Passwort").
         units, cjk_units: Words after a number that make it a quantity (``yen``, ``digits``, ``文字``).
         before_numbers: Words after which a number is a date or a count (``in``, ``since``).
         before_ids: Nouns an id follows (``model``, ``commit``, ``booking``): the next token is no value.
@@ -101,9 +103,10 @@ class Rules:
     phrase_secret: tuple[str, ...]
     phrase_codes: tuple[str, ...]
     qualifiers: frozenset[str]
-    public: frozenset[str]
+    open_keys: frozenset[str]
     copulas: tuple[str, ...]
     copula_adverbs: tuple[str, ...]
+    as_words: frozenset[str]
     units: frozenset[str]
     cjk_units: tuple[str, ...]
     before_numbers: frozenset[str]
@@ -142,9 +145,9 @@ def load_rules() -> Rules:
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
-        qualifiers=frozenset(labels["qualifiers"] + labels["public"]),
-        public=frozenset(labels["public"]), copulas=tuple(labels["copulas"]),
-        copula_adverbs=tuple(labels["copula_adverbs"]),
+        qualifiers=frozenset(labels["qualifiers"] + labels["open_keys"]),
+        open_keys=frozenset(labels["open_keys"]), copulas=tuple(labels["copulas"]),
+        copula_adverbs=tuple(labels["copula_adverbs"]), as_words=frozenset(labels["as_words"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
         before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
         function_words=frozenset(labels["function_words"]),
@@ -192,11 +195,11 @@ def fold(text: str) -> str:
 _WORD_BEFORE: Final = re.compile(r"(\w+)(?:[ \t]+\w+-)?[ \t]*$")  # "öffentlicher GPG-Schlüssel"
 
 
-def public_before(text: str, start: int) -> bool:
-    """Whether the word just before a label at ``start`` makes it a key meant to be shared
-    ("my public key:", "öffentlicher Schlüssel", "открытый ключ")."""
+def open_key_before(text: str, start: int) -> bool:
+    """Whether the word just before a label at ``start`` makes it a key that is no secret
+    ("my public key:", "öffentlicher Schlüssel", "открытый ключ", "Cache key:")."""
     before = _WORD_BEFORE.search(text, max(0, start - 40), start)
-    return before is not None and before.group(1).lower() in load_rules().public
+    return before is not None and before.group(1).lower() in load_rules().open_keys
 
 
 def split_name(name: str) -> list[str]:

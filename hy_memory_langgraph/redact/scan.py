@@ -50,7 +50,7 @@ from hy_memory_langgraph.redact.pins import pin_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, fold, label_words, load_rules, mentions_password,
-                                              name_class, public_before, split_name, trie)
+                                              name_class, open_key_before, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.tables import table_spans
 
@@ -105,7 +105,7 @@ _ALIASING: Final = re.compile(r"(?i)\b(?:import|select|join|cast)\b")
 #: Separators that only a password label may take (a key's name "as" another is an import).
 _PASSWORD_ONLY_SEPARATORS: Final = frozenset({"as", "be", "je", "'s", "’s"})
 #: The next token holds a digit or a symbol, not only punctuation at its end ("well,").
-_SYMBOL_NEXT: Final = r"""[ \t]+["'“‘]?[A-Za-z]*(?:[0-9#$%&*+/<=>@^_|~-]|[.,;:!?](?=[^\s"'“”‘’)]))"""
+_SYMBOL_NEXT: Final = r"""[ \t]+["'“‘]?[A-Za-z]*(?:[0-9_]|[^\w\s.,;:!?"'“”‘’«»„‹›()\[\]{}]|[.,;:!?](?=[^\s"'“”‘’)]))"""
 #: Words that separate a label from its value only before a value with a digit or a symbol
 #: ("the new password will be Bl4ck-C0ffee", "set the password as GreenTea#42", Czech
 #: "heslo je Praha2024"; also "password's Tangerine!9"): before a word, punctuation after
@@ -133,10 +133,12 @@ _CLOSING: Final = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」",
 #: ``,`` or ``;``, and ``&`` only inside it (not before a query's next parameter); any script.
 #: A comma or semicolon between two of its characters is one too (``u,h?SE_6k``), unless a
 #: parameter follows (``pwd=abc;uid=sa``) or it separates digits (``16,100``); so is a quote
-#: next to a symbol (``Brioche"&681``, ``#'banjo``), not one between letters (``it's``).
+#: next to a symbol (``Brioche"&681``, ``#'banjo``), and a double quote between letters
+#: that no other closes on its line (``h"bmdr3m4*``; not ``r"…"``), not an apostrophe
+#: between letters (``it's``).
 _VALUE: Final = (r"""(?:[^\s"'“”‘’「」『』,;，。；、：！？（）【】&<`|]|&(?![A-Za-z_][\w.-]{0,40}=|amp;)"""
                  r"""|(?<=[^\s"'“”‘’,;])(?!(?<=\d)[,;]\d)[,;](?=[^\s"'“”‘’,;.!?)\]}>])(?![A-Za-z_][\w.-]{0,40}=)"""
-                 r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>]))""")
+                 r"""|(?:(?<=[^\w\s"'“”‘’,;])|(?<=\w)(?=.[^\w\s]))["'](?=[^\s"'“”‘’,;.!?)\]}>])|(?<=\w)"(?=\w[^"\n]*(?:\n|\Z)))""")
 #: Labels whose value is words by nature: after them the whole clause is the secret.
 #: A value that opens a template's field, a YAML tag or a placeholder (``{{ secrets.X }}``,
 #: ``{% … %}``, ``${ … }``, ``!vault …``, ``!secret wifi_pw``, ``<your password here>``): it
@@ -148,8 +150,8 @@ _PASSPHRASE: Final = re.compile(r"(?i)pass\s*phrase|口令|seed phrase|recovery 
                                 r"|salasanalause|фраз|fraza|パスフレーズ|암호 문구")
 _ASCII_RUN: Final = re.compile(r"[ -~]{1,200}")
 #: An ending a phrase label may take in alphabetic scripts (``codes``, ``пароля``, ``סיסמה``,
-#: ``jelszavam``); not Chinese, Japanese or Korean (a particle there is a separator).
-_INFLECTION: Final = r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_]){0,5}"
+#: ``jelszavam``, a compound's ``ПИН-код``); not Chinese, Japanese or Korean (a particle there is a separator).
+_INFLECTION: Final = r"(?:-(?=[^\W\d_]))?(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_]){0,5}"
 
 
 @functools.cache
@@ -298,6 +300,8 @@ def _refused(match: re.Match[str], label: str, value: str, loose: bool, *, quote
         return True
     if value.isdigit() and "pass" in split_name(label):
         return True  # a pass's number is its price or its count ("the pass is 1500 at the gate")
+    if not quoted and value.lower() in load_rules().before_ids:
+        return True  # "… on the router's sticker — model 9821": an id named by its noun
     words = _PASSPHRASE.search(label) is not None  # its value is words
     return not quoted and (loose or sep.lower() in load_rules().copulas) and plain_word(value) and not words
 
@@ -361,8 +365,8 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     if kind in ("weak", "secret") and name_class(head) is not None \
             and _names_network(match.string, match.start(), words):
         kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
-    if kind in ("weak", "secret") and public_before(match.string, match.start()):
-        return label, None  # "my public key:", "öffentlicher Schlüssel": a key meant to be shared
+    if kind in ("weak", "secret") and open_key_before(match.string, match.start()):
+        return label, None  # "my public key:", "öffentlicher Schlüssel", "Cache key:": no secret
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
             and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
@@ -446,6 +450,9 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
 _FOLD: Final = str.maketrans({**{c: c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                               "\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 _FOLDED_TOKEN: Final = re.compile(r"[a-z0-9_.-]+")
+#: A label word that is a flag's or a setting's value, no label: "=password" then a space
+#: (``vault kv get -field=password secret/app/db``; ``--from-literal=password=…`` is one).
+_VALUE_OF_FLAG: Final = re.compile(r"=[A-Za-z0-9_.-]+(?:\s|$)")
 
 
 @functools.cache
@@ -474,7 +481,7 @@ def _label_starts(text: str, folded: str | None = None) -> list[int]:
     if hits:
         for token in _FOLDED_TOKEN.finditer(folded):
             i = bisect.bisect_left(hits, token.start())
-            if i < len(hits) and hits[i] < token.end():
+            if i < len(hits) and hits[i] < token.end() and not _VALUE_OF_FLAG.match(text, token.start() - 1):
                 starts.add(token.start())
     return sorted(starts)
 

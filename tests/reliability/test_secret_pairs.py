@@ -108,3 +108,51 @@ def test_values_that_look_alike_still_go(seed: int) -> None:
     for text in (f"{password} is the new wifi password", f"the password is {password}",
                  f"curl -u {_word(rng)}:{password} https://x.example.com", f"DB_PASSWORD={password}"):
         assert password not in redact_text(text), text
+
+
+def _random_token(rng: random.Random, size: int) -> str:
+    body = rng.choices(string.ascii_letters + string.digits, k=size)
+    body[rng.randrange(size)] = rng.choice(string.digits)
+    return "".join(body)
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_values_by_grammar_of_this_round(seed: int) -> None:
+    """Random characters with a dot among them, a compound label (ПИН-код), a value before
+    an "as" word, a password's abbreviation before its value, a double quote between letters,
+    a possessive copula before a symbol, a network's name and password after a slash."""
+    rng = random.Random(seed)
+    dotted = _random_token(rng, 8) + "." + _random_token(rng, 6)
+    pin = str(rng.randint(1000, 9999))
+    password = _password(rng)
+    quoted = _word(rng) + '"' + _word(rng) + str(rng.randint(1, 99)) + "*"
+    cases = [(f"POSTGRES_PASSWORD: {dotted}", dotted), (f"e-Devlet girişim: şifre {dotted}", dotted),
+             (f"ПИН-код: {pin}", pin), (f"PIN-koodi: {pin}", pin),
+             (f"Ho impostato {password} come password della PEC", password),
+             (f"I set {password} as my password", password), (f"{password} als Passwort gesetzt", password),
+             (f"Netflix: {_word(rng)}.{_word(rng)} pw {password} (shared)", password),
+             (f"ww: {password}", password), (f"Login do banku: {_word(rng)}_dk5, hasło: {quoted}", quoted),
+             (f"login is bob and the password's {_word(rng)}§{pin}=", f"§{pin}="),
+             (f"2. WiFi: {_word(rng).title()}Net / {password}\n3. Checkout 11am", password),
+             (f"Мой пароль {_word(rng)}7@VW._", "7@VW._")]
+    for text, secret in cases:
+        assert secret not in redact_text(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "password = settings.DATABASE_PASSWORD", "password: self.config.db_password", "PASSWORD = env.str",
+    "I use Bitwarden as password manager", "use the same as password", "hash_input1 = password",
+    "the pw is on the fridge", "pw reset link sent to bob@x.com", "WiFi: 5GHz / 2.4GHz", "WiFi: on / off",
+    "WLAN: Fritzbox 7590 / Mesh-Repeater", "How do I change the password on my Disney+ account? pls help",
+    "Nama wifinya BELL512, passwordnya ada di stiker router — model 9821", "WW: 2024-01-05",
+    "vault kv get -field=password secret/app/db", "the password will be «secret»", "my login is bob@example.com",
+    "Cache key: node-macos-fc96757295af023df1fc7530d6657d7004e98c5d072e84282488f57cc7bffb01",
+    "the build cache key is linux-25000f19df7b9704de099f7bc0766c9bc08a10377c4b694db00e1aacefcfde7a"])
+def test_names_ids_brands_and_flags_near_labels_of_this_round_stay(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_label_that_is_a_flags_value_keeps_its_own_value() -> None:
+    secret = "LV+kI9!*7BGV3Id@1L"
+    text = f"kubectl create secret generic db --from-literal=username=nguyen --from-literal=password='{secret}'"
+    assert secret not in redact_text(text)
