@@ -130,10 +130,26 @@ def _code_lists(text: str, labels: list[re.Match[str]]) -> list[Span]:
 _LETTER_CODES: Final = 4
 
 
+#: Fewest characters of a code of letters alone that goes on a sheet of codes with digits
+#: (``g03v30oc39  qkshuylowf``).
+_LONG_CODE: Final = 8
+
+
+def _laid_out(between: str, code: str, first: str) -> bool:
+    """Whether ``code``, of letters alone, stands in a sheet of codes as the ``first`` does:
+    :data:`_LONG_CODE` characters or more, its layout (length, dashes), apart by a line
+    break or two spaces ("1234, 5678 and remember" ends at "remember")."""
+    layout = "".join("x" if c.isalnum() else c for c in code)
+    return len(code) >= _LONG_CODE and layout == "".join("x" if c.isalnum() else c for c in first) \
+        and (("\n" in between or "  " in between) and not between.strip())
+
+
 def _list_end(text: str, pos: int) -> int:
-    """Where the list of codes that starts at ``pos`` ends (``pos``: no code there). A
-    list of letters alone counts when it has :data:`_LETTER_CODES` codes of one shape,
-    two groups joined by a dash (``abcd-efgh``)."""
+    """Where the list of codes that starts at ``pos`` ends (``pos``: no code there): at
+    the first token that is no code, or a code of letters alone of another shape (unless
+    laid out as the first: :func:`_laid_out`). A list of
+    letters alone counts when it has :data:`_LETTER_CODES` codes of one shape, two groups
+    joined by a dash (``abcd-efgh``)."""
     first = _CODE_TOKEN.match(text, pos)
     if first is None:
         return pos
@@ -142,7 +158,8 @@ def _list_end(text: str, pos: int) -> int:
     while True:
         between = _BETWEEN.match(text, end)
         code = _CODE_TOKEN.match(text, between.end()) if between and between.end() > end else None
-        if code is None or not (any(c.isdigit() for c in code.group()) or code.group().translate(_SHAPE) == shape):
+        if code is None or not (any(c.isdigit() for c in code.group()) or code.group().translate(_SHAPE) == shape
+                                or _laid_out(between.group(), code.group(), first.group())):
             break
         end, count = code.end(), count + 1
     if any(c.isdigit() for c in first.group()):

@@ -156,3 +156,21 @@ def test_a_label_that_is_a_flags_value_keeps_its_own_value() -> None:
     secret = "LV+kI9!*7BGV3Id@1L"
     text = f"kubectl create secret generic db --from-literal=username=nguyen --from-literal=password='{secret}'"
     assert secret not in redact_text(text)
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_sheet_of_backup_codes_goes_whole_with_codes_of_letters_alone(seed: int) -> None:
+    rng = random.Random(seed)
+    codes = ["".join(rng.choices(string.ascii_lowercase + string.digits, k=10)) for _ in range(rng.randint(4, 8))]
+    codes[0] = codes[0][:3] + "7" + codes[0][4:]  # the first holds a digit; the others may not
+    codes[-1] = "".join(rng.choices(string.ascii_lowercase, k=10))
+    sep = rng.choice(["  ", "\n"])
+    text = rng.choice(["Recovery codes — keep safe:\n", "backup codes:\n", "my backup codes are\n"]) + sep.join(codes)
+    out = redact_text(text)
+    assert [c for c in codes if c in out] == [], out
+
+
+@pytest.mark.parametrize(("text", "word"), [("backup codes: 12345678, 90123456, whatever you do", "whatever"),
+                                            ("backup codes: 1234abcd, 5678efgh and remember to print", "remember")])
+def test_a_word_after_a_list_of_codes_in_prose_stays(text: str, word: str) -> None:
+    assert word in redact_text(text)
