@@ -40,9 +40,9 @@ from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
 from hy_memory_langgraph.redact.bridge import bridged_spans
 from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
-from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, looks_random, marker_value,
-                                              named_value, not_a_value, plain_word, postcode, prose_clause, quantity,
-                                              reference)
+from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, holds_credential, looks_random,
+                                              marker_value, named_value, not_a_value, plain_word, postcode, prose_clause,
+                                              quantity, reference)
 from hy_memory_langgraph.redact.keys import may_hold_keys, private_key_blocks
 from hy_memory_langgraph.redact.lines import line_spans
 from hy_memory_langgraph.redact.otp import otp_spans
@@ -406,6 +406,10 @@ def _names_network(text: str, start: int, words: list[str]) -> bool:
     return not load_rules().networks.isdisjoint(tokens)
 
 
+#: A query string of parameters (``?sv=2022-11-02&ss=b&sig=…``).
+_QUERY: Final = re.compile(r"\??[A-Za-z_][\w.-]{0,40}=[^\s&]*&\S+")
+
+
 def _label_span(text: str, match: re.Match[str]) -> Span | None:
     value, sep = match.group("value").rstrip(".,;:!?)]}"), match.group("sep")
     if not value or value.lower() in _NULLISH or _PLACEHOLDER.match(text, match.start("value")) \
@@ -436,6 +440,9 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None if end is None else (start, end, "password")
     if sep.lower() in _PASSWORD_ONLY_SEPARATORS:  # "import token_provider as k8s_provider" is code
         return None
+    query = _QUERY.match(text, start) if kind in ("secret", "weak") else None
+    if query is not None:  # "SAS token: ?sv=…&sig=…": a query string given as the token is the token whole
+        return (start, query.end(), "secret_value") if holds_credential(query.group()) else None
     if kind in ("secret", "weak") and named_value(value):
         return None  # a call: token = base64.b64encode(mac.digest()); a dotted name (a dotted token may be a key)
     if kind == "secret" and looks_random(value, min_length=8):

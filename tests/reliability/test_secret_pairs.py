@@ -174,3 +174,16 @@ def test_a_sheet_of_backup_codes_goes_whole_with_codes_of_letters_alone(seed: in
                                             ("backup codes: 1234abcd, 5678efgh and remember to print", "remember")])
 def test_a_word_after_a_list_of_codes_in_prose_stays(text: str, word: str) -> None:
     assert word in redact_text(text)
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_query_string_given_as_a_token_goes_whole(seed: int) -> None:
+    rng = random.Random(seed)
+    signature = "".join(rng.choices(string.ascii_letters + string.digits + "+/", k=43)) + "%3D"
+    extra = "".join(rng.choices(string.ascii_letters + string.digits, k=rng.randint(40, 600)))
+    query = f"?sv=2022-11-02&ss=bfqt&srt=sco&sp=rwdl&se=2025-12-31T23:59:59Z&sig={signature}&x={extra}"
+    text = rng.choice(["SAS token: {q}", "Here is the token: {q}", "api key = {q}"]).format(q=query)
+    out = redact_text(text)
+    assert "sv=2022-11-02" not in out and signature not in out and extra[-32:] not in out, out
+    assert redact_text("the token endpoint is /oauth?grant_type=x&scope=y") == \
+        "the token endpoint is /oauth?grant_type=x&scope=y"
