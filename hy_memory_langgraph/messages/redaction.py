@@ -14,21 +14,35 @@ def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
     placeholder (see :mod:`hy_memory_langgraph.redact`): arguments as values (a key such
     as ``password`` redacts what it holds), JSON held in text (OpenAI's argument strings,
     tool results) as values too, other text scanned; a value whose label ends the message
-    before it ("my new PIN is" / "4821") too, and a seed phrase cut in two messages from both."""
+    before it ("my new PIN is" / "4821") too, and a seed phrase cut in two messages from both;
+    the message before is also the writer's own last one when another spoke in between
+    ("I'll send the PIN next" / "Okay, waiting." / "4821")."""
     out: list[Msg] = []
-    previous = ""  # the previous message as written: what it asked or began is read there
+    written: list[str] = []  # each message as written: what it asked or began is read there
+    own: dict[str, int] = {}  # each role's last message
     for m in msgs:
         calls = tuple(replace(c, arguments=redact_value(c.arguments),
                               raw_arguments=redact_json_text(c.raw_arguments)) for c in m.tool_calls)
         content = redact_json_text(m.content)
-        if out and previous and content:  # a label ending the previous message
-            before, spans = split_spans(previous, content)
-            if before and out[-1].content == previous:
-                out[-1] = replace(out[-1], content=replace_spans(previous, before))
+        for i in _before(out, own.get(m.role), m.role, written) if content else ():
+            before, spans = split_spans(written[i], content)
+            if before:  # the first half, taken from the message as written, and what else it held
+                out[i] = replace(out[i], content=redact_json_text(replace_spans(written[i], before)))
             content = replace_spans(content, spans)
-        previous = m.content
+        own[m.role] = len(out)
+        written.append(m.content)
         out.append(replace(m, content=content, tool_calls=calls))
     return out
+
+
+def _before(out: list[Msg], own: int | None, role: str, written: list[str]) -> list[int]:
+    """The messages a message of ``role`` continues: the one before it, unless an assistant
+    replies to a user who asked nothing ("the password:" / "Okay, go on" is no answer), and
+    its writer's own last one (``own``) when another spoke in between."""
+    last = len(out) - 1
+    adjacent = last >= 0 and (role != "assistant" or out[last].role == "assistant"
+                              or written[last].rstrip().endswith(("?", "？")))
+    return [last] * adjacent + ([own] if own is not None and own != last else [])
 
 
 def redact_after(history: Sequence[Msg], msgs: Sequence[Msg]) -> list[Msg]:

@@ -286,10 +286,10 @@ def split_phrase(previous: str, current: str) -> tuple[int, int] | None:
     words = _words()
     label = _HALF_LABEL.match(current)  # "and the rest: …", "后半部分：…"
     skipped = label.end() if label else 0
-    last = previous.rsplit(None, 1)[-1:] if previous.strip() else []
-    first = current[skipped:].split(None, 1)[:1]
+    last = [t for t in _TOKEN.findall(previous[-_EDGE_REACH:]) if not _NUMBERING.fullmatch(t)][-1:]
+    first = [t for t in _TOKEN.findall(current[skipped:skipped + _EDGE_REACH]) if not _NUMBERING.fullmatch(t)][:1]
     if not last or not first or _word(last[0]) not in words or _word(first[0]) not in words:
-        return None  # most pairs of messages: two lookups
+        return None  # most pairs of messages: two lookups (numbering and commas aside: "07 roof", "aunt,")
     tail, head = previous[-_HALF_PHRASE:], current[skipped:skipped + _HALF_PHRASE]
     offset = len(previous) - len(tail)
     joined = f"{tail}\n{head}"
@@ -299,6 +299,8 @@ def split_phrase(previous: str, current: str) -> tuple[int, int] | None:
     return None
 
 
+#: Characters read at the end of one message and the start of the next for their edge words.
+_EDGE_REACH: Final = 80
 #: Words naming the second half before it ("and the rest:", "second half:", "后半部分："): a
 #: short clause ending in a colon at the start of a message.
 _HALF_LABEL: Final = re.compile(r"[ \t]*[^\n:：]{1,40}[:：][ \t]*")

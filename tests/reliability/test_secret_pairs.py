@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import random
 import string
+from pathlib import Path
 
 import pytest
 
+import hy_memory_langgraph.redact
+from bench.common.secret_bodies import SEED_LANGS, mnemonic
+from hy_memory_langgraph.messages.redaction import redact_messages
+from hy_memory_langgraph.messages.types import Msg
 from hy_memory_langgraph.redact import redact_text
 
 _SEEDS = range(6)
@@ -187,3 +192,34 @@ def test_a_query_string_given_as_a_token_goes_whole(seed: int) -> None:
     assert "sv=2022-11-02" not in out and signature not in out and extra[-32:] not in out, out
     assert redact_text("the token endpoint is /oauth?grant_type=x&scope=y") == \
         "the token endpoint is /oauth?grant_type=x&scope=y"
+
+
+def _conversation(*texts: str, alternate: bool = True) -> list[str]:
+    """``texts`` as a conversation (user and assistant turns alternating, or the user's
+    alone), redacted."""
+    msgs = [Msg(role="assistant" if alternate and i % 2 else "user", content=t) for i, t in enumerate(texts)]
+    return [m.content for m in redact_messages(msgs)]
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "cs"])
+def test_a_seed_phrase_in_two_messages_with_commas_or_numbering(lang: str) -> None:
+    rng = random.Random(lang)
+    listed = (Path(hy_memory_langgraph.redact.__file__).with_name("bip39") / f"{SEED_LANGS[lang]}.txt")
+    words = mnemonic(bytes(rng.randrange(256) for _ in range(16)), tuple(listed.read_text(encoding="utf-8").split()))
+    for first, second in ((", ".join(words[:6]), ", ".join(words[6:])),
+                          ("   ".join(f"{i + 1:02d} {w}" for i, w in enumerate(words[:6])),
+                           "   ".join(f"{i + 7:02d} {w}" for i, w in enumerate(words[6:])))):
+        for turns in ((f"my recovery phrase: {first}", second),
+                      (f"my recovery phrase: {first}", "Got it, and the rest?", second)):
+            out = " ".join(_conversation(*turns, alternate=len(turns) > 2)).replace(",", " ")
+            assert [w for w in words if f" {w} " in f" {out} "] == [], out
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_writer_continues_their_own_message_across_a_reply(seed: int) -> None:
+    rng = random.Random(seed)
+    password = _password(rng)
+    out = _conversation("I'll send the router password in the next message:", "Okay, waiting for the rest.", password)
+    assert out[1] == "Okay, waiting for the rest." and password not in out[2], out
+    out = _conversation("What is my wifi password?", f"It is {password}", "thanks")
+    assert password not in out[1], out
