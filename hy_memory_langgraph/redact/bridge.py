@@ -42,7 +42,7 @@ from typing import Final
 
 from hy_memory_langgraph.redact.judge import (credential_like, grouped_key, looks_random, not_a_value, postcode, quantity,
                                              reference)
-from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, open_key_before
+from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, open_key
 
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
@@ -61,7 +61,9 @@ _CJK_IDEOGRAPH: Final = re.compile(r"[\u3400-\u9fff]")
 _CODE_AFTER: Final = ("(", '"', "'", "`", "[", ".")
 _QUOTES: Final = frozenset("\"'`")
 #: Characters before a name in code (an argument, an attribute, an item).
-_IN_CODE: Final = frozenset("([{.,_>$")
+_IN_CODE: Final = frozenset("({.,_>$")
+#: Words of code and SQL before an alias ("SELECT sha2_256 AS password", "import password as pw2").
+ALIASING: Final = re.compile(r"(?i)\b(?:import|select|join|cast)\b")
 _WORD_BEFORE: Final = re.compile(r"\S{0,40}\Z")
 #: Label words whose value is digits alone (in code they are often a name: ``pin``).
 _DIGITS_ONLY: Final = frozenset({"pin", "cvv", "cvv2", "cvc", "cvc2", "csc"})
@@ -105,17 +107,19 @@ def _before(text: str, label: re.Match[str]) -> Span | None:
     reach = max(0, label.start() - 30 * (_BEFORE_WORDS + 2))
     line = max(text.rfind("\n", reach, label.start()), reach - 1)
     tokens = [(m.start(), m.end()) for m in _WINDOW_TOKEN.finditer(text, line + 1, label.start())]
+    as_ends = ALIASING.search(text, line + 1, label.start()) is None  # not an alias in code
     for i in range(len(tokens) - 1, max(-1, len(tokens) - _BEFORE_WORDS - 3), -1):
         word = text[tokens[i][0]:tokens[i][1]]
-        if i == len(tokens) - 1 and word.lower() not in rules.as_words:
+        as_word = word.lower() in rules.as_words
+        if i == len(tokens) - 1 and not as_word:
             continue  # "X come password"; not "hashed = password" (code) or "X is password"
-        if word.lower() in rules.copulas or word.lower() in rules.as_words or _SEPARATOR_TOKEN.fullmatch(word):
-            if i == 0:
-                return None
-            start, stop = tokens[i - 1]
-            value = text[start:stop].strip(_TRIM)
-            offset = start + text[start:stop].index(value) if value else start
-            return (offset, offset + len(value), "password") if value and credential_like(value) else None
+        if word.lower() in rules.copulas or (as_word and as_ends) or _SEPARATOR_TOKEN.fullmatch(word):
+            value = text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM) if i else ""
+            if value and credential_like(value):
+                offset = tokens[i - 1][0] + text[tokens[i - 1][0]:tokens[i - 1][1]].index(value)
+                return offset, offset + len(value), "password"
+            if not as_word:
+                return None  # "X was set as the password": the copula before the "as" is read on
         if any(c.isdigit() for c in word) or word in ".!?。！？" or word.endswith((".", "!", "?", ",")):
             return None
     return None
@@ -128,8 +132,9 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
     kind = name_class(name) or name_class(label.group("phrase") or label.group("name") or "")
     head = (label.group("name") or label.group("phrase") or "").lower()
     rules = load_rules()
-    if kind is None or head in ("pass", "otp") or (kind != "password" and open_key_before(text, label.start())):
-        return None  # "mein öffentlicher GPG-Schlüssel hat …": a key meant to be shared
+    if kind is None or head in ("pass", "otp") or (head in _ABBREVIATIONS and (
+            text[label.start() - 1:label.start()] in _IN_CODE or not label.group().islower())):
+        return None  # checkpw(pw, stored_hash1): an argument; "Kindle PW 11th-gen": a name
     codes = kind == "password" and code_label(name)
     if head == "pin" and not codes:
         return None
@@ -140,6 +145,8 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             or _in_address(text, label.start(), end):
         return None  # a call or a definition (encrypt_password(…)), a name in a string, a part of a URL or path
     tokens = _window(text, end)
+    if open_key(head, [text[a:b] for a, b in tokens[:1]], text, label.start()):
+        return None  # "öffentlicher GPG-Schlüssel hat …", "clé publique : …": a key meant to be shared
     if tokens and text.startswith(_SEPARATORS, tokens[0][0]):
         return None  # "password: …", "password=…": the label pattern's to judge
     separated = governed = False

@@ -177,15 +177,17 @@ def _paired(text: str) -> list[Span]:
 def _strong_password(value: str) -> bool:
     """A literal that reads as nothing but a password: letters of both cases, a digit and a
     symbol prose and names do not join words with (``Liverpool1138$``, ``RDM>yilPL;1Fbt<9``;
-    not ``Modula-2``, ``Python+UL4``, ``datetime64[Y]``, a name, a format, a colour, a path,
-    a version, a reference)."""
+    not ``Modula-2``, ``Python+UL4``, ``datetime64[Y]``, ``Zm9vYmFyMQ==``, ``=Sheet2!A1*2``,
+    ``#Chapter10``, a name, a format, a colour, a path, a version, a reference)."""
     return any(c.isdigit() for c in value) and any(c.islower() for c in value) \
         and any(c.isupper() for c in value) and not _PAIR_SYMBOLS.isdisjoint(value) \
-        and not any(c in value for c in "%/{}[]().:") and literal_password(value) and not reference(value)
+        and not any(c in value for c in "%/{}[]().:=") and not value.startswith("#") \
+        and literal_password(value) and not reference(value)
 
 
-#: Symbols of a password that do not join the words of a name (``-``, ``+``, ``_``).
-_PAIR_SYMBOLS: Final = frozenset("!#$&*=?@~|<>;^")
+#: Symbols of a password that do not join the words of a name (``-``, ``+``, ``_``); no
+#: ``=`` (base64's padding, a formula, a query) and no leading ``#`` (an anchor).
+_PAIR_SYMBOLS: Final = frozenset("!#$&*?@~|<>;^")
 
 
 def _secret(value: str, kind: str) -> bool:

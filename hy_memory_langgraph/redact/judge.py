@@ -57,7 +57,9 @@ _REFERENCE: Final = re.compile(
     r"|%[A-Za-z_][A-Za-z0-9_]{0,60}%|\{\{.{1,80}\}\}|\{[A-Za-z_][A-Za-z0-9_.]{0,60}\}|[*xX•·.…_#-]{3,}"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?i:(?:your|my|the)[ _-][a-z _-]{2,30}(?:here)?|xxx\w*|placeholder|redacted)"
     r"|%\([A-Za-z_]\w{0,60}\)[sdr]|\S*(?:\.\.\.|…|(?i:your[_ -]?(?:api[_ -]?)?(?:key|token|secret|password|pass)"
-    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|changez[_-]?moi|cambia[_-]?me|x{6,}))\S*"
+    r"|[_-]here|replace[_-]?me|change[_-]?me|change[_-]?it|fill[_-]?me|x{6,}))\S*"
+    # "change me" in other languages, with words after it only (ChangezMoi-8841 is a password)
+    r"|(?i:changez[_-]?moi|cambia[_-]?me)(?:[_-][a-z]+)*"
     # a secret store's reference: Vault, Ansible Vault, vals' ref+…, 1Password, AWS and Google stores
     r"|(?:ref\+)?(?:vault|awssm|awsssm|gcpsm|azurekeyvault|sops|op|doppler|ssm)(?::|://)[\w./#:@-]{1,200}"
     r"|arn:aws:(?:secretsmanager|ssm):[\w./#:@+=-]{1,200}|!vault\b[^\n]{0,3})"
@@ -195,9 +197,13 @@ def code_value(value: str, sep: str) -> bool:
 def _random_path(value: str) -> bool:
     """Random characters with a dot among them: a part with digits among letters of both
     cases that reads as no name (``G5TXObou.I59Ybb``; ``Base64.Encoder``, ``int32.MAX``
-    are names), or random as a whole."""
-    return any(any(c.isdigit() for c in p) and not (p.islower() or p.isupper()) and not wordy(p)
-               for p in value.split(".")) or looks_random(value, min_length=10)
+    are names), or random as a whole; not a path of code (a code root first, a part naming
+    a secret)."""
+    parts = value.split(".")
+    if parts[0].lower() in _CODE_ROOTS or any(name_class(p) is not None for p in parts):
+        return False  # settings.Neo4j.password, cfg.oAuth2.clientSecret: an attribute of code
+    return any(any(c.isdigit() for c in p) and not (p.islower() or p.isupper()) and not wordy(p) for p in parts) \
+        or looks_random(value, min_length=10)
 
 
 #: A value that is the name of what belongs there: a placeholder (``postgres://user:password@localhost``).
@@ -274,15 +280,16 @@ def marker_value(test: str, value: str) -> int | None:
     cookie's); ``"cookie"``: a Cookie header's value, when it holds a credential;
     ``"credential"``: an ``Authorization`` header's value, one token (``Bearer
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
-    ``Credential=…, Signature=…``), all of it, if it holds a credential; ``"password"``: a
-    value that looks like a password (:func:`credential_like`); other tests take the value
-    as it is."""
+    ``Credential=…, Signature=…``), all of it, if it holds a credential; ``"strong"``: a
+    value that looks like a password (:func:`credential_like`) and holds a symbol or looks
+    random; other tests take the value as it is."""
     if not value or reference(value):
         return None
     if test == "random":
         return len(value) if _random_enough(value) else None
-    if test == "password":
-        return len(value) if credential_like(value) else None
+    if test == "strong":
+        return len(value) if credential_like(value) and (not _PASSWORD_SYMBOLS.isdisjoint(value)
+                                                         or looks_random(value, min_length=8)) else None
     if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
         return len(value) if holds_credential(value) else None
     if test == "credential":

@@ -67,10 +67,10 @@ class Rules:
         phrase_password, phrase_secret: Labels of each class found as a run of characters
             (lower case): Chinese, other languages, names of several words.
         phrase_codes: Phrase labels whose value may be digits alone.
-        qualifiers: Words that make a name describe a secret rather than hold one (the
-            ``open_keys`` among them).
-        open_keys: Words that make a key no secret (a public key, a cache key), after its
-            label or before it.
+        qualifiers: Words that make a name describe a secret rather than hold one.
+        open_keys: Words that make a key's label name no secret (a public key, a cache key),
+            after it or just before it.
+        key_words: The word "key" in languages, folded (stems too): what open keys qualify.
         copulas: Words between a label and its value that say "is" (``ist``, ``lautet``, ``là``).
         copula_adverbs: Words that may stand between a copula and the value ("is now", "ist jetzt").
         as_words: Words that say "as" between a value and its label ("X als Passwort").
@@ -104,6 +104,7 @@ class Rules:
     phrase_codes: tuple[str, ...]
     qualifiers: frozenset[str]
     open_keys: frozenset[str]
+    key_words: tuple[str, ...]
     copulas: tuple[str, ...]
     copula_adverbs: tuple[str, ...]
     as_words: frozenset[str]
@@ -145,8 +146,8 @@ def load_rules() -> Rules:
         phrase_password=tuple(w.lower() for w in labels["phrase_password"]),
         phrase_secret=tuple(w.lower() for w in labels["phrase_secret"]),
         phrase_codes=tuple(w.lower() for w in labels["phrase_codes"]),
-        qualifiers=frozenset(labels["qualifiers"] + labels["open_keys"]),
-        open_keys=frozenset(labels["open_keys"]), copulas=tuple(labels["copulas"]),
+        qualifiers=frozenset(labels["qualifiers"]), open_keys=frozenset(labels["open_keys"]),
+        key_words=tuple(labels["key_words"]), copulas=tuple(labels["copulas"]),
         copula_adverbs=tuple(labels["copula_adverbs"]), as_words=frozenset(labels["as_words"]),
         units=frozenset(labels["units"]), cjk_units=tuple(labels["cjk_units"]),
         before_numbers=frozenset(labels["before_numbers"]), before_ids=frozenset(labels["before_ids"]),
@@ -195,11 +196,17 @@ def fold(text: str) -> str:
 _WORD_BEFORE: Final = re.compile(r"(\w+)(?:[ \t]+\w+-)?[ \t]*$")  # "öffentlicher GPG-Schlüssel"
 
 
-def open_key_before(text: str, start: int) -> bool:
-    """Whether the word just before a label at ``start`` makes it a key that is no secret
-    ("my public key:", "öffentlicher Schlüssel", "открытый ключ", "Cache key:")."""
+def open_key(label: str, words: Iterable[str], text: str, start: int) -> bool:
+    """Whether a key's ``label`` (its head word, at ``start`` in ``text``) names a key that is
+    no secret: a word of ``open_keys`` just before it ("my public key:", "öffentlicher
+    Schlüssel", "Cache key:") or among the ``words`` after it ("clé publique"), when the
+    label holds the word "key" (never a password's or a token's label: "public wifi password")."""
+    rules = load_rules()
+    if not any(word.startswith(rules.key_words) for word in fold(label).lower().split()):
+        return False  # "mi clave" is a password's label in Spanish, "mi clave pública" a key's
     before = _WORD_BEFORE.search(text, max(0, start - 40), start)
-    return before is not None and before.group(1).lower() in load_rules().open_keys
+    return (before is not None and before.group(1).lower() in rules.open_keys) \
+        or not rules.open_keys.isdisjoint(w.lower().strip(".,;:!?：") for w in words)
 
 
 def split_name(name: str) -> list[str]:

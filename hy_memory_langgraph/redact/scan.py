@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
-from hy_memory_langgraph.redact.bridge import bridged_spans
+from hy_memory_langgraph.redact.bridge import ALIASING, bridged_spans
 from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, holds_credential, looks_random,
@@ -50,7 +50,7 @@ from hy_memory_langgraph.redact.pins import pin_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.public import public_spans
 from hy_memory_langgraph.redact.rules import (NameClass, code_label, fold, label_words, load_rules, mentions_password,
-                                              name_class, open_key_before, split_name, trie)
+                                              name_class, open_key, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.tables import table_spans
 
@@ -100,12 +100,10 @@ _CODE_DIGITS: Final = re.compile(r"\d{3,8}")
 #: Blue$ky9``; "the password to the router is …" keeps ``is`` as its separator).
 _TO_SEPARATOR: Final = (r"(?:(?:was|is|has\s+been|got|been)\s+)?(?:(?:re)?set|changed|updated)?\s*to"
                         r"(?=\s+\S*[^A-Za-z\s.,;:!?)])")
-#: Words of code and SQL before an alias ("… as name"): the value is then no password.
-_ALIASING: Final = re.compile(r"(?i)\b(?:import|select|join|cast)\b")
 #: Separators that only a password label may take (a key's name "as" another is an import).
 _PASSWORD_ONLY_SEPARATORS: Final = frozenset({"as", "be", "je", "'s", "’s"})
 #: The next token holds a digit or a symbol, not only punctuation at its end ("well,").
-_SYMBOL_NEXT: Final = r"""[ \t]+["'“‘]?[A-Za-z]*(?:[0-9_]|[^\w\s.,;:!?"'“”‘’«»„‹›()\[\]{}]|[.,;:!?](?=[^\s"'“”‘’)]))"""
+_SYMBOL_NEXT: Final = r"""[ \t]+["'“‘]?[A-Za-z]*(?:[0-9#$%&*+/<=>@^_|~-]|[.,;:!?](?=[^\s"'“”‘’)]))"""
 #: Words that separate a label from its value only before a value with a digit or a symbol
 #: ("the new password will be Bl4ck-C0ffee", "set the password as GreenTea#42", Czech
 #: "heslo je Praha2024"; also "password's Tangerine!9"): before a word, punctuation after
@@ -224,15 +222,19 @@ def _near_pattern() -> re.Pattern[str]:
         re.IGNORECASE)
 
 
-#: A number or a range of numbers ("8-64 characters").
-_COUNT: Final = re.compile(r"\d+(?:[-–]\d+)?")
+#: A range of numbers ("8-64 characters"): short numbers, the first the smaller (a PIN written
+#: in two groups, "4827-1190", is none).
+_RANGE: Final = re.compile(r"(\d{1,3})[-–](\d{1,3})")
 
 
 def _number_not_code(text: str, start: int, value: str) -> bool:
     """Whether the ``value`` at ``start`` is digits or a range of numbers that are a
     quantity ("1500 yen", "8-64 characters") or a postcode."""
     end = start + len(value)
-    return _COUNT.fullmatch(value) is not None and (quantity(text, end) or postcode(text, start, end))
+    ranged = _RANGE.fullmatch(value)
+    if not (value.isdigit() or (ranged and int(ranged.group(1)) < int(ranged.group(2)))):
+        return False
+    return quantity(text, end) or postcode(text, start, end)
 
 
 def _near_span(text: str, match: re.Match[str]) -> Span | None:
@@ -365,8 +367,8 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     if kind in ("weak", "secret") and name_class(head) is not None \
             and _names_network(match.string, match.start(), words):
         kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
-    if kind in ("weak", "secret") and open_key_before(match.string, match.start()):
-        return label, None  # "my public key:", "öffentlicher Schlüssel", "Cache key:": no secret
+    if kind is not None and open_key(head, words, match.string, match.start()):
+        return label, None  # "my public key:", "clé publique", "Cache key:": no secret
     if kind is None and words and head.lower() in _LOOSE_NOUN_LABELS and name_class(" ".join(words)) is None \
             and not load_rules().qualifiers.intersection(w.lower() for w in words) \
             and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
@@ -433,7 +435,7 @@ def _label_span(text: str, match: re.Match[str]) -> Span | None:
         return None  # "password: $DB_PASS", "Season pass: $129", "pass is 1500 yen", "code sent to +44 …"
     if sep == "|" and "|" not in text[text.rfind("\n", 0, match.start()) + 1:match.start()]:
         return None  # "|" separates a table's cells, not "a: A | B" (a union of types)
-    if sep.lower() == "as" and ("_" in value or _ALIASING.search(text, text.rfind("\n", 0, start) + 1, start)):
+    if sep.lower() == "as" and ("_" in value or ALIASING.search(text, text.rfind("\n", 0, start) + 1, start)):
         return None  # an alias in code: "import password as pw2", "SELECT password AS pw_2"
     if kind == "password":
         end = _password_end(text, match, label, value)

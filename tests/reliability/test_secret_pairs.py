@@ -137,7 +137,7 @@ def test_values_by_grammar_of_this_round(seed: int) -> None:
              (f"I set {password} as my password", password), (f"{password} als Passwort gesetzt", password),
              (f"Netflix: {_word(rng)}.{_word(rng)} pw {password} (shared)", password),
              (f"ww: {password}", password), (f"Login do banku: {_word(rng)}_dk5, hasło: {quoted}", quoted),
-             (f"login is bob and the password's {_word(rng)}§{pin}=", f"§{pin}="),
+             (f"login is bob and the password's {_word(rng)}#{pin}=", f"#{pin}="),
              (f"2. WiFi: {_word(rng).title()}Net / {password}\n3. Checkout 11am", password),
              (f"Мой пароль {_word(rng)}7@VW._", "7@VW._")]
     for text, secret in cases:
@@ -223,3 +223,43 @@ def test_a_writer_continues_their_own_message_across_a_reply(seed: int) -> None:
     assert out[1] == "Okay, waiting for the rest." and password not in out[2], out
     out = _conversation("What is my wifi password?", f"It is {password}", "thanks")
     assert password not in out[1], out
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_open_key_words_qualify_a_keys_label_only(seed: int) -> None:
+    """A cache, public or primary word beside a password's or a token's name, or a primary
+    or routing key, keeps its value a secret; a cache or public key's value stays."""
+    rng = random.Random(seed)
+    password, token = _password(rng), _random_token(rng, 32)
+    for text, secret in ((f"REDIS_CACHE_PASSWORD={password}", password), (f"PRIMARY_DB_PASSWORD={password}", password),
+                         (f"cache_password: {password}", password), (f"CACHE_TOKEN={token}", token),
+                         (f"OBJECT_STORAGE_SECRET_KEY={token}", token), (f"AZURE_COSMOS_PRIMARY_KEY={token}", token),
+                         (f"Cosmos DB — Primary Key: {token}", token), (f"PagerDuty routing key: {token}", token),
+                         (f"GENEL_API_KEY={token}", token), (f"Kata sandi publik wifi: {password}", password)):
+        assert secret not in redact_text(text), text
+    digest = "".join(rng.choices("0123456789abcdef", k=64))
+    for text in (f"Cache key: node-linux-{digest}", f"my public key: {token}", f"Ma clé publique : {token}"):
+        assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "Alarm PIN: 4827-1190 won't disarm it", "PIN: 2580–1379 pm me if it fails", "Tresor-PIN 8803-4412 am Schrank",
+    "Tu contraseña temporal es Cambiame2024!", "Votre mot de passe provisoire : ChangezMoi-8841",
+    "Mivo36ze was set as the new password", "Hunter2024x ist jetzt als Passwort gesetzt",
+    "Mivo36ze is the new [password]"])
+def test_secrets_near_this_rounds_exceptions_still_go(text: str) -> None:
+    out = redact_text(text)
+    assert "[REDACTED:" in out and not any(tok in out for tok in ("4827-1190", "2580–1379", "8803-4412",
+                                                                  "Cambiame2024", "ChangezMoi-8841", "Mivo36ze",
+                                                                  "Hunter2024x")), out
+
+
+@pytest.mark.parametrize("text", [
+    "assert b64('foobar1') == ('foobar1', 'Zm9vYmFyMQ==')", "ws.update_acell('B1', '=Sheet2!A1*2')",
+    "el.attr('href', '#Chapter10')", "requests.get(url, ('Lang', 'Lang=en&Page=3'))",
+    "Wi-Fi: Intel AX211 / Bluetooth5.3", "WiFi: eduroam / WPA2-Enterprise", "WiFi: 802.11ax / Wi-Fi6E",
+    "bcrypt.checkpw(pw, stored_hash1)", "Kindle PW 11th-gen", "SELECT name, sha2_256 as password FROM t",
+    "Argon2id as password hashing algorithm", "password = settings.Neo4j.password", "cfg = cfg.oAuth2.clientSecret",
+    "The password's ≥12 chars requirement", "the password's —finally— accepted"])
+def test_code_specs_and_prose_near_this_rounds_rules_stay(text: str) -> None:
+    assert redact_text(text) == text
