@@ -16,6 +16,7 @@ than ``MEMORY_DB_TIMEOUT_S`` raises :class:`~hy_memory_langgraph.errors.StoreBus
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import threading
 import time
@@ -28,11 +29,6 @@ import sqlalchemy as sa
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import StoreBusyError
 from hy_memory_langgraph.store.db.engine import create_store_engine, release_engine
-
-try:  # POSIX
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: the in-process lock only
-    fcntl = None  # type: ignore[assignment]
 
 _FIRST_WAIT_S: Final = 0.001
 _LONGEST_WAIT_S: Final = 0.05
@@ -99,15 +95,10 @@ class UserLocks:
         except OSError:  # a read-only data dir: nothing can be written there anyway
             yield
             return
-        with handle:
-            if fcntl is not None:
-                mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-                self._wait(user, lambda: _try_flock(handle.fileno(), mode))
-            try:
-                yield
-            finally:
-                if fcntl is not None:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with handle:  # closing it releases the lock
+            mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+            self._wait(user, lambda: _try_flock(handle.fileno(), mode))
+            yield
 
     @contextlib.contextmanager
     def _advisory(self, user: str, shared: bool) -> Iterator[None]:

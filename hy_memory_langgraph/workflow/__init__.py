@@ -8,7 +8,7 @@ One concern per module:
 * :mod:`.validation`, :mod:`.credentials`: inputs (and refusing credentials);
 * :mod:`.lite`: deterministic extraction rules; :mod:`.routing`: final dimension;
 * :mod:`.entries`: the bullet-line format; :mod:`.merge`: dedupe / pending-id completion;
-* :mod:`.files`, :mod:`.locking`, :mod:`.database`: atomic, locked markdown files (or
+* :mod:`.files`, :mod:`.database`: atomic, locked markdown files (or
   their PostgreSQL table);
 * :mod:`.render`, :mod:`.oa_context`: ``memory_prompt`` output;
 * :mod:`.graph` (``workflow.memoryExtract``), with :mod:`.state` and its nodes
