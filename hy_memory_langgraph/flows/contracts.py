@@ -8,6 +8,8 @@ every memory graph returns only ``result`` (``ResultOutput``).
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -19,6 +21,14 @@ class ResultOutput(TypedDict, total=False):
 
     result: dict[str, Any]
 
+
+def ops_summary(ops: Iterable[dict[str, Any]], names: Iterable[str]) -> dict[str, int]:
+    """Count a result's ops by their ``op`` field, every name in ``names`` present."""
+    counts = Counter(op["op"] for op in ops)
+    summary = {name: counts.get(name, 0) for name in names}
+    for name, count in counts.items():
+        summary.setdefault(name, count)
+    return summary
 
 
 class PreparedWrite(TypedDict, total=False):
@@ -45,7 +55,6 @@ class PreparedWrite(TypedDict, total=False):
     msgs: list[Msg]
     route: str
     route_reason: str
-
 
 
 class PreparedSearch(TypedDict, total=False):

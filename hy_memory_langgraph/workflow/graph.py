@@ -6,13 +6,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.services.stages import add_recorded_nodes
-from hy_memory_langgraph.workflow.extract import (
+from hy_memory_langgraph.workflow.nodes import (
     extract_lite,
     extract_llm,
+    merge_and_save,
     route_by_mode,
+    route_dimensions,
+    validate_input,
 )
-from hy_memory_langgraph.workflow.input import validate_input
-from hy_memory_langgraph.workflow.save import merge_and_save, route_dimensions
 from hy_memory_langgraph.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
