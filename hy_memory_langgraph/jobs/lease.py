@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import random
 import threading
@@ -30,6 +29,7 @@ from typing import Any, Final, Protocol
 import sqlalchemy as sa
 
 from hy_memory_langgraph.errors import StoreError
+from hy_memory_langgraph.store.db.locks import advisory_key
 
 _PG_LOCKS: Final = sa.table("pg_locks", sa.column("locktype"), sa.column("database"), sa.column("classid"),
                             sa.column("objid"), sa.column("objsubid"), sa.column("granted"),
@@ -39,8 +39,7 @@ _PG_DATABASE: Final = sa.table("pg_database", sa.column("oid"), sa.column("datna
 
 def queue_lock_key(schema: str) -> int:
     """The first key of the advisory locks of the workers of the queue in ``schema``."""
-    digest = hashlib.blake2b(f"hy_memory_worker:{schema}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "big") & 0x7FFFFFFF
+    return advisory_key(f"hy_memory_worker:{schema}", 4) & 0x7FFFFFFF
 
 
 class Lease(Protocol):
