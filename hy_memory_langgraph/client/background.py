@@ -51,7 +51,7 @@ from hy_memory_langgraph.errors import HyMemoryError, StoreCorruptionError
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.jobs.checkpoints import Checkpoints, advisory_lease
 from hy_memory_langgraph.jobs.codec import decode_write, encode_write, merge_key, merge_writes, session_key
-from hy_memory_langgraph.jobs.lease import FileLease, Lease, holder_of, queue_lock_key
+from hy_memory_langgraph.jobs.lease import FileLease, Lease, holder_of, queue_lock_key, worker_held
 from hy_memory_langgraph.jobs.pending import PendingTurn, pending_turns
 from hy_memory_langgraph.jobs.queue import JobQueue, Run, thread_id_of
 from hy_memory_langgraph.models import embedding_owners
@@ -241,12 +241,8 @@ class Background:
             return True
         if self.schema is None:
             return holder_of(self._lock_path) == key
-        query = sa.text(
-            "SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
-            "AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) "
-            "AND classid::bigint = :ns AND objid::bigint = :key")
         with self.queue.engine.connect() as conn:
-            return bool(conn.execute(query, {"ns": queue_lock_key(schema_name(self.schema)), "key": key}).scalar())
+            return bool(conn.execute(sa.select(worker_held(queue_lock_key(schema_name(self.schema)), key))).scalar())
 
     @property
     def _lock_path(self) -> Path:
