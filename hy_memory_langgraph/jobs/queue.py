@@ -47,14 +47,8 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.jobs.codec import MERGE_SPAN_S
 from hy_memory_langgraph.jobs.lease import Lease
 from hy_memory_langgraph.redact.gate import Seal, seal
-from hy_memory_langgraph.store.db.engine import (
-    checkpoint,
-    create_store_engine,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 #: Requests one run takes at most.
@@ -89,11 +83,11 @@ sa.Index("ix_memory_jobs_user", _JOBS.c.user_id)
 sa.Index("ix_memory_jobs_run", _JOBS.c.run_id)
 
 
-def _create_v1(ctx: MigrationContext) -> None:
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_META)
 
 
-MIGRATIONS: Final = (Migration(1, "memory_jobs table", _create_v1),)
+MIGRATIONS: Final = (Migration(1, "memory_jobs table", _create),)
 
 
 @dataclass(frozen=True)
@@ -184,12 +178,7 @@ class JobQueue:
     def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None,
                  sealed: Seal = seal, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         self.seal = sealed
-        self.engine, self.local_path = create_store_engine(path, schema=schema, timeout_s=timeout_s)
-        try:
-            setup(self.engine, "background_jobs", MIGRATIONS)
-        except BaseException:
-            release_engine(self.engine)
-            raise
+        self.engine, _ = open_database(path, "background_jobs", MIGRATIONS, schema=schema, timeout_s=timeout_s)
         self.postgres = self.engine.dialect.name == "postgresql"
 
     def close(self) -> None:
