@@ -78,7 +78,7 @@ from hy_memory_langgraph.store.schema.tables import (
 )
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
-from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, quoted_reader, sqlite_field_index
+from hy_memory_langgraph.store.sql.json_fields import json_access, sqlite_field_index
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.vector.settings import METRICS, ApproximateSearch
@@ -223,7 +223,6 @@ class HyMemoryStore(BaseStore):
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         try:
-            self._json = json_access(self._engine.dialect.name, items.c.value)
             self._json_guarded = False
             cache = shared_index_cache() if index_cache is None else index_cache
             with database_faults(self._where):
@@ -480,10 +479,7 @@ class HyMemoryStore(BaseStore):
         if self._json_guarded or ("malformed JSON" not in text and "invalid input syntax for type json" not in text):
             return False
         log.warning("%s holds an item that is not valid JSON; filters skip such items from now on", self._where)
-        reader = self._value_reader()
-        if reader is not None:
-            with write_tx(self._engine, schema_setup=True) as conn:
-                conn.exec_driver_sql(PG_READER_SQL.format(name=quoted_reader(reader)))
+        reader = self._value_reader()  # made with the tables: it reads a damaged value as {}
         self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader,
                                  indexed_reader=reader, indexed_fields=self._filter_fields)
         self._json_guarded = True
@@ -509,7 +505,7 @@ class HyMemoryStore(BaseStore):
         return paths
 
     def _value_reader(self) -> str | None:
-        """PostgreSQL: the function the value index reads through (migration 4 made both)."""
+        """PostgreSQL: the function the value index reads through (made with the tables)."""
         if self._engine.dialect.name != "postgresql":
             return None
         return f"{schema_of(self._engine) or 'public'}.{PG_VALUE_READER}"
