@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
-from hy_memory_langgraph.services.stages import add_recorded_nodes
+from hy_memory_langgraph.services.stages import recorded_graph
 from hy_memory_langgraph.workflow.nodes import (
     extract_lite,
     extract_llm,
@@ -27,8 +27,7 @@ def build_workflow_extract_graph() -> CompiledStateGraph:
         >>> sorted(build_workflow_extract_graph().get_graph().nodes)[2:4]
         ['extract_lite', 'extract_llm']
     """
-    builder = StateGraph(WorkflowExtractState, context_schema=WorkflowContext)
-    add_recorded_nodes(builder, "workflow_extract", {
+    builder = recorded_graph("workflow_extract", WorkflowExtractState, WorkflowContext, {
         "validate_input": validate_input,
         "extract_llm": extract_llm,
         "extract_lite": extract_lite,
