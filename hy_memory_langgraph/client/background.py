@@ -111,7 +111,7 @@ class Background:
         self.graph = graph
         self.recorder = recorder
         self.locks = locks
-        self.target, self.schema = config.store_target(config.background_store)
+        self.target, self.schema = config.store_target(config.background_db_path.stem)
         self._seal = gate(config.redact_secrets)
         self._queue: JobQueue | None = None
         self._checkpoints: Checkpoints | None = None

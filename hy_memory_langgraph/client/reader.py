@@ -118,7 +118,7 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
     """The pipeline log of a client (kept unless retention is 0 days)."""
     store = None
     if config.pipeline_log_days > 0:
-        target, schema = config.store_target(config.pipeline_log_store)
+        target, schema = config.store_target(config.pipeline_log_path.stem)
         try:
             store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
                                      sealed=gate(config.redact_secrets), timeout_s=float(config.db_timeout_s))
