@@ -31,7 +31,19 @@ def ops_summary(ops: Iterable[dict[str, Any]], names: Iterable[str]) -> dict[str
     return summary
 
 
-class PreparedWrite(TypedDict, total=False):
+class WriteScope(TypedDict, total=False):
+    """What a write's arguments (``WriteArgs``) and its prepared state share."""
+
+    request_id: str
+    scene: str | None
+    user_id: str
+    agent_id: str | None
+    session_id: str | None
+    workspace_id: str | None
+    branch: str | None
+
+
+class PreparedWrite(WriteScope, total=False):
     """A validated write: the input of the write graph and of its chat and productivity
     subgraphs.
 
@@ -41,15 +53,8 @@ class PreparedWrite(TypedDict, total=False):
     write (:mod:`hy_memory_langgraph.services.journal`: its writing nodes apply once).
     """
 
-    request_id: str
     run_id: str
     started: float
-    scene: str | None
-    user_id: str
-    agent_id: str | None
-    session_id: str | None
-    workspace_id: str | None
-    branch: str | None
     metadata: dict[str, Any]
     at: datetime
     msgs: list[Msg]
