@@ -132,7 +132,8 @@ class AdvisoryLease:
     """A PostgreSQL worker's lease: a session advisory lock on its own connection.
 
     Args:
-        connect: Opens a new psycopg connection (autocommit) to the queue's database.
+        connect: Opens a new psycopg connection (autocommit, rows as dicts) to the queue's
+            database.
         schema: The queue's schema (its locks live in their own key space).
         on_release: Called once the lease is released (closes what ``connect`` shares).
     """
@@ -144,8 +145,7 @@ class AdvisoryLease:
         rng = random.SystemRandom()
         for _ in range(16):
             key = rng.randrange(1, 2**31)
-            row = self._conn.execute("SELECT pg_try_advisory_lock(%s, %s) AS ok", (self.namespace, key)).fetchone()
-            if _first(row):
+            if self._conn.execute("SELECT pg_try_advisory_lock(%s, %s) AS ok", (self.namespace, key)).fetchone()["ok"]:
                 self.key = key
                 return
         self._conn.close()
@@ -159,9 +159,3 @@ class AdvisoryLease:
             self._conn.close()
         if self._on_release is not None:
             self._on_release()
-
-
-def _first(row: Any) -> Any:
-    if row is None:
-        return None
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]
