@@ -81,12 +81,9 @@ def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _owners(args: Any) -> list[str]:
-    """The users a (prepared) write or search is for."""
-    users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
-    if isinstance(users, str):
-        users = [users]
-    return [u for u in users if isinstance(u, str)] if isinstance(users, (list, tuple)) else []
+def _owners(prepared: Any) -> list[str]:
+    """The users a prepared write or search is for (its ids are checked already)."""
+    return list(prepared["user_ids"]) if "user_ids" in prepared else [prepared["user_id"]]
 
 
 class HyMemoryClient(MemoryReader):
