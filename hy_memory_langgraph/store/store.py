@@ -14,7 +14,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import sqlalchemy as sa
@@ -357,12 +356,7 @@ class HyMemoryStore(BaseStore):
     def __enter__(self) -> HyMemoryStore:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     async def aclose(self) -> None:
@@ -372,12 +366,7 @@ class HyMemoryStore(BaseStore):
     async def __aenter__(self) -> HyMemoryStore:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     def _check_open(self) -> None:
