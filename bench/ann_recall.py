@@ -221,7 +221,7 @@ def _rerank_depths(approx: object, corpus: np.ndarray, queries: np.ndarray, trut
     from hy_memory_langgraph.store.vector.index import normalize  # noqa: PLC0415
 
     pair = approx.ivf()  # type: ignore[attr-defined]
-    nlist, q = int(pair.exact.nlist), normalize(queries)
+    nlist, q = int(pair.exact.nlist), normalize(np.array(queries, dtype=np.float32, ndmin=2))
     depths, probes = [20, 40, 80, 160, 320], [max(1, round(share * nlist)) for share in (0.05, 0.1, 0.2)]
 
     def recall(found: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ Example:
 
 from __future__ import annotations
 
+import time
 from datetime import date, datetime, timezone
 
 from hy_memory_langgraph.errors import InvalidInputError
@@ -61,3 +62,8 @@ def prompt_time(value: datetime) -> str:
         '2024-05-02T09:30+00:00'
     """
     return value.astimezone(timezone.utc).isoformat(timespec="minutes")
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started`` (a ``time.perf_counter()`` value), to the microsecond."""
+    return round((time.perf_counter() - started) * 1000.0, 3)

@@ -678,7 +678,7 @@ def test_judge_summary_bounds_turns() -> None:
 
 def test_judge_summary_cuts_long_user_text_and_uses_assistant_head() -> None:
     long_text = "BEGIN " + "x" * 2000 + " END"
-    quoted = judge_summary([Msg("user", long_text)], max_user_chars=400)[0]["user"]
+    quoted = judge_summary([Msg("user", long_text)])[0]["user"]
     assert len(quoted) <= 400 and quoted.startswith("BEGIN") and quoted.endswith("END")
     lead = judge_summary([Msg("assistant", "y" * 500), Msg("user", "hi")])
     assert len(lead[0]["assistant"]) <= 120

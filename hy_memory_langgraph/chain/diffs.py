@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from hy_memory_langgraph.messages.files import diff_path
+
 _HUNK: Final = re.compile(r"^@@+ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@+ ?(.*)$")
 _GIT: Final = re.compile(r'^diff --git ("?a/.+?"?) ("?b/.+?"?)\s*$')
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$")
@@ -55,13 +57,6 @@ def _looks_like_patch(text: str) -> bool:
         "*** Add File:" in text)
 
 
-def _path(raw: str) -> str:
-    path = raw.split("\t", 1)[0].strip().strip('"')
-    if path.startswith(("a/", "b/")):
-        path = path[2:]
-    return path
-
-
 def parse_unified_diff(text: str) -> list[FilePatch]:
     """Every file section of unified (or ``git diff``) text, with their hunks.
 
@@ -79,12 +74,12 @@ def parse_unified_diff(text: str) -> list[FilePatch]:
         line = lines[i]
         git = _GIT.match(line)
         if git:
-            git_path = _path(git.group(2))
+            git_path = diff_path(git.group(2))
             current = None
             i += 1
             continue
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
-            old, new = _path(line[4:]), _path(lines[i + 1][4:])
+            old, new = diff_path(line[4:]), diff_path(lines[i + 1][4:])
             name = new if new != "/dev/null" else old
             if name == "/dev/null" and git_path:
                 name = git_path

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any, Final, NoReturn
 
 from hy_memory_langgraph.cli.common import USER_ENV
-from hy_memory_langgraph.cli.worker_command import add_worker_command
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES, SCENES
 
 #: The productivity scenes as help texts name them (``working/coding``).
@@ -77,7 +76,7 @@ HANDLERS: Final = {
     "get": "memories:get", "update": "memories:update", "history": "memories:history",
     "delete": "memories:delete", "log": "memories:log", "stats": "memories:stats",
     "export": "transfer:export", "import": "transfer:import_", "demo": "demo:demo",
-    "workflow run": "workflow:run", "mcp": "mcp:serve",
+    "workflow run": "workflow:run", "mcp": "mcp:serve", "worker": "worker:run",
 }
 
 
@@ -152,24 +151,19 @@ def _unrecognized(extras: Sequence[str], command: argparse.ArgumentParser, every
     return f"unrecognized arguments: {' '.join(extras)}" + (" (" + "; ".join(hints) + ")" if hints else "")
 
 
+def _whole(value: str, low: int, high: int | None = None) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < low or (high is not None and number > high):
+        raise argparse.ArgumentTypeError(f"expected {low}..{high}, got {number}" if high is not None
+                                         else f"expected {low} or more, got {number}")
+    return number
+
+
 def _limit(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if not 1 <= number <= MAX_LIMIT:
-        raise argparse.ArgumentTypeError(f"expected 1..{MAX_LIMIT}, got {number}")
-    return number
-
-
-def _whole(value: str, low: int) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if number < low:
-        raise argparse.ArgumentTypeError(f"expected {low} or more, got {number}")
-    return number
+    return _whole(value, 1, MAX_LIMIT)
 
 
 def _offset(value: str) -> int:
@@ -364,6 +358,26 @@ def _mcp_command(sub: Any, parent: argparse.ArgumentParser) -> None:
     mcp.set_defaults(raw_exit=True)
 
 
+WORKER_DESCRIPTION: Final = """\
+Process the background writes of a data dir (or of MEMORY_DB_URL): the requests that
+add(..., background=True) and the agent faces queue in pro mode. Runs until interrupted
+(SIGINT/SIGTERM end it after the step in progress; the run is resumed by the next
+worker), or with --drain until nothing is queued. Several workers may share one
+PostgreSQL database, on any machines; on SQLite one worker per data dir works at a
+time and the others wait. Needs a chat model (OPENAI_API_KEY...) unless --mode lite.
+"""
+
+
+def _worker_command(sub: Any, parent: argparse.ArgumentParser) -> None:
+    worker = _command(sub, "worker", parent, "process queued background writes", WORKER_DESCRIPTION)
+    worker.add_argument("--drain", action="store_true", help="exit once nothing is queued or running")
+    worker.add_argument("--retry-failed", action="store_true",
+                        help="queue again, first, the failed writes that were kept")
+    worker.add_argument("--mode", choices=["lite", "pro"],
+                        help="pro (default): the write graph with the model; lite: store raw turns only")
+    worker.set_defaults(raw_exit=True)
+
+
 def build_parser(version: str) -> _CommandParser:
     """The full parser; ``--data-dir`` and ``--json`` work before or after the subcommand."""
     parser = _CommandParser(prog="hy-memory", description=DESCRIPTION,
@@ -377,7 +391,7 @@ def build_parser(version: str) -> _CommandParser:
     _transfer_commands(sub, parent)
     _other_commands(sub, parent)
     _mcp_command(sub, parent)
-    add_worker_command(sub, parent)
+    _worker_command(sub, parent)
     return parser
 
 

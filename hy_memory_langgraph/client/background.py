@@ -51,7 +51,7 @@ from hy_memory_langgraph.errors import HyMemoryError, StoreCorruptionError
 from hy_memory_langgraph.flows.contracts import PreparedWrite
 from hy_memory_langgraph.jobs.checkpoints import Checkpoints, advisory_lease
 from hy_memory_langgraph.jobs.codec import decode_write, encode_write, merge_key, merge_writes, session_key
-from hy_memory_langgraph.jobs.lease import FileLease, Lease, holder_of, queue_lock_key
+from hy_memory_langgraph.jobs.lease import FileLease, Lease, holder_of, queue_lock_key, worker_held
 from hy_memory_langgraph.jobs.pending import PendingTurn, pending_turns
 from hy_memory_langgraph.jobs.queue import JobQueue, Run, thread_id_of
 from hy_memory_langgraph.models import embedding_owners
@@ -111,7 +111,7 @@ class Background:
         self.graph = graph
         self.recorder = recorder
         self.locks = locks
-        self.target, self.schema = config.store_target(config.background_store)
+        self.target, self.schema = config.store_target(config.background_db_path.stem)
         self._seal = gate(config.redact_secrets)
         self._queue: JobQueue | None = None
         self._checkpoints: Checkpoints | None = None
@@ -123,7 +123,6 @@ class Background:
         self._flushing = 0
         self._lease: Lease | None = None
 
-    # ------------------------------------------------------------------ resources
     @property
     def queue(self) -> JobQueue:
         """The queue (opened, and created when missing, on first use)."""
@@ -146,7 +145,6 @@ class Background:
                                                 timeout_s=float(self.config.db_timeout_s))
             return self._checkpoints
 
-    # ------------------------------------------------------------------ producers
     def enqueue(self, write: PreparedWrite) -> None:
         """Queue a prepared write (one transaction) and wake the client's worker."""
         self.queue.enqueue(encode_write(write), request_id=write["request_id"], user_id=write["user_id"],
@@ -156,7 +154,6 @@ class Background:
         self.start()
         self._wake.set()
 
-    # ------------------------------------------------------------------ what callers see
     def pending_turns(self, user_ids: Sequence[str]) -> list[PendingTurn]:
         """The turns of the queued writes of ``user_ids`` (for read-your-writes)."""
         return pending_turns(self.queue, user_ids) if self._exists() else []
@@ -202,7 +199,6 @@ class Background:
                 self._flushing -= 1
         return {"outstanding": outstanding, "failed": self.queue.counts()["failed"]}
 
-    # ------------------------------------------------------------------ erasure
     def erase_user(self, user_id: str, stores: Sequence[Any]) -> None:
         """Remove ``user_id``'s queued, running and failed requests, their checkpoints
         and their journal entries in ``stores``; a run of theirs in progress is stopped
@@ -241,18 +237,13 @@ class Background:
             return True
         if self.schema is None:
             return holder_of(self._lock_path) == key
-        query = sa.text(
-            "SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
-            "AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) "
-            "AND classid::bigint = :ns AND objid::bigint = :key")
         with self.queue.engine.connect() as conn:
-            return bool(conn.execute(query, {"ns": queue_lock_key(schema_name(self.schema)), "key": key}).scalar())
+            return bool(conn.execute(sa.select(worker_held(queue_lock_key(schema_name(self.schema)), key))).scalar())
 
     @property
     def _lock_path(self) -> Path:
         return Path(self.target).with_suffix(".lock")
 
-    # ------------------------------------------------------------------ the worker
     def start(self) -> None:
         """Start the client's worker thread (once)."""
         with self._lock:

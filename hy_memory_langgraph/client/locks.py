@@ -16,6 +16,7 @@ than ``MEMORY_DB_TIMEOUT_S`` raises :class:`~hy_memory_langgraph.errors.StoreBus
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import threading
 import time
@@ -28,18 +29,10 @@ import sqlalchemy as sa
 from hy_memory_langgraph.config import MemoryConfig
 from hy_memory_langgraph.errors import StoreBusyError
 from hy_memory_langgraph.store.db.engine import create_store_engine, release_engine
-
-try:  # POSIX
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: the in-process lock only
-    fcntl = None  # type: ignore[assignment]
+from hy_memory_langgraph.store.db.locks import advisory_key
 
 _FIRST_WAIT_S: Final = 0.001
 _LONGEST_WAIT_S: Final = 0.05
-
-
-def _digest(text: str, size: int) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=size).digest()
 
 
 class UserLocks:
@@ -87,7 +80,6 @@ class UserLocks:
                 release_engine(self._engine)
                 self._engine = None
 
-    # -- helpers --------------------------------------------------------------------
     def _hold(self, user: str, *, shared: bool) -> contextlib.AbstractContextManager[None]:
         return self._advisory(user, shared) if self._url else self._file(user, shared)
 
@@ -95,23 +87,19 @@ class UserLocks:
     def _file(self, user: str, shared: bool) -> Iterator[None]:
         try:
             self._dir.mkdir(parents=True, exist_ok=True)
-            handle = open(self._dir / f"{_digest(user, 16).hex()}.lock", "a+b")  # noqa: SIM115
+            name = hashlib.blake2b(user.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            handle = open(self._dir / f"{name}.lock", "a+b")  # noqa: SIM115
         except OSError:  # a read-only data dir: nothing can be written there anyway
             yield
             return
-        with handle:
-            if fcntl is not None:
-                mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-                self._wait(user, lambda: _try_flock(handle.fileno(), mode))
-            try:
-                yield
-            finally:
-                if fcntl is not None:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with handle:  # closing it releases the lock
+            mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+            self._wait(user, lambda: _try_flock(handle.fileno(), mode))
+            yield
 
     @contextlib.contextmanager
     def _advisory(self, user: str, shared: bool) -> Iterator[None]:
-        key = int.from_bytes(_digest(self._space + user, 8), "big", signed=True)
+        key = advisory_key(self._space + user)
         kind = "_shared" if shared else ""
         with self._pg().connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             self._wait(user, lambda: bool(conn.execute(

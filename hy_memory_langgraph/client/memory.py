@@ -81,12 +81,9 @@ def _afaults(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _owners(args: Any) -> list[str]:
-    """The users a (prepared) write or search is for."""
-    users = args.get("user_ids") if args.get("user_ids") is not None else [args.get("user_id")]
-    if isinstance(users, str):
-        users = [users]
-    return [u for u in users if isinstance(u, str)] if isinstance(users, (list, tuple)) else []
+def _owners(prepared: Any) -> list[str]:
+    """The users a prepared write or search is for (its ids are checked already)."""
+    return list(prepared["user_ids"]) if "user_ids" in prepared else [prepared["user_id"]]
 
 
 class HyMemoryClient(MemoryReader):
@@ -166,7 +163,6 @@ class HyMemoryClient(MemoryReader):
                                               oa_context_provider=oa_context_provider,
                                               recorder=self.recorder)
 
-    # -- write / search ---------------------------------------------------------------
     @_faults
     def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
             agent_id: str | None = None, session_id: str | None = None,
@@ -274,7 +270,6 @@ class HyMemoryClient(MemoryReader):
                           created_after=created_after, created_before=created_before)
         return await self._arun(self.search_graph, args, config)
 
-    # -- single memories ------------------------------------------------------------------
     @_faults
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
                memory_at: Any = None, expected_version: int | None = None,
@@ -374,7 +369,6 @@ class HyMemoryClient(MemoryReader):
         stores = self.context.stores
         return [stores.chat(), stores.trace(), *(stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
 
-    # -- export / import / stats --------------------------------------------------------------
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
                         user_ids: Sequence[str] | str | None | Unset = UNSET,
@@ -395,7 +389,6 @@ class HyMemoryClient(MemoryReader):
         ``failed``, ``cancelled``)."""
         return {"mode": self.mode, **super().stats(), "background": self.background.counts()}
 
-    # -- workflow memory ---------------------------------------------------------------------
     @_faults
     def memory_prompt(self, user_id: str, workflow_id: str | None = None,
                       memory_app_id: str | None = None) -> MemoryPromptResult:
@@ -422,7 +415,6 @@ class HyMemoryClient(MemoryReader):
     amemory_extract = _in_thread(memory_extract)
     aimport_memories = _in_thread(import_memories)
 
-    # -- lifecycle ----------------------------------------------------------------------------
     @_faults
     def close(self) -> None:
         """Stop the background worker (after its current step; a run in progress is
@@ -435,7 +427,6 @@ class HyMemoryClient(MemoryReader):
             self._owned_cache.close()
             self._owned_cache = None
 
-    # -- helpers ------------------------------------------------------------------------------
     def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         """Prepare ``args`` and run a memory graph on them, then hand its pipeline log to the
         recorder (also when it raised); the recorder writes it in the background within a

@@ -118,7 +118,7 @@ def _recorder(config: MemoryConfig) -> PipelineRecorder:
     """The pipeline log of a client (kept unless retention is 0 days)."""
     store = None
     if config.pipeline_log_days > 0:
-        target, schema = config.store_target(config.pipeline_log_store)
+        target, schema = config.store_target(config.pipeline_log_path.stem)
         try:
             store = PipelineLogStore(target, retention_days=config.pipeline_log_days, schema=schema,
                                      sealed=gate(config.redact_secrets), timeout_s=float(config.db_timeout_s))
@@ -187,7 +187,6 @@ class MemoryReader:
         """
         return self.recorder.read(require_id(request_id, "request_id"))
 
-    # -- single memories ------------------------------------------------------------------
     @property
     def _chat(self) -> ChatRepository:
         return self.context.chat_repo
@@ -252,7 +251,6 @@ class MemoryReader:
         owner = optional_id(user_id, "user_id")
         return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
-    # -- export / stats -------------------------------------------------------------------
     def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
         """Every row of an export of this data dir (or of ``user_ids`` only; a string is
         one user): memories of every scene and status, history, traces, version chain,
@@ -281,7 +279,6 @@ class MemoryReader:
         thread; use the sync iterator to stream a very large export)."""
         return await asyncio.to_thread(lambda: list(self.export_memories(user_ids)))
 
-    # -- lifecycle ----------------------------------------------------------------------------
     @faults
     def close(self) -> None:
         """Close every store, the pipeline log and the workflow documents."""

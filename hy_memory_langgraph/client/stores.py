@@ -94,7 +94,7 @@ class StoreRegistry:
         self._lock = threading.Lock()
         self._calibrations = CalibrationCache(config.calibration_path)
         # the names every write asks for, derived from the (frozen) config once
-        self._chat_name, self._trace_name = config.chat_store, config.trace_store
+        self._chat_name, self._trace_name = config.chat_db_path.stem, config.trace_db_path.stem
 
     def calibration(self) -> Calibration:
         """The similarity anchors of the embedding model (measured once, then read from
@@ -144,10 +144,10 @@ class StoreRegistry:
         return self.open(self.config.scene_store(scene), list(Fact.index_fields))
 
     def chain(self) -> ChainStore:
-        """The coding version-evolution chain (``config.chain_store``), opened lazily."""
+        """The coding version-evolution chain (``hy_code``), opened lazily."""
         with self._lock:
             if self._chain is None:
-                target, schema = self.config.store_target(self.config.chain_store)
+                target, schema = self.config.store_target(self.config.chain_db_path.stem)
                 chain = ChainStore(target, schema=schema, sealed=gate(self.config.redact_secrets),
                                    timeout_s=float(self.config.db_timeout_s))
                 if is_provisional(chain.engine):  # opened again next time (see open())

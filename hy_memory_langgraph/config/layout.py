@@ -48,8 +48,6 @@ class StorageLayout:
     db_url: str | None
     db_schema_prefix: str
 
-    # ------------------------------------------------------------------ derived paths
-
     @property
     def chat_db_path(self) -> Path:
         """``{data_dir}/data/chat_memory.db``."""
@@ -102,32 +100,8 @@ class StorageLayout:
         """``{data_dir}/workflow``."""
         return self.data_dir / "workflow"
 
-    # ------------------------------------------------------------------ store names
-
-    @property
-    def chat_store(self) -> str:
-        """Name of the chat store: the stem of its file (``chat_memory``)."""
-        return self.chat_db_path.stem
-
-    @property
-    def trace_store(self) -> str:
-        """Name of the productivity history store (``coding_memory_trace``)."""
-        return self.trace_db_path.stem
-
-    @property
-    def chain_store(self) -> str:
-        """Name of the version chain store (``hy_code``)."""
-        return self.chain_db_path.stem
-
-    @property
-    def pipeline_log_store(self) -> str:
-        """Name of the pipeline log store (``pipeline_log``)."""
-        return self.pipeline_log_path.stem
-
-    @property
-    def background_store(self) -> str:
-        """Name of the background queue's store (``background``)."""
-        return self.background_db_path.stem
+    # A store is named after the stem of its file (``chat_memory``, ``coding_memory_trace``,
+    # ``hy_code``, ``pipeline_log``, ``background``).
 
     #: Name of the workflow documents store (only used with ``MEMORY_DB_URL``).
     workflow_store: ClassVar[str] = "workflow_memory"

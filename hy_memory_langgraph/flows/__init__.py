@@ -10,8 +10,8 @@
 (Workflow-memory extraction is a graph of its own, in :mod:`hy_memory_langgraph.workflow`.)
 
 :mod:`.contracts` holds what the routing graphs hand to the families (``PreparedWrite``,
-``PreparedSearch``, ``ResultOutput``); :mod:`hy_memory_langgraph.services.stages` wraps
-nodes so each records its pipeline-log stage; :mod:`.results` builds the result dicts;
-:mod:`.diagrams` draws every compiled graph. Nodes take ``runtime: Runtime[MemoryContext]``
+``PreparedSearch``) and what they return (``ResultOutput``);
+:mod:`hy_memory_langgraph.services.stages` wraps nodes so each records its pipeline-log
+stage; :mod:`.diagrams` draws every compiled graph. Nodes take ``runtime: Runtime[MemoryContext]``
 and return partial state updates.
 """

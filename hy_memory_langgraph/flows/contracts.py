@@ -8,6 +8,8 @@ every memory graph returns only ``result`` (``ResultOutput``).
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -20,8 +22,28 @@ class ResultOutput(TypedDict, total=False):
     result: dict[str, Any]
 
 
+def ops_summary(ops: Iterable[dict[str, Any]], names: Iterable[str]) -> dict[str, int]:
+    """Count a result's ops by their ``op`` field, every name in ``names`` present."""
+    counts = Counter(op["op"] for op in ops)
+    summary = {name: counts.get(name, 0) for name in names}
+    for name, count in counts.items():
+        summary.setdefault(name, count)
+    return summary
 
-class PreparedWrite(TypedDict, total=False):
+
+class WriteScope(TypedDict, total=False):
+    """What a write's arguments (``WriteArgs``) and its prepared state share."""
+
+    request_id: str
+    scene: str | None
+    user_id: str
+    agent_id: str | None
+    session_id: str | None
+    workspace_id: str | None
+    branch: str | None
+
+
+class PreparedWrite(WriteScope, total=False):
     """A validated write: the input of the write graph and of its chat and productivity
     subgraphs.
 
@@ -31,21 +53,13 @@ class PreparedWrite(TypedDict, total=False):
     write (:mod:`hy_memory_langgraph.services.journal`: its writing nodes apply once).
     """
 
-    request_id: str
     run_id: str
     started: float
-    scene: str | None
-    user_id: str
-    agent_id: str | None
-    session_id: str | None
-    workspace_id: str | None
-    branch: str | None
     metadata: dict[str, Any]
     at: datetime
     msgs: list[Msg]
     route: str
     route_reason: str
-
 
 
 class PreparedSearch(TypedDict, total=False):

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.client import HyMemoryClient
 from hy_memory_langgraph.errors import MissingExtraError
-from hy_memory_langgraph.integrations.nodes import last_turn, recall_query
+from hy_memory_langgraph.integrations.nodes import last_turn, recall_query, with_block
 from hy_memory_langgraph.integrations.render import render_memories
 from hy_memory_langgraph.integrations.scope import current_config, resolve_scope
 
@@ -26,16 +26,6 @@ except ModuleNotFoundError as exc:  # the optional ``langchain`` package (LangCh
                             "pip install 'hy-memory-langgraph[agents]'") from exc
 
 UserResolver = str | Callable[[Runtime[Any]], str]
-
-
-def _with_block(system: SystemMessage | None, block: str) -> SystemMessage:
-    """The system message with the memory block after it; a message given as content
-    blocks keeps them and gains one text block (never their ``str()``)."""
-    if system is None or not system.content:
-        return SystemMessage(content=block)
-    if isinstance(system.content, str):
-        return SystemMessage(content=f"{system.content}\n\n{block}", id=system.id)
-    return SystemMessage(content=[*system.content, {"type": "text", "text": block}], id=system.id)
 
 
 class HyMemoryMiddleware(AgentMiddleware):
@@ -79,7 +69,7 @@ class HyMemoryMiddleware(AgentMiddleware):
         block = render_memories(memories)
         if not block:
             return request
-        return request.override(system_message=_with_block(request.system_message, block))
+        return request.override(system_message=with_block(request.system_message, block))
 
     def _query(self, request: ModelRequest) -> str | None:
         return recall_query(request.messages, self.client.config.limits)

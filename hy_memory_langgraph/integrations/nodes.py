@@ -53,7 +53,7 @@ from hy_memory_langgraph.integrations.render import render_memory_block
 from hy_memory_langgraph.integrations.scope import MemoryScope, current_context, resolve_scope
 from hy_memory_langgraph.limits import Limits
 from hy_memory_langgraph.models.embeddings import WINDOW_JOIN, head_tail_bytes
-from hy_memory_langgraph.scenes import SCENES
+from hy_memory_langgraph.scenes import validate_scene
 
 
 class MemoryState(MessagesState, total=False):
@@ -64,14 +64,6 @@ class MemoryState(MessagesState, total=False):
     """
 
     llm_input_messages: list[AnyMessage]
-
-
-def _check_scene(scene: str | None) -> str | None:
-    if scene is not None and scene not in SCENES:
-        raise InvalidInputError(
-            f"scene={scene!r} is invalid: use None (chat, zero LLM calls), "
-            + ", ".join(repr(s) for s in SCENES))
-    return scene
 
 
 def _check_k(k: int) -> int:
@@ -111,10 +103,18 @@ def _with_memory_block(messages: Sequence[BaseMessage], block: str) -> list[Base
     if not block:
         return messages
     if messages and isinstance(messages[0], SystemMessage):
-        first = messages[0]
-        merged = f"{first.text}\n\n{block}" if first.text else block
-        return [SystemMessage(content=merged, id=first.id), *messages[1:]]
+        return [with_block(messages[0], block), *messages[1:]]
     return [SystemMessage(content=block), *messages]
+
+
+def with_block(system: SystemMessage | None, block: str) -> SystemMessage:
+    """The system message with the memory block after it; a message given as content
+    blocks keeps them and gains one text block (never their ``str()``)."""
+    if system is None or not system.content:
+        return SystemMessage(content=block, id=None if system is None else system.id)
+    if isinstance(system.content, str):
+        return SystemMessage(content=f"{system.content}\n\n{block}", id=system.id)
+    return SystemMessage(content=[*system.content, {"type": "text", "text": block}], id=system.id)
 
 
 def _recall_update(messages: Sequence[BaseMessage], block: str, *, memory_id: str,
@@ -177,7 +177,7 @@ def create_recall_node(client: HyMemoryClient, *, scene: str | None = None, k: i
         >>> recall = create_recall_node(client, k=3)  # doctest: +SKIP
         >>> builder.add_sequence([("recall", recall), ("model", call_model)])  # doctest: +SKIP
     """
-    scene, k = _check_scene(scene), _check_k(k)
+    scene, k = validate_scene(scene), _check_k(k)
 
     def search_args(state: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any] | None:
         query = recall_query(state.get("messages") or [], client.config.limits)
@@ -228,7 +228,7 @@ def create_remember_node(client: HyMemoryClient, *, scene: str | None = None,
         >>> remember = create_remember_node(client)  # doctest: +SKIP
         >>> builder.add_edge("model", "remember")  # doctest: +SKIP
     """
-    scene = _check_scene(scene)
+    scene = validate_scene(scene)
 
     def add_args(state: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any] | None:
         turn = last_turn(state.get("messages") or [])

@@ -38,7 +38,7 @@ from hy_memory_langgraph.integrations.render import render_memory_block
 from hy_memory_langgraph.integrations.scope import MemoryScope, current_config, current_context, resolve_scope
 from hy_memory_langgraph.limits import Limits, check_nesting
 from hy_memory_langgraph.results import SearchResult
-from hy_memory_langgraph.scenes import SCENES
+from hy_memory_langgraph.scenes import validate_scene
 
 #: The runtime injected into each tool; its context may be any type (dict, dataclass, ...).
 AnyToolRuntime = ToolRuntime[Any, Any]
@@ -114,8 +114,7 @@ def create_memory_tools(client: HyMemoryClient, *, scene: str | None = None, k: 
         >>> create_memory_tools(client, user_id="u1")[0].invoke({"query": "cat"})  # doctest: +SKIP
         'No memories found.'
     """
-    if scene is not None and scene not in SCENES:
-        raise InvalidInputError(f"scene={scene!r} is invalid: use None or one of {', '.join(SCENES)}")
+    validate_scene(scene)
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_LIMIT:
         raise InvalidInputError(f"k={k!r} is invalid: pass the default number of results, 1-{MAX_LIMIT}")
     if user_id is None and any(v is not None for v in (session_id, workspace_id, branch)):

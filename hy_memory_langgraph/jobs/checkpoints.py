@@ -25,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sqlite3
 import threading
@@ -43,6 +42,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from hy_memory_langgraph.jobs.lease import AdvisoryLease
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import schema_name
+from hy_memory_langgraph.store.db.locks import advisory_key
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S, check_timeout
 from hy_memory_langgraph.store.db.watchdog import Watchdog
 
@@ -149,7 +149,7 @@ class Checkpoints:
 
         The lock is tried, not waited for: a setup builds indexes ``CONCURRENTLY``, which
         waits for every open transaction, a waiting lock request included."""
-        key = hash_key(f"hy_memory_checkpoints:{self.schema}")
+        key = advisory_key(f"hy_memory_checkpoints:{self.schema}")
         while not self._conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
             time.sleep(0.05)
         try:
@@ -193,8 +193,3 @@ def advisory_lease(url: str, schema: str, timeout_s: float = DEFAULT_TIMEOUT_S) 
     watchdog = pg_watchdog(timeout_s)
     return AdvisoryLease(lambda: pg_connect(url, schema_name(schema), timeout_s, watchdog), schema_name(schema),
                          on_release=watchdog.close)
-
-
-def hash_key(text: str) -> int:
-    """A signed 64-bit advisory-lock key of ``text``."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True)

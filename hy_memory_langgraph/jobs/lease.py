@@ -11,15 +11,14 @@ dead worker is found at once and resumed by the next one, without a timeout to w
   key)`` held on a dedicated connection. Any number of workers, on any machines; a job
   whose worker's lock is gone from ``pg_locks`` is orphaned.
 
-Both answer :meth:`Lease.orphaned` (a SQL condition over a ``worker_key`` column, used
-inside the claim) and :meth:`Lease.alive` (a check from Python).
+Both answer :meth:`Lease.orphaned`, a SQL condition over a ``worker_key`` column, used
+inside the claim; :func:`holder_of` and :func:`worker_held` tell whether a worker is alive.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import random
 import threading
@@ -30,6 +29,7 @@ from typing import Any, Final, Protocol
 import sqlalchemy as sa
 
 from hy_memory_langgraph.errors import StoreError
+from hy_memory_langgraph.store.db.locks import advisory_key
 
 _PG_LOCKS: Final = sa.table("pg_locks", sa.column("locktype"), sa.column("database"), sa.column("classid"),
                             sa.column("objid"), sa.column("objsubid"), sa.column("granted"),
@@ -39,8 +39,7 @@ _PG_DATABASE: Final = sa.table("pg_database", sa.column("oid"), sa.column("datna
 
 def queue_lock_key(schema: str) -> int:
     """The first key of the advisory locks of the workers of the queue in ``schema``."""
-    digest = hashlib.blake2b(f"hy_memory_worker:{schema}".encode(), digest_size=4).digest()
-    return int.from_bytes(digest, "big") & 0x7FFFFFFF
+    return advisory_key(f"hy_memory_worker:{schema}", 4) & 0x7FFFFFFF
 
 
 class Lease(Protocol):
@@ -50,10 +49,6 @@ class Lease(Protocol):
 
     def orphaned(self, column: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
         """SQL: the worker whose key is in ``column`` holds no lease any more."""
-        ...
-
-    def alive(self, key: int | None) -> bool:
-        """Whether the worker with ``key`` still holds its lease."""
         ...
 
     def release(self) -> None: ...
@@ -90,21 +85,9 @@ class FileLease:
             self._fd = fd
             return True
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
     def orphaned(self, column: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
         """Any key but the holder's: with the lock held, no other worker runs."""
         return sa.or_(column.is_(None), column != self.key)
-
-    def alive(self, key: int | None) -> bool:
-        """Whether the holder of the lock right now is the worker with ``key``."""
-        if key is None:
-            return False
-        if self._fd is not None:
-            return key == self.key
-        return holder_of(self.path) == key
 
     def release(self) -> None:
         with self._lock:
@@ -133,11 +116,24 @@ def holder_of(path: Path) -> int | None:
         os.close(fd)
 
 
+def worker_held(namespace: int, key: Any) -> sa.ColumnElement[bool]:
+    """SQL: the PostgreSQL worker ``key`` (a value or a column) of the queue whose first lock
+    key is ``namespace`` still holds its lease (its session's advisory lock)."""
+    database = sa.select(_PG_DATABASE.c.oid).where(
+        _PG_DATABASE.c.datname == sa.func.current_database()).scalar_subquery()
+    return sa.exists().where(
+        _PG_LOCKS.c.locktype == "advisory", _PG_LOCKS.c.database == database,
+        sa.cast(_PG_LOCKS.c.classid, sa.BigInteger) == namespace,
+        sa.cast(_PG_LOCKS.c.objid, sa.BigInteger) == key,
+        _PG_LOCKS.c.objsubid == 2, _PG_LOCKS.c.granted.is_(True))
+
+
 class AdvisoryLease:
     """A PostgreSQL worker's lease: a session advisory lock on its own connection.
 
     Args:
-        connect: Opens a new psycopg connection (autocommit) to the queue's database.
+        connect: Opens a new psycopg connection (autocommit, rows as dicts) to the queue's
+            database.
         schema: The queue's schema (its locks live in their own key space).
         on_release: Called once the lease is released (closes what ``connect`` shares).
     """
@@ -149,46 +145,17 @@ class AdvisoryLease:
         rng = random.SystemRandom()
         for _ in range(16):
             key = rng.randrange(1, 2**31)
-            row = self._conn.execute("SELECT pg_try_advisory_lock(%s, %s) AS ok", (self.namespace, key)).fetchone()
-            if _first(row):
+            if self._conn.execute("SELECT pg_try_advisory_lock(%s, %s) AS ok", (self.namespace, key)).fetchone()["ok"]:
                 self.key = key
                 return
         self._conn.close()
         raise StoreError("no free worker key after 16 tries; is pg_locks full?")
 
     def orphaned(self, column: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
-        database = sa.select(_PG_DATABASE.c.oid).where(
-            _PG_DATABASE.c.datname == sa.func.current_database()).scalar_subquery()
-        held = sa.exists().where(
-            _PG_LOCKS.c.locktype == "advisory", _PG_LOCKS.c.database == database,
-            sa.cast(_PG_LOCKS.c.classid, sa.BigInteger) == self.namespace,
-            sa.cast(_PG_LOCKS.c.objid, sa.BigInteger) == column,
-            _PG_LOCKS.c.objsubid == 2, _PG_LOCKS.c.granted.is_(True))
-        return sa.or_(column.is_(None), sa.not_(held))
-
-    def alive(self, key: int | None) -> bool:
-        if key is None:
-            return False
-        if key == self.key:
-            return True
-        row = self._conn.execute(
-            "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
-            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-            "AND classid::bigint = %s AND objid::bigint = %s", (self.namespace, key)).fetchone()
-        return bool(_first(row))
-
-    def check(self) -> None:
-        """Raise when the lease's connection is gone (the lock went with it)."""
-        self._conn.execute("SELECT 1")
+        return sa.or_(column.is_(None), sa.not_(worker_held(self.namespace, column)))
 
     def release(self) -> None:
         with contextlib.suppress(Exception):
             self._conn.close()
         if self._on_release is not None:
             self._on_release()
-
-
-def _first(row: Any) -> Any:
-    if row is None:
-        return None
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]

@@ -47,14 +47,8 @@ from sqlalchemy.engine import Connection
 from hy_memory_langgraph.jobs.codec import MERGE_SPAN_S
 from hy_memory_langgraph.jobs.lease import Lease
 from hy_memory_langgraph.redact.gate import Seal, seal
-from hy_memory_langgraph.store.db.engine import (
-    checkpoint,
-    create_store_engine,
-    read_tx,
-    release_engine,
-    write_tx,
-)
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, setup
+from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 #: Requests one run takes at most.
@@ -89,11 +83,11 @@ sa.Index("ix_memory_jobs_user", _JOBS.c.user_id)
 sa.Index("ix_memory_jobs_run", _JOBS.c.run_id)
 
 
-def _create_v1(ctx: MigrationContext) -> None:
+def _create(ctx: MigrationContext) -> None:
     ctx.create_all(_META)
 
 
-MIGRATIONS: Final = (Migration(1, "memory_jobs table", _create_v1),)
+MIGRATIONS: Final = (Migration(1, "memory_jobs table", _create),)
 
 
 @dataclass(frozen=True)
@@ -184,18 +178,12 @@ class JobQueue:
     def __init__(self, path: str | os.PathLike[str], *, schema: str | None = None,
                  sealed: Seal = seal, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         self.seal = sealed
-        self.engine, self.local_path = create_store_engine(path, schema=schema, timeout_s=timeout_s)
-        try:
-            setup(self.engine, "background_jobs", MIGRATIONS)
-        except BaseException:
-            release_engine(self.engine)
-            raise
+        self.engine, _ = open_database(path, "background_jobs", MIGRATIONS, schema=schema, timeout_s=timeout_s)
         self.postgres = self.engine.dialect.name == "postgresql"
 
     def close(self) -> None:
         release_engine(self.engine)
 
-    # ------------------------------------------------------------------ producers
     def enqueue(self, payload: dict[str, Any], *, request_id: str, user_id: str, session_key: str,
                 merge_key: str, at_ts: float, delay: float, now: float | None = None) -> None:
         """Insert one request (one statement, one transaction); its payload passes the gate."""
@@ -207,7 +195,6 @@ class JobQueue:
         with write_tx(self.engine) as conn:
             conn.execute(_JOBS.insert().values(**row))
 
-    # ------------------------------------------------------------------ workers
     def claim(self, lease: Lease, *, now: float | None = None, ignore_delay: bool = False) -> Run | None:
         """Take the next run for the worker holding ``lease``, or ``None``.
 
@@ -329,7 +316,6 @@ class JobQueue:
     def _owned(run: Run, lease: Lease) -> sa.ColumnElement[bool]:
         return sa.and_(_JOBS.c.run_id == run.run_id, _JOBS.c.worker_key == lease.key, _JOBS.c.state == "running")
 
-    # ------------------------------------------------------------------ readers
     def jobs(self, *, user_ids: Sequence[str] | None = None, states: Iterable[str] = _STATES,
              with_payload: bool = False) -> list[_Job]:
         """Rows in queue order (of ``user_ids`` only, when given)."""
@@ -357,7 +343,6 @@ class JobQueue:
         with read_tx(self.engine, single=True) as conn:
             return conn.execute(sa.select(sa.func.min(_JOBS.c.ready_at)).where(_JOBS.c.state == "queued")).scalar()
 
-    # ------------------------------------------------------------------ erasure
     def cancel_user(self, user_id: str) -> list[tuple[int, int | None]]:
         """Mark every row of ``user_id`` cancelled (no worker takes it again); the
         ``(run_id, worker_key)`` of the runs that were running."""

@@ -122,18 +122,12 @@ def truncate_chars_head_tail(text: str, max_chars: int = 6000, keep: int = 3000)
     return f"{text[:keep]}\n…[truncated {omitted} chars]…\n{text[length - keep:]}"
 
 
-def compress_for_prompt(
-    msgs: Iterable[Msg],
-    *,
-    tool_result_max_bytes: int = 2048,
-    assistant_max_chars: int = 6000,
-    assistant_keep_chars: int = 3000,
-) -> list[Msg]:
+def compress_for_prompt(msgs: Iterable[Msg], *, tool_result_max_bytes: int = 2048) -> list[Msg]:
     """Shorten tool results, tool-call arguments and long assistant text for a prompt.
 
     JSON tool results and argument texts are first written compactly (:func:`compact_json`).
     Tool results are cut to ``tool_result_max_bytes`` UTF-8 bytes (head + tail), assistant
-    text longer than ``assistant_max_chars`` keeps ``assistant_keep_chars`` at each end,
+    text longer than 6,000 characters keeps 3,000 at each end (:func:`truncate_chars_head_tail`),
     and tool-call ``raw_arguments`` longer than ``tool_result_max_bytes`` bytes are cut the
     same way as tool results; in the parsed ``arguments`` each long string value is cut,
     so short keys such as paths stay intact. User and system messages are unchanged.
@@ -141,8 +135,6 @@ def compress_for_prompt(
     Args:
         msgs: Normalised messages.
         tool_result_max_bytes: Byte budget per tool result / argument text.
-        assistant_max_chars: Assistant text length above which it is cut.
-        assistant_keep_chars: Characters kept at each end of cut assistant text.
 
     Returns:
         New messages; the input is not modified.
@@ -152,7 +144,7 @@ def compress_for_prompt(
         if m.role == "tool":
             m = replace(m, content=truncate_bytes_head_tail(compact_json(m.content), tool_result_max_bytes))
         elif m.role == "assistant":
-            content = truncate_chars_head_tail(m.content, assistant_max_chars, assistant_keep_chars)
+            content = truncate_chars_head_tail(m.content)
             calls = tuple(_shrink_call(c, tool_result_max_bytes) for c in m.tool_calls)
             m = replace(m, content=content, tool_calls=calls)
         out.append(m)

@@ -59,8 +59,8 @@ def files_from_text(text: str) -> list[str]:
         hits.extend((m.start(), m.group(1)) for m in rx.finditer(text))
     for rx in (_GIT_DIFF, _UNIFIED):
         for m in rx.finditer(text):
-            hits.append((m.start(1), _diff_path(m.group(1))))
-            hits.append((m.start(2), _diff_path(m.group(2))))
+            hits.append((m.start(1), diff_path(m.group(1))))
+            hits.append((m.start(2), diff_path(m.group(2))))
     hits.sort(key=lambda hit: hit[0])
     out: dict[str, None] = {}
     for _, path in hits:
@@ -69,7 +69,8 @@ def files_from_text(text: str) -> list[str]:
     return list(out)
 
 
-def _diff_path(raw: str) -> str:
+def diff_path(raw: str) -> str:
+    """The file of a diff header's path (``a/`` or ``b/`` and a trailing tab part dropped)."""
     path = raw.split("\t", 1)[0].strip().strip('"')
     if path.startswith(("a/", "b/")):
         path = path[2:]

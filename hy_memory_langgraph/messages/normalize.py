@@ -147,9 +147,6 @@ def make_tool_call(call_id: str, name: str, args: Any, where: str) -> ToolCall:
     )
 
 
-# ---------------------------------------------------------------------------- dispatch
-
-
 def _one(item: Any, i: int) -> list[Msg]:
     where = f"messages[{i}]"
     if isinstance(item, Msg):
@@ -185,9 +182,6 @@ def _opt_str(value: Any, where: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise InvalidInputError(f"{where} must be a string, got {type(value).__name__}; {_FIX}")
-
-
-# ---------------------------------------------------------------------------- dicts
 
 
 def _from_dict(d: Mapping[str, Any], where: str) -> list[Msg]:
@@ -259,9 +253,6 @@ def _required_name(value: Any, where: str) -> str:
     return value
 
 
-# ---------------------------------------------------------------------------- content blocks
-
-
 def _blocks(content: Any, where: str, role: str) -> tuple[list[str], list[ToolCall], list[Msg]]:
     """Split message content into text parts, tool calls and tool results."""
     if content is None:
@@ -319,66 +310,24 @@ def _tool_result(block: Mapping[str, Any], where: str) -> Msg:
     )
 
 
-# ---------------------------------------------------------------------------- LangChain
-
-
 def _from_langchain(m: BaseMessage, where: str) -> list[Msg]:
-    if isinstance(m, ToolMessage):
-        return [_lc_tool(m, where, m.tool_call_id, getattr(m, "status", None) == "error")]
-    if isinstance(m, FunctionMessage):
-        return [_lc_tool(m, where, None, False)]
-    if isinstance(m, AIMessage):
-        role = "assistant"
-    elif isinstance(m, HumanMessage):
-        role = "user"
-    elif isinstance(m, SystemMessage):
-        role = "system"
+    """A LangChain message read as the dict it stands for (:func:`_from_dict`): its role,
+    content, tool calls (invalid ones too, kept with their raw arguments) and tool fields."""
+    d: dict[str, Any] = {"content": m.content, "name": m.name,
+                         "tool_call_id": getattr(m, "tool_call_id", None), "status": getattr(m, "status", None)}
+    if isinstance(m, (ToolMessage, FunctionMessage)):
+        d["role"] = "tool"
+    elif isinstance(m, AIMessage):
+        invalid = [{"id": bad.get("id") or _auto_id("invalid", where, j), "name": bad.get("name") or "unknown",
+                    "args": bad.get("args")} for j, bad in enumerate(m.invalid_tool_calls)]
+        d.update(role="assistant", tool_calls=[*m.tool_calls, *invalid])
     elif isinstance(m, ChatMessage):
-        role = _ROLE_ALIASES[_role(m.role, where)]
+        d["role"] = m.role
+    elif isinstance(m, (HumanMessage, SystemMessage)):
+        d["role"] = "user" if isinstance(m, HumanMessage) else "system"
     else:
-        role = _ROLE_ALIASES[_role(m.type, where, "type")]
-    texts, calls, results = _blocks(m.content, f"{where}.content", role)
-    text = "\n".join(texts)
-    if role == "assistant":
-        lc_calls = [
-            make_tool_call(
-                tc.get("id") or _auto_id("call", where, j),
-                _required_name(tc.get("name"), f"{where}.tool_calls[{j}].name"),
-                tc.get("args"),
-                f"{where}.tool_calls[{j}].args",
-            )
-            for j, tc in enumerate(getattr(m, "tool_calls", None) or [])
-        ]
-        for j, bad in enumerate(getattr(m, "invalid_tool_calls", None) or []):
-            lc_calls.append(
-                make_tool_call(
-                    bad.get("id") or _auto_id("invalid", where, j),
-                    bad.get("name") or "unknown",
-                    bad.get("args"),
-                    f"{where}.invalid_tool_calls[{j}].args",
-                )
-            )
-        merged = tuple(_merge_calls(lc_calls, calls))
-        return [Msg(role="assistant", content=text, tool_calls=merged)]
-    if role == "user":
-        return results + ([Msg(role="user", content=text)] if text or not results else [])
-    if role == "tool":
-        return [_lc_tool(m, where, getattr(m, "tool_call_id", None), False)]
-    return [Msg(role="system", content=text)]
-
-
-def _lc_tool(m: BaseMessage, where: str, call_id: Any, is_error: bool) -> Msg:
-    texts, _, _ = _blocks(m.content, f"{where}.content", "tool")
-    return Msg(
-        role="tool",
-        content="\n".join(texts),
-        tool_call_id=_opt_str(call_id, f"{where}.tool_call_id"),
-        name=_opt_str(m.name, f"{where}.name"),
-        is_error=is_error,
-    )
-
-
-# ---------------------------------------------------------------------------- post-processing
+        d["type"] = m.type
+    return _from_dict(d, where)
 
 
 def _merge_calls(first: list[ToolCall], second: list[ToolCall]) -> list[ToolCall]:

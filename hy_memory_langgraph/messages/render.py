@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from hy_memory_langgraph.messages.turns import split_user_turns, tool_names
 from hy_memory_langgraph.messages.types import Msg, ToolCall
 
 _WS = re.compile(r"\s+")
+#: Turns the judge summary lists at most (the first JUDGE_HEAD_TURNS of them, then the last).
+JUDGE_TURNS: Final = 20
+JUDGE_HEAD_TURNS: Final = 3
+#: Characters of a turn's user text in the judge summary.
+JUDGE_USER_CHARS: Final = 400
 
 
 def _arguments(call: ToolCall) -> Any:
@@ -59,44 +64,34 @@ def _one_line_cut(text: str, max_chars: int) -> str:
     return f"{flat[:head]} … {flat[len(flat) - keep // 2:]}"
 
 
-def judge_summary(
-    msgs: Iterable[Msg],
-    *,
-    max_turns: int = 20,
-    head_turns: int = 3,
-    max_user_chars: int = 400,
-) -> list[dict[str, Any]]:
+def judge_summary(msgs: Iterable[Msg]) -> list[dict[str, Any]]:
     """Bounded per-turn summary of a trace for the scene judge, one row per user turn::
 
         {"turn": 3, "user": "fix the login bug", "tools": ["read_file", "apply_patch"], "results": "yes"}
 
-    The user text is flattened to one line and cut head+tail to ``max_user_chars``. A turn
-    without user text (leading assistant/tool messages) has ``"assistant"`` with at most
-    120 characters of the assistant text instead. ``tools`` is empty when no tool was
+    The user text is flattened to one line and cut head+tail to :data:`JUDGE_USER_CHARS`. A
+    turn without user text (leading assistant/tool messages) has ``"assistant"`` with at
+    most 120 characters of the assistant text instead. ``tools`` is empty when no tool was
     called; ``results`` says whether a tool result came back (``yes (error)`` when one
-    reported failure). At most ``max_turns`` turns are listed: the first ``head_turns`` and
-    the last ``max_turns - head_turns``, with ``{"omitted_turns": N}`` between them.
+    reported failure). At most :data:`JUDGE_TURNS` turns are listed: the first
+    :data:`JUDGE_HEAD_TURNS` and the last ones, with ``{"omitted_turns": N}`` between them.
     """
-    max_turns = max(max_turns, 1)
-    head_turns = min(max(head_turns, 0), max_turns)
-    turns = split_user_turns(msgs)
-    numbered = list(enumerate(turns, start=1))
-    if len(numbered) > max_turns:
-        tail = max_turns - head_turns
-        omitted = len(numbered) - max_turns
-        listed = numbered[:head_turns] + numbered[len(numbered) - tail:]
+    numbered = list(enumerate(split_user_turns(msgs), start=1))
+    if len(numbered) > JUDGE_TURNS:
+        omitted = len(numbered) - JUDGE_TURNS
+        listed = numbered[:JUDGE_HEAD_TURNS] + numbered[JUDGE_HEAD_TURNS + omitted:]
     else:
         omitted, listed = 0, numbered
-    rows = [_turn_row(number, turn, max_user_chars) for number, turn in listed]
+    rows = [_turn_row(number, turn) for number, turn in listed]
     if omitted:
-        rows.insert(head_turns, {"omitted_turns": omitted})
+        rows.insert(JUDGE_HEAD_TURNS, {"omitted_turns": omitted})
     return rows
 
 
-def _turn_row(number: int, turn: list[Msg], max_user_chars: int) -> dict[str, Any]:
+def _turn_row(number: int, turn: list[Msg]) -> dict[str, Any]:
     user = " ".join(m.content for m in turn if m.role == "user" and m.content.strip())
     if user.strip():
-        who = {"user": _one_line_cut(user, max_user_chars)}
+        who = {"user": _one_line_cut(user, JUDGE_USER_CHARS)}
     else:
         said = " ".join(m.content for m in turn if m.role == "assistant" and m.content.strip())
         who = {"assistant": _one_line_cut(said, 120)}

@@ -81,7 +81,6 @@ Texts = Annotated[list[str], BeforeValidator(as_str_list)]
 Confidence = Annotated[float | None, BeforeValidator(_confidence)]
 
 
-# ----------------------------------------------------------------------- routing
 class SceneJudge(Reply):
     """``scene_judge``: the scene of a write with a tool trace."""
 
@@ -102,7 +101,6 @@ class QueryAnalysis(Reply):
     time_range: Annotated[TimeRange, BeforeValidator(lambda v: v if isinstance(v, dict) else {})] = TimeRange()
 
 
-# ----------------------------------------------------------------------- chat
 OWNERS = ("user", "assistant")
 CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
 
@@ -133,7 +131,6 @@ class ChatReconcile(Reply):
     operations: Annotated[list[ChatDecision], BeforeValidator(_items(ChatDecision))] = []
 
 
-# ----------------------------------------------------------------------- working / coding
 EXPERIENCE_OPS = ("ADD", "UPDATE", "DELETE", "SKIP")
 
 
@@ -210,7 +207,6 @@ class ProgressSummary(Reply):
     summary: Text = ""
 
 
-# ----------------------------------------------------------------------- workflow
 class WorkflowEntry(Reply):
     dimension: Literal["user", "global", "workflow"]
     text: Annotated[str, BeforeValidator(_nonblank)]

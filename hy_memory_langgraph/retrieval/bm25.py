@@ -313,10 +313,6 @@ class BM25Index:
                     scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf * (k1 + 1.0) / (tf + norm)
         return {doc_id: s for doc_id, s in scores.items() if s > 0.0}
 
-    def tokenize(self, text: str) -> list[str]:
-        """Tokens of ``text`` with this index's tokenizer."""
-        return self._tokenize(text or "")
-
     def top(
         self, query: str, k: int, *, allowed: Collection[str] | None = None,
         k1: float | None = None, b: float | None = None,

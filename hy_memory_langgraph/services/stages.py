@@ -55,8 +55,13 @@ def recorded(graph: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any
     return node
 
 
-def add_recorded_nodes(builder: StateGraph[Any, Any, Any, Any], graph: str,
-                     nodes: dict[str, Callable[..., Any]]) -> None:
-    """``builder.add_node`` for each ``name: fn``, every node recorded."""
+def recorded_graph(graph: str, state: type[Any], context: type[Any], nodes: dict[str, Callable[..., Any]], *,
+                   input_schema: type[Any] | None = None,
+                   output_schema: type[Any] | None = None) -> StateGraph[Any, Any, Any, Any]:
+    """A ``StateGraph`` over ``state`` (run-time ``context``) holding ``nodes``, each
+    recording its stage of ``graph`` (the name the graph is compiled under)."""
+    builder: StateGraph[Any, Any, Any, Any] = StateGraph(
+        state, context_schema=context, input_schema=input_schema, output_schema=output_schema)
     for name, fn in nodes.items():
         builder.add_node(name, recorded(graph, name, fn))
+    return builder

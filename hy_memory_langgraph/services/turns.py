@@ -43,7 +43,6 @@ from hy_memory_langgraph.prompts.replies import OWNERS
 from hy_memory_langgraph.repos.chat import turn_hash
 from hy_memory_langgraph.repos.records import ChatMemory
 
-#: Roles whose messages are chat memories.
 #: Characters kept of ``context`` and of ``carried`` (the end of each).
 CONTEXT_CHARS: Final = 1000
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.stores import BaseStore as KeyValueStore
@@ -79,25 +79,28 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
             raise InvalidInputError(f"namespace={namespace!r} is invalid: a tuple of non-empty strings")
         self.namespace = tuple(namespace)
 
-    # -- sync -----------------------------------------------------------------------
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """The values of ``keys`` (``None`` for a missing key), in order."""
-        if not keys:
-            return []
-        found = self.store.batch([GetOp(self.namespace, _check_key(k)) for k in keys])
+        found = self.store.batch(self._gets(keys)) if keys else []
         return [_decode(item) for item in found]  # type: ignore[arg-type]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Set every pair in one store batch (the last value of a repeated key wins)."""
-        ops = [PutOp(self.namespace, _check_key(k), _encode(v), index=False) for k, v in key_value_pairs]
-        if ops:
-            self.store.batch(ops)
+        if key_value_pairs:
+            self.store.batch(self._puts(key_value_pairs))
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Delete ``keys``; missing keys are ignored."""
-        ops = [PutOp(self.namespace, _check_key(k), None) for k in keys]
-        if ops:
-            self.store.batch(ops)
+        if keys:
+            self.store.batch(self._puts((k, None) for k in keys))
+
+    def _gets(self, keys: Sequence[str]) -> list[GetOp]:
+        return [GetOp(self.namespace, _check_key(k)) for k in keys]
+
+    def _puts(self, pairs: Iterable[tuple[str, bytes | None]]) -> list[PutOp]:
+        """The puts of ``pairs`` (a ``None`` value deletes its key)."""
+        return [PutOp(self.namespace, _check_key(k), None if v is None else _encode(v), index=False)
+                for k, v in pairs]
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """Every key of this namespace (starting with ``prefix`` when given), page by page;
@@ -116,25 +119,20 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
         return [item.key for item in page if tuple(item.namespace) == self.namespace
                 and (prefix is None or item.key.startswith(prefix))]
 
-    # -- async ----------------------------------------------------------------------
     async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Async twin of :meth:`mget`."""
-        if not keys:
-            return []
-        found = await self.store.abatch([GetOp(self.namespace, _check_key(k)) for k in keys])
+        found = await self.store.abatch(self._gets(keys)) if keys else []
         return [_decode(item) for item in found]  # type: ignore[arg-type]
 
     async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Async twin of :meth:`mset`."""
-        ops = [PutOp(self.namespace, _check_key(k), _encode(v), index=False) for k, v in key_value_pairs]
-        if ops:
-            await self.store.abatch(ops)
+        if key_value_pairs:
+            await self.store.abatch(self._puts(key_value_pairs))
 
     async def amdelete(self, keys: Sequence[str]) -> None:
         """Async twin of :meth:`mdelete`."""
-        ops = [PutOp(self.namespace, _check_key(k), None) for k in keys]
-        if ops:
-            await self.store.abatch(ops)
+        if keys:
+            await self.store.abatch(self._puts((k, None) for k in keys))
 
     async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
         """Async twin of :meth:`yield_keys`."""
@@ -147,7 +145,6 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
                 return
             offset += _PAGE
 
-    # -- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
         """Close the store when this object opened it (a store passed in stays open)."""
         close = getattr(self.store, "close", None)

@@ -14,7 +14,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import sqlalchemy as sa
@@ -78,7 +77,7 @@ from hy_memory_langgraph.store.schema.tables import (
 )
 from hy_memory_langgraph.store.sql import statements as sql
 from hy_memory_langgraph.store.sql.filters import compile_filter, parse_key
-from hy_memory_langgraph.store.sql.json_fields import PG_READER_SQL, json_access, quoted_reader, sqlite_field_index
+from hy_memory_langgraph.store.sql.json_fields import json_access, sqlite_field_index
 from hy_memory_langgraph.store.ttl import DEFAULT_SWEEP_MINUTES, TTLSweeper
 from hy_memory_langgraph.store.vector.cache import IndexCache, shared_index_cache
 from hy_memory_langgraph.store.vector.settings import METRICS, ApproximateSearch
@@ -223,7 +222,6 @@ class HyMemoryStore(BaseStore):
         self._checkpointer = (WalCheckpointer(self._engine)
                               if self._local_file is not None and not is_read_only(self._engine) else None)
         try:
-            self._json = json_access(self._engine.dialect.name, items.c.value)
             self._json_guarded = False
             cache = shared_index_cache() if index_cache is None else index_cache
             with database_faults(self._where):
@@ -299,8 +297,6 @@ class HyMemoryStore(BaseStore):
             with database_faults(self._where):
                 migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
 
-    # ------------------------------------------------------------ lifecycle
-
     def _open(self, search_threads: int | None, cache: IndexCache,
               approximate: ApproximateSearch | None) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
@@ -360,12 +356,7 @@ class HyMemoryStore(BaseStore):
     def __enter__(self) -> HyMemoryStore:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     async def aclose(self) -> None:
@@ -375,12 +366,7 @@ class HyMemoryStore(BaseStore):
     async def __aenter__(self) -> HyMemoryStore:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     def _check_open(self) -> None:
@@ -415,8 +401,6 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             checkpoint(self._engine)
-
-    # ------------------------------------------------------------ batch API
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops synchronously (reads see the state before this batch's writes).
@@ -480,10 +464,7 @@ class HyMemoryStore(BaseStore):
         if self._json_guarded or ("malformed JSON" not in text and "invalid input syntax for type json" not in text):
             return False
         log.warning("%s holds an item that is not valid JSON; filters skip such items from now on", self._where)
-        reader = self._value_reader()
-        if reader is not None:
-            with write_tx(self._engine, schema_setup=True) as conn:
-                conn.exec_driver_sql(PG_READER_SQL.format(name=quoted_reader(reader)))
+        reader = self._value_reader()  # made with the tables: it reads a damaged value as {}
         self._json = json_access(self._engine.dialect.name, items.c.value, guarded=True, reader=reader,
                                  indexed_reader=reader, indexed_fields=self._filter_fields)
         self._json_guarded = True
@@ -509,7 +490,7 @@ class HyMemoryStore(BaseStore):
         return paths
 
     def _value_reader(self) -> str | None:
-        """PostgreSQL: the function the value index reads through (migration 4 made both)."""
+        """PostgreSQL: the function the value index reads through (made with the tables)."""
         if self._engine.dialect.name != "postgresql":
             return None
         return f"{schema_of(self._engine) or 'public'}.{PG_VALUE_READER}"
@@ -648,8 +629,6 @@ class HyMemoryStore(BaseStore):
         with read_tx(self._engine) as conn:
             self._scoped.catch_up(conn, now, local=written.local, mine=set(written.seqs))
 
-    # ------------------------------------------------------------ ranked keys
-
     @_faults
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
         """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`)."""
@@ -715,8 +694,6 @@ class HyMemoryStore(BaseStore):
         except sa.exc.DBAPIError as exc:
             log.warning("%s: the write-ahead log still holds removed items until a checkpoint "
                         "succeeds (%s)", self._where, exc.orig)
-
-    # ------------------------------------------------------------ TTL
 
     def sweep_ttl(self) -> int:
         """Delete expired items (rows, vectors, index entries); returns how many."""

@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
@@ -38,6 +37,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import read_tx, release_engine, write_tx
+from hy_memory_langgraph.store.db.locks import advisory_key
 from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
@@ -132,7 +132,7 @@ class WorkflowDatabase:
             if self._engine.dialect.name != "postgresql":
                 yield
                 return
-            key = _lock_key(user_id)
+            key = advisory_key(f"hy_workflow:{user_id}")
             with self._engine.connect() as conn:
                 conn.execution_options(isolation_level="AUTOCOMMIT")
                 conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": key})
@@ -140,8 +140,3 @@ class WorkflowDatabase:
                     yield
                 finally:
                     conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
-
-
-def _lock_key(user_id: str) -> int:
-    digest = hashlib.blake2b(f"hy_workflow:{user_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)

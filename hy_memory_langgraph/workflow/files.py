@@ -12,7 +12,7 @@ A memory app id is a storage scope of its own: nothing saved under one app id (o
 under none) is read under another.
 
 Writes are atomic (temp file in the same directory, fsync, ``os.replace``) and
-happen under :func:`~hy_memory_langgraph.workflow.locking.file_lock`, so readers
+happen under the user's lock (:meth:`WorkflowFiles.locked`), so readers
 never see a half-written file and concurrent writers never lose each other's
 entries (they re-read inside the lock).
 
@@ -26,12 +26,13 @@ through.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 from urllib.parse import quote
@@ -40,7 +41,6 @@ from hy_memory_langgraph.ids import require_clean_label, require_id
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
-from hy_memory_langgraph.workflow.locking import file_lock
 
 #: Longest escaped file name (file systems allow 255 bytes).
 _MAX_NAME = 200
@@ -208,10 +208,14 @@ class WorkflowFiles:
 
     @contextmanager
     def locked(self, user_id: str) -> Iterator[None]:
-        """Exclusive access to one user's documents (threads and processes)."""
-        with ExitStack() as stack:
-            try:
-                stack.enter_context(file_lock(self.user_dir(user_id) / ".lock"))
-            except OSError as exc:
-                raise WorkflowStorageError(f"cannot lock {self.user_dir(user_id)}: {exc}") from exc
+        """Exclusive access to one user's documents: ``flock`` on the user's ``.lock``, opened
+        anew by each call (``flock`` excludes every other open of the file, this process's
+        threads' too; closing it releases the lock)."""
+        try:
+            self.user_dir(user_id).mkdir(parents=True, exist_ok=True)
+            handle = open(self.user_dir(user_id) / ".lock", "a+b")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise WorkflowStorageError(f"cannot lock {self.user_dir(user_id)}: {exc}") from exc
+        with handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             yield

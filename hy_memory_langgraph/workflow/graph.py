@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
-from hy_memory_langgraph.services.stages import add_recorded_nodes
-from hy_memory_langgraph.workflow.extract import (
+from hy_memory_langgraph.services.stages import recorded_graph
+from hy_memory_langgraph.workflow.nodes import (
     extract_lite,
     extract_llm,
+    merge_and_save,
     route_by_mode,
+    route_dimensions,
+    validate_input,
 )
-from hy_memory_langgraph.workflow.input import validate_input
-from hy_memory_langgraph.workflow.save import merge_and_save, route_dimensions
 from hy_memory_langgraph.workflow.state import (
     WorkflowContext,
     WorkflowExtractState,
@@ -26,8 +27,7 @@ def build_workflow_extract_graph() -> CompiledStateGraph:
         >>> sorted(build_workflow_extract_graph().get_graph().nodes)[2:4]
         ['extract_lite', 'extract_llm']
     """
-    builder = StateGraph(WorkflowExtractState, context_schema=WorkflowContext)
-    add_recorded_nodes(builder, "workflow_extract", {
+    builder = recorded_graph("workflow_extract", WorkflowExtractState, WorkflowContext, {
         "validate_input": validate_input,
         "extract_llm": extract_llm,
         "extract_lite": extract_lite,

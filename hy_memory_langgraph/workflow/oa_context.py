@@ -12,9 +12,8 @@ body and reports the failure in ``diagnosis`` (``docs/design.md#workflow-memory`
 ``smartGrouping`` is always computed here from ``version``; a ``smartGrouping`` key in
 the provider's mapping is ignored.
 
-Providers shipped here: :class:`StaticOAContextProvider` (one fixed mapping),
-:class:`CallableOAContextProvider` (a function of the user id) and
-:class:`FileOAContextProvider` (a JSON file, re-read on every call). The client layer
+Providers shipped here: :class:`CallableOAContextProvider` (a function of the user id)
+and :class:`FileOAContextProvider` (a JSON file, re-read on every call). The client layer
 builds one from ``MEMORY_OA_CONTEXT_PROVIDER`` / ``MEMORY_OA_CONTEXT_FILE``.
 """
 
@@ -27,7 +26,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from hy_memory_langgraph.config import load_oa_context_file
 
-_SMART_GROUPING_SINCE = "10.0.9909.01"
+#: The first OA version with smart grouping (10.0.9909.01).
+_SMART_GROUPING_SINCE = (10, 0, 9909, 1)
 
 #: A function of the user id returning the raw OA context (or ``None``); it may raise.
 OAContextFunction = Callable[[str], Mapping[str, Any] | None]
@@ -39,21 +39,6 @@ class OAContextProvider(Protocol):
     """Supplies the OA version and the current user's identity."""
 
     def get_oa_context(self, user_id: str) -> Mapping[str, Any] | None: ...
-
-
-class StaticOAContextProvider:
-    """A provider returning one fixed mapping (tests, single-tenant setups).
-
-    Example:
-        >>> StaticOAContextProvider({"version": "10.0.9909.01"}).get_oa_context("u1")
-        {'version': '10.0.9909.01'}
-    """
-
-    def __init__(self, context: Mapping[str, Any] | None) -> None:
-        self.context = context
-
-    def get_oa_context(self, user_id: str) -> Mapping[str, Any] | None:
-        return self.context
 
 
 class CallableOAContextProvider:
@@ -121,19 +106,11 @@ def parse_version(version: object) -> tuple[int, ...] | None:
     return tuple(parts)
 
 
-def _compare_versions(a: tuple[int, ...], b: tuple[int, ...]) -> int:
-    """-1, 0 or 1, segment by segment numerically (missing segments count as 0)."""
-    width = max(len(a), len(b))
-    pa, pb = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
-    return (pa > pb) - (pa < pb)
-
-
 def smart_grouping(version: object) -> bool:
-    """True from :data:`_SMART_GROUPING_SINCE` on; unknown or unparsable → False."""
+    """True from :data:`_SMART_GROUPING_SINCE` on (segment by segment, numerically);
+    unknown or unparsable → False."""
     parsed = parse_version(version)
-    since = parse_version(_SMART_GROUPING_SINCE)
-    assert since is not None
-    return parsed is not None and _compare_versions(parsed, since) >= 0
+    return parsed is not None and parsed >= _SMART_GROUPING_SINCE
 
 
 def _text(value: Any) -> str | None:

@@ -154,7 +154,7 @@ def test_log_survives_the_client_and_retention_prunes(make_client, tmp_path) -> 
     # a lite chat write is one node after prepare: its store stage also builds the result
     assert [r["stage"] for r in reopened.pipeline_log(rid)] == ["scene_route", "store"]
     written_at = reopened.pipeline_log(rid)[-1]["ts"]
-    target, schema = reopened.config.store_target(reopened.config.pipeline_log_store)
+    target, schema = reopened.config.store_target(reopened.config.pipeline_log_path.stem)
     store = PipelineLogStore(target, retention_days=7, schema=schema)
     assert store.prune(now=written_at + 6 * 86400) == 0
     assert store.prune(now=written_at + 8 * 86400) == 2

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from hy_memory_langgraph.workflow.oa_context import StaticOAContextProvider
 from tests.workflow.conftest import ALIAS_ZH, WF_ID, msgs
 
 
@@ -21,7 +20,7 @@ def test_client_files_live_under_config_workflow_dir(make_client: Any, backend: 
 
 
 def test_client_passes_the_oa_context_provider(make_client: Any) -> None:
-    client = make_client(oa_context_provider=StaticOAContextProvider({"version": "10.0.9909.01"}))
+    client = make_client(oa_context_provider=lambda user_id: {"version": "10.0.9909.01"})
     oa = client.memory_prompt("u1")["oaContext"]
     assert oa["smartGrouping"] is True and oa["version"] == "10.0.9909.01"
 

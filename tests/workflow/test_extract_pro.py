@@ -120,7 +120,7 @@ def test_pro_client_counts_the_call(make_client: Any) -> None:
 
 
 def test_one_extraction_saves_a_bounded_number_of_entries(make_service: Any) -> None:
-    from hy_memory_langgraph.workflow.extract import MAX_ENTRIES
+    from hy_memory_langgraph.workflow.nodes import MAX_ENTRIES
 
     model = ScriptedChatModel.from_stages({"workflow_extract": {"entries": [
         _entry("user", f"用户偏好第{i}号设置。") for i in range(400)]}})

@@ -12,7 +12,6 @@ from hy_memory_langgraph.client import WorkflowMemoryService
 from hy_memory_langgraph.workflow.errors import MemoryNotSupportedError
 from hy_memory_langgraph.workflow.files import escape_name
 from hy_memory_langgraph.workflow.oa_context import (
-    StaticOAContextProvider,
     build_oa_context,
     parse_version,
     smart_grouping,
@@ -62,7 +61,7 @@ def test_oa_context_missing_by_default(filled: WorkflowMemoryService) -> None:
 
 
 def test_oa_context_from_provider(make_service: Any) -> None:
-    service = make_service(oa_context_provider=StaticOAContextProvider(OA))
+    service = make_service(oa_context_provider=lambda user_id: OA)
     result = service.memory_prompt("u1")
     assert result["oaContextMissing"] is False
     assert result["oaContext"] == {"version": "10.0.10000.01", "smartGrouping": True,
@@ -119,7 +118,7 @@ def test_provider_failure_keeps_the_memory_body_and_reports_it(filled: WorkflowM
     assert "ConnectionError: OA down" in diagnosis["message"]
 
 
-@pytest.mark.parametrize("provider", [_Unsupported(), StaticOAContextProvider({"memorySupported": False})])
+@pytest.mark.parametrize("provider", [_Unsupported(), lambda user_id: {"memorySupported": False}])
 def test_memory_not_supported(make_service: Any, provider: Any) -> None:
     result = make_service(oa_context_provider=provider).memory_prompt("u1")
     assert result["available"] is False and result["memoryNotSupported"] is True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.flows.chat.nodes import (
@@ -18,7 +18,7 @@ from hy_memory_langgraph.flows.chat.nodes import (
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
 from hy_memory_langgraph.flows.contracts import PreparedWrite, ResultOutput
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.stages import add_recorded_nodes
+from hy_memory_langgraph.services.stages import recorded_graph
 
 
 def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, PreparedWrite,
@@ -33,16 +33,14 @@ def build_chat_graph() -> CompiledStateGraph[ChatWriteState, MemoryContext, Prep
         >>> sorted(graph.get_graph().nodes)[:3]
         ['__end__', '__start__', 'apply_decisions']
     """
-    builder = StateGraph(ChatWriteState, context_schema=MemoryContext, input_schema=PreparedWrite,
-                         output_schema=ResultOutput)
-    add_recorded_nodes(builder, "chat_write", {
+    builder = recorded_graph("chat_write", ChatWriteState, MemoryContext, {
         "store_turns": store_turns,
         "extract_facts": extract_facts,
         "gather_candidates": gather_candidates,
         "reconcile": reconcile,
         "apply_decisions": apply_decisions,
         "finish_chat": finish_chat,
-    })
+    }, input_schema=PreparedWrite, output_schema=ResultOutput)
     builder.add_edge(START, "extract_facts")
     builder.add_conditional_edges("extract_facts", route_after_extract,
                                   ["store_turns", "gather_candidates", "finish_chat"])

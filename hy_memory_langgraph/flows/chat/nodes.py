@@ -17,8 +17,7 @@ from langgraph.runtime import Runtime
 from hy_memory_langgraph.embedding_batch import embed_queries
 from hy_memory_langgraph.errors import ConflictError
 from hy_memory_langgraph.flows.chat.state import ChatWriteState
-from hy_memory_langgraph.flows.contracts import PreparedWrite
-from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.flows.contracts import PreparedWrite, ops_summary
 from hy_memory_langgraph.ids import random_id
 from hy_memory_langgraph.messages.compression import compress_for_prompt, truncate_chars_head_tail
 from hy_memory_langgraph.messages.language import detect_language
@@ -33,7 +32,7 @@ from hy_memory_langgraph.services.hybrid_search import hybrid_search
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.services.llm import ask
 from hy_memory_langgraph.services.turns import plan_turns, turn_hashes
-from hy_memory_langgraph.timeutil import iso, prompt_time
+from hy_memory_langgraph.timeutil import elapsed_ms, iso, prompt_time
 
 _CANDIDATES_PER_FACT = 5
 _MAX_CANDIDATES = 12

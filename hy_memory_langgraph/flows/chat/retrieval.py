@@ -9,11 +9,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.contracts import PreparedSearch
-from hy_memory_langgraph.flows.results import elapsed_ms
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.hybrid_search import hybrid_search
 from hy_memory_langgraph.services.pending import PENDING, pending_hits
+from hy_memory_langgraph.timeutil import elapsed_ms
 
 
 def chat_search(state: PreparedSearch, runtime: Runtime[MemoryContext]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ Search: search_facts (one store batch for both layers) → search_experiences
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
@@ -63,7 +63,7 @@ from hy_memory_langgraph.flows.productivity.state import (
     ProductivityWriteState,
 )
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.stages import add_recorded_nodes
+from hy_memory_langgraph.services.stages import recorded_graph
 
 
 def _route_by_mode(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> str:
@@ -88,9 +88,7 @@ def build_productivity_graph() -> CompiledStateGraph[
         >>> "reconcile_fact" in build_productivity_graph().get_graph().nodes
         True
     """
-    b = StateGraph(ProductivityWriteState, context_schema=MemoryContext,
-                   input_schema=PreparedWrite, output_schema=ResultOutput)
-    add_recorded_nodes(b, "productivity_write", {
+    b = recorded_graph("productivity_write", ProductivityWriteState, MemoryContext, {
         "prepare": prepare_productivity,
         "lite_fact": lite_fact,
         "extract": extract_productivity,
@@ -103,7 +101,7 @@ def build_productivity_graph() -> CompiledStateGraph[
         "insert_fact": insert_fact,
         "record_chain": record_chain,
         "finish": finish_productivity,
-    })
+    }, input_schema=PreparedWrite, output_schema=ResultOutput)
     b.add_edge(START, "prepare")
     b.add_conditional_edges("prepare", _route_by_mode, ["extract", "lite_fact"])
     b.add_edge("lite_fact", "insert_fact")
@@ -136,14 +134,12 @@ def build_productivity_search_graph() -> CompiledStateGraph[
         >>> "search_facts" in build_productivity_search_graph().get_graph().nodes
         True
     """
-    b = StateGraph(ProductivitySearchState, context_schema=MemoryContext,
-                   input_schema=PreparedSearch, output_schema=ResultOutput)
-    add_recorded_nodes(b, "productivity_search", {
+    b = recorded_graph("productivity_search", ProductivitySearchState, MemoryContext, {
         "search_facts": search_facts,
         "search_experiences": search_experiences,
         "chain_block": chain_block,
         "finish": finish_productivity_search,
-    })
+    }, input_schema=PreparedSearch, output_schema=ResultOutput)
     b.add_edge(START, "search_facts")
     b.add_edge("search_facts", "search_experiences")
     b.add_edge("search_experiences", "chain_block")

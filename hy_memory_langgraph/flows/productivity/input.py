@@ -28,8 +28,6 @@ from hy_memory_langgraph.repos.productivity import ProductivityRepository, new_i
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.timeutil import iso
 
-_ASSISTANT_MAX_CHARS: Final = 6000
-_ASSISTANT_KEEP_CHARS: Final = 3000
 _SUBJECT_CHARS: Final = 80
 
 
@@ -45,12 +43,7 @@ def work_messages(msgs: list[Msg]) -> list[Msg]:
 
 def _compress(msgs: list[Msg], config: MemoryConfig) -> list[Msg]:
     """Prompt compression: tool results by bytes, assistant text by characters."""
-    return compress_for_prompt(
-        msgs,
-        tool_result_max_bytes=config.coding.tool_result_max_bytes,
-        assistant_max_chars=_ASSISTANT_MAX_CHARS,
-        assistant_keep_chars=_ASSISTANT_KEEP_CHARS,
-    )
+    return compress_for_prompt(msgs, tool_result_max_bytes=config.coding.tool_result_max_bytes)
 
 
 def new_message_rows(msgs: list[Msg], config: MemoryConfig) -> list[dict[str, Any]]:

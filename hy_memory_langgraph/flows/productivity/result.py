@@ -7,14 +7,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from hy_memory_langgraph.prompts.replies import EXPERIENCE_OPS
+from hy_memory_langgraph.flows.contracts import ops_summary
 from hy_memory_langgraph.flows.productivity.facts import FACT_OPS
 from hy_memory_langgraph.flows.productivity.input import work_messages
 from hy_memory_langgraph.flows.productivity.state import ProductivityWriteState
-from hy_memory_langgraph.flows.results import elapsed_ms, ops_summary
+from hy_memory_langgraph.prompts.replies import EXPERIENCE_OPS
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
+from hy_memory_langgraph.timeutil import elapsed_ms
 
 #: Keys of every working/coding write result (coding adds ``chain_rounds``).
 WRITE_KEYS: tuple[str, ...] = (

@@ -31,7 +31,6 @@ from typing import Any, Final
 from langgraph.runtime import Runtime
 
 from hy_memory_langgraph.flows.productivity.state import ProductivitySearchState
-from hy_memory_langgraph.flows.results import elapsed_ms
 from hy_memory_langgraph.models.calibration import LanguageScale
 from hy_memory_langgraph.repos.filters import in_scope, scope_filter, time_filter
 from hy_memory_langgraph.repos.productivity import ProductivityRepository
@@ -39,6 +38,7 @@ from hy_memory_langgraph.repos.records import ACTIVE, Fact, Record
 from hy_memory_langgraph.retrieval.bm25 import BM25Index
 from hy_memory_langgraph.scenes import get_scene
 from hy_memory_langgraph.services.context import MemoryContext
+from hy_memory_langgraph.timeutil import elapsed_ms
 
 #: Minimum calibrated similarity of a returned fact.
 FACT_GATE: Final = 0.30

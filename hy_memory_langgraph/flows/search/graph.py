@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.flows import families
@@ -16,7 +16,7 @@ from hy_memory_langgraph.flows.search.nodes import (
 )
 from hy_memory_langgraph.flows.search.state import SearchState
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.stages import add_recorded_nodes
+from hy_memory_langgraph.services.stages import recorded_graph
 
 
 def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, PreparedSearch,
@@ -30,13 +30,11 @@ def build_search_graph() -> CompiledStateGraph[SearchState, MemoryContext, Prepa
         >>> "analyze_query" in build_search_graph().get_graph().nodes
         True
     """
-    builder = StateGraph(SearchState, context_schema=MemoryContext, input_schema=PreparedSearch,
-                         output_schema=ResultOutput)
-    add_recorded_nodes(builder, "memory_search", {
+    builder = recorded_graph("memory_search", SearchState, MemoryContext, {
         "route": route_search,
         "analyze_query": analyze_query,
         "chat_search": chat_search,
-    })
+    }, input_schema=PreparedSearch, output_schema=ResultOutput)
     families.check_scene_families()
     for family in families.FAMILIES.values():
         builder.add_node(family.search_node, family.build_search())

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
 from hy_memory_langgraph.flows import families
@@ -20,7 +20,7 @@ from hy_memory_langgraph.flows.write.nodes import (
 )
 from hy_memory_langgraph.flows.write.state import WriteState
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.stages import add_recorded_nodes
+from hy_memory_langgraph.services.stages import recorded_graph
 
 
 def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, PreparedWrite,
@@ -34,14 +34,12 @@ def build_write_graph() -> CompiledStateGraph[WriteState, MemoryContext, Prepare
         >>> "judge_scene" in build_write_graph().get_graph().nodes
         True
     """
-    builder = StateGraph(WriteState, context_schema=MemoryContext, input_schema=PreparedWrite,
-                         output_schema=ResultOutput)
-    add_recorded_nodes(builder, "memory_write", {
+    builder = recorded_graph("memory_write", WriteState, MemoryContext, {
         "route": route_write,
         "judge_scene": judge_scene,
         "strip_tools": strip_tools,
         "store_turns": store_turns,
-    })
+    }, input_schema=PreparedWrite, output_schema=ResultOutput)
     families.check_scene_families()
     builder.add_node("chat", build_chat_graph())
     family_nodes = [f.write_node for f in families.FAMILIES.values()]

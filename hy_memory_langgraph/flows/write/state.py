@@ -4,23 +4,16 @@ state the graph runs on (``WriteState``: a ``PreparedWrite`` and what the nodes 
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
-from hy_memory_langgraph.flows.contracts import PreparedWrite
+from hy_memory_langgraph.flows.contracts import PreparedWrite, WriteScope
 
 
-class WriteArgs(TypedDict, total=False):
+class WriteArgs(WriteScope, total=False):
     """The arguments of ``client.add`` (and the request id the client chose, so the
     pipeline log can be flushed and read under it)."""
 
-    request_id: str
     messages: Any
-    scene: str | None
-    user_id: str
-    agent_id: str | None
-    session_id: str | None
-    workspace_id: str | None
-    branch: str | None
     metadata: dict[str, Any] | None
     memory_at: Any
 

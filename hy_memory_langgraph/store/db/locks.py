@@ -42,19 +42,22 @@ _SCOPE_LOCKS = sa.text(
     "(SELECT k FROM unnest(CAST(:keys AS integer[])) AS k ORDER BY k) AS ordered")
 
 
-def _digest(text: str, size: int) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=size).digest(), "big", signed=True)
+def advisory_key(text: str, size: int = 8) -> int:
+    """The PostgreSQL advisory-lock key named by ``text``: a signed integer of ``size``
+    bytes (8: a ``bigint`` key; 4: one half of a two-key lock)."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=size).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 def store_lock_key(schema: str) -> int:
     """The log-lock key of a store's schema (a signed 64-bit integer)."""
-    return _digest(f"hy_memory:{schema}", 8)
+    return advisory_key(f"hy_memory:{schema}")
 
 
 def scope_keys(scopes: Iterable[str]) -> list[int]:
     """The sorted, distinct 32-bit lock keys of ``scopes`` (two scopes may share one:
     they then take turns, which is safe)."""
-    return sorted({_digest(f"scope:{scope}", 4) for scope in scopes})
+    return sorted({advisory_key(f"scope:{scope}", 4) for scope in scopes})
 
 
 def log_key(conn: Connection) -> int | None:

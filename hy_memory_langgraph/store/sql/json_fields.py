@@ -189,11 +189,7 @@ def _call(reader: str, column: sa.ColumnElement[str]) -> sa.ColumnElement[object
 
 
 class PostgresJson(JsonAccess):
-    """PostgreSQL ``jsonb`` operators (``#>``, ``#>>``, ``jsonb_typeof``).
-
-    Written for the PostgreSQL follow-up; the test-suite only checks that the
-    compiled SQL is parameterised (no PostgreSQL server in CI).
-    """
+    """PostgreSQL ``jsonb`` operators (``#>``, ``#>>``, ``jsonb_typeof``)."""
 
     _KINDS: dict[str, tuple[str, ...]] = {
         "missing": ("missing",),

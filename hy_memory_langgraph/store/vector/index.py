@@ -58,13 +58,12 @@ def pack(item_id: int, pos: int) -> int:
     return (item_id << POS_BITS) | pos
 
 
-def normalize(vectors: FloatArray, *, in_place: bool = False) -> FloatArray:
-    """Row-wise L2 normalisation (zero rows stay zero), as a new float32 array
-    (``in_place``: of ``vectors`` itself, when it is a writable 2-d float32 array)."""
-    out = vectors if in_place and _writable_f32(vectors) else np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    np.divide(out, norms, out=out, where=norms > 0)
-    return out
+def normalize(vectors: FloatArray) -> FloatArray:
+    """``vectors`` (a writable 2-d float32 array) L2-normalised row by row, in place (zero
+    rows stay zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    np.divide(vectors, norms, out=vectors, where=norms > 0)
+    return vectors
 
 
 def _writable_f32(vectors: FloatArray) -> bool:
@@ -196,7 +195,7 @@ class VectorIndex:
         """``vectors`` as float32 rows (normalised for cosine): a copy unless ``owned``
         and already a writable float32 array."""
         data = vectors if owned and _writable_f32(vectors) else np.array(vectors, dtype=np.float32, copy=True, ndmin=2)
-        return normalize(data, in_place=True) if self.metric == "cosine" else data
+        return normalize(data) if self.metric == "cosine" else data
 
     @property
     def ntotal(self) -> int:

@@ -140,8 +140,6 @@ class ScopedIndex:
         self.seq = 0
         self.pending: set[int] = set()  # own log positions after seq, already applied
 
-    # ------------------------------------------------------------ loading
-
     def _decode(self, blob: bytes) -> FloatArray:
         vector = np.frombuffer(blob, dtype="<f4")
         if vector.shape[0] != self.dims:
@@ -275,8 +273,6 @@ class ScopedIndex:
     def close(self) -> None:
         self.cache.drop_owner(self.owner)
 
-    # ------------------------------------------------------------ catch-up
-
     def open(self, conn: Connection) -> None:
         """Start at the log's end: nothing is cached yet, so nothing needs replaying."""
         self.seq = sql.last_seq(conn)
@@ -340,12 +336,16 @@ class ScopedIndex:
         for item_id, vectors in local.items():
             if vectors is not None:
                 by_scope.setdefault(scope_of(vectors[0]), {})[item_id] = vectors
+        self._apply(by_scope)
+        self.forget(item_id for item_id, vectors in local.items() if vectors is None)
+
+    def _apply(self, by_scope: Mapping[str, Mapping[int, ItemVectors]]) -> None:
+        """Apply item updates to the cached scopes they belong to (others load them later)."""
         for scope, updates in by_scope.items():
             mirror = self.cache.peek((self.owner, scope))
             if mirror is not None:
                 mirror.apply(updates)
                 self.cache.resize((self.owner, scope))
-        self.forget(item_id for item_id, vectors in local.items() if vectors is None)
 
     def _apply_changes(self, conn: Connection, now: int, latest: dict[int, tuple[int, str]],
                        local: Mapping[int, ItemVectors], mine: set[int]) -> None:
@@ -361,11 +361,7 @@ class ScopedIndex:
         fresh = self._group(sql.vectors_of(conn, now, reload)) if reload else {}
         for item_id in reload:
             by_scope.setdefault(latest[item_id][1], {})[item_id] = fresh.get(item_id)
-        for scope, updates in by_scope.items():
-            mirror = self.cache.peek((self.owner, scope))
-            if mirror is not None:
-                mirror.apply(updates)
-                self.cache.resize((self.owner, scope))
+        self._apply(by_scope)
 
     def forget(self, item_ids: Iterable[int]) -> None:
         """Drop items (expired or deleted) from whichever cached scope holds them."""
@@ -378,8 +374,6 @@ class ScopedIndex:
             if gone and mirror is not None:
                 mirror.apply(dict.fromkeys(gone))
                 self.cache.resize(key)
-
-    # ------------------------------------------------------------ search
 
     def search(
         self, conn: Connection, now: int, query: FloatArray, k: int, targets: list[Target]
