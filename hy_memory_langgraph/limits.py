@@ -140,6 +140,9 @@ def limit_parser(name: str) -> Any:
     return parse
 
 
+# --------------------------------------------------------------------------- measures
+
+
 def _utf8_size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
@@ -230,6 +233,9 @@ def check_json_text(limits: Limits, text: str, what: str, *, wrapping: int = 0) 
     (before it is parsed)."""
     if json_text_depth(text, limits.max_depth + wrapping) > limits.max_depth + wrapping:
         raise _too_deep(limits, what, wrapping)
+
+
+# --------------------------------------------------------------------------- entry points
 
 
 def check_write(limits: Limits, messages: Any, metadata: Any = None, *, what: str = "messages",

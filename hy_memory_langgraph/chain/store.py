@@ -160,6 +160,7 @@ class ChainStore:
     def close(self) -> None:
         release_engine(self.engine)
 
+    # ------------------------------------------------------------------ writes
     def record(self, owner: str, branch: str | None, edits: Sequence[Edit], *,
                request_id: str | None, fact_id: str | None, at: str) -> Recorded:
         """Store the edits of one write: one new round per touched thread.
@@ -235,6 +236,7 @@ class ChainStore:
     def flush_erasure(self) -> None:
         """Fold the write-ahead log into the database after deletes (erasure)."""
         checkpoint(self.engine)
+    # ------------------------------------------------------------------ export / import
     def dump(self) -> Iterator[dict[str, Any]]:
         """Every thread with its rounds, oldest thread first (git snapshots are not
         included: they are caches of work-tree files, re-read on the next write)."""
@@ -269,6 +271,7 @@ class ChainStore:
                     written += 1
         return written
 
+    # ------------------------------------------------------------------ git snapshots
     def snapshot(self, owner: str, branch: str | None, root: str, file: str) -> tuple[str, str] | None:
         """``(head, text)`` last seen for a work-tree file, or ``None``."""
         with read_tx(self.engine) as conn:
@@ -285,6 +288,7 @@ class ChainStore:
             conn.execute(SNAPSHOTS.delete().where(*(SNAPSHOTS.c[k] == v for k, v in key.items())))
             conn.execute(SNAPSHOTS.insert().values(**key, head=head, text=text))
 
+    # ------------------------------------------------------------------ reads
     def threads_for(self, owner: str, branch: str | None, *, files: Iterable[str] = (),
                     fact_ids: Iterable[str] = (), any_file: bool = False) -> list[Thread]:
         """Threads of ``owner`` on ``branch`` or on no branch, with their rounds.

@@ -30,6 +30,7 @@ _WRITE_KEYS: Final = ("messages", "user_id", "scene", "session_id", "agent_id", 
                       "branch", "metadata", "memory_at")
 
 
+# -- input of add -------------------------------------------------------------------------
 def _read_text(source: str) -> str:
     try:
         return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8-sig")
@@ -114,6 +115,7 @@ def add(args: argparse.Namespace) -> Any:
     return {"writes": len(results), "results": results}
 
 
+# -- search / list / get / update / history -----------------------------------------------
 def _print_search(result: dict[str, Any], user_id: str) -> None:
     if not (result.get("memories") or result.get("facts") or result.get("experiences")):
         print(f"no memories of {user_id} found")
@@ -233,6 +235,7 @@ def history(args: argparse.Namespace) -> Any:
     return events
 
 
+# -- delete / stats -----------------------------------------------------------------------
 def delete(args: argparse.Namespace) -> Any:
     if args.all == bool(args.memory_ids):
         raise CliError("INVALID_INPUT", "pass memory ids, or --all with --user-id (every memory of that user)")

@@ -123,6 +123,7 @@ class Background:
         self._flushing = 0
         self._lease: Lease | None = None
 
+    # ------------------------------------------------------------------ resources
     @property
     def queue(self) -> JobQueue:
         """The queue (opened, and created when missing, on first use)."""
@@ -145,6 +146,7 @@ class Background:
                                                 timeout_s=float(self.config.db_timeout_s))
             return self._checkpoints
 
+    # ------------------------------------------------------------------ producers
     def enqueue(self, write: PreparedWrite) -> None:
         """Queue a prepared write (one transaction) and wake the client's worker."""
         self.queue.enqueue(encode_write(write), request_id=write["request_id"], user_id=write["user_id"],
@@ -154,6 +156,7 @@ class Background:
         self.start()
         self._wake.set()
 
+    # ------------------------------------------------------------------ what callers see
     def pending_turns(self, user_ids: Sequence[str]) -> list[PendingTurn]:
         """The turns of the queued writes of ``user_ids`` (for read-your-writes)."""
         return pending_turns(self.queue, user_ids) if self._exists() else []
@@ -199,6 +202,7 @@ class Background:
                 self._flushing -= 1
         return {"outstanding": outstanding, "failed": self.queue.counts()["failed"]}
 
+    # ------------------------------------------------------------------ erasure
     def erase_user(self, user_id: str, stores: Sequence[Any]) -> None:
         """Remove ``user_id``'s queued, running and failed requests, their checkpoints
         and their journal entries in ``stores``; a run of theirs in progress is stopped
@@ -244,6 +248,7 @@ class Background:
     def _lock_path(self) -> Path:
         return Path(self.target).with_suffix(".lock")
 
+    # ------------------------------------------------------------------ the worker
     def start(self) -> None:
         """Start the client's worker thread (once)."""
         with self._lock:

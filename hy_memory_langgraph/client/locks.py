@@ -80,6 +80,7 @@ class UserLocks:
                 release_engine(self._engine)
                 self._engine = None
 
+    # -- helpers --------------------------------------------------------------------
     def _hold(self, user: str, *, shared: bool) -> contextlib.AbstractContextManager[None]:
         return self._advisory(user, shared) if self._url else self._file(user, shared)
 

@@ -163,6 +163,7 @@ class HyMemoryClient(MemoryReader):
                                               oa_context_provider=oa_context_provider,
                                               recorder=self.recorder)
 
+    # -- write / search ---------------------------------------------------------------
     @_faults
     def add(self, messages: Sequence[Any] | str, scene: str | None = None, *, user_id: str,
             agent_id: str | None = None, session_id: str | None = None,
@@ -270,6 +271,7 @@ class HyMemoryClient(MemoryReader):
                           created_after=created_after, created_before=created_before)
         return await self._arun(self.search_graph, args, config)
 
+    # -- single memories ------------------------------------------------------------------
     @_faults
     def update(self, memory_id: str, content: str, *, metadata: dict[str, Any] | None = None,
                memory_at: Any = None, expected_version: int | None = None,
@@ -369,6 +371,7 @@ class HyMemoryClient(MemoryReader):
         stores = self.context.stores
         return [stores.chat(), stores.trace(), *(stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
 
+    # -- export / import / stats --------------------------------------------------------------
     @_faults
     def import_memories(self, rows: Iterable[dict[str, Any]], *,
                         user_ids: Sequence[str] | str | None | Unset = UNSET,
@@ -389,6 +392,7 @@ class HyMemoryClient(MemoryReader):
         ``failed``, ``cancelled``)."""
         return {"mode": self.mode, **super().stats(), "background": self.background.counts()}
 
+    # -- workflow memory ---------------------------------------------------------------------
     @_faults
     def memory_prompt(self, user_id: str, workflow_id: str | None = None,
                       memory_app_id: str | None = None) -> MemoryPromptResult:
@@ -415,6 +419,7 @@ class HyMemoryClient(MemoryReader):
     amemory_extract = _in_thread(memory_extract)
     aimport_memories = _in_thread(import_memories)
 
+    # -- lifecycle ----------------------------------------------------------------------------
     @_faults
     def close(self) -> None:
         """Stop the background worker (after its current step; a run in progress is
@@ -427,6 +432,7 @@ class HyMemoryClient(MemoryReader):
             self._owned_cache.close()
             self._owned_cache = None
 
+    # -- helpers ------------------------------------------------------------------------------
     def _run(self, graph: Any, args: WriteArgs | SearchArgs, config: RunnableConfig | None) -> Any:
         """Prepare ``args`` and run a memory graph on them, then hand its pipeline log to the
         recorder (also when it raised); the recorder writes it in the background within a

@@ -187,6 +187,7 @@ class MemoryReader:
         """
         return self.recorder.read(require_id(request_id, "request_id"))
 
+    # -- single memories ------------------------------------------------------------------
     @property
     def _chat(self) -> ChatRepository:
         return self.context.chat_repo
@@ -251,6 +252,7 @@ class MemoryReader:
         owner = optional_id(user_id, "user_id")
         return events if owner is None else [e for e in events if e.get("user_id") == owner]
 
+    # -- export / stats -------------------------------------------------------------------
     def export_memories(self, user_ids: Sequence[str] | str | None = None) -> Iterator[dict[str, Any]]:
         """Every row of an export of this data dir (or of ``user_ids`` only; a string is
         one user): memories of every scene and status, history, traces, version chain,
@@ -279,6 +281,7 @@ class MemoryReader:
         thread; use the sync iterator to stream a very large export)."""
         return await asyncio.to_thread(lambda: list(self.export_memories(user_ids)))
 
+    # -- lifecycle ----------------------------------------------------------------------------
     @faults
     def close(self) -> None:
         """Close every store, the pipeline log and the workflow documents."""

@@ -100,6 +100,7 @@ class WorkflowMemoryService:
                                        recorder=recorder)
         self.graph = build_workflow_extract_graph()
 
+    # -- read ---------------------------------------------------------------------------
     def memory_prompt(self, user_id: str, workflow_id: str | None = None,
                       memory_app_id: str | None = None) -> dict[str, Any]:
         """The memory prompt of ``user_id`` (+ one workflow) and the OA context.
@@ -186,6 +187,7 @@ class WorkflowMemoryService:
             self.recorder.forget_user(user_id)
         return removed
 
+    # -- write --------------------------------------------------------------------------
     def memory_extract(self, user_id: str, msg_list: list[dict[str, Any]] | None = None,
                        user_message: list[str] | None = None,
                        assistant_message: list[str] | None = None,

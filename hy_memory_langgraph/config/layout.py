@@ -48,6 +48,8 @@ class StorageLayout:
     db_url: str | None
     db_schema_prefix: str
 
+    # ------------------------------------------------------------------ derived paths
+
     @property
     def chat_db_path(self) -> Path:
         """``{data_dir}/data/chat_memory.db``."""
@@ -100,6 +102,7 @@ class StorageLayout:
         """``{data_dir}/workflow``."""
         return self.data_dir / "workflow"
 
+    # ------------------------------------------------------------------ store names
     # A store is named after the stem of its file (``chat_memory``, ``coding_memory_trace``,
     # ``hy_code``, ``pipeline_log``, ``background``).
 

@@ -62,6 +62,9 @@ def _env_value(env: Mapping[str, str], name: str) -> str | None:
     return str(raw)
 
 
+# --------------------------------------------------------------------------- dataclasses
+
+
 @dataclass(frozen=True)
 class CodingConfig:
     """Settings of the working/coding pipelines and the version-evolution chain.
@@ -193,6 +196,8 @@ class MemoryConfig(StorageLayout):
                 f"{str(self.oa_context_file)!r}): expected at most one OA context source; "
                 "unset one of them."
             )
+
+    # ------------------------------------------------------------------ builders
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> MemoryConfig:

@@ -273,6 +273,9 @@ def serve_stdio(server: Any) -> None:
     anyio.run(run)
 
 
+# --------------------------------------------------------------------------- HTTP
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True

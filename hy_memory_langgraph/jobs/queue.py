@@ -184,6 +184,7 @@ class JobQueue:
     def close(self) -> None:
         release_engine(self.engine)
 
+    # ------------------------------------------------------------------ producers
     def enqueue(self, payload: dict[str, Any], *, request_id: str, user_id: str, session_key: str,
                 merge_key: str, at_ts: float, delay: float, now: float | None = None) -> None:
         """Insert one request (one statement, one transaction); its payload passes the gate."""
@@ -195,6 +196,7 @@ class JobQueue:
         with write_tx(self.engine) as conn:
             conn.execute(_JOBS.insert().values(**row))
 
+    # ------------------------------------------------------------------ workers
     def claim(self, lease: Lease, *, now: float | None = None, ignore_delay: bool = False) -> Run | None:
         """Take the next run for the worker holding ``lease``, or ``None``.
 
@@ -316,6 +318,7 @@ class JobQueue:
     def _owned(run: Run, lease: Lease) -> sa.ColumnElement[bool]:
         return sa.and_(_JOBS.c.run_id == run.run_id, _JOBS.c.worker_key == lease.key, _JOBS.c.state == "running")
 
+    # ------------------------------------------------------------------ readers
     def jobs(self, *, user_ids: Sequence[str] | None = None, states: Iterable[str] = _STATES,
              with_payload: bool = False) -> list[_Job]:
         """Rows in queue order (of ``user_ids`` only, when given)."""
@@ -343,6 +346,7 @@ class JobQueue:
         with read_tx(self.engine, single=True) as conn:
             return conn.execute(sa.select(sa.func.min(_JOBS.c.ready_at)).where(_JOBS.c.state == "queued")).scalar()
 
+    # ------------------------------------------------------------------ erasure
     def cancel_user(self, user_id: str) -> list[tuple[int, int | None]]:
         """Mark every row of ``user_id`` cancelled (no worker takes it again); the
         ``(run_id, worker_key)`` of the runs that were running."""

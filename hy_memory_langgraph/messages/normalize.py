@@ -147,6 +147,9 @@ def make_tool_call(call_id: str, name: str, args: Any, where: str) -> ToolCall:
     )
 
 
+# ---------------------------------------------------------------------------- dispatch
+
+
 def _one(item: Any, i: int) -> list[Msg]:
     where = f"messages[{i}]"
     if isinstance(item, Msg):
@@ -182,6 +185,9 @@ def _opt_str(value: Any, where: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise InvalidInputError(f"{where} must be a string, got {type(value).__name__}; {_FIX}")
+
+
+# ---------------------------------------------------------------------------- dicts
 
 
 def _from_dict(d: Mapping[str, Any], where: str) -> list[Msg]:
@@ -253,6 +259,9 @@ def _required_name(value: Any, where: str) -> str:
     return value
 
 
+# ---------------------------------------------------------------------------- content blocks
+
+
 def _blocks(content: Any, where: str, role: str) -> tuple[list[str], list[ToolCall], list[Msg]]:
     """Split message content into text parts, tool calls and tool results."""
     if content is None:
@@ -310,6 +319,9 @@ def _tool_result(block: Mapping[str, Any], where: str) -> Msg:
     )
 
 
+# ---------------------------------------------------------------------------- LangChain
+
+
 def _from_langchain(m: BaseMessage, where: str) -> list[Msg]:
     """A LangChain message read as the dict it stands for (:func:`_from_dict`): its role,
     content, tool calls (invalid ones too, kept with their raw arguments) and tool fields."""
@@ -328,6 +340,9 @@ def _from_langchain(m: BaseMessage, where: str) -> list[Msg]:
     else:
         d["type"] = m.type
     return _from_dict(d, where)
+
+
+# ---------------------------------------------------------------------------- post-processing
 
 
 def _merge_calls(first: list[ToolCall], second: list[ToolCall]) -> list[ToolCall]:

@@ -139,6 +139,8 @@ def is_trivial(text: str) -> bool:
     return all(word in _EN_FILLER for word in _LATIN_WORD.findall(rest))
 
 
+# --- question-only turns -------------------------------------------------------------
+
 # A sentence: text up to a run of terminators; a dot followed by a letter or digit
 # ("3.5", "e.g") does not end one.
 _SENTENCE = re.compile(r"((?:[^.!?。！？…\n]|\.(?=\w))+)([.!?。！？…]*)")

@@ -47,6 +47,9 @@ def user_text(msgs: Iterable[Msg]) -> str:
     return "\n".join(m.content for m in msgs if m.role == "user" and m.content)
 
 
+# ---------------------------------------------------------------------------- user turns
+
+
 def split_user_turns(msgs: Iterable[Msg]) -> list[list[Msg]]:
     """Group messages into user-turns.
 

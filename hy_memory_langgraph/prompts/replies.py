@@ -81,6 +81,7 @@ Texts = Annotated[list[str], BeforeValidator(as_str_list)]
 Confidence = Annotated[float | None, BeforeValidator(_confidence)]
 
 
+# ----------------------------------------------------------------------- routing
 class SceneJudge(Reply):
     """``scene_judge``: the scene of a write with a tool trace."""
 
@@ -101,6 +102,7 @@ class QueryAnalysis(Reply):
     time_range: Annotated[TimeRange, BeforeValidator(lambda v: v if isinstance(v, dict) else {})] = TimeRange()
 
 
+# ----------------------------------------------------------------------- chat
 OWNERS = ("user", "assistant")
 CHAT_OPS = ("ADD", "UPDATE", "SUPERSEDE", "SKIP")
 
@@ -131,6 +133,7 @@ class ChatReconcile(Reply):
     operations: Annotated[list[ChatDecision], BeforeValidator(_items(ChatDecision))] = []
 
 
+# ----------------------------------------------------------------------- working / coding
 EXPERIENCE_OPS = ("ADD", "UPDATE", "DELETE", "SKIP")
 
 
@@ -207,6 +210,7 @@ class ProgressSummary(Reply):
     summary: Text = ""
 
 
+# ----------------------------------------------------------------------- workflow
 class WorkflowEntry(Reply):
     dimension: Literal["user", "global", "workflow"]
     text: Annotated[str, BeforeValidator(_nonblank)]

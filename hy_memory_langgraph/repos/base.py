@@ -233,6 +233,7 @@ class RecordRepository:
         self._labels = {kind: encode_label(name) for kind, name in collections.items()}
         self._history = encode_label(history)
 
+    # -- namespaces -----------------------------------------------------------------
     def namespace(self, kind: str, user_id: str) -> tuple[str, str]:
         """Where records of ``kind`` of ``user_id`` live."""
         return (self._labels[kind], encode_label(user_id))
@@ -240,6 +241,7 @@ class RecordRepository:
     def history_namespace(self, user_id: str) -> tuple[str, str]:
         return (self._history, encode_label(user_id))
 
+    # -- reads ----------------------------------------------------------------------
     def locate(self, memory_id: str) -> tuple[str, str] | None:
         """``(user_id, kind)`` of an existing record of this repository, or ``None``."""
         entry = self.store.get(ID_NS, memory_id)
@@ -317,6 +319,7 @@ class RecordRepository:
                 pending.extend(event.get("supersedes") or [])
         return sorted(events, key=lambda e: (e["seq"], e["at"]))
 
+    # -- export / import --------------------------------------------------------------
     def dump(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
         """Every stored record and history event of every user, as they are stored.
 
@@ -402,6 +405,7 @@ class RecordRepository:
         """Whether ``memory_id`` has the form of a ``kind`` id of this repository."""
         return True
 
+    # -- writes ---------------------------------------------------------------------
     def begin(self, request_id: str | None) -> Change:
         """A new, empty change."""
         return Change(self, request_id)
@@ -480,6 +484,7 @@ class RecordRepository:
         self.store.batch(ops)
         return removed
 
+    # -- helpers --------------------------------------------------------------------
     def _items(self, namespace: tuple[str, ...], where: dict[str, Any] | None = None) -> list[Item]:
         return list(self.store.search(namespace, filter=where, limit=SCAN_LIMIT))
 

@@ -104,6 +104,7 @@ class ChatRepository(RecordRepository):
     def owns_id(self, memory_id: str, kind: str) -> bool:
         return parse_id(memory_id) is None  # a working/coding id is not a chat memory's
 
+    # -- writes -----------------------------------------------------------------------
     def create(self, user_id: str, content: str, *, request_id: str,
                memory_at: datetime | None = None, supersedes: list[str] | None = None,
                memory_id: str | None = None, extra: Sequence[PutOp] = (), **fields: Any) -> ChatMemory:
@@ -190,6 +191,7 @@ class ChatRepository(RecordRepository):
             change.ops.append(PutOp(self.turn_namespace(memory.user_id), memory.turn_hash,
                                     {"memory_id": memory.memory_id}, index=False))
 
+    # -- lite turn index ----------------------------------------------------------------
     def turn_namespace(self, user_id: str) -> tuple[str, str]:
         return (encode_label(TURNS), encode_label(user_id))
 
@@ -217,6 +219,7 @@ class ChatRepository(RecordRepository):
                 out[key] = memory
         return out
 
+    # -- reads ------------------------------------------------------------------------
     def active(self, user_id: str) -> list[ChatMemory]:
         """Every active memory of ``user_id``."""
         return [cast(ChatMemory, r) for r in self.scan("chat", user_id, {"status": ACTIVE})]
@@ -233,6 +236,7 @@ class ChatRepository(RecordRepository):
                                  limit=limit)
         return _chat_hits(hits)
 
+    # -- the persistent lexical index ----------------------------------------------------
     def lexical_ready(self, user_id: str) -> bool:
         """Whether :meth:`candidates` can answer for ``user_id``.
 

@@ -81,6 +81,7 @@ class ProductivityRepository(RecordRepository):
     def owns_id(self, memory_id: str, kind: str) -> bool:
         return parse_id(memory_id) == (kind, self.scene)
 
+    # -- reads ------------------------------------------------------------------------
     def get(self, memory_id: str) -> Record | None:
         parsed = parse_id(memory_id)
         if parsed is None or parsed[1] != self.scene:

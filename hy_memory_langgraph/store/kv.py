@@ -79,6 +79,7 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
             raise InvalidInputError(f"namespace={namespace!r} is invalid: a tuple of non-empty strings")
         self.namespace = tuple(namespace)
 
+    # -- sync -----------------------------------------------------------------------
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """The values of ``keys`` (``None`` for a missing key), in order."""
         found = self.store.batch(self._gets(keys)) if keys else []
@@ -119,6 +120,7 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
         return [item.key for item in page if tuple(item.namespace) == self.namespace
                 and (prefix is None or item.key.startswith(prefix))]
 
+    # -- async ----------------------------------------------------------------------
     async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Async twin of :meth:`mget`."""
         found = await self.store.abatch(self._gets(keys)) if keys else []
@@ -145,6 +147,7 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
                 return
             offset += _PAGE
 
+    # -- lifecycle ------------------------------------------------------------------
     def close(self) -> None:
         """Close the store when this object opened it (a store passed in stays open)."""
         close = getattr(self.store, "close", None)

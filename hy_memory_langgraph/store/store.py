@@ -297,6 +297,8 @@ class HyMemoryStore(BaseStore):
             with database_faults(self._where):
                 migrations.setup(self._engine, COMPONENT, self.MIGRATIONS)
 
+    # ------------------------------------------------------------ lifecycle
+
     def _open(self, search_threads: int | None, cache: IndexCache,
               approximate: ApproximateSearch | None) -> ScopedIndex | None:
         dims = self.index_config["dims"] if self.index_config else None
@@ -401,6 +403,8 @@ class HyMemoryStore(BaseStore):
         with self._lock:
             self._check_open()
             checkpoint(self._engine)
+
+    # ------------------------------------------------------------ batch API
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Execute ops synchronously (reads see the state before this batch's writes).
@@ -629,6 +633,8 @@ class HyMemoryStore(BaseStore):
         with read_tx(self._engine) as conn:
             self._scoped.catch_up(conn, now, local=written.local, mine=set(written.seqs))
 
+    # ------------------------------------------------------------ ranked keys
+
     @_faults
     def lexical_status(self, namespace: tuple[str, ...]) -> LexicalStatus:
         """What the lexical index holds for ``namespace`` (see :class:`LexicalStatus`)."""
@@ -694,6 +700,8 @@ class HyMemoryStore(BaseStore):
         except sa.exc.DBAPIError as exc:
             log.warning("%s: the write-ahead log still holds removed items until a checkpoint "
                         "succeeds (%s)", self._where, exc.orig)
+
+    # ------------------------------------------------------------ TTL
 
     def sweep_ttl(self) -> int:
         """Delete expired items (rows, vectors, index entries); returns how many."""

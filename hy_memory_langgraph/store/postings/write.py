@@ -200,6 +200,9 @@ def apply_lexical(
     _save_spaces(batch, {ns for _, ns in removed})
 
 
+# ---------------------------------------------------------------- loading
+
+
 def _resolve(conn: Connection, ops: Mapping[tuple[str, str], LexicalOp],
              upserted: Mapping[tuple[str, str], int]) -> dict[tuple[str, str], int]:
     """Item ids of the ops' items (ops for missing items are left out)."""
@@ -241,6 +244,9 @@ def _create_space(batch: _Batch, namespace: str, window: tuple[int, int]) -> _Sp
     space = _Space(int(space_id), namespace, 0, 0, window, changed=True)
     batch.spaces[space.id] = batch.by_namespace[namespace] = space
     return space
+
+
+# ---------------------------------------------------------------- drops and writes
 
 
 def _delete_rows(conn: Connection, item_ids: Sequence[int], *, postings_only: bool = False) -> None:
@@ -290,6 +296,9 @@ def _write(batch: _Batch, ops: Mapping[tuple[str, str], LexicalOp],
     _delete_rows(batch.conn, replaced)
     if rows:
         batch.conn.execute(_INSERT_DOCS, list(rows.values()))
+
+
+# ---------------------------------------------------------------- neighbours
 
 
 def _affected_positions(run: Sequence[_Doc], points: Iterable[Order], window: tuple[int, int]) -> list[int]:
@@ -370,6 +379,9 @@ def _rewrite(batch: _Batch, docs: list[tuple[_Doc, Counter[str]]]) -> None:
     batch.conn.execute(_SET_LENGTH, lengths)
     if postings:
         batch.conn.execute(_INSERT_POSTINGS, postings)
+
+
+# ---------------------------------------------------------------- statistics
 
 
 def _save_spaces(batch: _Batch, emptied: set[str]) -> None:

@@ -166,6 +166,9 @@ lexical_postings = sa.Table(
 )
 
 
+# ---------------------------------------------------------------- migrations
+
+
 #: The PostgreSQL function every item value is read through for the containment index.
 PG_VALUE_READER = "hy_jsonb_or_empty"
 

@@ -218,6 +218,9 @@ def row_to_search_item(row: Row[Any], score: float | None) -> SearchItem | None:
     )
 
 
+# ---------------------------------------------------------------- reads
+
+
 # One namespace, several keys: an index range per key. (A row-value ``IN (VALUES …)``
 # over several pairs makes SQLite scan the whole table.)
 _BY_NS_KEYS = sa.select(*ITEM_COLUMNS).where(
@@ -318,6 +321,9 @@ def live_namespaces(conn: Connection, now: int, prefix: str) -> list[str]:
     stmt = _listing(where.clause, 2)
     assert stmt is not None  # item_where without an extra filter gives a prebuilt clause
     return list(conn.execute(stmt, where.params).scalars())
+
+
+# ---------------------------------------------------------------- writes
 
 
 def _upsert_statement(insert: Any, vectorless: sa.ColumnElement[bool], documented: sa.ColumnElement[bool]) -> Any:
@@ -459,6 +465,9 @@ def expired_rows(conn: Connection, now: int) -> list[Row[Any]]:
     return list(conn.execute(stmt))
 
 
+# ---------------------------------------------------------------- change log
+
+
 _APPEND = sa.insert(changes).returning(changes.c.seq)
 
 
@@ -525,6 +534,9 @@ def forget_change_names(conn: Connection, item_ids: Sequence[int]) -> None:
 def prune_changes(conn: Connection, upto: int) -> None:
     """Forget log entries with ``seq <= upto`` (readers further behind rebuild)."""
     conn.execute(sa.delete(changes).where(changes.c.seq <= upto))
+
+
+# ---------------------------------------------------------------- vectors & meta
 
 
 _VECTORS = (

@@ -59,6 +59,8 @@ class Mirror:
         self._ns_items: dict[str, set[int]] = {}
         self._ns_sorted: list[str] = []
 
+    # ------------------------------------------------------------ bookkeeping
+
     def reset(self, index: VectorIndex, layout: Iterable[tuple[int, str, int]]) -> None:
         """Replace the index and the item layout ``(item_id, namespace, n_vectors)``."""
         self.index = index
@@ -160,6 +162,8 @@ class Mirror:
             blocks.append(vectors)
         if blocks:
             self.index.add(self._expand(new_ids, new_counts), np.concatenate(blocks))
+
+    # ------------------------------------------------------------ candidates
 
     @staticmethod
     def _expand(item_ids: list[int], counts: list[int]) -> IdArray:

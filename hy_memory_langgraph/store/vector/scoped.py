@@ -140,6 +140,8 @@ class ScopedIndex:
         self.seq = 0
         self.pending: set[int] = set()  # own log positions after seq, already applied
 
+    # ------------------------------------------------------------ loading
+
     def _decode(self, blob: bytes) -> FloatArray:
         vector = np.frombuffer(blob, dtype="<f4")
         if vector.shape[0] != self.dims:
@@ -273,6 +275,8 @@ class ScopedIndex:
     def close(self) -> None:
         self.cache.drop_owner(self.owner)
 
+    # ------------------------------------------------------------ catch-up
+
     def open(self, conn: Connection) -> None:
         """Start at the log's end: nothing is cached yet, so nothing needs replaying."""
         self.seq = sql.last_seq(conn)
@@ -374,6 +378,8 @@ class ScopedIndex:
             if gone and mirror is not None:
                 mirror.apply(dict.fromkeys(gone))
                 self.cache.resize(key)
+
+    # ------------------------------------------------------------ search
 
     def search(
         self, conn: Connection, now: int, query: FloatArray, k: int, targets: list[Target]
