@@ -40,9 +40,9 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from hy_memory_langgraph.redact.judge import (credential_like, grouped_key, looks_random, not_a_value, postcode, quantity,
-                                             reference)
-from hy_memory_langgraph.redact.rules import NameClass, code_label, load_rules, name_class, open_key
+from hy_memory_langgraph.redact.judge import (credential_like, grouped_key, long_digits, looks_random, not_a_value,
+                                             postcode, quantity, reference)
+from hy_memory_langgraph.redact.rules import NameClass, code_label, fold, load_rules, name_class, open_key
 
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
@@ -80,6 +80,39 @@ _BEFORE_WORDS: Final = 4
 _WORD_AFTER: Final = re.compile(r"[\s_-]*([^\W\d_]+)")
 
 
+#: Most characters of a label's sentence read before it for a network's name.
+_NETWORK_WINDOW: Final = 120
+_SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
+
+
+def _network_compound(text: str, start: int) -> bool:
+    """Whether the word a label ends begins with a network's name (``Netzschlüssel``,
+    ``Nätverksnyckeln``, ``WLAN-Schlüssel``): the network's password."""
+    begin = start
+    while begin > 0 and (text[begin - 1].isalpha() or (text[begin - 1] == "-" and begin > 1)):
+        begin -= 1
+    end = start
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    word = fold(text[begin:end]).lower().replace("-", "")
+    return any(word.startswith(network) and len(word) > len(network) for network in load_rules().networks)
+
+
+def names_network(text: str, start: int, words: list[str]) -> bool:
+    """Whether the words after a label, or its sentence before it (the line before too
+    when the label starts a line: "SSID: HomeNet" / "Key: …"), name a wireless network,
+    or the label's own word does (:func:`_network_compound`)."""
+    if _network_compound(text, start):
+        return True
+    before = text[max(0, start - _NETWORK_WINDOW):start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    if len(ends) > 1 and not before[ends[-1]:].strip():
+        ends.pop()  # the label starts its line: the line before is its block's
+    tokens = [*re.split(r"[^\w!-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
+    return not load_rules().networks.isdisjoint(tokens)
+
+
+
 def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
     """The values found after each of the ``labels`` (matches of the label head: groups
     ``name`` or ``phrase``) in ``text``."""
@@ -94,9 +127,8 @@ def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
 def _before(text: str, label: re.Match[str]) -> Span | None:
     """A password given before its label: "mivo36ze is the new wifi password", "X ist das
     neue Passwort", "set X as my password": a token that looks like a password, a copula
-    (``=``, a dash, an "as" word), then at
-    most :data:`_BEFORE_WORDS` words of no digit and the label, in one sentence, and no
-    qualifier after the label ("… is the password hint")."""
+    (``=``, a dash, an "as" word), then at most :data:`_BEFORE_WORDS` words of no digit and
+    the label, in one sentence, and no qualifier after the label ("… is the password hint")."""
     rules = load_rules()
     head = (label.group("name") or label.group("phrase") or "").lower()
     if head in rules.loose or name_class(label.group()) != "password" or text[label.start() - 1:label.start()] in _IN_CODE:
@@ -135,6 +167,9 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
     if kind is None or head in ("pass", "otp") or (head in _ABBREVIATIONS and (
             text[label.start() - 1:label.start()] in _IN_CODE or not label.group().islower())):
         return None  # checkpw(pw, stored_hash1): an argument; "Kindle PW 11th-gen": a name
+    fillers_most = 0 if head in _ABBREVIATIONS else _FILLERS.get(kind, WINDOW)  # as its own class reads
+    if kind in ("weak", "secret") and names_network(text, label.start(), []):
+        kind = "password"  # "сеть Home, ключ безопасности 6fyv808jq718": the network's password
     codes = kind == "password" and code_label(name)
     if head == "pin" and not codes:
         return None
@@ -182,7 +217,7 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             first = first or value
         elif not separated:
             fillers += 1
-            if fillers > (0 if head in _ABBREVIATIONS else _FILLERS.get(kind, WINDOW)):
+            if fillers > fillers_most:
                 return first
     return first
 
@@ -247,7 +282,7 @@ def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: 
             if counted or quantity(text, stop) or postcode(text, offset, stop):
                 return None
             return offset, stop, "password"
-        return (offset, stop, "password") if credential_like(token) else None
+        return (offset, stop, "password") if credential_like(token) or long_digits(token) else None
     grouped = grouped_key(text, offset, token)  # a key written in groups of four
     if grouped is not None:
         return offset, grouped, "secret_value"

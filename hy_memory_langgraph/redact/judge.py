@@ -273,6 +273,12 @@ def _random_enough(value: str) -> bool:
         and entropy(value) >= 3.5 and not code_value(value, "") and not _STORE_KEY.fullmatch(value)
 
 
+def long_digits(value: str) -> bool:
+    """Sixteen digits or more: a network's key of digits (a FRITZ!Box's has twenty), longer
+    than any phone number."""
+    return len(value) >= 16 and value.isdigit()
+
+
 def marker_value(test: str, value: str) -> int | None:
     """How much of the ``value`` a marker rule found is the secret, by the rule's ``test``
     (``None``: none of it). Every value that stands for a secret (:func:`reference`) is
@@ -282,14 +288,16 @@ def marker_value(test: str, value: str) -> int | None:
     …``) or, when it is a list of parameters (``Digest username="…", response="…"``,
     ``Credential=…, Signature=…``), all of it, if it holds a credential; ``"strong"``: a
     value that looks like a password (:func:`credential_like`) and holds a symbol or looks
-    random; other tests take the value as it is."""
+    random, or a network key of digits (:func:`long_digits`); other tests take the value
+    as it is. A markdown code span's closing backtick is no part of a value."""
+    value = value.rstrip("`")
     if not value or reference(value):
         return None
     if test == "random":
         return len(value) if _random_enough(value) else None
     if test == "strong":
-        return len(value) if credential_like(value) and (not _PASSWORD_SYMBOLS.isdisjoint(value)
-                                                         or looks_random(value, min_length=8)) else None
+        return len(value) if long_digits(value) or (credential_like(value) and (
+            not _PASSWORD_SYMBOLS.isdisjoint(value) or looks_random(value, min_length=8))) else None
     if test == "cookie":  # a Cookie header: a credential among its values (theme=dark; Path=/ holds none)
         return len(value) if holds_credential(value) else None
     if test == "credential":

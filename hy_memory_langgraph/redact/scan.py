@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from hy_memory_langgraph.redact.blocks import block_spans, may_hold_blocks
-from hy_memory_langgraph.redact.bridge import ALIASING, bridged_spans
+from hy_memory_langgraph.redact.bridge import ALIASING, bridged_spans, names_network
 from hy_memory_langgraph.redact.calls import call_spans
 from hy_memory_langgraph.redact.cards import card_numbers
 from hy_memory_langgraph.redact.judge import (code_value, credential_like, grouped_key, holds_credential, looks_random,
@@ -241,7 +241,7 @@ def _near_span(text: str, match: re.Match[str]) -> Span | None:
     value = match.group("value").rstrip(".,;:!?)]}")
     label = match.group("phrase") or match.group("name")
     kind = name_class(label)
-    if kind in ("weak", "secret") and _names_network(text, match.start(), []):
+    if kind in ("weak", "secret") and names_network(text, match.start(), []):
         kind = "password"  # "Netzwerk Home_5G, netwerksleutel Mercedes62@"
     start = match.start("value")
     if code_value(value, "") or value.startswith(("(", ":", "=", "|", "-", ">", "<")):
@@ -365,7 +365,7 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
     label = " ".join([head, *words])
     kind = name_class(label)
     if kind in ("weak", "secret") and name_class(head) is not None \
-            and _names_network(match.string, match.start(), words):
+            and names_network(match.string, match.start(), words):
         kind = "password"  # "the guest network is HomeNet-5G and the key is …": the network's password
     if kind is not None and open_key(head, words, match.string, match.start()):
         return label, None  # "my public key:", "clé publique", "Cache key:": no secret
@@ -374,38 +374,6 @@ def _label_kind(match: re.Match[str], value: str) -> tuple[str, NameClass | None
             and (head.lower() == "pw" or (value.isdigit() if head.lower() != "pass" else credential_like(value))):
         kind = "password"
     return label, kind
-
-
-#: Most characters of a label's sentence read before it for a network's name.
-_NETWORK_WINDOW: Final = 120
-_SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
-
-
-def _network_compound(text: str, start: int) -> bool:
-    """Whether the word a label ends begins with a network's name (``Netzschlüssel``,
-    ``Nätverksnyckeln``, ``WLAN-Schlüssel``): the network's password."""
-    begin = start
-    while begin > 0 and (text[begin - 1].isalpha() or (text[begin - 1] == "-" and begin > 1)):
-        begin -= 1
-    end = start
-    while end < len(text) and text[end].isalpha():
-        end += 1
-    word = fold(text[begin:end]).lower().replace("-", "")
-    return any(word.startswith(network) and len(word) > len(network) for network in load_rules().networks)
-
-
-def _names_network(text: str, start: int, words: list[str]) -> bool:
-    """Whether the words after a label, or its sentence before it (the line before too
-    when the label starts a line: "SSID: HomeNet" / "Key: …"), name a wireless network,
-    or the label's own word does (:func:`_network_compound`)."""
-    if _network_compound(text, start):
-        return True
-    before = text[max(0, start - _NETWORK_WINDOW):start]
-    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
-    if len(ends) > 1 and not before[ends[-1]:].strip():
-        ends.pop()  # the label starts its line: the line before is its block's
-    tokens = [*re.split(r"[^\w!-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
-    return not load_rules().networks.isdisjoint(tokens)
 
 
 #: A query string of parameters (``?sv=2022-11-02&ss=b&sig=…``).

@@ -263,3 +263,31 @@ def test_secrets_near_this_rounds_exceptions_still_go(text: str) -> None:
     "The password's ≥12 chars requirement", "the password's —finally— accepted"])
 def test_code_specs_and_prose_near_this_rounds_rules_stay(text: str) -> None:
     assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_networks_key_named_in_its_sentence_or_on_a_note(seed: int) -> None:
+    """A key's label in a sentence naming a network takes a password's value (any words
+    between); a network's key may be digits alone when long (a FRITZ!Box's has twenty)."""
+    rng = random.Random(seed)
+    password = _word(rng) + str(rng.randint(100, 999)) + _word(rng)
+    digits = "".join(rng.choices(string.digits, k=20))
+    name = _word(rng).title() + rng.choice(["_Home", "-5G", ""])
+    for text, secret in ((f"сеть {name}, ключ безопасности {password}", password),
+                         (f"Rete {name}, chiave di rete {digits}", digits),
+                         (f"the note on the fridge says WiFi {name} / {digits}", digits),
+                         (f"WiFi:{name} / {password}#", f"{password}#")):
+        assert secret not in redact_text(text), text
+    assert redact_text("WiFi 6 / 6E") == "WiFi 6 / 6E"
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_markdown_code_spans_backtick_is_no_part_of_a_value(seed: int) -> None:
+    rng = random.Random(seed)
+    token, password = _random_token(rng, 28), _password(rng)
+    for text, secret in ((f"`X-API-Key: {token}`", token), (f"run `curl -u admin:{password}` now", password)):
+        out = redact_text(text)
+        assert secret not in out and out.endswith(text[text.rindex("`"):]), out
+    for text in ("The docs say `X-API-Key: <api-key>` must be sent with every request.",
+                 "Example in the docs: `curl https://api.stripe.com/v1/charges -u sk_test_YOUR_KEY:` — the colon?"):
+        assert redact_text(text) == text
