@@ -1,10 +1,13 @@
-"""Detection by mechanism, fifth round: a user's and a password's literals side by side in
-any call, and the near misses of their classes (keys meant to be shared, keys of a
-key-value store, paths, ranges of a count, words with marks, placeholders in any language,
-a name passed to a call).
+"""Detection by mechanism, the rounds after held-out corpora #9 to #12 and an outside attack
+on them: a user's and a password's literals side by side in any call, values by grammar
+(a dot among random characters, compound labels, "as" words, abbreviations, possessives),
+a network's key named in its sentence or on a note, sheets of backup codes, query strings
+given as tokens, seed phrases and labels across messages and replies; and the near misses
+of the same classes (open keys, keys of a key-value store, paths, counts, words with marks,
+placeholders in any language, names and flags in code, markdown code spans).
 
-Each test draws its variants from the class: random users, passwords and words, call names
-no rule lists, labels and public words of several languages.
+Each test draws its variants from the class: random users, passwords, keys and words, call
+names no rule lists, labels and qualifiers of several languages.
 """
 
 from __future__ import annotations
