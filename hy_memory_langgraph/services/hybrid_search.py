@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from hy_memory_langgraph.repos.chat import ChatRepository
 from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, session_of, utterance
@@ -50,6 +50,7 @@ from hy_memory_langgraph.retrieval.relative_time import relative_spans
 from hy_memory_langgraph.services.context import MemoryContext
 
 Scores = dict[str, float]
+T = TypeVar("T")
 
 
 @dataclass
@@ -104,9 +105,9 @@ class _InProcessSource:
                  ranking: ChatRanking) -> None:
         self.repo, self.user_id, self.ranking = ctx.chat_repo, user_id, ranking
         self.where = time_filter(after, before)
-        active = _active(ctx, user_id)
+        active = _per_revision(ctx, "chat_active", user_id, lambda: ctx.chat_repo.active(user_id))
         self.by_id = {m.memory_id: m for m in active if _in_range(m, self.where)}
-        texts = _lexical_texts(ctx, user_id, active)
+        texts = _per_revision(ctx, "chat_lexical", user_id, lambda: _lexical_texts(active))
         self.index = ctx.lexical.sync(("chat", user_id), [(mid, text, text) for mid, text in texts.items()])
 
     def pools(self, query: str, pool: int) -> _Pools:
@@ -212,28 +213,22 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
     return bounds.get("$gte", float("-inf")) <= memory.memory_ts <= bounds.get("$lte", float("inf"))
 
 
-def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory]) -> dict[str, str]:
+def _lexical_texts(active: list[ChatMemory]) -> dict[str, str]:
     """What BM25 indexes per memory: a turn (with the trivial turns it carries) and its
     session neighbours (:data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`), else
-    ``retrieval_text``; cached per user until its revision changes."""
-    revision = ctx.chat_repo.revision(user_id)
-    cached = ctx.search_cache.get(("chat_lexical", user_id))
-    if cached is not None and revision is not None and cached[0] == revision:
-        return cached[1]
+    ``retrieval_text``."""
     before, after = LEXICAL_WINDOW
     neighbours = texts_with_neighbours([utterance(m) for m in active], before=before, after=after)
-    texts = {m.memory_id: neighbours[m.memory_id] if session_of(m) is not None else m.retrieval_text
-             for m in active}
-    ctx.search_cache.put(("chat_lexical", user_id), (revision, texts))
-    return texts
+    return {m.memory_id: neighbours[m.memory_id] if session_of(m) is not None else m.retrieval_text
+            for m in active}
 
 
-def _active(ctx: MemoryContext, user_id: str) -> list[ChatMemory]:
-    """The user's active memories, reloaded only when the user's revision changed."""
+def _per_revision(ctx: MemoryContext, name: str, user_id: str, make: Callable[[], T]) -> T:
+    """``make()``, cached per user until the user's revision changes."""
     revision = ctx.chat_repo.revision(user_id)
-    cached = ctx.search_cache.get(("chat_active", user_id))
+    cached = ctx.search_cache.get((name, user_id))
     if cached is not None and revision is not None and cached[0] == revision:
         return cached[1]
-    active = ctx.chat_repo.active(user_id)
-    ctx.search_cache.put(("chat_active", user_id), (revision, active))
-    return active
+    made = make()
+    ctx.search_cache.put((name, user_id), (revision, made))
+    return made
