@@ -244,10 +244,8 @@ class RecordRepository:
     # -- reads ----------------------------------------------------------------------
     def locate(self, memory_id: str) -> tuple[str, str] | None:
         """``(user_id, kind)`` of an existing record of this repository, or ``None``."""
-        entry = self.store.get(ID_NS, memory_id)
-        if entry is None or entry.value.get("kind", "chat") not in self._labels:
-            return None
-        return str(entry.value["user_id"]), str(entry.value.get("kind", "chat"))
+        owner = self._owners([memory_id]).get(memory_id)
+        return owner if owner is not None and owner[1] in self._labels else None
 
     def get(self, memory_id: str) -> Record | None:
         """The record ``memory_id`` (any status), or ``None``."""
@@ -256,14 +254,9 @@ class RecordRepository:
 
     def get_many(self, ids: Iterable[str]) -> list[Record]:
         """The records of ``ids`` that exist, in order, duplicates dropped (two batches)."""
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return []
-        entries = self.store.batch([GetOp(ID_NS, i) for i in wanted])
-        located = [(i, e.value) for i, e in zip(wanted, entries)
-                   if isinstance(e, Item) and e.value.get("kind", "chat") in self._labels]
-        items = self.store.batch([GetOp(self.namespace(v.get("kind", "chat"), v["user_id"]), i)
-                                  for i, v in located]) if located else []
+        located = [(i, owner) for i, owner in self._owners(list(ids)).items() if owner[1] in self._labels]
+        items = self.store.batch([GetOp(self.namespace(kind, user), i)
+                                  for i, (user, kind) in located]) if located else []
         return _readable(item.value for item in items if isinstance(item, Item))
 
     def revision(self, user_id: str) -> str | None:
