@@ -66,7 +66,7 @@ def turn_hash(owner: str, session_id: str | None, text: str) -> str:
 
 
 @dataclass(frozen=True)
-class _ChatCandidates:
+class CandidatePools:
     """The two candidate pools of one chat search, by memory id.
 
     Attributes:
@@ -248,7 +248,7 @@ class ChatRepository(RecordRepository):
         return self._ranked().lexical_status(self.namespace("chat", user_id)).window in (None, LEXICAL_WINDOW)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
-                   ts_range: tuple[float | None, float | None] | None = None) -> _ChatCandidates:
+                   ts_range: tuple[float | None, float | None] | None = None) -> CandidatePools:
         """The best ``pool`` memories by vector similarity and by BM25 (``k1``, ``b``), read
         from the store's indexes without loading any memory (call :meth:`lexical_ready` first).
 
@@ -259,7 +259,7 @@ class ChatRepository(RecordRepository):
         lexical = ranked.lexical_search(namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b,
                                         ts_range=ts_range)
         vector = ranked.vector_search_keys(namespace, query, limit=pool, ts_range=ts_range)
-        return _ChatCandidates(vector={h.key: h.score for h in vector},
+        return CandidatePools(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
 
