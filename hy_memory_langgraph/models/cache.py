@@ -241,18 +241,7 @@ class CachedEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         """The query vector of ``text`` (cached unless ``cache_queries=False``)."""
-        if not self.cache_queries:
-            return self.embeddings.embed_query(text)
-        key = self.key(text, query=True)
-        blob = self.store.mget([key])[0]
-        if blob is not None:
-            self._count(1, 0)
-            self._keep(self._refs([key]))
-            return _unpack(blob)
-        vector = [float(x) for x in self.embeddings.embed_query(text)]
-        self._count(0, 1)
-        self._keep([(key, _pack(vector)), *self._refs([key])])
-        return vector
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Query vectors of ``texts``; the uncached ones embedded in one model call."""
