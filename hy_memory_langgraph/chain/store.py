@@ -39,7 +39,7 @@ from hy_memory_langgraph.chain.edits import Edit
 from hy_memory_langgraph.chain.rounds import find_reverts, group_rounds
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.migrations import Migration, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 _META = sa.MetaData()
@@ -90,11 +90,7 @@ def _owned(column: sa.ColumnElement[str], prefix: str) -> sa.ColumnElement[bool]
     return sa.func.substr(column, 1, len(prefix)) == prefix
 
 
-def _create(ctx: MigrationContext) -> None:
-    ctx.create_all(_META)
-
-
-MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", _create),)
+MIGRATIONS: Final = (Migration(1, "threads, rounds, snapshots", lambda ctx: ctx.create_all(_META)),)
 
 
 def owner_of(user_id: str, workspace_id: str | None) -> str:

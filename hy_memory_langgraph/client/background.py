@@ -60,7 +60,7 @@ from hy_memory_langgraph.pipeline_log.recorder import PipelineRecorder
 from hy_memory_langgraph.redact.gate import gate
 from hy_memory_langgraph.scenes import PRODUCTIVITY_SCENES
 from hy_memory_langgraph.services.context import MemoryContext
-from hy_memory_langgraph.services.journal import forget_run, forget_user
+from hy_memory_langgraph.services.journal import forget_entries
 from hy_memory_langgraph.store.db.engine import schema_name
 
 logger = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ class Background:
                 self.checkpoints.delete_runs(thread_id_of(r) for r in runs)
                 self.checkpoints.flush_erasure()
             self.queue.flush_erasure()
-        forget_user(stores, user_id)
+        forget_entries(stores, user_id)
 
     def _wait_stopped(self, run_ids: list[int]) -> None:
         deadline = time.monotonic() + ERASE_WAIT_S
@@ -359,7 +359,7 @@ class Background:
         """Delete what only a run in progress needs: journal entries, checkpoints, rows."""
         stores = [self.context.stores.chat(), self.context.stores.trace(),
                   *(self.context.stores.productivity(s) for s in PRODUCTIVITY_SCENES)]
-        forget_run(stores, user_id, thread_id_of(run_id))
+        forget_entries(stores, user_id, thread_id_of(run_id))
         self.checkpoints.delete_runs([thread_id_of(run_id)])
         self.queue.forget_done([run_id])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -25,6 +25,12 @@ _BOOL_ACCEPTED: Final = "one of true/false/1/0/yes/no/on/off"
 _DB_URL_RE: Final = re.compile(r"^postgres(ql)?(\+psycopg)?://", re.IGNORECASE)
 _DB_URL_EXAMPLE: Final = "postgresql+psycopg://user:password@host:5432/dbname"
 _PREFIX_RE: Final = re.compile(r"^[a-z0-9_]{0,40}$")
+
+
+def env_value(env: Mapping[str, str] | None, name: str) -> str | None:
+    """``env[name]`` stripped, or ``None`` when unset or blank (``None`` env: ``os.environ``)."""
+    value = str((os.environ if env is None else env).get(name) or "").strip()
+    return value or None
 
 
 def bad_value(source: str, value: object, accepted: str) -> ConfigError:

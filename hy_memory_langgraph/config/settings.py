@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from hy_memory_langgraph.config.layout import StorageLayout
-from hy_memory_langgraph.config.parsing import int_parser
+from hy_memory_langgraph.config.parsing import env_value, int_parser
 from hy_memory_langgraph.config.variables import VARIABLES, Variable
 from hy_memory_langgraph.errors import ConfigError
 from hy_memory_langgraph.limits import Limits
@@ -40,7 +40,7 @@ DEFAULT_APPROXIMATE_MIN_VECTORS: Final = 200_000
 
 def index_cache_mb(env: Mapping[str, str]) -> int:
     """``MEMORY_INDEX_CACHE_MB`` from ``env`` (default 1024); ``ConfigError`` if invalid."""
-    raw = _env_value(env, "MEMORY_INDEX_CACHE_MB")
+    raw = env_value(env, "MEMORY_INDEX_CACHE_MB")
     return DEFAULT_INDEX_CACHE_MB if raw is None else int_parser(1)("MEMORY_INDEX_CACHE_MB", raw)
 
 
@@ -53,13 +53,6 @@ def _validate_fields(obj: object, owner: Literal["memory", "coding"]) -> None:
         value = getattr(obj, name)
         assert var.parse is not None
         object.__setattr__(obj, name, var.parse(f"{cls_name}.{name}", value))
-
-
-def _env_value(env: Mapping[str, str], name: str) -> str | None:
-    raw = env.get(name)
-    if raw is None or not str(raw).strip():
-        return None
-    return str(raw)
 
 
 # --------------------------------------------------------------------------- dataclasses
@@ -239,7 +232,7 @@ class MemoryConfig(StorageLayout):
         for var in _READ:
             if oa_overridden and var.field in _OA_FIELDS:
                 continue
-            raw = _env_value(source, var.env)
+            raw = env_value(source, var.env)
             if raw is None or var.parse is None:
                 continue
             values[str(var.owner)][var.field] = var.parse(var.env, raw)

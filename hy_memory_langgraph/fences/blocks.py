@@ -101,13 +101,12 @@ def fence(name: str, header: str, rows: Iterable[Any]) -> str:
 
 @dataclass
 class Fence:
-    """One data region read back: its name, nonce, rows and line span in the text."""
+    """One data region read back: its name, nonce, rows and first line in the text."""
 
     name: str
     nonce: str
     rows: list[Any] = field(default_factory=list)
     first_line: int = 0
-    last_line: int = 0
 
 
 def read_fences(text: str) -> list[Fence]:
@@ -126,7 +125,6 @@ def read_fences(text: str) -> list[Fence]:
                 current = Fence(match[1], match[2], first_line=number)
             continue
         if line == closing(current.name, current.nonce):
-            current.last_line = number
             found.append(current)
             current = None
             continue

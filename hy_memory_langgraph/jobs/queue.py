@@ -48,7 +48,7 @@ from hy_memory_langgraph.jobs.codec import MERGE_SPAN_S
 from hy_memory_langgraph.jobs.lease import Lease
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, read_tx, release_engine, write_tx
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.migrations import Migration, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 
 #: Requests one run takes at most.
@@ -83,11 +83,7 @@ sa.Index("ix_memory_jobs_user", _JOBS.c.user_id)
 sa.Index("ix_memory_jobs_run", _JOBS.c.run_id)
 
 
-def _create(ctx: MigrationContext) -> None:
-    ctx.create_all(_META)
-
-
-MIGRATIONS: Final = (Migration(1, "memory_jobs table", _create),)
+MIGRATIONS: Final = (Migration(1, "memory_jobs table", lambda ctx: ctx.create_all(_META)),)
 
 
 @dataclass(frozen=True)

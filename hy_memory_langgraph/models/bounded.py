@@ -148,12 +148,7 @@ class BoundedEmbeddings(Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         """Embed a query: from the cache when the same text was embedded lately."""
-        cached = self._cached(text)
-        if cached is not None:
-            return cached
-        vector = list(self.inner.embed_query(self._fit(text)))
-        self._keep(text, vector)
-        return vector
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Several queries: the ones not cached embedded in one call (when the model can,

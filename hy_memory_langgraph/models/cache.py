@@ -14,7 +14,8 @@ the ``langchain`` v1 package no longer ships, with three differences that matter
   servers), float64 otherwise, so cached and fresh vectors are bit-identical.
 
 ``hits`` / ``misses`` count texts served from the cache / sent to the model (repeated
-texts within one call are embedded once).
+texts within one call are embedded once). The async methods are LangChain's: the sync
+ones in a worker thread, which sees the caller's context (and so its owners, below).
 
 **Erasure.** A cached row is the hash of a text and its vector, enough to confirm a guess
 of the text. Inside ``with embedding_owners([user_id])`` (the client wraps every add and
@@ -166,14 +167,6 @@ class CachedEmbeddings(Embeddings):
         except ReadOnlyStoreError:
             log.info("embedding cache is read-only here: %d rows not kept", len(rows))
 
-    async def _akeep(self, rows: list[tuple[str, bytes]]) -> None:
-        if not rows:
-            return
-        try:
-            await self.store.amset(rows)
-        except ReadOnlyStoreError:
-            log.info("embedding cache is read-only here: %d rows not kept", len(rows))
-
     def forget_owner(self, owner: str) -> int:
         """Erase every cached row referenced under ``owner``, and the references; returns
         the rows erased."""
@@ -226,33 +219,9 @@ class CachedEmbeddings(Embeddings):
         self._keep(new + self._refs(keys))
         return out
 
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async twin of :meth:`embed_documents`."""
-        texts = list(texts)
-        if not texts:
-            return []
-        keys = [self.key(t) for t in texts]
-        found = await self.store.amget(keys)
-        missing = self._missing(texts, found)
-        vectors = await self.embeddings.aembed_documents(missing) if missing else []
-        out, new = self._merge(texts, found, missing, vectors)
-        await self._akeep(new + self._refs(keys))
-        return out
-
     def embed_query(self, text: str) -> list[float]:
         """The query vector of ``text`` (cached unless ``cache_queries=False``)."""
-        if not self.cache_queries:
-            return self.embeddings.embed_query(text)
-        key = self.key(text, query=True)
-        blob = self.store.mget([key])[0]
-        if blob is not None:
-            self._count(1, 0)
-            self._keep(self._refs([key]))
-            return _unpack(blob)
-        vector = [float(x) for x in self.embeddings.embed_query(text)]
-        self._count(0, 1)
-        self._keep([(key, _pack(vector)), *self._refs([key])])
-        return vector
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Query vectors of ``texts``; the uncached ones embedded in one model call."""
@@ -266,21 +235,6 @@ class CachedEmbeddings(Embeddings):
         out, new = self._merge(texts, found, missing, vectors, query=True)
         self._keep(new + self._refs(keys))
         return out
-
-    async def aembed_query(self, text: str) -> list[float]:
-        """Async twin of :meth:`embed_query`."""
-        if not self.cache_queries:
-            return await self.embeddings.aembed_query(text)
-        key = self.key(text, query=True)
-        blob = (await self.store.amget([key]))[0]
-        if blob is not None:
-            self._count(1, 0)
-            await self._akeep(self._refs([key]))
-            return _unpack(blob)
-        vector = [float(x) for x in await self.embeddings.aembed_query(text)]
-        self._count(0, 1)
-        await self._akeep([(key, _pack(vector)), *self._refs([key])])
-        return vector
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for attributes this wrapper lacks: read them from the model.

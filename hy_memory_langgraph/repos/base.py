@@ -76,37 +76,11 @@ def _process_lock(store: BaseStore) -> threading.RLock:
         return _LOCKS.setdefault(store, threading.RLock())
 
 
-@dataclass(frozen=True)
-class StoreCapabilities:
-    """What a store can do beyond the ``BaseStore`` contract (asked, never assumed).
+class _Undeclared:
+    """The capabilities of a store that declares none (:class:`~hy_memory_langgraph.store.CapabilityFlags`)."""
 
-    Attributes:
-        or_filters: Search filters may hold a top-level ``$or``.
-        replaces_vectors: Re-putting an item replaces all its vectors (an item put with
-            ``index=False`` leaves the vector index).
-        guards: Batches may hold :class:`GuardOp` checks, made in the write transaction.
-        lexical: Batches may hold :class:`~hy_memory_langgraph.store.LexicalOp` s and the
-            store answers ``lexical_search`` / ``vector_search_keys`` (a persistent
-            lexical index).
-        newest_first: A search without a query lists the most recently updated first.
-    """
-
-    or_filters: bool = False
-    replaces_vectors: bool = False
-    guards: bool = False
-    lexical: bool = False
-    newest_first: bool = False
-
-    @classmethod
-    def of(cls, store: BaseStore) -> StoreCapabilities:
-        """The capabilities ``store`` declares (:class:`~hy_memory_langgraph.store.CapabilityFlags`;
-        a store that does not declare them has none). ``lexical`` also needs the ranked-key
-        searches of :class:`~hy_memory_langgraph.store.IndexedStore`."""
-        if not isinstance(store, CapabilityFlags):
-            return cls()
-        return cls(or_filters=store.supports_or_filters, replaces_vectors=store.replaces_vectors_on_put,
-                   guards=store.supports_guards, newest_first=store.lists_newest_first,
-                   lexical=store.supports_lexical_index and isinstance(store, IndexedStore))
+    supports_or_filters = replaces_vectors_on_put = supports_guards = lists_newest_first = False
+    supports_lexical_index = False
 
 
 def _readable(values: Iterable[Any]) -> list[Record]:
@@ -220,16 +194,19 @@ class RecordRepository:
     """Records of several kinds in one store, with the shared mechanics above.
 
     Args:
-        store: Any LangGraph store; capabilities are read with :meth:`StoreCapabilities.of`.
+        store: Any LangGraph store; what it declares beyond ``BaseStore`` is read once
+            (:class:`~hy_memory_langgraph.store.CapabilityFlags`, :class:`~hy_memory_langgraph.store.IndexedStore`).
         collections: Collection (first namespace label) of each record kind.
         history: Label of the history namespace.
     """
 
     def __init__(self, store: BaseStore, collections: Mapping[str, str], history: str) -> None:
         self.store = store
-        self.caps = StoreCapabilities.of(store)
-        #: The store's ranked-key searches, when it has them (``None`` otherwise).
-        self.indexed: IndexedStore | None = store if isinstance(store, IndexedStore) else None
+        #: The capability flags the store declares (none: all false).
+        self.caps: CapabilityFlags = store if isinstance(store, CapabilityFlags) else _Undeclared()
+        #: The store's ranked-key searches over its persistent lexical index (``None``: none).
+        self.indexed: IndexedStore | None = \
+            store if isinstance(store, IndexedStore) and self.caps.supports_lexical_index else None
         self._labels = {kind: encode_label(name) for kind, name in collections.items()}
         self._history = encode_label(history)
 
@@ -244,10 +221,8 @@ class RecordRepository:
     # -- reads ----------------------------------------------------------------------
     def locate(self, memory_id: str) -> tuple[str, str] | None:
         """``(user_id, kind)`` of an existing record of this repository, or ``None``."""
-        entry = self.store.get(ID_NS, memory_id)
-        if entry is None or entry.value.get("kind", "chat") not in self._labels:
-            return None
-        return str(entry.value["user_id"]), str(entry.value.get("kind", "chat"))
+        owner = self._owners([memory_id]).get(memory_id)
+        return owner if owner is not None and owner[1] in self._labels else None
 
     def get(self, memory_id: str) -> Record | None:
         """The record ``memory_id`` (any status), or ``None``."""
@@ -256,14 +231,9 @@ class RecordRepository:
 
     def get_many(self, ids: Iterable[str]) -> list[Record]:
         """The records of ``ids`` that exist, in order, duplicates dropped (two batches)."""
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return []
-        entries = self.store.batch([GetOp(ID_NS, i) for i in wanted])
-        located = [(i, e.value) for i, e in zip(wanted, entries)
-                   if isinstance(e, Item) and e.value.get("kind", "chat") in self._labels]
-        items = self.store.batch([GetOp(self.namespace(v.get("kind", "chat"), v["user_id"]), i)
-                                  for i, v in located]) if located else []
+        located = [(i, owner) for i, owner in self._owners(list(ids)).items() if owner[1] in self._labels]
+        items = self.store.batch([GetOp(self.namespace(kind, user), i)
+                                  for i, (user, kind) in located]) if located else []
         return _readable(item.value for item in items if isinstance(item, Item))
 
     def revision(self, user_id: str) -> str | None:
@@ -274,7 +244,7 @@ class RecordRepository:
     def scan(self, kind: str, user_id: str, where: dict[str, Any] | None = None, *,
              limit: int = SCAN_LIMIT) -> list[Record]:
         """Records of ``user_id`` matching ``where`` (no ranking; ``$or`` honoured on any store)."""
-        filters = [where or {}] if self.caps.or_filters else split_or(where or {})
+        filters = [where or {}] if self.caps.supports_or_filters else split_or(where or {})
         seen: dict[str, Record] = {}
         for f in filters:
             for item in self.store.search(self.namespace(kind, user_id), filter=f or None,
@@ -288,7 +258,7 @@ class RecordRepository:
         """The ``count`` active records of ``kind`` of ``user_id`` updated last, newest
         first (a store that does not list newest first is read whole and sorted)."""
         where = {"status": ACTIVE}
-        if self.caps.newest_first:
+        if self.caps.lists_newest_first:
             items = self.store.search(self.namespace(kind, user_id), filter=where, limit=count)
             return _readable(item.value for item in items)
         records = self.scan(kind, user_id, where)
@@ -422,12 +392,12 @@ class RecordRepository:
         bumps = [PutOp(REV_NS, encode_label(u), {"rev": random_id()}, index=False)
                  for u in sorted(change.users)]
         derived = self._derived_ops(change.ops, change.written)
-        if self.caps.guards:
+        if self.caps.supports_guards:
             self.store.batch([*change.guards, *change.ops, *derived, *bumps])
             return
         with _process_lock(self.store):
             self._check_here(change.guards)
-            if change.replaced and not self.caps.replaces_vectors:
+            if change.replaced and not self.caps.replaces_vectors_on_put:
                 # delete first, or the store would keep the replaced records' old vectors
                 self.store.batch([PutOp(self.namespace(r.kind, r.user_id), r.memory_id, None)
                                   for r in change.replaced])

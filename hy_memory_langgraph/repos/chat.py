@@ -66,7 +66,7 @@ def turn_hash(owner: str, session_id: str | None, text: str) -> str:
 
 
 @dataclass(frozen=True)
-class _ChatCandidates:
+class CandidatePools:
     """The two candidate pools of one chat search, by memory id.
 
     Attributes:
@@ -231,7 +231,7 @@ class ChatRepository(RecordRepository):
         Stores that drop the vectors of re-put records (``replaces_vectors_on_put``) only
         hold vectors of active memories, so they are not asked to filter on status.
         """
-        where = dict(filter or {}) if self.caps.replaces_vectors else {"status": ACTIVE, **(filter or {})}
+        where = dict(filter or {}) if self.caps.replaces_vectors_on_put else {"status": ACTIVE, **(filter or {})}
         hits = self.store.search(self.namespace("chat", user_id), query=query, filter=where or None,
                                  limit=limit)
         return _chat_hits(hits)
@@ -243,12 +243,12 @@ class ChatRepository(RecordRepository):
         Needs a store with a lexical index whose documents of the user were built with
         :data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`.
         """
-        if not self.caps.lexical:
+        if self.indexed is None:
             return False
-        return self._ranked().lexical_status(self.namespace("chat", user_id)).window in (None, LEXICAL_WINDOW)
+        return self.indexed.lexical_status(self.namespace("chat", user_id)).window in (None, LEXICAL_WINDOW)
 
     def candidates(self, user_id: str, query: str, *, pool: int, k1: float, b: float,
-                   ts_range: tuple[float | None, float | None] | None = None) -> _ChatCandidates:
+                   ts_range: tuple[float | None, float | None] | None = None) -> CandidatePools:
         """The best ``pool`` memories by vector similarity and by BM25 (``k1``, ``b``), read
         from the store's indexes without loading any memory (call :meth:`lexical_ready` first).
 
@@ -259,13 +259,13 @@ class ChatRepository(RecordRepository):
         lexical = ranked.lexical_search(namespace, Counter(tokenize(query)), limit=pool, k1=k1, b=b,
                                         ts_range=ts_range)
         vector = ranked.vector_search_keys(namespace, query, limit=pool, ts_range=ts_range)
-        return _ChatCandidates(vector={h.key: h.score for h in vector},
+        return CandidatePools(vector={h.key: h.score for h in vector},
                               lexical={h.key: h.score for h in lexical},
                               times={h.key: h.ts for h in (*lexical, *vector)})
 
     def _ranked(self) -> IndexedStore:
-        """The store's ranked-key searches (callers checked ``caps.lexical`` first)."""
-        if self.indexed is None or not self.caps.lexical:
+        """The store's ranked-key searches (callers checked :meth:`lexical_ready` first)."""
+        if self.indexed is None:
             raise StoreError(f"{type(self.store).__name__} has no lexical index; "
                              "check lexical_ready() before ranked-key searches")
         return self.indexed
@@ -281,7 +281,7 @@ class ChatRepository(RecordRepository):
         """The lexical documents of the active chat memories a batch writes (stores with a
         lexical index); a memory written inactive gets none, so the store drops its own.
         A put's record comes from ``written`` when there, else from its value."""
-        if not self.caps.lexical:
+        if self.indexed is None:
             return []
         label = self.namespace("chat", "_")[0]
         last: dict[tuple[tuple[str, ...], str], PutOp] = {}

@@ -107,7 +107,7 @@ class ProductivityRepository(RecordRepository):
         requests: list[_Request] = []
         owners: list[Kind] = []
         for kind, limit in limits.items():
-            if self.caps.or_filters and len(users) > 1:
+            if self.caps.supports_or_filters and len(users) > 1:
                 requests.append(((self.namespace(kind, "")[0],), query,
                                  {**where, "user_id": {"$in": users}}, limit))
                 owners.append(kind)
@@ -152,7 +152,7 @@ class ProductivityRepository(RecordRepository):
     def _run(self, requests: Sequence[_Request]) -> list[list[Hit]]:
         """One store batch for ``(prefix, query, filter, limit)`` requests (``$or`` split
         where the store lacks it); every query is embedded in that batch's one call."""
-        plans = [(ns, query, [where] if self.caps.or_filters else split_or(where), limit)
+        plans = [(ns, query, [where] if self.caps.supports_or_filters else split_or(where), limit)
                  for ns, query, where, limit in requests]
         ops = [SearchOp(ns, filter=f or None, limit=limit, query=query)
                for ns, query, filters, limit in plans for f in filters]

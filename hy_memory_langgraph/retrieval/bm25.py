@@ -397,18 +397,3 @@ class LexicalCache:
                 entry.index.remove(gone)
                 del entry.versions[gone]
         return entry.index
-
-    def get(self, key: Hashable) -> BM25Index | None:
-        """The index of ``key`` if cached (does not refresh its LRU position)."""
-        entry = self._entries.get(key)
-        return entry.index if entry else None
-
-    def discard(self, key: Hashable) -> None:
-        """Drop the index of ``key`` (e.g. after a bulk delete)."""
-        with self._lock:
-            self._entries.pop(key, None)
-
-    def clear(self) -> None:
-        """Drop every cached index."""
-        with self._lock:
-            self._entries.clear()

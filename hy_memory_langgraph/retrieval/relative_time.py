@@ -124,7 +124,7 @@ def _last_month_named(d: date, month: int) -> TimeSpan:
     return _month(date(year, month, 1))
 
 
-def _zh_number(text: str) -> int | None:
+def zh_number(text: str) -> int | None:
     """``三`` → 3, ``十二`` → 12, ``二十`` → 20, ``12`` → 12 (None when not a number)."""
     if text.isdigit():
         return int(text)
@@ -159,7 +159,7 @@ def _zh_ago(m: re.Match[str], d: date) -> TimeSpan | None:
     if raw == "半":
         return {"month": _units_ago(d, "week", 2, False), "year": _month(d, -6)}.get(unit)
     vague = raw == "几"
-    n = 3 if vague else _zh_number(raw)
+    n = 3 if vague else zh_number(raw)
     if not n:
         return None
     return _units_ago(d, unit, n, vague)
@@ -192,7 +192,7 @@ def _en_last_month_named(m: re.Match[str], d: date) -> TimeSpan:
 
 def _zh_year_month(m: re.Match[str], d: date) -> TimeSpan | None:
     offset = {"去": -1, "今": 0, "明": 1, "前": -2}[m["y"]]
-    month = _zh_number(m["month"])
+    month = zh_number(m["month"])
     if month is None or not 1 <= month <= 12:
         return None
     return _month(date(d.year + offset, month, 1))

@@ -26,11 +26,11 @@ reading memories best first until the top ``limit`` is certain.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, datetime, timezone
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
-from hy_memory_langgraph.repos.chat import ChatRepository
+from hy_memory_langgraph.repos.chat import CandidatePools, ChatRepository
 from hy_memory_langgraph.repos.chat_terms import LEXICAL_WINDOW, session_of, utterance
 from hy_memory_langgraph.repos.filters import time_filter
 from hy_memory_langgraph.repos.records import ChatMemory
@@ -49,22 +49,13 @@ from hy_memory_langgraph.retrieval.ranking import (
 from hy_memory_langgraph.retrieval.relative_time import relative_spans
 from hy_memory_langgraph.services.context import MemoryContext
 
-Scores = dict[str, float]
-
-
-@dataclass
-class _Pools:
-    """The two candidate pools of a query (memory id → score) and each candidate's time."""
-
-    vector: Scores
-    lexical: Scores
-    times: dict[str, float | None]
+T = TypeVar("T")
 
 
 class _CandidateSource(Protocol):
     """Where one user's candidates come from (see the module docstring)."""
 
-    def pools(self, query: str, pool: int) -> _Pools:
+    def pools(self, query: str, pool: int) -> CandidatePools:
         """The vector and BM25 pools of ``query``, ``pool`` deep each."""
 
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
@@ -88,10 +79,9 @@ class _IndexedSource:
                  ranking: ChatRanking) -> None:
         self.repo, self.user_id, self.span, self.ranking = repo, user_id, span, ranking
 
-    def pools(self, query: str, pool: int) -> _Pools:
-        found = self.repo.candidates(self.user_id, query, pool=pool, k1=self.ranking.k1, b=self.ranking.b,
-                                     ts_range=self.span)
-        return _Pools(dict(found.vector), dict(found.lexical), dict(found.times))
+    def pools(self, query: str, pool: int) -> CandidatePools:
+        return self.repo.candidates(self.user_id, query, pool=pool, k1=self.ranking.k1, b=self.ranking.b,
+                                    ts_range=self.span)
 
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         return {m.memory_id: m for m in self.repo.memories_of(self.user_id, list(ids))} if ids else {}
@@ -104,18 +94,18 @@ class _InProcessSource:
                  ranking: ChatRanking) -> None:
         self.repo, self.user_id, self.ranking = ctx.chat_repo, user_id, ranking
         self.where = time_filter(after, before)
-        active = _active(ctx, user_id)
+        active = _per_revision(ctx, "chat_active", user_id, lambda: ctx.chat_repo.active(user_id))
         self.by_id = {m.memory_id: m for m in active if _in_range(m, self.where)}
-        texts = _lexical_texts(ctx, user_id, active)
+        texts = _per_revision(ctx, "chat_lexical", user_id, lambda: _lexical_texts(active))
         self.index = ctx.lexical.sync(("chat", user_id), [(mid, text, text) for mid, text in texts.items()])
 
-    def pools(self, query: str, pool: int) -> _Pools:
+    def pools(self, query: str, pool: int) -> CandidatePools:
         hits = self.repo.vector_search(self.user_id, query, limit=pool, filter=self.where)
         in_range = set(self.by_id)
         lexical = dict(self.index.top(query, pool, allowed=in_range, k1=self.ranking.k1, b=self.ranking.b))
         vector = {m.memory_id: float(m.score or 0.0) for m in hits}
         self.by_id.update({m.memory_id: m for m in hits})
-        return _Pools(vector, lexical, {mid: self.by_id[mid].memory_ts for mid in (*vector, *lexical)})
+        return CandidatePools(vector, lexical, {mid: self.by_id[mid].memory_ts for mid in (*vector, *lexical)})
 
     def memories(self, ids: Sequence[str]) -> dict[str, ChatMemory]:
         return {mid: self.by_id[mid] for mid in ids if mid in self.by_id}
@@ -212,28 +202,22 @@ def _in_range(memory: ChatMemory, where: dict[str, Any]) -> bool:
     return bounds.get("$gte", float("-inf")) <= memory.memory_ts <= bounds.get("$lte", float("inf"))
 
 
-def _lexical_texts(ctx: MemoryContext, user_id: str, active: list[ChatMemory]) -> dict[str, str]:
+def _lexical_texts(active: list[ChatMemory]) -> dict[str, str]:
     """What BM25 indexes per memory: a turn (with the trivial turns it carries) and its
     session neighbours (:data:`~hy_memory_langgraph.repos.chat_terms.LEXICAL_WINDOW`), else
-    ``retrieval_text``; cached per user until its revision changes."""
-    revision = ctx.chat_repo.revision(user_id)
-    cached = ctx.search_cache.get(("chat_lexical", user_id))
-    if cached is not None and revision is not None and cached[0] == revision:
-        return cached[1]
+    ``retrieval_text``."""
     before, after = LEXICAL_WINDOW
     neighbours = texts_with_neighbours([utterance(m) for m in active], before=before, after=after)
-    texts = {m.memory_id: neighbours[m.memory_id] if session_of(m) is not None else m.retrieval_text
-             for m in active}
-    ctx.search_cache.put(("chat_lexical", user_id), (revision, texts))
-    return texts
+    return {m.memory_id: neighbours[m.memory_id] if session_of(m) is not None else m.retrieval_text
+            for m in active}
 
 
-def _active(ctx: MemoryContext, user_id: str) -> list[ChatMemory]:
-    """The user's active memories, reloaded only when the user's revision changed."""
+def _per_revision(ctx: MemoryContext, name: str, user_id: str, make: Callable[[], T]) -> T:
+    """``make()``, cached per user until the user's revision changes."""
     revision = ctx.chat_repo.revision(user_id)
-    cached = ctx.search_cache.get(("chat_active", user_id))
+    cached = ctx.search_cache.get((name, user_id))
     if cached is not None and revision is not None and cached[0] == revision:
         return cached[1]
-    active = ctx.chat_repo.active(user_id)
-    ctx.search_cache.put(("chat_active", user_id), (revision, active))
-    return active
+    made = make()
+    ctx.search_cache.put((name, user_id), (revision, made))
+    return made

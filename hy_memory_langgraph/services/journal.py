@@ -9,8 +9,7 @@ returns that update, writing nothing. Outside a background run there is no ``run
 no entry is read or written.
 
 Entries live in the store they guard, under ``("applied", user)`` / ``"<run>.<node>.<part>"``,
-and go when the run ends (:func:`forget_run`) or the user's memory is erased
-(:func:`forget_user`).
+and go when the run ends or the user's memory is erased (:func:`forget_entries`).
 
 Example:
     >>> from langgraph.store.memory import InMemoryStore
@@ -83,17 +82,11 @@ class Journal:
                       {"run": self.run_id, "update": dict(update)}, index=False)]
 
 
-def forget_run(stores: Iterable[BaseStore], user_id: str, run_id: str) -> None:
-    """Delete the journal entries of a finished run from ``stores``."""
+def forget_entries(stores: Iterable[BaseStore], user_id: str, run_id: str | None = None) -> None:
+    """Delete from ``stores`` the journal entries of ``user_id``'s finished run ``run_id``,
+    or with no ``run_id`` every entry of ``user_id`` (erasure)."""
+    where = None if run_id is None else {"run": run_id}
     for store in stores:
-        items = store.search(_namespace(user_id), filter={"run": run_id}, limit=_SCAN)
-        if items:
-            store.batch([PutOp(i.namespace, i.key, None) for i in items])
-
-
-def forget_user(stores: Iterable[BaseStore], user_id: str) -> None:
-    """Delete every journal entry of ``user_id`` from ``stores`` (erasure)."""
-    for store in stores:
-        items = store.search(_namespace(user_id), limit=_SCAN)
+        items = store.search(_namespace(user_id), filter=where, limit=_SCAN)
         if items:
             store.batch([PutOp(i.namespace, i.key, None) for i in items])

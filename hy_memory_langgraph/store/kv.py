@@ -5,7 +5,8 @@ multi-vector retrievers, ...) speak ``mget`` / ``mset`` / ``mdelete`` / ``yield_
 over ``str -> bytes``. This adapter keeps such a map in ONE namespace of any LangGraph
 ``BaseStore`` (by default a :class:`HyMemoryStore` file), so it is durable, shared by
 every process that opens the same file, and never embedded (items are put with
-``index=False``). Bytes are stored base64-encoded under ``{"b64": ...}``.
+``index=False``). Bytes are stored base64-encoded under ``{"b64": ...}``. The async
+methods are LangChain's: the sync ones, run in a worker thread.
 
 Example:
     >>> import os, tempfile
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.stores import BaseStore as KeyValueStore
@@ -79,7 +80,6 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
             raise InvalidInputError(f"namespace={namespace!r} is invalid: a tuple of non-empty strings")
         self.namespace = tuple(namespace)
 
-    # -- sync -----------------------------------------------------------------------
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """The values of ``keys`` (``None`` for a missing key), in order."""
         found = self.store.batch(self._gets(keys)) if keys else []
@@ -119,33 +119,6 @@ class HyMemoryKVStore(KeyValueStore[str, bytes]):
         namespaces below it, which other maps own)."""
         return [item.key for item in page if tuple(item.namespace) == self.namespace
                 and (prefix is None or item.key.startswith(prefix))]
-
-    # -- async ----------------------------------------------------------------------
-    async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
-        """Async twin of :meth:`mget`."""
-        found = await self.store.abatch(self._gets(keys)) if keys else []
-        return [_decode(item) for item in found]  # type: ignore[arg-type]
-
-    async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
-        """Async twin of :meth:`mset`."""
-        if key_value_pairs:
-            await self.store.abatch(self._puts(key_value_pairs))
-
-    async def amdelete(self, keys: Sequence[str]) -> None:
-        """Async twin of :meth:`mdelete`."""
-        if keys:
-            await self.store.abatch(self._puts((k, None) for k in keys))
-
-    async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
-        """Async twin of :meth:`yield_keys`."""
-        offset = 0
-        while True:
-            page = await self.store.asearch(self.namespace, limit=_PAGE, offset=offset)
-            for key in self._own_keys(page, prefix):
-                yield key
-            if len(page) < _PAGE:
-                return
-            offset += _PAGE
 
     # -- lifecycle ------------------------------------------------------------------
     def close(self) -> None:

@@ -38,7 +38,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from hy_memory_langgraph.redact.gate import Seal, seal
 from hy_memory_langgraph.store.db.engine import read_tx, release_engine, write_tx
 from hy_memory_langgraph.store.db.locks import advisory_key
-from hy_memory_langgraph.store.db.migrations import Migration, MigrationContext, open_database
+from hy_memory_langgraph.store.db.migrations import Migration, open_database
 from hy_memory_langgraph.store.db.timeouts import DEFAULT_TIMEOUT_S
 from hy_memory_langgraph.workflow.entries import Entry, parse_entries
 from hy_memory_langgraph.workflow.errors import WorkflowStorageError
@@ -55,11 +55,7 @@ DOCUMENTS: Final = sa.Table(
 )
 
 
-def _create(ctx: MigrationContext) -> None:
-    ctx.create_all(_meta)
-
-
-MIGRATIONS: Final = (Migration(1, "workflow_documents table", _create),)
+MIGRATIONS: Final = (Migration(1, "workflow_documents table", lambda ctx: ctx.create_all(_meta)),)
 
 
 class WorkflowDatabase:

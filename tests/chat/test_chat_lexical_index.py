@@ -206,7 +206,7 @@ def test_turns_written_by_one_add_are_neighbours_in_the_order_given(
     ids = client.add(messages, user_id="u1", session_id="s1", memory_at="2023-05-07T10:00:00Z")["memory_ids"]
     assert len(ids) == len(words)
     ctx = client.context
-    texts = _lexical_texts(ctx, "u1", ctx.chat_repo.active("u1"))
+    texts = _lexical_texts(ctx.chat_repo.active("u1"))
     # a turn's lexical text: itself, the two turns before it and the one after it
     expected = {"alpaca": {0, 1, 2}, "dingo": {2, 3, 4, 5}, "ferret": {4, 5}}
     for word, positions in expected.items():

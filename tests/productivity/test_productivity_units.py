@@ -124,7 +124,7 @@ def test_or_filter_is_exact_on_every_backend(backend: str, tmp_path: Path) -> No
     index: Any = {"dims": 32, "embed": emb, "fields": ["embed_text"]}
     store = InMemoryStore(index=index) if backend == "memory" else HyMemoryStore(tmp_path / "x.db", index=index)
     repo = ProductivityRepository(store, MemoryConfig.from_env({}, data_dir=tmp_path), "working")
-    assert repo.caps.or_filters is (backend == "sqlite")
+    assert repo.caps.supports_or_filters is (backend == "sqlite")
     _fill(repo)
     where = {"status": "active", "workspace_id": "ws", "$or": [{"branch": "x"}, {"branch": None}]}
     hits = repo.search_layers({"fact": 10}, ["u"], "deploy note", where=where)["fact"]

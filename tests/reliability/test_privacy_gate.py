@@ -205,15 +205,16 @@ def test_a_sealed_store_declares_what_the_wrapped_store_offers(tmp_path: Path) -
 
     from langgraph.store.memory import InMemoryStore
 
-    from hy_memory_langgraph.repos.base import StoreCapabilities
+    from hy_memory_langgraph.repos.base import RecordRepository
     from hy_memory_langgraph.store import CapabilityFlags, HyMemoryStore, IndexedStore
     members = [*CapabilityFlags.__annotations__, "lexical_status", "lexical_search", "vector_search_keys"]
     inner = HyMemoryStore(str(tmp_path / "s.db"))
     sealed = SealedStore.around(inner)
     missing = [m for m in members if _static(sealed, m) is None]
     assert missing == []
-    assert StoreCapabilities.of(sealed) == StoreCapabilities.of(inner)
-    assert StoreCapabilities.of(sealed).lexical
+    assert [getattr(sealed, f) for f in CapabilityFlags.__annotations__] == \
+        [getattr(inner, f) for f in CapabilityFlags.__annotations__]
+    assert RecordRepository(sealed, {"chat": "chat"}, "chat_history").indexed is sealed
     plain = SealedStore.around(InMemoryStore())
     assert [m for m in members if _static(plain, m) is not None] == []
     assert not isinstance(plain, IndexedStore) and not isinstance(plain, CapabilityFlags)

@@ -14,7 +14,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from hy_memory_langgraph.errors import ConflictError
-from hy_memory_langgraph.repos.base import RecordRepository, StoreCapabilities, split_or, version_texts
+from hy_memory_langgraph.repos.base import RecordRepository, split_or, version_texts
 from hy_memory_langgraph.repos.records import ChatMemory
 from hy_memory_langgraph.store import HyMemoryStore
 
@@ -40,7 +40,9 @@ def _add(repo: RecordRepository, *memories: ChatMemory) -> None:
 
 def test_capabilities_follow_what_the_store_declares(repo: RecordRepository) -> None:
     declared = isinstance(repo.store, HyMemoryStore)
-    assert repo.caps == (StoreCapabilities(True, True, True, True, True) if declared else StoreCapabilities())
+    flags = [repo.caps.supports_or_filters, repo.caps.replaces_vectors_on_put, repo.caps.supports_guards,
+             repo.caps.lists_newest_first, repo.caps.supports_lexical_index]
+    assert flags == [declared] * 5
     assert (repo.indexed is not None) is declared
 
 
@@ -148,5 +150,5 @@ def test_a_store_declaring_flags_without_ranked_searches_gets_no_lexical_index()
         lists_newest_first = False
         supports_lexical_index = True  # claimed, but no ranked-key searches
 
-    caps = StoreCapabilities.of(Flagged())
-    assert caps.or_filters and not caps.lexical
+    repo = RecordRepository(Flagged(), {"chat": "chat_memories"}, "chat_history")
+    assert repo.caps.supports_or_filters and repo.indexed is None

@@ -25,7 +25,8 @@ import hy_memory_langgraph
 from hy_memory_langgraph import ConfigError, cli, configure_threads
 from hy_memory_langgraph.store import HyMemoryStore
 from hy_memory_langgraph.store.vector import index as vectors
-from hy_memory_langgraph.store.vector.index import VectorIndex, pack
+from hy_memory_langgraph.store.vector.index import VectorIndex
+from hy_memory_langgraph.store.vector.settings import POS_BITS
 
 REPO_ROOT = Path(hy_memory_langgraph.__file__).resolve().parent.parent
 OMP_VARS = ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")
@@ -84,7 +85,7 @@ class _BlockingIndex:
 def _small_index(search_threads: int | None) -> VectorIndex:
     index = VectorIndex(4, search_threads=search_threads)
     rng = np.random.default_rng(1)
-    index.add(np.array([pack(i, 0) for i in range(1, 21)]), rng.normal(size=(20, 4)).astype("float32"))
+    index.add(np.array([i << POS_BITS for i in range(1, 21)]), rng.normal(size=(20, 4)).astype("float32"))
     return index
 
 

@@ -17,12 +17,6 @@ from hy_memory_langgraph.services.context import MemoryContext
 from hy_memory_langgraph.services.journal import Journal
 from hy_memory_langgraph.timeutil import elapsed_ms
 
-#: Keys of every working/coding write result (coding adds ``chain_rounds``).
-WRITE_KEYS: tuple[str, ...] = (
-    "success", "scene", "request_id", "ops", "ops_summary", "experience_ids", "fact_ops",
-    "fact_ops_summary", "fact_ids", "memory_id", "elapsed_ms",
-)
-
 
 def finish_productivity(state: ProductivityWriteState, runtime: Runtime[MemoryContext]) -> dict[str, Any]:
     """Append this call's messages to the shared trace store and return the result."""

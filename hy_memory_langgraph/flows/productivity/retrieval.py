@@ -50,8 +50,6 @@ _LEXICAL_TIE_BREAK: Final = 0.05
 _BM25_SATURATION: Final = 4.0
 _POOL_FACTOR: Final = 4
 _MIN_POOL: Final = 20
-#: Keys of every working/coding search result (coding adds ``chain_block``, ``chain_used``).
-SEARCH_KEYS: tuple[str, ...] = ("request_id", "scene", "facts", "experiences", "elapsed_ms")
 
 
 def _repo(state: ProductivitySearchState, runtime: Runtime[MemoryContext]) -> ProductivityRepository:

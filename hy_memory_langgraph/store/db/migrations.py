@@ -91,10 +91,6 @@ class MigrationContext:
         quote = self.conn.dialect.identifier_preparer.quote
         return f"{quote(self.schema)}.{quote(name)}" if self.schema else quote(name)
 
-    def index(self, name: str) -> str:
-        """The quoted, schema-qualified name of an index, for raw SQL (``DROP INDEX``)."""
-        return self.table(name)
-
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
         """Run raw SQL (use :meth:`table` for table names)."""
         return self.conn.execute(sa.text(statement), params or {})
@@ -102,10 +98,6 @@ class MigrationContext:
     def create_all(self, metadata: sa.MetaData) -> None:
         """Create the tables of ``metadata`` that do not exist yet (in the schema)."""
         metadata.create_all(self.conn, checkfirst=True)
-
-    def columns(self, table: str) -> set[str]:
-        """Column names of an existing table."""
-        return {c["name"] for c in sa.inspect(self.conn).get_columns(table, schema=self.schema)}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ settings turns into an IVF index once it holds their ``min_vectors`` (see
 Example:
     >>> import numpy as np
     >>> index = VectorIndex(3)
-    >>> index.add(np.array([pack(7, 0)]), np.array([[1.0, 0.0, 0.0]], dtype="float32"))
+    >>> index.add(np.array([7 << POS_BITS]), np.array([[1.0, 0.0, 0.0]], dtype="float32"))
     >>> scores, vids = index.search(np.array([1.0, 0.0, 0.0], dtype="float32"), 1)
     >>> int(vids[0] >> POS_BITS), round(float(scores[0]), 3)
     (7, 1.0)
@@ -32,14 +32,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hy_memory_langgraph.errors import (
-    InvalidInputError,
-)
+from hy_memory_langgraph.errors import InvalidInputError
 from hy_memory_langgraph.openmp import check_thread_count
 from hy_memory_langgraph.store.vector.approximate import IvfPair, build_ivf, rerank_depth
 from hy_memory_langgraph.store.vector.settings import (
     ID_BYTES,
-    MAX_VECTORS_PER_ITEM,
     METRICS,
     POS_BITS,
     ApproximateSearch,
@@ -49,13 +46,6 @@ BRUTE_FORCE_MAX = 8192  # candidate vectors below which numpy beats a selector s
 
 FloatArray = npt.NDArray[np.float32]
 IdArray = npt.NDArray[np.int64]
-
-
-def pack(item_id: int, pos: int) -> int:
-    """The FAISS id of vector ``pos`` of item ``item_id``."""
-    if not 0 <= pos < MAX_VECTORS_PER_ITEM:
-        raise InvalidInputError(f"an item can have at most {MAX_VECTORS_PER_ITEM} vectors")
-    return (item_id << POS_BITS) | pos
 
 
 def normalize(vectors: FloatArray) -> FloatArray:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hy_memory_langgraph.retrieval.relative_time import zh_number
 from hy_memory_langgraph.workflow.entries import normalize_text, one_line
 from hy_memory_langgraph.workflow.lite.patterns import (
     Q_CLOSE,
@@ -60,7 +61,6 @@ _FIELD_ZH = re.compile(r"(?P<f>[\u4e00-\u9fffA-Za-z0-9]{2,10}?)(?:这个|该)?(?
 _FIELD_EN = re.compile(r"\b(?:[Tt]he\s+)?(?P<f>(?:[A-Z][\w-]*\s+){1,3})(?:browse\s+|option\s+|drop-?down\s+)?"
                        r"(?:field|button)\b")
 
-_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
                 "eighth": 8, "ninth": 9, "tenth": 10, "1st": 1, "2nd": 2, "3rd": 3}
 _INDEX_ZH = re.compile(r"^(?:我)?(?:选|要|选择|是|就是|就)?\s*第?\s*(?P<n>\d{1,2}|[一二两三四五六七八九十]{1,3})\s*"
@@ -78,23 +78,13 @@ _REPLY_TAIL = re.compile(r"(?:的那个|那个|那一个|这个|吧|的|\s+one)$
 _ZH_WF_NAME = re.compile(r"[^\s，,。；;：:]{2,40}(?:工作流|流程|申请|审批)")
 
 
-def _zh_number(text: str) -> int | None:
-    if text.isdigit():
-        return int(text)
-    if text == "十":
-        return 10
-    if text.startswith("十"):
-        return 10 + _ZH_DIGITS.get(text[1:], 0)
-    return _ZH_DIGITS.get(text)
-
-
 def _index(reply: str) -> int | None:
     """1-based index the reply picks, -1 for "the last one", ``None`` when not an index."""
     text = reply.strip().strip("。.!！").strip()
     if _LAST.match(text) or text.lower() in {"the last one", "last one", "the last"}:
         return -1
     if (m := _INDEX_ZH.match(text)) is not None:
-        return _zh_number(m["n"])
+        return zh_number(m["n"])
     if (m := _INDEX_EN.match(text)) is not None:
         word = m["n"].lower()
         if word == "last":
