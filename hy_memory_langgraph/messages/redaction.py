@@ -15,8 +15,8 @@ def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
     as ``password`` redacts what it holds), JSON held in text (OpenAI's argument strings,
     tool results) as values too, other text scanned; a value whose label ends the message
     before it ("my new PIN is" / "4821") too, and a seed phrase cut in two messages from both;
-    the message before is also the writer's own last one when another spoke in between
-    ("I'll send the PIN next" / "Okay, waiting." / "4821")."""
+    across another's reply, the writer's own last message gives a phrase's first half or a
+    label that awaits its value ("the PIN, next message:" / "Okay, waiting." / "4821")."""
     out: list[Msg] = []
     written: list[str] = []  # each message as written: what it asked or began is read there
     own: dict[str, int] = {}  # each role's last message
@@ -26,6 +26,8 @@ def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
         content = redact_json_text(m.content)
         for i in _before(out, own.get(m.role), m.role, written) if content else ():
             before, spans = split_spans(written[i], content)
+            if i < len(out) - 1 and not before and not _awaits(written[i]):
+                continue  # across a reply only a phrase's second half, or the value a label awaits
             if before:  # the first half, taken from the message as written, and what else it held
                 out[i] = replace(out[i], content=redact_json_text(replace_spans(written[i], before)))
             content = replace_spans(content, spans)
@@ -37,12 +39,16 @@ def redact_messages(msgs: Iterable[Msg]) -> list[Msg]:
 
 def _before(out: list[Msg], own: int | None, role: str, written: list[str]) -> list[int]:
     """The messages a message of ``role`` continues: the one before it, unless an assistant
-    replies to a user who asked nothing ("the password:" / "Okay, go on" is no answer), and
-    its writer's own last one (``own``) when another spoke in between."""
+    replies to a user's label that awaits the user's own value ("the router password:" /
+    "Okay, go on"), and its writer's own last one (``own``) when another spoke in between."""
     last = len(out) - 1
-    adjacent = last >= 0 and (role != "assistant" or out[last].role == "assistant"
-                              or written[last].rstrip().endswith(("?", "？")))
+    adjacent = last >= 0 and not (role == "assistant" and out[last].role == "user" and _awaits(written[last]))
     return [last] * adjacent + ([own] if own is not None and own != last else [])
+
+
+def _awaits(text: str) -> bool:
+    """Whether a message ends in a colon: a label that awaits its value in the next message."""
+    return text.rstrip().endswith((":", "："))
 
 
 def redact_after(history: Sequence[Msg], msgs: Sequence[Msg]) -> list[Msg]:

@@ -42,7 +42,7 @@ from typing import Final
 
 from hy_memory_langgraph.redact.judge import (credential_like, grouped_key, long_digits, looks_random, not_a_value,
                                              postcode, quantity, reference)
-from hy_memory_langgraph.redact.rules import NameClass, code_label, fold, load_rules, name_class, open_key
+from hy_memory_langgraph.redact.rules import NameClass, code_label, fold, key_word, load_rules, name_class, open_key
 
 Span = tuple[int, int, str]
 #: Most tokens read after a label (within its sentence).
@@ -85,14 +85,20 @@ _NETWORK_WINDOW: Final = 120
 _SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
 
 
+#: Most characters of a compound read on each side of a label (``Nätverksnyckeln``).
+_COMPOUND_REACH: Final = 40
+
+
 def _network_compound(text: str, start: int) -> bool:
     """Whether the word a label ends begins with a network's name (``Netzschlüssel``,
     ``Nätverksnyckeln``, ``WLAN-Schlüssel``): the network's password."""
-    begin = start
-    while begin > 0 and (text[begin - 1].isalpha() or (text[begin - 1] == "-" and begin > 1)):
+    begin, floor = start, max(0, start - _COMPOUND_REACH)  # bounded: a run of labels costs linear time
+    while begin > floor and (text[begin - 1].isalpha() or text[begin - 1] == "-"):
         begin -= 1
-    end = start
-    while end < len(text) and text[end].isalpha():
+    if begin == floor > 0 and text[begin - 1].isalpha():
+        begin = start  # no word start within reach: not a compound a network's name begins
+    end, ceiling = start, min(len(text), start + _COMPOUND_REACH)
+    while end < ceiling and text[end].isalpha():
         end += 1
     word = fold(text[begin:end]).lower().replace("-", "")
     return any(word.startswith(network) and len(word) > len(network) for network in load_rules().networks)
@@ -168,7 +174,8 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
             text[label.start() - 1:label.start()] in _IN_CODE or not label.group().islower())):
         return None  # checkpw(pw, stored_hash1): an argument; "Kindle PW 11th-gen": a name
     fillers_most = 0 if head in _ABBREVIATIONS else _FILLERS.get(kind, WINDOW)  # as its own class reads
-    if kind in ("weak", "secret") and names_network(text, label.start(), []):
+    network_key = kind in ("weak", "secret") and key_word(head) and names_network(text, label.start(), [])
+    if network_key:
         kind = "password"  # "сеть Home, ключ безопасности 6fyv808jq718": the network's password
     codes = kind == "password" and code_label(name)
     if head == "pin" and not codes:
@@ -206,7 +213,7 @@ def _bridged(text: str, label: re.Match[str]) -> Span | None:
         neighbours = [text[a:b] for a, b in tokens[max(0, i - 1):i] + tokens[i + 1:i + 2]]
         before = text[tokens[i - 1][0]:tokens[i - 1][1]].strip(_TRIM).lower() if i > 0 else ""
         named = before in rules.before_ids or (before in rules.before_numbers and token.isdigit())
-        value = None if named else _value(text, start, raw, token, kind, codes,
+        value = None if named else _value(text, start, raw, token, kind, codes, network_key,
                                           governed or any(map(_NUMBER.fullmatch, neighbours)))
         governed = governed or lowered in rules.before_numbers or lowered in rules.before_ids
         if value is not None and digits_only and not token.isdigit():
@@ -269,7 +276,8 @@ def _window(text: str, pos: int) -> list[tuple[int, int]]:
     return tokens
 
 
-def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: bool, counted: bool) -> Span | None:
+def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: bool, network_key: bool,
+           counted: bool) -> Span | None:
     """The span of ``token`` (``raw`` as written, at ``start``) when it is the label's value;
     ``counted``: a number here is a count, a date or part of a longer number (a word
     before it governs it, or digits stand next to it: a phone number)."""
@@ -282,7 +290,7 @@ def _value(text: str, start: int, raw: str, token: str, kind: NameClass, codes: 
             if counted or quantity(text, stop) or postcode(text, offset, stop):
                 return None
             return offset, stop, "password"
-        return (offset, stop, "password") if credential_like(token) or long_digits(token) else None
+        return (offset, stop, "password") if credential_like(token) or (network_key and long_digits(token)) else None
     grouped = grouped_key(text, offset, token)  # a key written in groups of four
     if grouped is not None:
         return offset, grouped, "secret_value"

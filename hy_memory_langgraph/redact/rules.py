@@ -196,13 +196,18 @@ def fold(text: str) -> str:
 _WORD_BEFORE: Final = re.compile(r"(\w+)(?:[ \t]+\w+-)?[ \t]*$")  # "öffentlicher GPG-Schlüssel"
 
 
+def key_word(label: str) -> bool:
+    """Whether a label holds the word "key" of a language (``clé``, ``ключ``, ``Schlüssel``)."""
+    return any(word.startswith(load_rules().key_words) for word in fold(label).lower().split())
+
+
 def open_key(label: str, words: Iterable[str], text: str, start: int) -> bool:
     """Whether a key's ``label`` (its head word, at ``start`` in ``text``) names a key that is
     no secret: a word of ``open_keys`` just before it ("my public key:", "öffentlicher
     Schlüssel", "Cache key:") or among the ``words`` after it ("clé publique"), when the
     label holds the word "key" (never a password's or a token's label: "public wifi password")."""
     rules = load_rules()
-    if not any(word.startswith(rules.key_words) for word in fold(label).lower().split()):
+    if not key_word(label):
         return False  # "mi clave" is a password's label in Spanish, "mi clave pública" a key's
     before = _WORD_BEFORE.search(text, max(0, start - 40), start)
     return (before is not None and before.group(1).lower() in rules.open_keys) \

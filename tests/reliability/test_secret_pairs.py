@@ -17,6 +17,7 @@ import string
 from pathlib import Path
 
 import pytest
+from cpu_time import LINEAR_BUDGET_S, cpu_seconds
 
 import hy_memory_langgraph.redact
 from bench.common.secret_bodies import SEED_LANGS, mnemonic
@@ -278,7 +279,7 @@ def test_a_networks_key_named_in_its_sentence_or_on_a_note(seed: int) -> None:
     name = _word(rng).title() + rng.choice(["_Home", "-5G", ""])
     for text, secret in ((f"сеть {name}, ключ безопасности {password}", password),
                          (f"Rete {name}, chiave di rete {digits}", digits),
-                         (f"the note on the fridge says WiFi {name} / {digits}", digits),
+                         (f"the note on the fridge says WiFi: {name} / {digits}", digits),
                          (f"WiFi:{name} / {password}#", f"{password}#")):
         assert secret not in redact_text(text), text
     assert redact_text("WiFi 6 / 6E") == "WiFi 6 / 6E"
@@ -294,3 +295,37 @@ def test_a_markdown_code_spans_backtick_is_no_part_of_a_value(seed: int) -> None
     for text in ("The docs say `X-API-Key: <api-key>` must be sent with every request.",
                  "Example in the docs: `curl https://api.stripe.com/v1/charges -u sk_test_YOUR_KEY:` — the colon?"):
         assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "The mesh network secret handshake uses Curve25519 keys", "In our network the token refresh happens via oauth2 flow",
+    "The box secret compartment fits an iPhone15 easily", "Our wifi signing secret lives on host db01prod",
+    "My SIM PIN got locked, the ICCID on the card is 8944100030123456789",
+    "I changed my wifi password, the order number is 1234567890123456789",
+    "Wi-Fi 6 / IEEE802.11ax", "WLAN Dual-Band / 2.4GHz+5GHz"])
+def test_a_networks_word_makes_only_a_keys_label_a_passwords(text: str) -> None:
+    """A token's or a secret's label near a network word keeps its own class; long digits
+    count only as a network key's; a spec sheet's slash is no password's."""
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_a_reply_and_the_writers_own_message_across_it(seed: int) -> None:
+    """An answer to a request without a question mark still goes; across another's reply
+    only a label that awaits its value (a colon) carries."""
+    rng = random.Random(seed)
+    password, pin = _password(rng), str(rng.randint(1000, 9999))
+    for question, answer in (("what's the wifi password", password), ("What's the router admin password? 🙏", password),
+                             ("remind me my bank PIN pls", pin), ("Generate a new wifi password for me", password)):
+        assert answer not in _conversation(question, answer)[1]
+    for turns in (("I can't remember my password", "Which service is it for?", "Office365"),
+                  ("I forgot my password", "Which account?", "my work one, alice.w2024")):
+        assert _conversation(*turns) == list(turns)
+
+
+def test_a_run_of_labels_without_spaces_is_read_in_linear_time() -> None:
+    """Labels of scripts read without word edges (密钥, ключ, clé) in one unbroken run: each
+    label's compound is read within a bounded reach."""
+    texts = [(word * (200_000 // len(word) + 1))[:200_000] for word in ("密钥", "ключ", "clé", "schlüssel")]
+    spent = sum(cpu_seconds(lambda t=t: redact_text(t))[1] for t in texts)
+    assert spent < LINEAR_BUDGET_S * sum(map(len, texts)) / 1_000_000
