@@ -83,8 +83,6 @@ _WORD_AFTER: Final = re.compile(r"[\s_-]*([^\W\d_]+)")
 #: Most characters of a label's sentence read before it for a network's name.
 _NETWORK_WINDOW: Final = 120
 _SENTENCE_END: Final = re.compile(r"[.!?\n]\s")
-
-
 #: Most characters of a compound read on each side of a label (``Nätverksnyckeln``).
 _COMPOUND_REACH: Final = 40
 
@@ -116,7 +114,6 @@ def names_network(text: str, start: int, words: list[str]) -> bool:
         ends.pop()  # the label starts its line: the line before is its block's
     tokens = [*re.split(r"[^\w!-]+", before[ends[-1] if ends else 0:].lower()), *(w.lower() for w in words)]
     return not load_rules().networks.isdisjoint(tokens)
-
 
 
 def bridged_spans(text: str, labels: Iterable[re.Match[str]]) -> list[Span]:
