@@ -49,7 +49,7 @@ from hy_memory_langgraph.redact.otp import otp_spans
 from hy_memory_langgraph.redact.pins import pin_spans
 from hy_memory_langgraph.redact.prefixed import prefixed_tokens
 from hy_memory_langgraph.redact.public import public_spans
-from hy_memory_langgraph.redact.rules import (NameClass, code_label, fold, label_words, load_rules, mentions_password,
+from hy_memory_langgraph.redact.rules import (NameClass, code_label, label_words, load_rules, mentions_password,
                                               name_class, open_key, split_name, trie)
 from hy_memory_langgraph.redact.seeds import seed_phrases
 from hy_memory_langgraph.redact.tables import table_spans
